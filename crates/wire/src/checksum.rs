@@ -1,0 +1,99 @@
+//! Internet checksum (RFC 1071) and its incremental update (RFC 1624).
+//!
+//! The fast path never recomputes a whole header checksum when it changes one
+//! field: it applies eqn. 3 of RFC 1624, `HC' = ~(~HC + ~m + m')`, which is
+//! correct for every input including the 0x0000/0xFFFF corner cases that the
+//! older RFC 1141 formula got wrong.
+
+/// Adds `data` as big-endian 16-bit words to a 32-bit accumulator.
+/// An odd trailing byte is padded with zero, as RFC 1071 says.
+pub fn sum(mut acc: u32, data: &[u8]) -> u32 {
+    let mut chunks = data.chunks_exact(2);
+    for c in &mut chunks {
+        acc = acc.wrapping_add(u32::from(u16::from_be_bytes([c[0], c[1]])));
+    }
+    if let [last] = chunks.remainder() {
+        acc = acc.wrapping_add(u32::from(*last) << 8);
+    }
+    acc
+}
+
+/// Folds a 32-bit accumulator into the 16-bit one's-complement sum.
+pub fn fold(mut acc: u32) -> u16 {
+    while acc > 0xffff {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    acc as u16
+}
+
+/// The checksum of `data`: the complement of its one's-complement sum.
+pub fn checksum(data: &[u8]) -> u16 {
+    !fold(sum(0, data))
+}
+
+/// The sum of the IPv4 pseudo-header used by UDP and TCP checksums.
+pub fn pseudo_header_sum(src: [u8; 4], dst: [u8; 4], protocol: u8, length: u16) -> u32 {
+    let mut acc = sum(0, &src);
+    acc = sum(acc, &dst);
+    acc + u32::from(protocol) + u32::from(length)
+}
+
+/// RFC 1624 eqn. 3: the new checksum after one 16-bit word changes from
+/// `old` to `new`.
+#[inline]
+pub fn update16(checksum: u16, old: u16, new: u16) -> u16 {
+    let acc = u32::from(!checksum) + u32::from(!old) + u32::from(new);
+    !fold(acc)
+}
+
+/// RFC 1624 for a 32-bit field (an IPv4 address): two word updates.
+#[inline]
+pub fn update32(checksum: u16, old: u32, new: u32) -> u16 {
+    let c = update16(checksum, (old >> 16) as u16, (new >> 16) as u16);
+    update16(c, old as u16, new as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // RFC 1071 §3 worked example: the sum of 00 01 f2 03 f4 f5 f6 f7 is ddf2.
+    #[test]
+    fn rfc1071_example() {
+        let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+        assert_eq!(fold(sum(0, &data)), 0xddf2);
+        assert_eq!(checksum(&data), !0xddf2);
+    }
+
+    #[test]
+    fn odd_length_pads_with_zero() {
+        assert_eq!(fold(sum(0, &[0x12, 0x34, 0x56])), 0x1234 + 0x5600);
+    }
+
+    // RFC 1624 §4: HC = 0xdd2f, m = 0x5555 -> m' = 0x3285 gives HC' = 0x0000,
+    // where the RFC 1141 formula would give 0xffff.
+    #[test]
+    fn rfc1624_example() {
+        assert_eq!(update16(0xdd2f, 0x5555, 0x3285), 0x0000);
+    }
+
+    #[test]
+    fn incremental_equals_full_recompute() {
+        // A real IPv4 header (ping from the shared ipip capture, outer header).
+        let mut hdr = [
+            0x45, 0x00, 0x00, 0x70, 0x4b, 0x2a, 0x40, 0x00, 0x40, 0x04, 0x00, 0x00, 0xac, 0x10,
+            0x00, 0x01, 0xac, 0x10, 0x00, 0x02,
+        ];
+        let c = checksum(&hdr);
+        hdr[10..12].copy_from_slice(&c.to_be_bytes());
+        assert_eq!(checksum(&hdr), 0);
+        for ttl in (0..=255u8).rev() {
+            let old = u16::from_be_bytes([hdr[8], hdr[9]]);
+            hdr[8] = ttl;
+            let new = u16::from_be_bytes([hdr[8], hdr[9]]);
+            let c = update16(u16::from_be_bytes([hdr[10], hdr[11]]), old, new);
+            hdr[10..12].copy_from_slice(&c.to_be_bytes());
+            assert_eq!(checksum(&hdr), 0, "ttl {ttl}");
+        }
+    }
+}

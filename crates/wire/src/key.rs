@@ -1,0 +1,330 @@
+//! Extraction of the classification key from a raw Ethernet frame.
+//!
+//! In: a frame as it came off a port, and the ingress port number.
+//! Out: a [`FlowKey`] (the 10-tuple of paper 001 §4 plus the inner, virtual,
+//! addresses of IPIP packets) and the header offsets later stages need, or a
+//! [`Malformed`] reason that the pipeline counts and drops under.
+//!
+//! What is validated: every header's length; IPv4 version, IHL, total length
+//! and header checksum, for the outer header and for the inner header of IPIP.
+//! What is not an error: EtherTypes other than IPv4 and ARP (IPv6, MPLS, ...)
+//! and IP protocols other than TCP/UDP/ICMP/IPIP (GRE, ESP, ...): their key
+//! carries what could be read and later stages decide.
+//!
+//! L4 ports come from the innermost IPv4 header (for IPIP the inner one); for
+//! ICMP they hold type and code, as OpenFlow does; for non-first fragments
+//! they are zero. For ARP the sender and target protocol addresses fill the
+//! source and destination IPv4 fields, so ARP can be mapped to a network.
+
+use crate::{arp, ethernet, ethertype, ipv4, protocol, vlan};
+
+/// Up to this many VLAN tags are read (802.1ad plus one); more is malformed.
+pub const MAX_VLAN_TAGS: usize = 2;
+
+/// Marks the `vlan` field of a key as carrying a tag (bit 12, above the VID).
+pub const VLAN_PRESENT: u16 = 0x1000;
+
+/// The classification key of one packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct FlowKey {
+    pub in_port: u16,
+    /// Source and destination MAC, as the low 48 bits.
+    pub src_mac: u64,
+    pub dst_mac: u64,
+    /// EtherType after any VLAN tags.
+    pub ethertype: u16,
+    /// Outer VLAN: `VLAN_PRESENT | vid` when tagged, 0 when not.
+    pub vlan: u16,
+    pub src_ip: u32,
+    pub dst_ip: u32,
+    pub proto: u8,
+    pub src_port: u16,
+    pub dst_port: u16,
+    /// Inner (virtual) addresses of an IPIP packet; 0 otherwise.
+    pub inner_src_ip: u32,
+    pub inner_dst_ip: u32,
+}
+
+/// Where the headers of a parsed frame are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PacketInfo {
+    pub key: FlowKey,
+    /// Number of VLAN tags read.
+    pub vlan_tags: u8,
+    /// Offset of the L3 header (IPv4, ARP, or whatever the EtherType says).
+    pub l3_offset: u16,
+    /// Offset of the inner IPv4 header of an IPIP packet, 0 when there is none.
+    pub inner_l3_offset: u16,
+    /// End of the outer IPv4 packet (total length); link padding lies beyond.
+    pub l3_end: u16,
+}
+
+impl PacketInfo {
+    pub fn is_ipv4(&self) -> bool {
+        self.key.ethertype == ethertype::IPV4
+    }
+    pub fn is_ipip(&self) -> bool {
+        self.inner_l3_offset != 0
+    }
+}
+
+macro_rules! reasons {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:literal,)* }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum $name { $($(#[$vm])* $v,)* }
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$v,)*];
+            pub const COUNT: usize = Self::ALL.len();
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$v => $s,)* }
+            }
+            pub const fn index(self) -> usize { self as usize }
+        }
+        impl core::fmt::Display for $name {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(self.as_str()) }
+        }
+    };
+}
+pub(crate) use reasons;
+
+reasons! {
+    /// Why a frame could not be parsed.
+    Malformed {
+        EthernetTruncated => "ethernet-truncated",
+        VlanTruncated => "vlan-truncated",
+        TooManyVlanTags => "too-many-vlan-tags",
+        ArpTruncated => "arp-truncated",
+        Ipv4Truncated => "ipv4-truncated",
+        Ipv4BadVersion => "ipv4-bad-version",
+        Ipv4BadHeaderLength => "ipv4-bad-header-length",
+        Ipv4BadTotalLength => "ipv4-bad-total-length",
+        Ipv4BadChecksum => "ipv4-bad-checksum",
+        InnerIpv4Malformed => "inner-ipv4-malformed",
+        InnerIpv4BadChecksum => "inner-ipv4-bad-checksum",
+        TcpTruncated => "tcp-truncated",
+        UdpTruncated => "udp-truncated",
+        IcmpTruncated => "icmp-truncated",
+    }
+}
+
+fn ipv4_error(e: crate::Error) -> Malformed {
+    match e {
+        crate::Error::BadVersion => Malformed::Ipv4BadVersion,
+        crate::Error::BadHeaderLength => Malformed::Ipv4BadHeaderLength,
+        crate::Error::BadTotalLength => Malformed::Ipv4BadTotalLength,
+        _ => Malformed::Ipv4Truncated,
+    }
+}
+
+#[inline]
+fn be16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+/// Reads L4 ports (or ICMP type/code) of the IPv4 packet `ip` into `key`.
+#[inline]
+fn read_l4(ip: &ipv4::Ipv4Packet<&[u8]>, key: &mut FlowKey) -> Result<(), Malformed> {
+    if ip.frag_offset() != 0 {
+        return Ok(());
+    }
+    let l4 = ip.payload();
+    match ip.protocol() {
+        protocol::TCP => {
+            if l4.len() < crate::tcp::MIN_HEADER_LEN {
+                return Err(Malformed::TcpTruncated);
+            }
+            key.src_port = be16(l4, 0);
+            key.dst_port = be16(l4, 2);
+        }
+        protocol::UDP => {
+            if l4.len() < crate::udp::HEADER_LEN {
+                return Err(Malformed::UdpTruncated);
+            }
+            key.src_port = be16(l4, 0);
+            key.dst_port = be16(l4, 2);
+        }
+        protocol::ICMP => {
+            if l4.len() < crate::icmp::HEADER_LEN {
+                return Err(Malformed::IcmpTruncated);
+            }
+            key.src_port = u16::from(l4[0]);
+            key.dst_port = u16::from(l4[1]);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Parses `frame`, received on `in_port`, into its key and header offsets.
+#[inline]
+pub fn parse_frame(frame: &[u8], in_port: u16) -> Result<PacketInfo, Malformed> {
+    if frame.len() < ethernet::HEADER_LEN {
+        return Err(Malformed::EthernetTruncated);
+    }
+    let mut info = PacketInfo::default();
+    let key = &mut info.key;
+    key.in_port = in_port;
+    key.dst_mac = u64::from_be_bytes([
+        0, 0, frame[0], frame[1], frame[2], frame[3], frame[4], frame[5],
+    ]);
+    key.src_mac = u64::from_be_bytes([
+        0, 0, frame[6], frame[7], frame[8], frame[9], frame[10], frame[11],
+    ]);
+    let mut ethertype = be16(frame, 12);
+    let mut off = ethernet::HEADER_LEN;
+    while vlan::is_tpid(ethertype) {
+        if usize::from(info.vlan_tags) == MAX_VLAN_TAGS {
+            return Err(Malformed::TooManyVlanTags);
+        }
+        if frame.len() < off + vlan::TAG_LEN {
+            return Err(Malformed::VlanTruncated);
+        }
+        if info.vlan_tags == 0 {
+            key.vlan = VLAN_PRESENT | (be16(frame, off) & 0x0fff);
+        }
+        ethertype = be16(frame, off + 2);
+        off += vlan::TAG_LEN;
+        info.vlan_tags += 1;
+    }
+    key.ethertype = ethertype;
+    info.l3_offset = off as u16;
+    match ethertype {
+        ethertype::IPV4 => {
+            let ip = ipv4::Ipv4Packet::new_checked(&frame[off..]).map_err(ipv4_error)?;
+            if !ip.verify_checksum() {
+                return Err(Malformed::Ipv4BadChecksum);
+            }
+            key.src_ip = ip.src_addr().to_u32();
+            key.dst_ip = ip.dst_addr().to_u32();
+            key.proto = ip.protocol();
+            info.l3_end = (off + usize::from(ip.total_len())) as u16;
+            if ip.protocol() == protocol::IPIP && ip.frag_offset() == 0 && !ip.more_frags() {
+                let inner_off = off + ip.header_len();
+                let inner = ipv4::Ipv4Packet::new_checked(ip.payload())
+                    .map_err(|_| Malformed::InnerIpv4Malformed)?;
+                if !inner.verify_checksum() {
+                    return Err(Malformed::InnerIpv4BadChecksum);
+                }
+                key.inner_src_ip = inner.src_addr().to_u32();
+                key.inner_dst_ip = inner.dst_addr().to_u32();
+                info.inner_l3_offset = inner_off as u16;
+                read_l4(&inner, key)?;
+            } else {
+                read_l4(&ip, key)?;
+            }
+        }
+        ethertype::ARP => {
+            let a = frame.get(off..).ok_or(Malformed::ArpTruncated)?;
+            if a.len() < arp::PACKET_LEN {
+                return Err(Malformed::ArpTruncated);
+            }
+            key.src_ip = u32::from_be_bytes([a[14], a[15], a[16], a[17]]);
+            key.dst_ip = u32::from_be_bytes([a[24], a[25], a[26], a[27]]);
+        }
+        _ => {}
+    }
+    Ok(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ipv4_udp(ttl: u8) -> Vec<u8> {
+        let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
+        let ip = crate::Ipv4Repr::new(
+            crate::Ipv4Address([10, 1, 0, 1]),
+            crate::Ipv4Address([10, 2, 0, 1]),
+            protocol::UDP,
+            ttl,
+            12,
+        );
+        let mut b = [0u8; 32];
+        ip.emit(&mut b).unwrap();
+        crate::UdpRepr {
+            src_port: 1000,
+            dst_port: 2000,
+            payload_len: 4,
+        }
+        .emit(&mut b[20..], ip.src_addr, ip.dst_addr)
+        .unwrap();
+        f.extend_from_slice(&b);
+        f
+    }
+
+    #[test]
+    fn udp_key() {
+        let f = ipv4_udp(64);
+        let info = parse_frame(&f, 3).unwrap();
+        let k = info.key;
+        assert_eq!(k.in_port, 3);
+        assert_eq!(k.dst_mac, 0x0200_0000_0002);
+        assert_eq!(k.src_mac, 0x0200_0000_0001);
+        assert_eq!(k.ethertype, 0x0800);
+        assert_eq!(k.vlan, 0);
+        assert_eq!(k.src_ip, 0x0a01_0001);
+        assert_eq!(k.dst_ip, 0x0a02_0001);
+        assert_eq!((k.proto, k.src_port, k.dst_port), (17, 1000, 2000));
+        assert_eq!((info.l3_offset, info.l3_end), (14, 46));
+    }
+
+    #[test]
+    fn vlan_and_qinq() {
+        let base = ipv4_udp(64);
+        for outer in [0x88a8u16, 0x8100] {
+            let mut f = base[..12].to_vec();
+            f.extend_from_slice(&outer.to_be_bytes());
+            f.extend_from_slice(&[0x00, 0x64, 0x81, 0x00, 0x00, 0xc8, 0x08, 0x00]);
+            f.extend_from_slice(&base[14..]);
+            let info = parse_frame(&f, 0).unwrap();
+            assert_eq!(info.key.vlan, VLAN_PRESENT | 100);
+            assert_eq!(info.vlan_tags, 2);
+            assert_eq!(info.l3_offset, 22);
+            assert_eq!(info.key.dst_port, 2000);
+        }
+        let mut f = base[..12].to_vec();
+        for _ in 0..3 {
+            f.extend_from_slice(&[0x81, 0x00, 0x00, 0x01]);
+        }
+        f.extend_from_slice(&base[12..]);
+        assert_eq!(parse_frame(&f, 0).unwrap_err(), Malformed::TooManyVlanTags);
+        assert_eq!(
+            parse_frame(&base[..16], 0).unwrap_err(),
+            Malformed::Ipv4Truncated
+        );
+    }
+
+    #[test]
+    fn malformed_reasons() {
+        let good = ipv4_udp(64);
+        assert_eq!(
+            parse_frame(&good[..10], 0).unwrap_err(),
+            Malformed::EthernetTruncated
+        );
+        let mut f = good.clone();
+        f[14 + 10] ^= 0xff;
+        assert_eq!(parse_frame(&f, 0).unwrap_err(), Malformed::Ipv4BadChecksum);
+        let mut f = good.clone();
+        f[14] = 0x55;
+        assert_eq!(parse_frame(&f, 0).unwrap_err(), Malformed::Ipv4BadVersion);
+        // Total length says 24: the UDP header is cut short inside the IP packet.
+        let mut f = good.clone();
+        f[14 + 3] = 24;
+        let mut ip = crate::Ipv4Packet::new_unchecked(&mut f[14..]);
+        ip.fill_checksum();
+        assert_eq!(parse_frame(&f, 0).unwrap_err(), Malformed::UdpTruncated);
+        let mut f = good[..12].to_vec();
+        f.extend_from_slice(&[0x81, 0x00, 0x00]);
+        assert_eq!(parse_frame(&f, 0).unwrap_err(), Malformed::VlanTruncated);
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<_> = Malformed::ALL.iter().map(|m| m.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Malformed::COUNT);
+    }
+}

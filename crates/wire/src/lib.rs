@@ -1,0 +1,69 @@
+//! Packet formats for Prism, in the style of smoltcp's `wire` module.
+//!
+//! Each header has a zero-copy view (`XxxPacket<T: AsRef<[u8]>>`) with
+//! `new_checked`, field accessors and setters, and an owned `XxxRepr` with
+//! `parse`, `emit` and `buffer_len`. Nothing here allocates or panics on any
+//! input: every length is checked before a byte is read.
+//!
+//! [`parse_frame`] extracts the classification key the pipeline runs on.
+
+#![forbid(unsafe_code)]
+
+pub mod arp;
+pub mod checksum;
+pub mod ethernet;
+pub mod fuzz;
+pub mod icmp;
+pub mod ipv4;
+pub mod key;
+pub mod tcp;
+pub mod udp;
+pub mod vlan;
+
+pub use arp::{ArpPacket, ArpRepr};
+pub use ethernet::{EthernetAddress, EthernetFrame, EthernetRepr, ethertype};
+pub use icmp::{Icmpv4Packet, Icmpv4Repr};
+pub use ipv4::{Ipv4Address, Ipv4Packet, Ipv4Repr, protocol};
+pub use key::{FlowKey, Malformed, PacketInfo, VLAN_PRESENT, parse_frame};
+pub use tcp::{TcpPacket, TcpRepr};
+pub use udp::{UdpPacket, UdpRepr};
+pub use vlan::{VlanRepr, VlanTag};
+
+pub(crate) mod field {
+    pub type Field = core::ops::Range<usize>;
+}
+
+/// Why a header could not be read or written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Error {
+    /// The buffer is shorter than the header says it is.
+    Truncated,
+    /// A well-formed header of a kind Prism does not handle.
+    Unsupported,
+    /// Text that is not an address.
+    Syntax,
+    BadVersion,
+    BadHeaderLength,
+    BadTotalLength,
+    BadLength,
+    BadChecksum,
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Error::Truncated => "truncated",
+            Error::Unsupported => "unsupported",
+            Error::Syntax => "syntax error",
+            Error::BadVersion => "bad version",
+            Error::BadHeaderLength => "bad header length",
+            Error::BadTotalLength => "bad total length",
+            Error::BadLength => "bad length",
+            Error::BadChecksum => "bad checksum",
+        })
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = core::result::Result<T, Error>;
