@@ -1,1 +1,25 @@
-//! placeholder
+//! Lookup tables for Prism: the software stand-ins for the TCAM and BRAM
+//! tables of an FPGA data plane.
+//!
+//! - [`LpmTable`]: IPv4 longest-prefix match (DIR-24-8 family multibit trie).
+//! - [`FlowTable`]: two-dimensional (source, destination) prefix lookup.
+//! - [`Classifier`]: ternary classifier (tuple-space search), with
+//!   [`LinearClassifier`] as the reference and [`SharedClassifier`] for
+//!   updates while lookups go on.
+//!
+//! Lookups allocate nothing and take no lock.
+
+pub mod classbench;
+pub mod classifier;
+pub mod flow;
+pub mod linear;
+pub mod lpm;
+pub mod prefix;
+pub mod rule;
+
+pub use classifier::{Classifier, SharedClassifier};
+pub use flow::{FlowRule, FlowTable, ReferenceFlowTable};
+pub use linear::LinearClassifier;
+pub use lpm::{LpmError, LpmTable, ReferenceLpm};
+pub use prefix::{Ipv4Prefix, PrefixError};
+pub use rule::{Key, Match, PortRange, Rule, RuleId, Ternary};

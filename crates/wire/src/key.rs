@@ -68,6 +68,8 @@ impl PacketInfo {
     }
 }
 
+/// Declares a drop-reason enum with `ALL`, `COUNT`, `as_str` and `index`.
+#[macro_export]
 macro_rules! reasons {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:literal,)* }) => {
         $(#[$m])*
@@ -87,9 +89,8 @@ macro_rules! reasons {
         }
     };
 }
-pub(crate) use reasons;
 
-reasons! {
+crate::reasons! {
     /// Why a frame could not be parsed.
     Malformed {
         EthernetTruncated => "ethernet-truncated",

@@ -1,0 +1,522 @@
+//! IPv4 longest-prefix match: a multibit trie in the DIR-24-8 family.
+//!
+//! The first level is indexed by the top `first_stride` bits of the address
+//! (8, 16 or 24); every further level is a group of 256 entries indexed by the
+//! next 8 bits. With a 24-bit first stride, as in DPDK's rte_lpm and Gupta et
+//! al.'s DIR-24-8-BASIC, a full Internet table resolves most addresses with
+//! one memory read and the rest with two. Small per-network tables use an
+//! 8-bit first stride so a thousand of them fit in cache.
+//!
+//! Each entry is one u32: a valid bit, an "extended" bit (the entry points to
+//! a group), the length of the prefix that wrote it, and a 24-bit value (or
+//! group number). Prefixes are expanded into the entries they cover (controlled
+//! prefix expansion); the stored length lets an insert leave longer prefixes
+//! alone and a delete restore the next-shorter covering prefix. Groups that
+//! become uniform after a delete are folded back and reused.
+//!
+//! Lookups read only the entry array and never allocate.
+
+use crate::prefix::{Ipv4Prefix, mask};
+use std::collections::HashMap;
+
+const VALID: u32 = 1 << 31;
+const EXT: u32 = 1 << 30;
+const DEPTH_SHIFT: u32 = 24;
+const DEPTH_MASK: u32 = 0x3f << DEPTH_SHIFT;
+const VALUE_MASK: u32 = (1 << 24) - 1;
+
+/// Largest value an entry can hold (24 bits).
+pub const MAX_VALUE: u32 = VALUE_MASK;
+
+/// Why an LPM update was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum LpmError {
+    #[error("value {0} does not fit in 24 bits")]
+    ValueTooLarge(u32),
+    #[error("the table is out of 256-entry groups")]
+    OutOfGroups,
+}
+
+#[inline]
+const fn depth(e: u32) -> u8 {
+    ((e & DEPTH_MASK) >> DEPTH_SHIFT) as u8
+}
+
+#[inline]
+const fn leaf(len: u8, value: u32) -> u32 {
+    VALID | ((len as u32) << DEPTH_SHIFT) | value
+}
+
+/// An IPv4 longest-prefix-match table mapping prefixes to 24-bit values.
+#[derive(Debug, Clone)]
+pub struct LpmTable {
+    first_stride: u32,
+    top_len: usize,
+    /// The first level followed by every group, 256 entries each.
+    entries: Vec<u32>,
+    free_groups: Vec<u32>,
+    rules: HashMap<Ipv4Prefix, u32>,
+}
+
+impl Default for LpmTable {
+    fn default() -> Self {
+        Self::with_first_stride(8)
+    }
+}
+
+impl LpmTable {
+    /// A table whose first level has `2^first_stride` entries; `first_stride`
+    /// is rounded to 8, 16 or 24.
+    pub fn with_first_stride(first_stride: u8) -> Self {
+        let first_stride = u32::from(first_stride.clamp(8, 24) / 8 * 8);
+        let top_len = 1usize << first_stride;
+        Self {
+            first_stride,
+            top_len,
+            entries: vec![0; top_len],
+            free_groups: Vec::new(),
+            rules: HashMap::new(),
+        }
+    }
+
+    /// A table sized for about `routes` prefixes: a 24-bit first level for
+    /// Internet-sized tables, 16 bits from a thousand routes, else 8.
+    pub fn for_routes(routes: usize) -> Self {
+        Self::with_first_stride(match routes {
+            0..1024 => 8,
+            1024..65536 => 16,
+            _ => 24,
+        })
+    }
+
+    pub fn first_stride(&self) -> u8 {
+        self.first_stride as u8
+    }
+
+    /// Number of prefixes stored.
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Bytes of entry memory (first level and groups).
+    pub fn memory_bytes(&self) -> usize {
+        self.entries.len() * 4
+    }
+
+    /// The stored prefixes and their values, in no order.
+    pub fn iter(&self) -> impl Iterator<Item = (Ipv4Prefix, u32)> + '_ {
+        self.rules.iter().map(|(p, v)| (*p, *v))
+    }
+
+    /// The value stored for exactly `prefix`.
+    pub fn get(&self, prefix: Ipv4Prefix) -> Option<u32> {
+        self.rules.get(&prefix).copied()
+    }
+
+    /// The value of the longest prefix containing `addr`.
+    #[inline]
+    pub fn lookup(&self, addr: u32) -> Option<u32> {
+        let mut shift = 32 - self.first_stride;
+        let mut e = self.entries[(addr >> shift) as usize];
+        while e & EXT != 0 {
+            shift -= 8;
+            let i = self.top_len
+                + (((e & VALUE_MASK) as usize) << 8)
+                + ((addr >> shift) & 0xff) as usize;
+            e = self.entries[i];
+        }
+        if e & VALID != 0 {
+            Some(e & VALUE_MASK)
+        } else {
+            None
+        }
+    }
+
+    /// Looks up a batch. The first-level reads of all addresses are issued
+    /// before any group is followed, so their cache misses overlap.
+    #[inline]
+    pub fn lookup_batch(&self, addrs: &[u32], out: &mut [Option<u32>]) {
+        let shift = 32 - self.first_stride;
+        let mut first = [0u32; 64];
+        for (chunk, out) in addrs.chunks(64).zip(out.chunks_mut(64)) {
+            for (f, a) in first.iter_mut().zip(chunk) {
+                *f = self.entries[(a >> shift) as usize];
+            }
+            for ((o, a), &e) in out.iter_mut().zip(chunk).zip(&first) {
+                let mut e = e;
+                let mut s = shift;
+                while e & EXT != 0 {
+                    s -= 8;
+                    e = self.entries[self.top_len
+                        + (((e & VALUE_MASK) as usize) << 8)
+                        + ((a >> s) & 0xff) as usize];
+                }
+                *o = if e & VALID != 0 {
+                    Some(e & VALUE_MASK)
+                } else {
+                    None
+                };
+            }
+        }
+    }
+
+    /// Inserts or replaces `prefix`.
+    pub fn insert(&mut self, prefix: Ipv4Prefix, value: u32) -> Result<Option<u32>, LpmError> {
+        if value > VALUE_MASK {
+            return Err(LpmError::ValueTooLarge(value));
+        }
+        self.install(prefix, leaf(prefix.len(), value), false)?;
+        Ok(self.rules.insert(prefix, value))
+    }
+
+    /// Writes `value` over every address of `prefix`, whatever longer prefixes
+    /// held before. Used to build tables whose priority is not prefix length
+    /// (see `FlowTable`); a table built this way must not see `remove`.
+    pub fn insert_overriding(&mut self, prefix: Ipv4Prefix, value: u32) -> Result<(), LpmError> {
+        if value > VALUE_MASK {
+            return Err(LpmError::ValueTooLarge(value));
+        }
+        self.install(prefix, leaf(prefix.len(), value), true)?;
+        self.rules.insert(prefix, value);
+        Ok(())
+    }
+
+    /// Removes `prefix`; addresses it covered fall back to the next-shorter prefix.
+    pub fn remove(&mut self, prefix: Ipv4Prefix) -> Option<u32> {
+        let old = self.rules.remove(&prefix)?;
+        let len = prefix.len();
+        let replacement = (0..len)
+            .rev()
+            .find_map(|l| {
+                let p = Ipv4Prefix::new(prefix.addr(), l);
+                self.rules.get(&p).map(|v| leaf(l, *v))
+            })
+            .unwrap_or(0);
+        let end = self.level_end(len);
+        self.visit_range(prefix, &mut |t, loc| t.restore(loc, len, replacement, end));
+        self.compact_path(prefix);
+        Some(old)
+    }
+
+    fn install(&mut self, prefix: Ipv4Prefix, entry: u32, force: bool) -> Result<(), LpmError> {
+        let len = prefix.len();
+        // Create the groups down to the level the prefix ends in.
+        let mut base = 0usize;
+        let mut consumed = 0u32;
+        let mut stride = self.first_stride;
+        while u32::from(len) > consumed + stride {
+            let idx = base + index(prefix.addr(), consumed, stride);
+            let e = self.entries[idx];
+            let g = if e & EXT != 0 {
+                e & VALUE_MASK
+            } else {
+                let g = self.alloc_group(e)?;
+                self.entries[idx] = EXT | g;
+                g
+            };
+            base = self.top_len + ((g as usize) << 8);
+            consumed += stride;
+            stride = 8;
+        }
+        self.visit_range(prefix, &mut |t, loc| t.paint(loc, len, entry, force));
+        Ok(())
+    }
+
+    /// Calls `f` on every entry at the level where `prefix` ends, over the
+    /// span it covers. The groups down to that level must exist.
+    fn visit_range(&mut self, prefix: Ipv4Prefix, f: &mut dyn FnMut(&mut Self, usize)) {
+        let len = u32::from(prefix.len());
+        let mut base = 0usize;
+        let mut consumed = 0u32;
+        let mut stride = self.first_stride;
+        loop {
+            let idx = index(prefix.addr(), consumed, stride);
+            if len <= consumed + stride {
+                let span = 1usize << (consumed + stride - len);
+                for i in idx..idx + span {
+                    f(self, base + i);
+                }
+                return;
+            }
+            let e = self.entries[base + idx];
+            if e & EXT == 0 {
+                return; // nothing deeper: the prefix was never expanded here
+            }
+            base = self.top_len + (((e & VALUE_MASK) as usize) << 8);
+            consumed += stride;
+            stride = 8;
+        }
+    }
+
+    fn paint(&mut self, loc: usize, len: u8, entry: u32, force: bool) {
+        let e = self.entries[loc];
+        if e & EXT != 0 {
+            let g = self.top_len + (((e & VALUE_MASK) as usize) << 8);
+            for i in g..g + 256 {
+                self.paint(i, len, entry, force);
+            }
+        } else if force || e & VALID == 0 || depth(e) <= len {
+            self.entries[loc] = entry;
+        }
+    }
+
+    /// Bits resolved by the level a prefix of length `len` ends in.
+    fn level_end(&self, len: u8) -> u32 {
+        let len = u32::from(len);
+        if len <= self.first_stride {
+            self.first_stride
+        } else {
+            len.div_ceil(8) * 8
+        }
+    }
+
+    /// `end`: bits resolved at the level of `loc`.
+    fn restore(&mut self, loc: usize, len: u8, replacement: u32, end: u32) {
+        let e = self.entries[loc];
+        if e & EXT != 0 {
+            let g = (e & VALUE_MASK) as usize;
+            let base = self.top_len + (g << 8);
+            for i in base..base + 256 {
+                self.restore(i, len, replacement, end + 8);
+            }
+            self.try_fold(loc, end);
+        } else if e & VALID != 0 && depth(e) == len {
+            self.entries[loc] = replacement;
+        }
+    }
+
+    /// Folds groups along the path of `prefix` that became uniform, deepest first.
+    fn compact_path(&mut self, prefix: Ipv4Prefix) {
+        let mut path = [(0usize, 0u32); 4];
+        let mut n = 0;
+        let mut base = 0usize;
+        let mut consumed = 0u32;
+        let mut stride = self.first_stride;
+        while consumed + stride < 32 {
+            let loc = base + index(prefix.addr(), consumed, stride);
+            let e = self.entries[loc];
+            if e & EXT == 0 {
+                break;
+            }
+            path[n] = (loc, consumed + stride);
+            n += 1;
+            base = self.top_len + (((e & VALUE_MASK) as usize) << 8);
+            consumed += stride;
+            stride = 8;
+        }
+        for &(loc, end) in path[..n].iter().rev() {
+            if !self.try_fold(loc, end) {
+                break;
+            }
+        }
+    }
+
+    /// If the group `loc` points to holds 256 equal leaves, replace the pointer
+    /// by that leaf and free the group. A leaf written by a prefix longer than
+    /// `end` (the bits resolved at `loc`'s level) stays in its group, so that
+    /// a later delete of that prefix finds it at the level it ends in.
+    fn try_fold(&mut self, loc: usize, end: u32) -> bool {
+        let e = self.entries[loc];
+        let g = e & VALUE_MASK;
+        let base = self.top_len + ((g as usize) << 8);
+        let first = self.entries[base];
+        if first & EXT != 0
+            || u32::from(depth(first)) > end
+            || self.entries[base..base + 256].iter().any(|&x| x != first)
+        {
+            return false;
+        }
+        self.entries[loc] = first;
+        self.entries[base..base + 256].fill(0);
+        self.free_groups.push(g);
+        true
+    }
+
+    fn alloc_group(&mut self, fill: u32) -> Result<u32, LpmError> {
+        let g = match self.free_groups.pop() {
+            Some(g) => g,
+            None => {
+                let g = (self.entries.len() - self.top_len) >> 8;
+                if g > VALUE_MASK as usize {
+                    return Err(LpmError::OutOfGroups);
+                }
+                self.entries.resize(self.entries.len() + 256, 0);
+                g as u32
+            }
+        };
+        let base = self.top_len + ((g as usize) << 8);
+        self.entries[base..base + 256].fill(fill);
+        Ok(g)
+    }
+}
+
+/// Index of the `stride` bits of `addr` that follow the first `consumed` bits.
+#[inline]
+fn index(addr: u32, consumed: u32, stride: u32) -> usize {
+    ((u64::from(addr) << consumed >> (32 - stride)) & ((1u64 << stride) - 1)) as usize
+}
+
+/// The obviously-correct reference: try every length from 32 down to 0.
+#[derive(Debug, Clone, Default)]
+pub struct ReferenceLpm {
+    by_len: Vec<HashMap<u32, u32>>,
+}
+
+impl ReferenceLpm {
+    pub fn new() -> Self {
+        Self {
+            by_len: vec![HashMap::new(); 33],
+        }
+    }
+    pub fn insert(&mut self, p: Ipv4Prefix, v: u32) {
+        self.by_len[usize::from(p.len())].insert(p.addr(), v);
+    }
+    pub fn remove(&mut self, p: Ipv4Prefix) -> Option<u32> {
+        self.by_len[usize::from(p.len())].remove(&p.addr())
+    }
+    pub fn lookup(&self, addr: u32) -> Option<u32> {
+        (0..=32u8)
+            .rev()
+            .find_map(|l| self.by_len[usize::from(l)].get(&(addr & mask(l))).copied())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn p(s: &str) -> Ipv4Prefix {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn nested_prefixes_all_strides() {
+        for stride in [8, 16, 24] {
+            let mut t = LpmTable::with_first_stride(stride);
+            t.insert(p("0.0.0.0/0"), 1).unwrap();
+            t.insert(p("10.0.0.0/8"), 2).unwrap();
+            t.insert(p("10.1.0.0/16"), 3).unwrap();
+            t.insert(p("10.1.2.0/24"), 4).unwrap();
+            t.insert(p("10.1.2.128/25"), 5).unwrap();
+            t.insert(p("10.1.2.129/32"), 6).unwrap();
+            let ip = |s: &str| u32::from(s.parse::<core::net::Ipv4Addr>().unwrap());
+            assert_eq!(t.lookup(ip("11.0.0.0")), Some(1), "stride {stride}");
+            assert_eq!(t.lookup(ip("10.200.0.1")), Some(2));
+            assert_eq!(t.lookup(ip("10.1.9.9")), Some(3));
+            assert_eq!(t.lookup(ip("10.1.2.1")), Some(4));
+            assert_eq!(t.lookup(ip("10.1.2.130")), Some(5));
+            assert_eq!(t.lookup(ip("10.1.2.129")), Some(6));
+            assert_eq!(t.remove(p("10.1.2.128/25")), Some(5));
+            assert_eq!(t.lookup(ip("10.1.2.130")), Some(4));
+            assert_eq!(t.lookup(ip("10.1.2.129")), Some(6));
+            assert_eq!(t.remove(p("10.1.2.129/32")), Some(6));
+            assert_eq!(t.lookup(ip("10.1.2.129")), Some(4));
+            t.remove(p("0.0.0.0/0"));
+            assert_eq!(t.lookup(ip("11.0.0.0")), None);
+            assert_eq!(t.remove(p("0.0.0.0/0")), None);
+        }
+    }
+
+    #[test]
+    fn groups_are_reused_after_delete() {
+        let mut t = LpmTable::with_first_stride(24);
+        for i in 0..100u32 {
+            t.insert(Ipv4Prefix::new(0x0a00_0000 + (i << 8) + 7, 32), i)
+                .unwrap();
+        }
+        let size = t.memory_bytes();
+        for i in 0..100u32 {
+            t.remove(Ipv4Prefix::new(0x0a00_0000 + (i << 8) + 7, 32));
+        }
+        for i in 0..100u32 {
+            t.insert(Ipv4Prefix::new(0x0b00_0000 + (i << 8) + 9, 32), i)
+                .unwrap();
+        }
+        assert_eq!(t.memory_bytes(), size);
+        assert_eq!(t.lookup(0x0b00_0509), Some(5));
+        assert_eq!(t.lookup(0x0a00_0507), None);
+    }
+
+    #[test]
+    fn full_group_of_equal_host_routes_survives_delete() {
+        let mut t = LpmTable::with_first_stride(24);
+        for i in 0..256u32 {
+            t.insert(Ipv4Prefix::new(0x0a00_0000 + i, 32), 7).unwrap();
+        }
+        t.remove(Ipv4Prefix::new(0x0a00_0005, 32));
+        t.insert(Ipv4Prefix::new(0x0a00_0006, 32), 7).unwrap();
+        t.remove(Ipv4Prefix::new(0x0a00_0006, 32));
+        assert_eq!(t.lookup(0x0a00_0005), None);
+        assert_eq!(t.lookup(0x0a00_0006), None);
+        assert_eq!(t.lookup(0x0a00_0007), Some(7));
+    }
+
+    #[test]
+    fn rejects_wide_values() {
+        let mut t = LpmTable::default();
+        assert_eq!(
+            t.insert(p("1.0.0.0/8"), 1 << 24),
+            Err(LpmError::ValueTooLarge(1 << 24))
+        );
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert(u32, u8, u32),
+        Remove(usize),
+    }
+
+    fn ops() -> impl Strategy<Value = Vec<Op>> {
+        // Addresses drawn from a small space so prefixes nest and collide.
+        let addr = prop_oneof![
+            any::<u32>(),
+            (0u32..64).prop_map(|x| 0x0a00_0000 | (x << 18) | (x << 4))
+        ];
+        let op = prop_oneof![
+            3 => (addr, 0u8..=32, 0u32..1000).prop_map(|(a, l, v)| Op::Insert(a, l, v)),
+            1 => any::<usize>().prop_map(Op::Remove),
+        ];
+        proptest::collection::vec(op, 1..120)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn agrees_with_reference(ops in ops(), stride in prop_oneof![Just(8u8), Just(16), Just(24)], probes in proptest::collection::vec(any::<u32>(), 64)) {
+            let mut t = LpmTable::with_first_stride(stride);
+            let mut r = ReferenceLpm::new();
+            let mut live: Vec<Ipv4Prefix> = Vec::new();
+            for op in ops {
+                match op {
+                    Op::Insert(a, l, v) => {
+                        let pf = Ipv4Prefix::new(a, l);
+                        t.insert(pf, v).unwrap();
+                        r.insert(pf, v);
+                        live.push(pf);
+                    }
+                    Op::Remove(i) if !live.is_empty() => {
+                        let pf = live.swap_remove(i % live.len());
+                        prop_assert_eq!(t.remove(pf), r.remove(pf));
+                    }
+                    Op::Remove(_) => {}
+                }
+            }
+            let mut addrs = probes.clone();
+            for pf in &live {
+                addrs.push(pf.addr());
+                addrs.push(pf.addr() | !pf.mask());
+            }
+            let mut batch = vec![None; addrs.len()];
+            t.lookup_batch(&addrs, &mut batch);
+            for (a, b) in addrs.iter().zip(&batch) {
+                prop_assert_eq!(t.lookup(*a), r.lookup(*a), "addr {:#x}", a);
+                prop_assert_eq!(*b, r.lookup(*a));
+            }
+        }
+    }
+}
