@@ -1,1 +1,31 @@
-//! placeholder
+//! Prism's hardware tier: the packet pipeline of paper 001 §4 (network
+//! mapping, action matching, action processing, software processing,
+//! forwarding) as compiled, batched, run-to-completion code.
+//!
+//! This crate does no I/O and reads no clock: packets come in as batches,
+//! the current time is an argument, and packets leave through per-port
+//! queues and software channels that the caller drains.
+
+pub mod action;
+pub mod counters;
+pub mod dataplane;
+pub mod device;
+pub mod matching;
+pub mod output;
+pub mod packet;
+pub mod pipeline;
+pub mod reasons;
+pub mod software;
+pub mod software_router;
+pub mod substrate;
+
+pub use action::{Action, IpipOp, Verdict, VlanOp};
+pub use counters::{CounterSnapshot, Counters, NetworkCounters};
+pub use dataplane::{Dataplane, Network, Tier};
+pub use device::{DeviceProfile, HardwareTier, ModuleKind, PROFILES, PlacementError};
+pub use packet::{Packet, PacketPool};
+pub use pipeline::{Pipeline, PipelineConfig};
+pub use reasons::DropReason;
+pub use substrate::{
+    ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, Substrate, SubstrateError,
+};

@@ -1,0 +1,178 @@
+//! Action processing: apply an action result (paper 001 §4.2) to a packet.
+//!
+//! In: a packet of a known network, its parsed header offsets, and the action
+//! result the matching stage chose. Out: a [`Verdict`]: send on a port, hand
+//! to a software channel, or drop with an [`ActionDrop`] reason.
+//!
+//! The action result is the paper's bitmap plus value fields, extended with
+//! the layer-3 virtualization of paper 003 (IPIP) and VLAN tags. Operations run
+//! in a fixed order: drop; IPIP decapsulation; TTL decrement of the routed
+//! header (the inner one of an IPIP packet, which is the outer one after
+//! decapsulation) with an RFC 1624 checksum update; tunnel rewrite or IPIP
+//! encapsulation; VLAN pop then push; MAC rewrite; output or software.
+//!
+//! Example (a layer-3 virtual router hop, paper 003 §3.3):
+//! `Action { decrement_ttl: true, ipip: IpipOp::Rewrite { src, dst }, out_port: Some(1), .. }`
+
+use crate::packet::Packet;
+use crate::reasons::ActionDrop;
+use prism_wire::{
+    EthernetAddress, Ipv4Address, Ipv4Packet, Ipv4Repr, PacketInfo, ethertype, protocol, vlan,
+};
+
+/// IPIP operations for layer-3 virtualization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum IpipOp {
+    #[default]
+    None,
+    /// Wrap the IPv4 packet in an outer header from `src` to `dst`.
+    Encap { src: Ipv4Address, dst: Ipv4Address },
+    /// Remove the outer header of an IPIP packet.
+    Decap,
+    /// Rewrite the outer (tunnel) addresses: the next virtual hop.
+    Rewrite { src: Ipv4Address, dst: Ipv4Address },
+}
+
+/// VLAN tag operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum VlanOp {
+    #[default]
+    None,
+    /// Push a tag (0x8100 on an untagged frame, 0x88a8 over an existing tag).
+    Push { vid: u16 },
+    /// Remove the outer tag.
+    Pop,
+    /// Pop the outer tag, then push this one.
+    Replace { vid: u16 },
+}
+
+/// An action result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Action {
+    /// Port-valid bit and port.
+    pub out_port: Option<u16>,
+    /// Change-MAC bit: new source and destination MAC.
+    pub set_src_mac: Option<EthernetAddress>,
+    pub set_dst_mac: Option<EthernetAddress>,
+    /// TTL bit.
+    pub decrement_ttl: bool,
+    /// Forward bit deasserted: hand to software on this channel (the DMA id).
+    pub to_software: Option<u8>,
+    /// Drop bit.
+    pub drop: bool,
+    pub ipip: IpipOp,
+    pub vlan: VlanOp,
+}
+
+/// Where a packet goes after action processing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Output(u16),
+    Software(u8),
+    Drop(ActionDrop),
+}
+
+const IPV4_HEADER: usize = prism_wire::ipv4::MIN_HEADER_LEN;
+
+/// Applies `action` to `pkt`, whose headers `info` describes.
+#[inline]
+pub fn apply(action: &Action, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
+    if action.drop {
+        return Verdict::Drop(ActionDrop::DropAction);
+    }
+    let l3 = usize::from(info.l3_offset);
+    let is_ipv4 = info.is_ipv4();
+    let needs_ipv4 = action.decrement_ttl || action.ipip != IpipOp::None;
+    if needs_ipv4 && !is_ipv4 {
+        return Verdict::Drop(ActionDrop::NotIpv4);
+    }
+    // Drop link padding so header pushes and pops keep lengths exact.
+    if is_ipv4 {
+        pkt.truncate(usize::from(info.l3_end));
+    }
+    let mut routed = if info.is_ipip() {
+        usize::from(info.inner_l3_offset)
+    } else {
+        l3
+    };
+    if action.ipip == IpipOp::Decap {
+        if !info.is_ipip() {
+            return Verdict::Drop(ActionDrop::NotIpip);
+        }
+        let outer_len = routed - l3;
+        pkt.remove_gap(l3, outer_len);
+        set_ethertype(pkt, l3, ethertype::IPV4);
+        routed = l3;
+    }
+    if action.decrement_ttl {
+        let mut ip = Ipv4Packet::new_unchecked(&mut pkt.data_mut()[routed..]);
+        if ip.ttl() <= 1 {
+            return Verdict::Drop(ActionDrop::TtlExpired);
+        }
+        ip.decrement_ttl();
+    }
+    match action.ipip {
+        IpipOp::Encap { src, dst } => {
+            let inner = Ipv4Packet::new_unchecked(&pkt.data()[l3..]);
+            let mut outer =
+                Ipv4Repr::new(src, dst, protocol::IPIP, 64, usize::from(inner.total_len()));
+            outer.dont_frag = inner.dont_frag();
+            outer.dscp_ecn = inner.dscp_ecn();
+            if !pkt.insert_gap(l3, IPV4_HEADER) {
+                return Verdict::Drop(ActionDrop::NoHeadroom);
+            }
+            if outer.emit(&mut pkt.data_mut()[l3..]).is_err() {
+                return Verdict::Drop(ActionDrop::NoHeadroom);
+            }
+        }
+        IpipOp::Rewrite { src, dst } => {
+            if !info.is_ipip() {
+                return Verdict::Drop(ActionDrop::NotIpip);
+            }
+            Ipv4Packet::new_unchecked(&mut pkt.data_mut()[l3..]).rewrite_addrs(src, dst);
+        }
+        IpipOp::None | IpipOp::Decap => {}
+    }
+    let mut tags = info.vlan_tags;
+    if matches!(action.vlan, VlanOp::Pop | VlanOp::Replace { .. }) {
+        if tags == 0 {
+            return Verdict::Drop(ActionDrop::NotTagged);
+        }
+        pkt.remove_gap(12, vlan::TAG_LEN);
+        tags -= 1;
+    }
+    if let VlanOp::Push { vid } | VlanOp::Replace { vid } = action.vlan {
+        if usize::from(tags) >= prism_wire::key::MAX_VLAN_TAGS {
+            return Verdict::Drop(ActionDrop::TooManyTags);
+        }
+        if !pkt.insert_gap(12, vlan::TAG_LEN) {
+            return Verdict::Drop(ActionDrop::NoHeadroom);
+        }
+        let tpid = if tags == 0 {
+            ethertype::VLAN
+        } else {
+            ethertype::QINQ
+        };
+        let d = pkt.data_mut();
+        d[12..14].copy_from_slice(&tpid.to_be_bytes());
+        d[14..16].copy_from_slice(&(vid & 0x0fff).to_be_bytes());
+    }
+    if let Some(m) = action.set_src_mac {
+        pkt.data_mut()[6..12].copy_from_slice(&m.0);
+    }
+    if let Some(m) = action.set_dst_mac {
+        pkt.data_mut()[0..6].copy_from_slice(&m.0);
+    }
+    if let Some(ch) = action.to_software {
+        return Verdict::Software(ch);
+    }
+    match action.out_port {
+        Some(p) => Verdict::Output(p),
+        None => Verdict::Drop(ActionDrop::NoOutputPort),
+    }
+}
+
+/// Sets the EtherType that precedes the L3 header at `l3`.
+fn set_ethertype(pkt: &mut Packet, l3: usize, t: u16) {
+    pkt.data_mut()[l3 - 2..l3].copy_from_slice(&t.to_be_bytes());
+}

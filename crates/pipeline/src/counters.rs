@@ -1,0 +1,114 @@
+//! Counters per network and per stage.
+//!
+//! The fast path increments plain integers owned by its pipeline: no atomics,
+//! no locks. Readers get a [`CounterSnapshot`] copied between batches.
+
+use crate::reasons::DropReason;
+use serde::Serialize;
+
+/// Counters of one network.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NetworkCounters {
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub to_software: u64,
+    pub from_software: u64,
+    #[serde(skip)]
+    pub drops: [u64; DropReason::COUNT],
+}
+
+impl Default for NetworkCounters {
+    fn default() -> Self {
+        Self {
+            rx_packets: 0,
+            rx_bytes: 0,
+            tx_packets: 0,
+            tx_bytes: 0,
+            to_software: 0,
+            from_software: 0,
+            drops: [0; DropReason::COUNT],
+        }
+    }
+}
+
+impl NetworkCounters {
+    #[inline]
+    pub fn drop(&mut self, r: DropReason) {
+        self.drops[r.index()] += 1;
+    }
+
+    pub fn dropped(&self) -> u64 {
+        self.drops.iter().sum()
+    }
+
+    /// Non-zero drop counters by name (`stage/reason`).
+    pub fn drop_list(&self) -> Vec<(String, u64)> {
+        DropReason::all()
+            .filter(|r| self.drops[r.index()] > 0)
+            .map(|r| (r.to_string(), self.drops[r.index()]))
+            .collect()
+    }
+}
+
+/// All counters of a pipeline.
+#[derive(Debug, Clone, Default)]
+pub struct Counters {
+    /// Frames received, before parsing.
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    /// Drops before a network was known (parse, mapping).
+    pub unmapped: NetworkCounters,
+    /// By network id.
+    pub networks: Vec<NetworkCounters>,
+}
+
+impl Counters {
+    pub fn ensure(&mut self, networks: usize) {
+        if self.networks.len() < networks {
+            self.networks
+                .resize_with(networks, NetworkCounters::default);
+        }
+    }
+
+    /// Total drops per reason over everything.
+    pub fn drops_by_reason(&self) -> Vec<(DropReason, u64)> {
+        DropReason::all()
+            .map(|r| {
+                (
+                    r,
+                    self.unmapped.drops[r.index()]
+                        + self
+                            .networks
+                            .iter()
+                            .map(|n| n.drops[r.index()])
+                            .sum::<u64>(),
+                )
+            })
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+}
+
+/// A copy of the counters with network names, for reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct CounterSnapshot {
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    pub networks: Vec<NamedCounters>,
+    pub unmapped_drops: Vec<(String, u64)>,
+    /// Drops per stage, summed over networks.
+    pub stage_drops: Vec<(String, u64)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedCounters {
+    pub id: u16,
+    pub name: String,
+    pub tier: String,
+    #[serde(flatten)]
+    pub counters: NetworkCounters,
+    pub dropped: u64,
+    pub drops: Vec<(String, u64)>,
+}

@@ -1,0 +1,74 @@
+//! Action matching: the per-network forwarding decision.
+//!
+//! In: a packet's parsed headers and packed key, and its network's forwarding
+//! table. Out: the index of an action result in the network's action table,
+//! or a [`MatchDrop`].
+//!
+//! Modes (paper 003 §3.3, paper 001 §4.1):
+//! - `Destination`: LPM on the destination address;
+//! - `Source`: LPM on the source address;
+//! - `Flow`: (source, destination) prefix pairs, destination first;
+//! - `Rules`: a ternary rule table over the whole key, with a default rule.
+//!
+//! Routing modes read the inner (virtual) addresses of an IPIP packet and the
+//! outer ones otherwise, so a layer-3 virtual network routes on its own
+//! address space. Rule tables see every key field, inner and outer.
+
+use crate::reasons::MatchDrop;
+use prism_tables::{Classifier, FlowTable, Key, LpmTable};
+use prism_wire::PacketInfo;
+
+/// A network's compiled forwarding table; values are action indices.
+#[derive(Debug, Clone)]
+pub enum Forwarding {
+    Destination(LpmTable),
+    Source(LpmTable),
+    Flow(FlowTable),
+    Rules {
+        table: Classifier,
+        default: Option<u32>,
+    },
+}
+
+impl Forwarding {
+    /// Entries the table holds (routes or rules), for capacity checks.
+    pub fn entries(&self) -> usize {
+        match self {
+            Forwarding::Destination(t) | Forwarding::Source(t) => t.len(),
+            Forwarding::Flow(t) => t.len(),
+            Forwarding::Rules { table, .. } => table.len(),
+        }
+    }
+}
+
+#[inline]
+fn addrs(info: &PacketInfo) -> (u32, u32) {
+    let k = &info.key;
+    if info.is_ipip() {
+        (k.inner_src_ip, k.inner_dst_ip)
+    } else {
+        (k.src_ip, k.dst_ip)
+    }
+}
+
+/// Chooses the action for one packet.
+#[inline]
+pub fn decide(f: &Forwarding, info: &PacketInfo, key: &Key) -> Result<u32, MatchDrop> {
+    let routed = match f {
+        Forwarding::Rules { table, default } => {
+            return table
+                .lookup(key)
+                .map(|m| m.action)
+                .or(*default)
+                .ok_or(MatchDrop::NoRoute);
+        }
+        _ if !info.is_ipv4() => return Err(MatchDrop::NotIpv4),
+        Forwarding::Destination(t) => t.lookup(addrs(info).1),
+        Forwarding::Source(t) => t.lookup(addrs(info).0),
+        Forwarding::Flow(t) => {
+            let (s, d) = addrs(info);
+            t.lookup(s, d)
+        }
+    };
+    routed.ok_or(MatchDrop::NoRoute)
+}

@@ -1,0 +1,276 @@
+//! Output: per-network token buckets, then per-port queues served by
+//! Deficit Round Robin between networks.
+//!
+//! In: forwarded packets with their network and egress port, and the current
+//! time. Out: packets per port, in DRR order, when the caller transmits.
+//!
+//! The token bucket polices each network to its guaranteed rate (paper 002
+//! §5: bandwidth guarantees by rate limiting): a packet that finds too few
+//! tokens is dropped as `rate-limited`. DRR (Shreedhar and Varghese, 1996)
+//! then shares each port between the networks queued on it in proportion to
+//! their quantum, so one network's burst cannot starve another's.
+//!
+//! Queues are bounded (`queue-full` past the bound). Their storage is
+//! reserved when a network is configured, so enqueue and dequeue never
+//! allocate.
+
+use crate::packet::Packet;
+use crate::reasons::OutputDrop;
+use std::collections::VecDeque;
+
+/// A token bucket in bytes, refilled at `rate_bps` up to `burst_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TokenBucket {
+    pub rate_bps: u64,
+    pub burst_bytes: u64,
+    tokens: f64,
+    last_ns: u64,
+}
+
+impl TokenBucket {
+    /// A full bucket.
+    pub fn new(rate_bps: u64, burst_bytes: u64) -> Self {
+        Self {
+            rate_bps,
+            burst_bytes,
+            tokens: burst_bytes as f64,
+            last_ns: 0,
+        }
+    }
+
+    /// Takes `bytes` tokens at time `now_ns` if there are enough.
+    #[inline]
+    pub fn take(&mut self, bytes: usize, now_ns: u64) -> bool {
+        if now_ns > self.last_ns {
+            let add = (now_ns - self.last_ns) as f64 * self.rate_bps as f64 / 8e9;
+            self.tokens = (self.tokens + add).min(self.burst_bytes as f64);
+            self.last_ns = now_ns;
+        }
+        if self.tokens >= bytes as f64 {
+            self.tokens -= bytes as f64;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[derive(Debug)]
+struct NetQueue {
+    packets: VecDeque<Packet>,
+    deficit: usize,
+    active: bool,
+}
+
+#[derive(Debug, Default)]
+struct PortQueues {
+    queues: Vec<NetQueue>,
+    active: VecDeque<u16>,
+}
+
+/// Per-network settings the output stage needs.
+#[derive(Debug, Clone, Copy)]
+pub struct OutputConfig {
+    pub quantum: usize,
+    pub rate: Option<(u64, u64)>,
+}
+
+#[derive(Debug, Default)]
+pub struct OutputStage {
+    ports: Vec<PortQueues>,
+    buckets: Vec<Option<TokenBucket>>,
+    quanta: Vec<usize>,
+    queue_limit: usize,
+}
+
+impl OutputStage {
+    pub fn new(ports: u16, queue_limit: usize) -> Self {
+        Self {
+            ports: (0..ports).map(|_| PortQueues::default()).collect(),
+            buckets: Vec::new(),
+            quanta: Vec::new(),
+            queue_limit,
+        }
+    }
+
+    /// Adopts a new network configuration. Existing queues and buckets of
+    /// networks whose settings did not change are kept.
+    pub fn configure(&mut self, nets: &[OutputConfig]) {
+        for (i, n) in nets.iter().enumerate() {
+            if i >= self.buckets.len() {
+                self.buckets.push(None);
+                self.quanta.push(0);
+            }
+            let keep = self.buckets[i].is_some_and(|b| Some((b.rate_bps, b.burst_bytes)) == n.rate);
+            if !keep {
+                self.buckets[i] = n.rate.map(|(r, b)| TokenBucket::new(r, b));
+            }
+            self.quanta[i] = n.quantum.max(1);
+        }
+        let limit = self.queue_limit;
+        for port in &mut self.ports {
+            while port.queues.len() < nets.len() {
+                port.queues.push(NetQueue {
+                    packets: VecDeque::with_capacity(limit),
+                    deficit: 0,
+                    active: false,
+                });
+            }
+        }
+    }
+
+    pub fn ports(&self) -> usize {
+        self.ports.len()
+    }
+
+    /// Polices and queues `pkt` of network `net` on port `pkt.port`.
+    #[inline]
+    pub fn enqueue(
+        &mut self,
+        pkt: Packet,
+        net: u16,
+        now_ns: u64,
+    ) -> Result<(), (Packet, OutputDrop)> {
+        let Some(port) = self.ports.get_mut(usize::from(pkt.port)) else {
+            return Err((pkt, OutputDrop::NoSuchPort));
+        };
+        let n = usize::from(net);
+        if let Some(Some(b)) = self.buckets.get_mut(n)
+            && !b.take(pkt.len(), now_ns)
+        {
+            return Err((pkt, OutputDrop::RateLimited));
+        }
+        let q = &mut port.queues[n];
+        if q.packets.len() >= self.queue_limit {
+            return Err((pkt, OutputDrop::QueueFull));
+        }
+        q.packets.push_back(pkt);
+        if !q.active {
+            q.active = true;
+            port.active.push_back(net);
+        }
+        Ok(())
+    }
+
+    /// Packets queued on `port`.
+    pub fn queued(&self, port: u16) -> usize {
+        self.ports
+            .get(usize::from(port))
+            .map_or(0, |p| p.queues.iter().map(|q| q.packets.len()).sum())
+    }
+
+    /// Dequeues from `port` in DRR order until `max_bytes` would be exceeded
+    /// or the queues are empty; returns the bytes sent.
+    pub fn dequeue(&mut self, port: u16, max_bytes: usize, out: &mut Vec<Packet>) -> usize {
+        let Some(p) = self.ports.get_mut(usize::from(port)) else {
+            return 0;
+        };
+        let mut sent = 0;
+        while let Some(&net) = p.active.front() {
+            let q = &mut p.queues[usize::from(net)];
+            q.deficit += self.quanta[usize::from(net)];
+            while let Some(head) = q.packets.front() {
+                let len = head.len();
+                if len > q.deficit {
+                    break;
+                }
+                if sent + len > max_bytes {
+                    // Out of budget: keep the credit earned this round.
+                    return sent;
+                }
+                q.deficit -= len;
+                sent += len;
+                out.push(q.packets.pop_front().expect("front exists"));
+            }
+            p.active.pop_front();
+            if q.packets.is_empty() {
+                q.deficit = 0;
+                q.active = false;
+            } else {
+                p.active.push_back(net);
+            }
+        }
+        sent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketPool;
+
+    #[test]
+    fn token_bucket_rate() {
+        // 8 Mbit/s = 1 byte per microsecond, burst 1500.
+        let mut b = TokenBucket::new(8_000_000, 1500);
+        assert!(b.take(1500, 0));
+        assert!(!b.take(100, 50_000)); // 50 µs: 50 bytes
+        assert!(b.take(100, 100_000));
+        assert!(b.take(1400, 10_000_000)); // refilled, capped at burst
+        assert!(!b.take(200, 10_000_000));
+    }
+
+    #[test]
+    fn drr_shares_by_quantum() {
+        let mut pool = PacketPool::new(400);
+        let mut out = OutputStage::new(1, 1000);
+        out.configure(&[
+            OutputConfig {
+                quantum: 1000,
+                rate: None,
+            },
+            OutputConfig {
+                quantum: 3000,
+                rate: None,
+            },
+        ]);
+        for i in 0..400 {
+            let mut p = pool.packet(&[0u8; 500], 0, 0).unwrap();
+            p.network = (i % 2) as u16;
+            out.enqueue(p, p_net(i), 0).unwrap();
+        }
+        let mut sent = Vec::new();
+        let bytes = out.dequeue(0, 40_000, &mut sent);
+        assert_eq!(bytes, 40_000);
+        // Network 1 has three times the quantum: three quarters of the bytes.
+        let n1 = sent.iter().filter(|p| p.network == 1).count();
+        assert_eq!((sent.len() - n1, n1), (20, 60));
+        // The rest drains completely, network 0 last.
+        out.dequeue(0, usize::MAX, &mut sent);
+        assert_eq!(sent.len(), 400);
+        assert_eq!(out.queued(0), 0);
+        assert_eq!(sent.last().unwrap().network, 0);
+    }
+
+    fn p_net(i: usize) -> u16 {
+        (i % 2) as u16
+    }
+
+    #[test]
+    fn bounds_and_policing() {
+        let mut pool = PacketPool::new(10);
+        let mut out = OutputStage::new(2, 2);
+        out.configure(&[
+            OutputConfig {
+                quantum: 1500,
+                rate: Some((8_000, 1000)),
+            },
+            OutputConfig {
+                quantum: 1500,
+                rate: None,
+            },
+        ]);
+        let p = pool.packet(&[0u8; 600], 0, 0).unwrap();
+        assert!(out.enqueue(p, 0, 0).is_ok());
+        let p = pool.packet(&[0u8; 600], 0, 0).unwrap();
+        assert_eq!(out.enqueue(p, 0, 0).unwrap_err().1, OutputDrop::RateLimited);
+        for _ in 0..2 {
+            let p = pool.packet(&[0u8; 60], 1, 0).unwrap();
+            assert!(out.enqueue(p, 1, 0).is_ok());
+        }
+        let p = pool.packet(&[0u8; 60], 1, 0).unwrap();
+        assert_eq!(out.enqueue(p, 1, 0).unwrap_err().1, OutputDrop::QueueFull);
+        let p = pool.packet(&[0u8; 60], 7, 0).unwrap();
+        assert_eq!(out.enqueue(p, 1, 0).unwrap_err().1, OutputDrop::NoSuchPort);
+    }
+}

@@ -1,0 +1,160 @@
+//! Packet buffers with headroom, and the pool they come from.
+//!
+//! Every buffer is allocated once, when the pool is made; the data path only
+//! moves buffers between the pool, batches and queues. Headroom in front of
+//! the frame lets IPIP encapsulation and VLAN push prepend headers in place,
+//! as DPDK's mbuf headroom does.
+
+/// Bytes kept free in front of a received frame.
+pub const HEADROOM: usize = 64;
+/// Largest frame a buffer holds (standard Ethernet plus two tags and slack).
+pub const MAX_FRAME: usize = 2048;
+const BUF_SIZE: usize = HEADROOM + MAX_FRAME;
+
+/// One packet: a buffer, where the frame lies in it, and pipeline metadata.
+#[derive(Debug)]
+pub struct Packet {
+    buf: Box<[u8; BUF_SIZE]>,
+    start: u16,
+    len: u16,
+    /// Ingress port on the way in; egress port once forwarded.
+    pub port: u16,
+    /// Network the mapping stage chose.
+    pub network: u16,
+    /// Receive time, nanoseconds on the caller's clock.
+    pub timestamp_ns: u64,
+}
+
+impl Packet {
+    pub fn data(&self) -> &[u8] {
+        &self.buf[usize::from(self.start)..usize::from(self.start) + usize::from(self.len)]
+    }
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        let s = usize::from(self.start);
+        &mut self.buf[s..s + usize::from(self.len)]
+    }
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn headroom(&self) -> usize {
+        usize::from(self.start)
+    }
+
+    /// Replaces the frame with `frame`; false if it does not fit.
+    pub fn set_frame(&mut self, frame: &[u8]) -> bool {
+        if frame.len() > MAX_FRAME {
+            return false;
+        }
+        self.start = HEADROOM as u16;
+        self.len = frame.len() as u16;
+        self.buf[HEADROOM..HEADROOM + frame.len()].copy_from_slice(frame);
+        true
+    }
+
+    /// Opens `n` bytes at offset `at` of the frame by moving the `at` bytes
+    /// before it into the headroom. False if the headroom is too small.
+    pub fn insert_gap(&mut self, at: usize, n: usize) -> bool {
+        let s = usize::from(self.start);
+        if n > s || at > self.len() {
+            return false;
+        }
+        self.buf.copy_within(s..s + at, s - n);
+        self.start -= n as u16;
+        self.len += n as u16;
+        true
+    }
+
+    /// Removes `n` bytes at offset `at` by moving the `at` bytes before them forward.
+    pub fn remove_gap(&mut self, at: usize, n: usize) -> bool {
+        if at + n > self.len() {
+            return false;
+        }
+        let s = usize::from(self.start);
+        self.buf.copy_within(s..s + at, s + n);
+        self.start += n as u16;
+        self.len -= n as u16;
+        true
+    }
+
+    /// Cuts the frame to `len` bytes (to drop link-layer padding).
+    pub fn truncate(&mut self, len: usize) {
+        if len < self.len() {
+            self.len = len as u16;
+        }
+    }
+}
+
+/// A fixed set of packet buffers.
+#[derive(Debug)]
+pub struct PacketPool {
+    free: Vec<Packet>,
+    capacity: usize,
+}
+
+impl PacketPool {
+    pub fn new(capacity: usize) -> Self {
+        let free = (0..capacity)
+            .map(|_| Packet {
+                buf: Box::new([0; BUF_SIZE]),
+                start: HEADROOM as u16,
+                len: 0,
+                port: 0,
+                network: 0,
+                timestamp_ns: 0,
+            })
+            .collect();
+        Self { free, capacity }
+    }
+
+    /// A buffer holding `frame`, or `None` if the pool is empty or the frame too long.
+    pub fn packet(&mut self, frame: &[u8], port: u16, timestamp_ns: u64) -> Option<Packet> {
+        if frame.len() > MAX_FRAME {
+            return None;
+        }
+        let mut p = self.free.pop()?;
+        p.set_frame(frame);
+        p.port = port;
+        p.network = 0;
+        p.timestamp_ns = timestamp_ns;
+        Some(p)
+    }
+
+    pub fn recycle(&mut self, p: Packet) {
+        self.free.push(p);
+    }
+
+    pub fn available(&self) -> usize {
+        self.free.len()
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaps_move_the_front() {
+        let mut pool = PacketPool::new(1);
+        let mut p = pool.packet(&[1, 2, 3, 4, 5, 6], 0, 0).unwrap();
+        assert!(pool.packet(&[0], 0, 0).is_none());
+        assert!(p.insert_gap(2, 3));
+        p.data_mut()[2..5].copy_from_slice(&[9, 9, 9]);
+        assert_eq!(p.data(), &[1, 2, 9, 9, 9, 3, 4, 5, 6]);
+        assert!(p.remove_gap(2, 3));
+        assert_eq!(p.data(), &[1, 2, 3, 4, 5, 6]);
+        assert!(!p.insert_gap(0, HEADROOM + 1));
+        assert!(!p.remove_gap(4, 3));
+        p.truncate(2);
+        assert_eq!(p.data(), &[1, 2]);
+        pool.recycle(p);
+        assert_eq!(pool.available(), 1);
+        assert!(pool.packet(&vec![0; MAX_FRAME + 1], 0, 0).is_none());
+    }
+}

@@ -1,0 +1,276 @@
+//! The hardware-tier pipeline: batches in, verdicts out, no I/O, no clock.
+//!
+//! Stages per packet, run to completion over a batch:
+//! 1. parse: header checks and key extraction (`prism_wire::parse_frame`);
+//! 2. network mapping: the design-select classifier picks the network;
+//! 3. action matching: the network's table picks an action result
+//!    ([`crate::matching`]);
+//! 4. action processing ([`crate::action`]);
+//! 5. software hand-off ([`crate::software`]) or output ([`crate::output`]).
+//!
+//! Software-tier networks skip 3 and 4 in the pipeline: their packets go to
+//! their software channel, and the software router returns them through
+//! [`Pipeline::from_software`]. The configuration is read from an
+//! `ArcSwap<Dataplane>` once per batch.
+
+use crate::action::{self, Verdict};
+use crate::counters::{CounterSnapshot, Counters, NamedCounters, NetworkCounters};
+use crate::dataplane::{Dataplane, Tier};
+use crate::matching;
+use crate::output::{OutputConfig, OutputStage};
+use crate::packet::{Packet, PacketPool};
+use crate::reasons::{DropReason, MapDrop, SoftwareDrop};
+use crate::software::SoftwareChannels;
+use arc_swap::ArcSwap;
+use prism_tables::Key;
+use std::sync::Arc;
+
+/// Sizes of the pipeline's buffers and queues.
+#[derive(Debug, Clone, Copy)]
+pub struct PipelineConfig {
+    pub pool_packets: usize,
+    pub queue_limit: usize,
+    pub channel_capacity: usize,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        Self {
+            pool_packets: 16_384,
+            queue_limit: 1024,
+            channel_capacity: 1024,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Pipeline {
+    published: Arc<ArcSwap<Dataplane>>,
+    current: Arc<Dataplane>,
+    pub pool: PacketPool,
+    counters: Counters,
+    channels: SoftwareChannels,
+    output: OutputStage,
+}
+
+impl Pipeline {
+    pub fn new(published: Arc<ArcSwap<Dataplane>>, cfg: PipelineConfig) -> Self {
+        let current = published.load_full();
+        let mut p = Self {
+            output: OutputStage::new(current.ports, cfg.queue_limit),
+            published,
+            current: Arc::new(Dataplane::empty(0)),
+            pool: PacketPool::new(cfg.pool_packets),
+            counters: Counters::default(),
+            channels: SoftwareChannels::new(cfg.channel_capacity),
+        };
+        p.adopt(current);
+        p
+    }
+
+    /// The configuration in force.
+    pub fn dataplane(&self) -> &Arc<Dataplane> {
+        &self.current
+    }
+
+    fn adopt(&mut self, dp: Arc<Dataplane>) {
+        self.counters.ensure(dp.networks.len());
+        let cfg: Vec<OutputConfig> = dp
+            .networks
+            .iter()
+            .map(|n| OutputConfig {
+                quantum: n.as_ref().map_or(1514, |n| n.quantum as usize),
+                rate: n.as_ref().and_then(|n| n.rate_limit),
+            })
+            .collect();
+        self.output.configure(&cfg);
+        self.current = dp;
+    }
+
+    /// Picks up a newly published configuration, if any.
+    #[inline]
+    fn refresh(&mut self) {
+        let g = self.published.load();
+        if g.generation != self.current.generation {
+            let dp = arc_swap::Guard::into_inner(g);
+            self.adopt(dp);
+        }
+    }
+
+    #[inline]
+    fn drop_packet(&mut self, pkt: Packet, net: Option<u16>, r: DropReason) {
+        match net {
+            Some(n) => self.counters.networks[usize::from(n)].drop(r),
+            None => self.counters.unmapped.drop(r),
+        }
+        self.pool.recycle(pkt);
+    }
+
+    /// Runs a batch of received packets through the pipeline. Every packet
+    /// ends queued for output, queued on a software channel, or dropped and
+    /// counted. `batch` is left empty.
+    pub fn process(&mut self, batch: &mut Vec<Packet>, now_ns: u64) {
+        self.refresh();
+        let dp = self.current.clone();
+        for mut pkt in batch.drain(..) {
+            self.counters.rx_packets += 1;
+            self.counters.rx_bytes += pkt.len() as u64;
+            let info = match prism_wire::parse_frame(pkt.data(), pkt.port) {
+                Ok(i) => i,
+                Err(m) => {
+                    self.drop_packet(pkt, None, DropReason::Parse(m));
+                    continue;
+                }
+            };
+            let key = Key::from_flow(&info.key);
+            let net_id = match dp.mapping.lookup(&key) {
+                Some(m) => m.action as u16,
+                None => match dp.default_network {
+                    Some(d) => d,
+                    None => {
+                        self.drop_packet(pkt, None, DropReason::Map(MapDrop::NoNetwork));
+                        continue;
+                    }
+                },
+            };
+            let Some(net) = dp.network(net_id) else {
+                self.drop_packet(pkt, None, DropReason::Map(MapDrop::NoNetwork));
+                continue;
+            };
+            pkt.network = net_id;
+            let c = &mut self.counters.networks[usize::from(net_id)];
+            c.rx_packets += 1;
+            c.rx_bytes += pkt.len() as u64;
+            if net.tier == Tier::Software {
+                self.to_software(pkt, net.software_channel);
+                continue;
+            }
+            let action = match matching::decide(&net.forwarding, &info, &key) {
+                Ok(a) => &net.actions[a as usize],
+                Err(r) => {
+                    self.drop_packet(pkt, Some(net_id), DropReason::Match(r));
+                    continue;
+                }
+            };
+            match action::apply(action, &mut pkt, &info) {
+                Verdict::Output(port) => {
+                    pkt.port = port;
+                    self.to_output(pkt, now_ns);
+                }
+                Verdict::Software(ch) => self.to_software(pkt, ch),
+                Verdict::Drop(r) => self.drop_packet(pkt, Some(net_id), DropReason::Action(r)),
+            }
+        }
+    }
+
+    #[inline]
+    fn to_software(&mut self, pkt: Packet, channel: u8) {
+        let net = pkt.network;
+        match self.channels.push(channel, pkt) {
+            Ok(()) => self.counters.networks[usize::from(net)].to_software += 1,
+            Err(pkt) => self.drop_packet(
+                pkt,
+                Some(net),
+                DropReason::Software(SoftwareDrop::ChannelFull),
+            ),
+        }
+    }
+
+    #[inline]
+    fn to_output(&mut self, pkt: Packet, now_ns: u64) {
+        let net = pkt.network;
+        if let Err((pkt, r)) = self.output.enqueue(pkt, net, now_ns) {
+            self.drop_packet(pkt, Some(net), DropReason::Output(r));
+        }
+    }
+
+    /// Takes up to `max` packets from a software channel, for its router.
+    pub fn software_pop(&mut self, channel: u8, max: usize, out: &mut Vec<Packet>) -> usize {
+        self.channels.pop(channel, max, out)
+    }
+
+    pub fn software_pending(&self) -> bool {
+        !self.channels.is_empty()
+    }
+
+    /// Returns a packet from a software router: `out_port` is the port it
+    /// chose, `None` if the router dropped it for `reason`.
+    pub fn from_software(
+        &mut self,
+        mut pkt: Packet,
+        verdict: Result<u16, DropReason>,
+        now_ns: u64,
+    ) {
+        let net = pkt.network;
+        if let Some(c) = self.counters.networks.get_mut(usize::from(net)) {
+            c.from_software += 1;
+        }
+        match verdict {
+            Ok(port) => {
+                pkt.port = port;
+                self.to_output(pkt, now_ns);
+            }
+            Err(r) => self.drop_packet(pkt, Some(net), r),
+        }
+    }
+
+    /// Transmits from `port` in DRR order, at most `max_bytes`; counts tx.
+    pub fn transmit(&mut self, port: u16, max_bytes: usize, out: &mut Vec<Packet>) -> usize {
+        let start = out.len();
+        let sent = self.output.dequeue(port, max_bytes, out);
+        for p in &out[start..] {
+            let c = &mut self.counters.networks[usize::from(p.network)];
+            c.tx_packets += 1;
+            c.tx_bytes += p.len() as u64;
+        }
+        sent
+    }
+
+    pub fn queued(&self, port: u16) -> usize {
+        self.output.queued(port)
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Counters with names, for reports and the API.
+    pub fn snapshot(&self) -> CounterSnapshot {
+        let dp = &self.current;
+        let networks = self
+            .counters
+            .networks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let n = dp.network(i as u16)?;
+                Some(named(i as u16, &n.name, n.tier.as_str(), c))
+            })
+            .collect();
+        let mut stages: Vec<(String, u64)> = Vec::new();
+        for (r, n) in self.counters.drops_by_reason() {
+            match stages.iter_mut().find(|(s, _)| s == r.stage()) {
+                Some((_, t)) => *t += n,
+                None => stages.push((r.stage().to_string(), n)),
+            }
+        }
+        CounterSnapshot {
+            rx_packets: self.counters.rx_packets,
+            rx_bytes: self.counters.rx_bytes,
+            networks,
+            unmapped_drops: self.counters.unmapped.drop_list(),
+            stage_drops: stages,
+        }
+    }
+}
+
+fn named(id: u16, name: &str, tier: &str, c: &NetworkCounters) -> NamedCounters {
+    NamedCounters {
+        id,
+        name: name.to_string(),
+        tier: tier.to_string(),
+        counters: c.clone(),
+        dropped: c.dropped(),
+        drops: c.drop_list(),
+    }
+}

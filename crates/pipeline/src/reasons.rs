@@ -1,0 +1,157 @@
+//! Drop reasons, one enum per stage, and the flat index counters use.
+
+use prism_wire::{Malformed, reasons};
+
+reasons! {
+    /// Network mapping stage.
+    MapDrop {
+        /// No mapping rule matched and there is no default network.
+        NoNetwork => "no-network",
+    }
+}
+
+reasons! {
+    /// Action matching (forwarding decision) stage.
+    MatchDrop {
+        /// The network routes on IPv4 and the frame is something else.
+        NotIpv4 => "not-ipv4",
+        /// No route or rule matched.
+        NoRoute => "no-route",
+    }
+}
+
+reasons! {
+    /// Action processing stage.
+    ActionDrop {
+        /// The action result says drop.
+        DropAction => "drop-action",
+        /// The TTL reached zero.
+        TtlExpired => "ttl-expired",
+        /// A TTL, IPIP or address action on a frame that is not IPv4.
+        NotIpv4 => "not-ipv4",
+        /// IPIP decapsulation or tunnel rewrite of a packet that is not IPIP.
+        NotIpip => "not-ipip",
+        /// VLAN pop of an untagged frame.
+        NotTagged => "not-tagged",
+        /// No headroom left to push a header.
+        NoHeadroom => "no-headroom",
+        /// A VLAN push would exceed the tag depth Prism parses.
+        TooManyTags => "too-many-tags",
+        /// The action neither outputs nor hands to software.
+        NoOutputPort => "no-output-port",
+    }
+}
+
+reasons! {
+    /// Software hand-off stage.
+    SoftwareDrop {
+        /// The channel toward the software router is full.
+        ChannelFull => "channel-full",
+        /// The software router returned the packet without an output port.
+        NoOutputPort => "no-output-port",
+    }
+}
+
+reasons! {
+    /// Output stage.
+    OutputDrop {
+        /// The network's token bucket had too few tokens.
+        RateLimited => "rate-limited",
+        /// The network's queue on the port is full.
+        QueueFull => "queue-full",
+        /// The port is not one of the substrate's.
+        NoSuchPort => "no-such-port",
+    }
+}
+
+/// Any drop, tagged with its stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    Parse(Malformed),
+    Map(MapDrop),
+    Match(MatchDrop),
+    Action(ActionDrop),
+    Software(SoftwareDrop),
+    Output(OutputDrop),
+}
+
+const OFF_MAP: usize = Malformed::COUNT;
+const OFF_MATCH: usize = OFF_MAP + MapDrop::COUNT;
+const OFF_ACTION: usize = OFF_MATCH + MatchDrop::COUNT;
+const OFF_SOFTWARE: usize = OFF_ACTION + ActionDrop::COUNT;
+const OFF_OUTPUT: usize = OFF_SOFTWARE + SoftwareDrop::COUNT;
+
+impl DropReason {
+    /// Number of distinct reasons over all stages.
+    pub const COUNT: usize = OFF_OUTPUT + OutputDrop::COUNT;
+
+    #[inline]
+    pub const fn index(self) -> usize {
+        match self {
+            DropReason::Parse(r) => r.index(),
+            DropReason::Map(r) => OFF_MAP + r.index(),
+            DropReason::Match(r) => OFF_MATCH + r.index(),
+            DropReason::Action(r) => OFF_ACTION + r.index(),
+            DropReason::Software(r) => OFF_SOFTWARE + r.index(),
+            DropReason::Output(r) => OFF_OUTPUT + r.index(),
+        }
+    }
+
+    pub const fn stage(self) -> &'static str {
+        match self {
+            DropReason::Parse(_) => "parse",
+            DropReason::Map(_) => "mapping",
+            DropReason::Match(_) => "matching",
+            DropReason::Action(_) => "action",
+            DropReason::Software(_) => "software",
+            DropReason::Output(_) => "output",
+        }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DropReason::Parse(r) => r.as_str(),
+            DropReason::Map(r) => r.as_str(),
+            DropReason::Match(r) => r.as_str(),
+            DropReason::Action(r) => r.as_str(),
+            DropReason::Software(r) => r.as_str(),
+            DropReason::Output(r) => r.as_str(),
+        }
+    }
+
+    /// Every reason, in index order.
+    pub fn all() -> impl Iterator<Item = DropReason> {
+        Malformed::ALL
+            .iter()
+            .map(|r| DropReason::Parse(*r))
+            .chain(MapDrop::ALL.iter().map(|r| DropReason::Map(*r)))
+            .chain(MatchDrop::ALL.iter().map(|r| DropReason::Match(*r)))
+            .chain(ActionDrop::ALL.iter().map(|r| DropReason::Action(*r)))
+            .chain(SoftwareDrop::ALL.iter().map(|r| DropReason::Software(*r)))
+            .chain(OutputDrop::ALL.iter().map(|r| DropReason::Output(*r)))
+    }
+}
+
+impl core::fmt::Display for DropReason {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}/{}", self.stage(), self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_are_dense_and_names_unique() {
+        let all: Vec<_> = DropReason::all().collect();
+        assert_eq!(all.len(), DropReason::COUNT);
+        for (i, r) in all.iter().enumerate() {
+            assert_eq!(r.index(), i);
+        }
+        let mut names: Vec<String> = all.iter().map(|r| r.to_string()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), DropReason::COUNT);
+    }
+}

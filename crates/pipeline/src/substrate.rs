@@ -1,0 +1,417 @@
+//! The substrate's control side: network specifications, their placement on
+//! the hardware tier's slots, compilation into tables, and atomic publication
+//! to the pipelines.
+//!
+//! Every change (add, remove, re-tier a network) checks capacities first and
+//! changes nothing if it fails; on success it publishes a whole new
+//! [`Dataplane`]. This is the object a live node's API drives; placement is a
+//! run-time property so a later migration only calls [`Substrate::set_tier`].
+
+use crate::action::Action;
+use crate::dataplane::{Dataplane, Network, SHARED_CHANNEL, SOFTWARE_CHANNELS, Tier};
+use crate::device::{DeviceProfile, HardwareTier, ModuleKind, PlacementError};
+use crate::matching::Forwarding;
+use arc_swap::ArcSwap;
+use prism_tables::{
+    Classifier, FlowRule, FlowTable, Ipv4Prefix, LpmError, LpmTable, PortRange, Rule, Ternary,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A rule of the network-mapping (design-select) table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MappingRule {
+    pub priority: u32,
+    pub fields: Ternary,
+    pub src_port: PortRange,
+    pub dst_port: PortRange,
+}
+
+/// A match-action rule of a rule-table network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleSpec {
+    pub priority: u32,
+    pub fields: Ternary,
+    pub src_port: PortRange,
+    pub dst_port: PortRange,
+    pub action: Action,
+}
+
+/// A network's forwarding mode and table.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ForwardingSpec {
+    Destination(Vec<(Ipv4Prefix, Action)>),
+    Source(Vec<(Ipv4Prefix, Action)>),
+    /// (source prefix, destination prefix, action).
+    Flow(Vec<(Ipv4Prefix, Ipv4Prefix, Action)>),
+    Rules {
+        rules: Vec<RuleSpec>,
+        default: Option<Action>,
+    },
+}
+
+impl ForwardingSpec {
+    pub fn module(&self) -> ModuleKind {
+        match self {
+            ForwardingSpec::Destination(_) => ModuleKind::DestinationRouting,
+            ForwardingSpec::Source(_) => ModuleKind::SourceRouting,
+            ForwardingSpec::Flow(_) => ModuleKind::FlowRouting,
+            ForwardingSpec::Rules { .. } => ModuleKind::RuleTable,
+        }
+    }
+    pub fn entries(&self) -> usize {
+        match self {
+            ForwardingSpec::Destination(r) | ForwardingSpec::Source(r) => r.len(),
+            ForwardingSpec::Flow(r) => r.len(),
+            ForwardingSpec::Rules { rules, .. } => rules.len(),
+        }
+    }
+    fn actions(&self) -> Vec<&Action> {
+        match self {
+            ForwardingSpec::Destination(r) | ForwardingSpec::Source(r) => {
+                r.iter().map(|(_, a)| a).collect()
+            }
+            ForwardingSpec::Flow(r) => r.iter().map(|(_, _, a)| a).collect(),
+            ForwardingSpec::Rules { rules, default } => {
+                rules.iter().map(|r| &r.action).chain(default).collect()
+            }
+        }
+    }
+}
+
+/// Everything that defines a network.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetworkSpec {
+    pub name: String,
+    pub tier: Tier,
+    pub mapping: Vec<MappingRule>,
+    pub forwarding: ForwardingSpec,
+    /// (rate in bit/s, burst in bytes).
+    pub rate_limit: Option<(u64, u64)>,
+    /// A dedicated channel 0..=2, or `None` for the shared channel 3.
+    pub software_channel: Option<u8>,
+    pub quantum: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubstrateError {
+    #[error("a network named `{0}` already exists")]
+    DuplicateName(String),
+    #[error("no network named `{0}`")]
+    UnknownNetwork(String),
+    #[error("network `{network}`: port {port} does not exist (the substrate has ports 0..{ports})")]
+    BadPort {
+        network: String,
+        port: u16,
+        ports: u16,
+    },
+    #[error("network `{network}`: software channel {channel} does not exist (0..=3)")]
+    BadChannel { network: String, channel: u8 },
+    #[error(
+        "network `{network}`: dedicated software channel {channel} is already used by `{owner}`"
+    )]
+    ChannelTaken {
+        network: String,
+        channel: u8,
+        owner: String,
+    },
+    #[error("network `{network}`: {source}")]
+    Placement {
+        network: String,
+        source: PlacementError,
+    },
+    #[error("network `{network}`: {source}")]
+    Table { network: String, source: LpmError },
+    #[error("the substrate holds at most 65535 networks")]
+    TooManyNetworks,
+}
+
+/// The substrate: ports, device, networks, and the published dataplane.
+#[derive(Debug)]
+pub struct Substrate {
+    ports: u16,
+    hw: HardwareTier,
+    specs: Vec<Option<NetworkSpec>>,
+    compiled: Vec<Option<Network>>,
+    default_network: Option<u16>,
+    generation: u64,
+    published: Arc<ArcSwap<Dataplane>>,
+}
+
+impl Substrate {
+    pub fn new(profile: DeviceProfile, ports: u16) -> Self {
+        Self {
+            ports,
+            hw: HardwareTier::new(profile),
+            specs: Vec::new(),
+            compiled: Vec::new(),
+            default_network: None,
+            generation: 0,
+            published: Arc::new(ArcSwap::from_pointee(Dataplane::empty(ports))),
+        }
+    }
+
+    /// The handle pipelines read the configuration through.
+    pub fn handle(&self) -> Arc<ArcSwap<Dataplane>> {
+        self.published.clone()
+    }
+
+    pub fn hardware(&self) -> &HardwareTier {
+        &self.hw
+    }
+
+    pub fn ports(&self) -> u16 {
+        self.ports
+    }
+
+    pub fn id(&self, name: &str) -> Option<u16> {
+        self.specs
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.name == name))
+            .map(|i| i as u16)
+    }
+
+    pub fn spec(&self, name: &str) -> Option<&NetworkSpec> {
+        self.id(name)
+            .and_then(|i| self.specs[usize::from(i)].as_ref())
+    }
+
+    pub fn networks(&self) -> impl Iterator<Item = (u16, &NetworkSpec)> {
+        self.specs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().map(|s| (i as u16, s)))
+    }
+
+    fn check_actions(&self, spec: &NetworkSpec) -> Result<(), SubstrateError> {
+        for a in spec.forwarding.actions() {
+            if let Some(p) = a.out_port
+                && p >= self.ports
+            {
+                return Err(SubstrateError::BadPort {
+                    network: spec.name.clone(),
+                    port: p,
+                    ports: self.ports,
+                });
+            }
+            if let Some(c) = a.to_software
+                && usize::from(c) >= SOFTWARE_CHANNELS
+            {
+                return Err(SubstrateError::BadChannel {
+                    network: spec.name.clone(),
+                    channel: c,
+                });
+            }
+        }
+        if let Some(c) = spec.software_channel {
+            if usize::from(c) >= SOFTWARE_CHANNELS {
+                return Err(SubstrateError::BadChannel {
+                    network: spec.name.clone(),
+                    channel: c,
+                });
+            }
+            if c != SHARED_CHANNEL
+                && let Some((_, owner)) = self
+                    .networks()
+                    .find(|(_, s)| s.software_channel == Some(c) && s.name != spec.name)
+            {
+                return Err(SubstrateError::ChannelTaken {
+                    network: spec.name.clone(),
+                    channel: c,
+                    owner: owner.name.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a network, placing it on its tier. Nothing changes on error.
+    pub fn add_network(&mut self, spec: NetworkSpec) -> Result<u16, SubstrateError> {
+        if self.id(&spec.name).is_some() {
+            return Err(SubstrateError::DuplicateName(spec.name));
+        }
+        self.check_actions(&spec)?;
+        let mapping_total: usize =
+            self.networks().map(|(_, s)| s.mapping.len()).sum::<usize>() + spec.mapping.len();
+        self.hw
+            .check_mapping(mapping_total)
+            .map_err(|source| SubstrateError::Placement {
+                network: spec.name.clone(),
+                source,
+            })?;
+        let id = match self.specs.iter().position(Option::is_none) {
+            Some(i) => i,
+            None if self.specs.len() < usize::from(u16::MAX) => {
+                self.specs.push(None);
+                self.compiled.push(None);
+                self.specs.len() - 1
+            }
+            None => return Err(SubstrateError::TooManyNetworks),
+        } as u16;
+        let mut net = compile(&spec)?;
+        if spec.tier == Tier::Hardware {
+            let slot = self
+                .hw
+                .place(id, spec.forwarding.module(), spec.forwarding.entries())
+                .map_err(|source| SubstrateError::Placement {
+                    network: spec.name.clone(),
+                    source,
+                })?;
+            net.slot = Some(slot);
+        }
+        self.specs[usize::from(id)] = Some(spec);
+        self.compiled[usize::from(id)] = Some(net);
+        self.publish();
+        Ok(id)
+    }
+
+    /// Removes a network and frees its slot.
+    pub fn remove_network(&mut self, name: &str) -> Result<(), SubstrateError> {
+        let id = self
+            .id(name)
+            .ok_or_else(|| SubstrateError::UnknownNetwork(name.to_string()))?;
+        self.hw.release(id);
+        self.specs[usize::from(id)] = None;
+        self.compiled[usize::from(id)] = None;
+        if self.default_network == Some(id) {
+            self.default_network = None;
+        }
+        self.publish();
+        Ok(())
+    }
+
+    /// Replaces a network's specification (routes, rules, rate, tier...),
+    /// keeping its id. Nothing changes on error.
+    pub fn replace_network(&mut self, spec: NetworkSpec) -> Result<(), SubstrateError> {
+        let id = self
+            .id(&spec.name)
+            .ok_or_else(|| SubstrateError::UnknownNetwork(spec.name.clone()))?;
+        self.check_actions(&spec)?;
+        let mut net = compile(&spec)?;
+        let mut hw = self.hw.clone();
+        hw.release(id);
+        if spec.tier == Tier::Hardware {
+            let slot = hw
+                .place(id, spec.forwarding.module(), spec.forwarding.entries())
+                .map_err(|source| SubstrateError::Placement {
+                    network: spec.name.clone(),
+                    source,
+                })?;
+            net.slot = Some(slot);
+        }
+        self.hw = hw;
+        self.specs[usize::from(id)] = Some(spec);
+        self.compiled[usize::from(id)] = Some(net);
+        self.publish();
+        Ok(())
+    }
+
+    /// Moves a network to `tier`.
+    pub fn set_tier(&mut self, name: &str, tier: Tier) -> Result<(), SubstrateError> {
+        let mut spec = self
+            .spec(name)
+            .cloned()
+            .ok_or_else(|| SubstrateError::UnknownNetwork(name.to_string()))?;
+        spec.tier = tier;
+        self.replace_network(spec)
+    }
+
+    /// Where unmatched packets go; `None` drops them as `no-network`.
+    pub fn set_default_network(&mut self, name: Option<&str>) -> Result<(), SubstrateError> {
+        self.default_network = match name {
+            Some(n) => Some(
+                self.id(n)
+                    .ok_or_else(|| SubstrateError::UnknownNetwork(n.to_string()))?,
+            ),
+            None => None,
+        };
+        self.publish();
+        Ok(())
+    }
+
+    fn publish(&mut self) {
+        self.generation += 1;
+        let mut mapping = Classifier::new();
+        let mut next_id = 0u32;
+        for (id, spec) in self.networks() {
+            for m in &spec.mapping {
+                mapping.insert(
+                    Rule::new(next_id, m.priority, m.fields, u32::from(id))
+                        .with_ports(m.src_port, m.dst_port),
+                );
+                next_id += 1;
+            }
+        }
+        let dp = Dataplane {
+            generation: self.generation,
+            ports: self.ports,
+            mapping,
+            default_network: self.default_network,
+            networks: self.compiled.clone(),
+        };
+        self.published.store(Arc::new(dp));
+    }
+}
+
+/// Compiles a specification into tables and an action table.
+pub fn compile(spec: &NetworkSpec) -> Result<Network, SubstrateError> {
+    let mut actions: Vec<Action> = Vec::new();
+    let mut index: HashMap<Action, u32> = HashMap::new();
+    let mut intern = |a: &Action| -> u32 {
+        *index.entry(*a).or_insert_with(|| {
+            actions.push(*a);
+            (actions.len() - 1) as u32
+        })
+    };
+    let table_err = |source| SubstrateError::Table {
+        network: spec.name.clone(),
+        source,
+    };
+    let forwarding = match &spec.forwarding {
+        ForwardingSpec::Destination(routes) | ForwardingSpec::Source(routes) => {
+            let mut t = LpmTable::for_routes(routes.len());
+            for (p, a) in routes {
+                t.insert(*p, intern(a)).map_err(table_err)?;
+            }
+            if matches!(spec.forwarding, ForwardingSpec::Destination(_)) {
+                Forwarding::Destination(t)
+            } else {
+                Forwarding::Source(t)
+            }
+        }
+        ForwardingSpec::Flow(routes) => {
+            let rules: Vec<FlowRule> = routes
+                .iter()
+                .map(|(s, d, a)| FlowRule {
+                    src: *s,
+                    dst: *d,
+                    value: intern(a),
+                })
+                .collect();
+            Forwarding::Flow(FlowTable::build(&rules).map_err(table_err)?)
+        }
+        ForwardingSpec::Rules { rules, default } => {
+            let mut table = Classifier::new();
+            for (i, r) in rules.iter().enumerate() {
+                table.insert(
+                    Rule::new(i as u32, r.priority, r.fields, intern(&r.action))
+                        .with_ports(r.src_port, r.dst_port),
+                );
+            }
+            Forwarding::Rules {
+                table,
+                default: default.as_ref().map(&mut intern),
+            }
+        }
+    };
+    Ok(Network {
+        name: spec.name.clone(),
+        tier: spec.tier,
+        forwarding,
+        actions,
+        software_channel: spec.software_channel.unwrap_or(SHARED_CHANNEL),
+        quantum: spec.quantum,
+        rate_limit: spec.rate_limit,
+        slot: None,
+    })
+}
