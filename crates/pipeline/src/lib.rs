@@ -18,6 +18,8 @@ pub mod reasons;
 pub mod software;
 pub mod software_router;
 pub mod substrate;
+pub mod testbed;
+pub mod traffic;
 
 pub use action::{Action, IpipOp, Verdict, VlanOp};
 pub use counters::{CounterSnapshot, Counters, NetworkCounters};

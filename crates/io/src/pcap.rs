@@ -1,0 +1,273 @@
+//! Reading and writing capture files.
+//!
+//! Captures are read into Ethernet frames, whatever their link type:
+//! Ethernet frames pass unchanged; raw IP (LINKTYPE_RAW, LINKTYPE_IPV4) and
+//! Linux cooked captures (LINKTYPE_LINUX_SLL) get a synthetic Ethernet header
+//! carrying the right EtherType, so tunnel-interface captures can be replayed
+//! into a port. Other link types are skipped and counted, never guessed at.
+
+use pcap_file::DataLink;
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapReader, PcapWriter};
+use pcap_file::pcapng::{Block, PcapNgReader};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PcapError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a pcap or pcapng file: {msg}")]
+    Format { path: PathBuf, msg: String },
+}
+
+/// One frame read from a capture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub timestamp_ns: u64,
+    pub data: Vec<u8>,
+}
+
+/// What reading a capture found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    pub frames: usize,
+    /// Frames given a synthetic Ethernet header (raw IP, Linux cooked).
+    pub converted: usize,
+    /// Frames of a link type Prism cannot turn into Ethernet, by link type.
+    pub unsupported_link: Vec<(String, usize)>,
+    /// Frames cut short by the capture's snap length (passed on as captured).
+    pub truncated_by_snaplen: usize,
+}
+
+impl ReadStats {
+    fn unsupported(&mut self, link: DataLink) {
+        let name = format!("{link:?}");
+        match self.unsupported_link.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, c)) => *c += 1,
+            None => self.unsupported_link.push((name, 1)),
+        }
+    }
+}
+
+const SYNTH_DST: [u8; 6] = [0x02, 0, 0, 0, 0, 0x02];
+const SYNTH_SRC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x01];
+
+fn with_ethernet(ethertype: u16, src: [u8; 6], payload: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(14 + payload.len());
+    v.extend_from_slice(&SYNTH_DST);
+    v.extend_from_slice(&src);
+    v.extend_from_slice(&ethertype.to_be_bytes());
+    v.extend_from_slice(payload);
+    v
+}
+
+/// Turns one captured record into an Ethernet frame, if its link type allows.
+pub fn to_ethernet(link: DataLink, data: &[u8]) -> Option<(Vec<u8>, bool)> {
+    match link {
+        DataLink::ETHERNET => Some((data.to_vec(), false)),
+        DataLink::RAW | DataLink::IPV4 | DataLink::IPV6 => {
+            let ethertype = match data.first().map(|b| b >> 4) {
+                Some(6) => 0x86dd,
+                _ => 0x0800, // version 4, or malformed: the parser will say which
+            };
+            Some((with_ethernet(ethertype, SYNTH_SRC, data), true))
+        }
+        DataLink::LINUX_SLL => {
+            // 16-byte header: packet type, ARPHRD, address length, 8 address bytes, protocol.
+            if data.len() < 16 {
+                return Some((data.to_vec(), true)); // let the parser count it as truncated
+            }
+            let mut src = SYNTH_SRC;
+            let alen = usize::from(u16::from_be_bytes([data[4], data[5]])).min(8);
+            if alen == 6 {
+                src.copy_from_slice(&data[6..12]);
+            }
+            let proto = u16::from_be_bytes([data[14], data[15]]);
+            Some((with_ethernet(proto, src, &data[16..]), true))
+        }
+        _ => None,
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> PcapError + '_ {
+    move |source| PcapError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Reads every frame of a pcap or pcapng file.
+pub fn read_frames(path: &Path) -> Result<(Vec<Frame>, ReadStats), PcapError> {
+    let mut f = File::open(path).map_err(io_err(path))?;
+    let mut magic = [0u8; 4];
+    let n = f.read(&mut magic).map_err(io_err(path))?;
+    f.seek(SeekFrom::Start(0)).map_err(io_err(path))?;
+    let fmt = |e: pcap_file::PcapError| PcapError::Format {
+        path: path.to_path_buf(),
+        msg: e.to_string(),
+    };
+    let mut frames = Vec::new();
+    let mut stats = ReadStats::default();
+    if n == 4 && magic == [0x0a, 0x0d, 0x0d, 0x0a] {
+        let mut r = PcapNgReader::new(BufReader::new(f)).map_err(fmt)?;
+        let mut links: Vec<(DataLink, u64)> = Vec::new();
+        while let Some(block) = r.next_block() {
+            match block.map_err(fmt)? {
+                Block::InterfaceDescription(i) => links.push((i.linktype, 1_000_000)),
+                Block::EnhancedPacket(p) => {
+                    let link = links
+                        .get(p.interface_id as usize)
+                        .map_or(DataLink::ETHERNET, |l| l.0);
+                    push(
+                        &mut frames,
+                        &mut stats,
+                        link,
+                        p.timestamp,
+                        &p.data,
+                        p.original_len as usize,
+                    );
+                }
+                Block::SimplePacket(p) => {
+                    let link = links.first().map_or(DataLink::ETHERNET, |l| l.0);
+                    push(
+                        &mut frames,
+                        &mut stats,
+                        link,
+                        Duration::ZERO,
+                        &p.data,
+                        p.original_len as usize,
+                    );
+                }
+                _ => {}
+            }
+        }
+    } else {
+        let mut r = PcapReader::new(BufReader::new(f)).map_err(fmt)?;
+        let link = r.header().datalink;
+        while let Some(p) = r.next_packet() {
+            let p = p.map_err(fmt)?;
+            push(
+                &mut frames,
+                &mut stats,
+                link,
+                p.timestamp,
+                &p.data,
+                p.orig_len as usize,
+            );
+        }
+    }
+    Ok((frames, stats))
+}
+
+fn push(
+    frames: &mut Vec<Frame>,
+    stats: &mut ReadStats,
+    link: DataLink,
+    ts: Duration,
+    data: &[u8],
+    orig_len: usize,
+) {
+    stats.frames += 1;
+    if orig_len > data.len() {
+        stats.truncated_by_snaplen += 1;
+    }
+    match to_ethernet(link, data) {
+        Some((data, converted)) => {
+            stats.converted += usize::from(converted);
+            frames.push(Frame {
+                timestamp_ns: ts.as_nanos() as u64,
+                data,
+            });
+        }
+        None => stats.unsupported(link),
+    }
+}
+
+/// Writes Ethernet frames to a pcap file (nanosecond timestamps).
+#[derive(Debug)]
+pub struct FrameWriter {
+    path: PathBuf,
+    w: PcapWriter<BufWriter<File>>,
+    pub written: usize,
+}
+
+impl FrameWriter {
+    pub fn create(path: &Path) -> Result<Self, PcapError> {
+        let f = File::create(path).map_err(io_err(path))?;
+        let header = PcapHeader {
+            datalink: DataLink::ETHERNET,
+            ts_resolution: pcap_file::TsResolution::NanoSecond,
+            ..Default::default()
+        };
+        let w =
+            PcapWriter::with_header(BufWriter::new(f), header).map_err(|e| PcapError::Format {
+                path: path.to_path_buf(),
+                msg: e.to_string(),
+            })?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            w,
+            written: 0,
+        })
+    }
+
+    pub fn write(&mut self, timestamp_ns: u64, data: &[u8]) -> Result<(), PcapError> {
+        let p = PcapPacket::new(Duration::from_nanos(timestamp_ns), data.len() as u32, data);
+        self.w.write_packet(&p).map_err(|e| PcapError::Format {
+            path: self.path.clone(),
+            msg: e.to_string(),
+        })?;
+        self.written += 1;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_then_read() {
+        let dir = std::env::temp_dir().join(format!("prism-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.pcap");
+        let mut w = FrameWriter::create(&path).unwrap();
+        w.write(1_500_000_123, &[1, 2, 3, 4]).unwrap();
+        w.write(2_000_000_000, &[5; 60]).unwrap();
+        drop(w);
+        let (frames, stats) = read_frames(&path).unwrap();
+        assert_eq!(stats.frames, 2);
+        assert_eq!(
+            frames[0],
+            Frame {
+                timestamp_ns: 1_500_000_123,
+                data: vec![1, 2, 3, 4]
+            }
+        );
+        assert_eq!(frames[1].data.len(), 60);
+        std::fs::write(dir.join("bad.pcap"), b"not a capture at all").unwrap();
+        let e = read_frames(&dir.join("bad.pcap")).unwrap_err();
+        assert!(e.to_string().contains("bad.pcap"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn link_types() {
+        let ip = [0x45u8, 0, 0, 20];
+        let (f, conv) = to_ethernet(DataLink::RAW, &ip).unwrap();
+        assert!(conv);
+        assert_eq!(&f[12..14], &[0x08, 0x00]);
+        assert_eq!(&f[14..], &ip);
+        let mut sll = vec![0, 0, 0, 1, 0, 6, 2, 0, 0, 0, 0, 7, 0, 0, 0x08, 0x06];
+        sll.extend_from_slice(&[9; 28]);
+        let (f, _) = to_ethernet(DataLink::LINUX_SLL, &sll).unwrap();
+        assert_eq!(&f[6..12], &[2, 0, 0, 0, 0, 7]);
+        assert_eq!(&f[12..14], &[0x08, 0x06]);
+        assert!(to_ethernet(DataLink::IEEE802_11, &ip).is_none());
+    }
+}

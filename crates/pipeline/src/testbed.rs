@@ -1,0 +1,107 @@
+//! Ready-made substrates and traffic for benchmarks and tests: N hardware
+//! networks, each selected by its VLAN and routing by destination over its
+//! own table, and frames spread over them.
+
+use crate::action::{Action, VlanOp};
+use crate::dataplane::Tier;
+use crate::device;
+use crate::substrate::{ForwardingSpec, MappingRule, NetworkSpec, Substrate};
+use crate::traffic::{FrameSpec, build};
+use prism_tables::{Ipv4Prefix, PortRange, Ternary};
+use prism_wire::{EthernetAddress, Ipv4Address};
+
+/// `networks` hardware networks on the 1024-slot `nac-tcam` profile; network
+/// i takes VLAN i+1 and routes 10.i.0.0/16 split into `routes` prefixes,
+/// with TTL decrement, MAC rewrite and VLAN pop, out of port 1.
+pub fn vlan_networks(networks: u16, routes: u32) -> Substrate {
+    let mut s = Substrate::new(
+        device::profile("nac-tcam")
+            .expect("built-in profile")
+            .clone(),
+        2,
+    );
+    for i in 0..networks {
+        let action = Action {
+            out_port: Some(1),
+            decrement_ttl: true,
+            set_src_mac: Some(EthernetAddress([2, 0, 0, 0, 0xfe, 1])),
+            set_dst_mac: Some(EthernetAddress([2, 0, 0, 0, 0xfe, 2])),
+            vlan: VlanOp::Pop,
+            ..Default::default()
+        };
+        let base = (10u32 << 24) | (u32::from(i & 0xff) << 16);
+        let len = 16 + routes.max(1).next_power_of_two().trailing_zeros() as u8;
+        let table = (0..routes.max(1))
+            .map(|r| {
+                (
+                    Ipv4Prefix::new(base | (r << (32 - u32::from(len))), len.min(32)),
+                    action,
+                )
+            })
+            .collect();
+        let spec = NetworkSpec {
+            name: format!("net{i}"),
+            tier: Tier::Hardware,
+            mapping: vec![MappingRule {
+                priority: 1,
+                fields: Ternary::ANY.vlan(Some(i + 1)),
+                src_port: PortRange::ANY,
+                dst_port: PortRange::ANY,
+            }],
+            forwarding: ForwardingSpec::Destination(table),
+            rate_limit: None,
+            software_channel: None,
+            quantum: 1514,
+        };
+        s.add_network(spec).expect("the nac-tcam profile has room");
+    }
+    s
+}
+
+/// `count` frames of `frame_len` bytes spread round-robin over the networks
+/// of [`vlan_networks`], destinations spread over each network's routes.
+pub fn vlan_traffic(networks: u16, count: usize, frame_len: usize) -> Vec<Vec<u8>> {
+    (0..count)
+        .map(|k| {
+            let i = (k % usize::from(networks)) as u16;
+            let host = (k as u32).wrapping_mul(2_654_435_761) & 0xffff;
+            let dst = (10u32 << 24) | (u32::from(i & 0xff) << 16) | host;
+            let spec = FrameSpec {
+                vlan: Some(i + 1),
+                dst: Ipv4Address::from_u32(dst),
+                src: Ipv4Address([10, 200, 0, 1]),
+                frame_len,
+                ..Default::default()
+            };
+            build(&spec, b"bench")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Pipeline, PipelineConfig};
+
+    #[test]
+    fn every_frame_is_forwarded() {
+        let s = vlan_networks(16, 64);
+        let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
+        let frames = vlan_traffic(16, 256, 64);
+        let mut batch: Vec<_> = frames
+            .iter()
+            .map(|f| p.pool.packet(f, 0, 0).unwrap())
+            .collect();
+        p.process(&mut batch, 0);
+        let mut out = Vec::new();
+        p.transmit(1, usize::MAX, &mut out);
+        assert_eq!(out.len(), 256);
+        assert!(
+            p.counters()
+                .networks
+                .iter()
+                .all(|c| c.tx_packets == 16 && c.dropped() == 0)
+        );
+        assert_eq!(out[0].len(), 60, "VLAN popped from a 64-byte frame");
+    }
+}

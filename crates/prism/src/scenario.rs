@@ -1,0 +1,713 @@
+//! Scenario files: TOML declaring ports, the device, and the networks.
+//!
+//! See docs/scenario.md for the format. Every error names the file, the
+//! line and column, and the field: syntax and type errors come from the TOML
+//! parser with their span; semantic ones (duplicate names, unknown ports,
+//! capacities) carry the span of the network or field they concern.
+
+use prism_pipeline::{
+    Action, ForwardingSpec, IpipOp, MappingRule, NetworkSpec, RuleSpec, Substrate, Tier, VlanOp,
+    device,
+};
+use prism_tables::{Ipv4Prefix, PortRange, Ternary};
+use prism_wire::{EthernetAddress, Ipv4Address};
+use serde::Deserialize;
+use std::fmt;
+use std::ops::Range;
+use toml::Spanned;
+
+/// A scenario error, located in its file.
+#[derive(Debug)]
+pub struct ScenarioError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub msg: String,
+    pub source_line: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.msg
+        )?;
+        if !self.source_line.is_empty() {
+            write!(f, "\n    | {}", self.source_line)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn locate(file: &str, text: &str, span: Option<Range<usize>>, msg: String) -> ScenarioError {
+    let at = span.map_or(0, |s| s.start.min(text.len()));
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = at - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    let source_line = text
+        .lines()
+        .nth(line - 1)
+        .unwrap_or("")
+        .trim_end()
+        .to_string();
+    ScenarioError {
+        file: file.to_string(),
+        line,
+        column,
+        msg,
+        source_line,
+    }
+}
+
+/// A port reference: a name from `ports` or an index.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum PortRef {
+    Index(u16),
+    Name(String),
+}
+
+/// An inclusive port range: `80` or `"1024-65535"`.
+#[derive(Debug, Clone, Copy)]
+pub struct PortsField(pub PortRange);
+
+impl<'de> Deserialize<'de> for PortsField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u16),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) => Ok(Self(PortRange::exact(n))),
+            Raw::S(s) => {
+                let err = || {
+                    serde::de::Error::custom(format!(
+                        "`{s}` is not a port or a range `lo-hi` of ports 0-65535"
+                    ))
+                };
+                let (lo, hi) = s.split_once('-').ok_or_else(err)?;
+                let (lo, hi): (u16, u16) = (
+                    lo.trim().parse().map_err(|_| err())?,
+                    hi.trim().parse().map_err(|_| err())?,
+                );
+                if lo > hi {
+                    return Err(err());
+                }
+                Ok(Self(PortRange { lo, hi }))
+            }
+        }
+    }
+}
+
+macro_rules! from_str_field {
+    ($name:ident, $inner:ty, $what:literal) => {
+        #[derive(Debug, Clone, Copy)]
+        pub struct $name(pub $inner);
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                s.parse::<$inner>().map(Self).map_err(|e| {
+                    serde::de::Error::custom(format!(concat!("bad ", $what, " `{}`: {}"), s, e))
+                })
+            }
+        }
+    };
+}
+
+from_str_field!(PrefixField, Ipv4Prefix, "prefix");
+from_str_field!(MacField, EthernetAddress, "MAC address");
+from_str_field!(AddrField, std::net::Ipv4Addr, "IPv4 address");
+
+/// A bit rate: a number of bit/s, or text such as `"100Mbit"` or `"1.5Gbit"`.
+#[derive(Debug, Clone, Copy)]
+pub struct RateField(pub u64);
+
+impl<'de> Deserialize<'de> for RateField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u64),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) => Ok(Self(n)),
+            Raw::S(s) => parse_rate(&s).map(Self).ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "bad rate `{s}`: use bit/s or a number with kbit, Mbit or Gbit"
+                ))
+            }),
+        }
+    }
+}
+
+pub fn parse_rate(s: &str) -> Option<u64> {
+    let t = s.trim().to_ascii_lowercase();
+    let (num, mul) = [("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3), ("bit", 1.0)]
+        .iter()
+        .find_map(|(suf, m)| t.strip_suffix(suf).map(|n| (n.trim().to_string(), *m)))
+        .unwrap_or((t.clone(), 1.0));
+    let v: f64 = num.parse().ok()?;
+    (v.is_finite() && v > 0.0).then_some((v * mul) as u64)
+}
+
+/// VLAN match: an ID, or `"none"` for untagged frames.
+#[derive(Debug, Clone, Copy)]
+pub struct VlanField(pub Option<u16>);
+
+impl<'de> Deserialize<'de> for VlanField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u16),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) if n < 4096 => Ok(Self(Some(n))),
+            Raw::S(s) if s == "none" => Ok(Self(None)),
+            _ => Err(serde::de::Error::custom(
+                "a VLAN is an ID from 0 to 4095, or \"none\" for untagged",
+            )),
+        }
+    }
+}
+
+/// Fields a mapping rule or a rule-table rule can match.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchToml {
+    pub priority: Option<u32>,
+    pub in_port: Option<Spanned<PortRef>>,
+    pub vlan: Option<VlanField>,
+    pub src_mac: Option<MacField>,
+    pub dst_mac: Option<MacField>,
+    pub ethertype: Option<u16>,
+    pub src: Option<PrefixField>,
+    pub dst: Option<PrefixField>,
+    pub inner_src: Option<PrefixField>,
+    pub inner_dst: Option<PrefixField>,
+    pub proto: Option<u8>,
+    pub src_port: Option<PortsField>,
+    pub dst_port: Option<PortsField>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Endpoints {
+    pub src: AddrField,
+    pub dst: AddrField,
+}
+
+/// An action result.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionToml {
+    pub port: Option<Spanned<PortRef>>,
+    #[serde(default)]
+    pub decrement_ttl: bool,
+    pub set_src_mac: Option<MacField>,
+    pub set_dst_mac: Option<MacField>,
+    pub software: Option<u8>,
+    #[serde(default)]
+    pub drop: bool,
+    pub ipip_encap: Option<Endpoints>,
+    #[serde(default)]
+    pub ipip_decap: bool,
+    pub ipip_rewrite: Option<Endpoints>,
+    pub vlan_push: Option<u16>,
+    #[serde(default)]
+    pub vlan_pop: bool,
+    pub vlan_set: Option<u16>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteToml {
+    /// Destination or source prefix (destination/source modes).
+    pub prefix: Option<PrefixField>,
+    /// Source and destination prefixes (flow mode).
+    pub src: Option<PrefixField>,
+    pub dst: Option<PrefixField>,
+    pub action: Spanned<ActionToml>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleToml {
+    pub priority: u32,
+    #[serde(rename = "match", default)]
+    pub matches: MatchToml,
+    pub action: Spanned<ActionToml>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ForwardingMode {
+    Destination,
+    Source,
+    Flow,
+    Rules,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TierToml {
+    Hardware,
+    Software,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimitToml {
+    pub rate: RateField,
+    pub burst: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkToml {
+    pub name: Spanned<String>,
+    pub tier: TierToml,
+    pub forwarding: ForwardingMode,
+    #[serde(default)]
+    pub map: Vec<Spanned<MatchToml>>,
+    #[serde(default)]
+    pub route: Vec<Spanned<RouteToml>>,
+    #[serde(default)]
+    pub rule: Vec<Spanned<RuleToml>>,
+    pub default_action: Option<Spanned<ActionToml>>,
+    pub rate_limit: Option<RateLimitToml>,
+    pub software_channel: Option<u8>,
+    pub quantum: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortToml {
+    pub name: Spanned<String>,
+    /// Line rate; unset means the port sends whatever is queued at once.
+    pub rate: Option<RateField>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioToml {
+    #[serde(default = "default_device")]
+    pub device: Spanned<String>,
+    pub default_network: Option<Spanned<String>>,
+    #[serde(default)]
+    pub port: Vec<PortToml>,
+    #[serde(default)]
+    pub network: Vec<NetworkToml>,
+}
+
+fn default_device() -> Spanned<String> {
+    Spanned::new(0..0, "alveo-u280".to_string())
+}
+
+/// A loaded scenario: the substrate with its networks, and the ports.
+#[derive(Debug)]
+pub struct Scenario {
+    pub substrate: Substrate,
+    pub port_names: Vec<String>,
+    pub port_rates: Vec<Option<u64>>,
+}
+
+impl Scenario {
+    pub fn port_index(&self, r: &str) -> Option<u16> {
+        self.port_names
+            .iter()
+            .position(|n| n == r)
+            .map(|i| i as u16)
+            .or_else(|| {
+                r.parse()
+                    .ok()
+                    .filter(|i| usize::from(*i) < self.port_names.len())
+            })
+    }
+}
+
+struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+    ports: &'a [String],
+}
+
+impl Ctx<'_> {
+    fn err(&self, span: Range<usize>, msg: String) -> ScenarioError {
+        locate(self.file, self.text, Some(span), msg)
+    }
+
+    fn port(&self, r: &Spanned<PortRef>, net: &str, field: &str) -> Result<u16, ScenarioError> {
+        let i = match r.get_ref() {
+            PortRef::Index(i) if usize::from(*i) < self.ports.len() => Some(*i),
+            PortRef::Index(_) => None,
+            PortRef::Name(n) => self.ports.iter().position(|p| p == n).map(|i| i as u16),
+        };
+        i.ok_or_else(|| {
+            let what = match r.get_ref() {
+                PortRef::Index(i) => i.to_string(),
+                PortRef::Name(n) => format!("`{n}`"),
+            };
+            self.err(
+                r.span(),
+                format!(
+                    "network `{net}`: field `{field}`: no port {what} (ports: {})",
+                    self.ports.join(", ")
+                ),
+            )
+        })
+    }
+
+    fn action(
+        &self,
+        a: &Spanned<ActionToml>,
+        net: &str,
+        field: &str,
+    ) -> Result<Action, ScenarioError> {
+        let t = a.get_ref();
+        let ipip_ops = usize::from(t.ipip_encap.is_some())
+            + usize::from(t.ipip_decap)
+            + usize::from(t.ipip_rewrite.is_some());
+        let vlan_ops = usize::from(t.vlan_push.is_some())
+            + usize::from(t.vlan_pop)
+            + usize::from(t.vlan_set.is_some());
+        if ipip_ops > 1 || vlan_ops > 1 {
+            return Err(self.err(a.span(), format!("network `{net}`: field `{field}`: at most one IPIP and one VLAN operation per action")));
+        }
+        if !t.drop && t.port.is_none() && t.software.is_none() {
+            return Err(self.err(a.span(), format!("network `{net}`: field `{field}`: an action needs `port`, `software` or `drop = true`")));
+        }
+        let ep = |e: &Endpoints| (Ipv4Address::from(e.src.0), Ipv4Address::from(e.dst.0));
+        let ipip = if let Some(e) = &t.ipip_encap {
+            let (src, dst) = ep(e);
+            IpipOp::Encap { src, dst }
+        } else if let Some(e) = &t.ipip_rewrite {
+            let (src, dst) = ep(e);
+            IpipOp::Rewrite { src, dst }
+        } else if t.ipip_decap {
+            IpipOp::Decap
+        } else {
+            IpipOp::None
+        };
+        let vid_ok = |v: u16| {
+            if v < 4096 {
+                Ok(v)
+            } else {
+                Err(self.err(
+                    a.span(),
+                    format!("network `{net}`: field `{field}`: VLAN ID {v} is over 4095"),
+                ))
+            }
+        };
+        let vlan = match (t.vlan_push, t.vlan_pop, t.vlan_set) {
+            (Some(v), _, _) => VlanOp::Push { vid: vid_ok(v)? },
+            (_, true, _) => VlanOp::Pop,
+            (_, _, Some(v)) => VlanOp::Replace { vid: vid_ok(v)? },
+            _ => VlanOp::None,
+        };
+        Ok(Action {
+            out_port: t
+                .port
+                .as_ref()
+                .map(|p| self.port(p, net, &format!("{field}.port")))
+                .transpose()?,
+            set_src_mac: t.set_src_mac.map(|m| m.0),
+            set_dst_mac: t.set_dst_mac.map(|m| m.0),
+            decrement_ttl: t.decrement_ttl,
+            to_software: t.software,
+            drop: t.drop,
+            ipip,
+            vlan,
+        })
+    }
+
+    fn fields(
+        &self,
+        m: &MatchToml,
+        net: &str,
+        field: &str,
+    ) -> Result<(Ternary, PortRange, PortRange), ScenarioError> {
+        let mut t = Ternary::ANY;
+        if let Some(p) = &m.in_port {
+            t = t.in_port(self.port(p, net, &format!("{field}.in_port"))?);
+        }
+        if let Some(v) = m.vlan {
+            t = t.vlan(v.0);
+        }
+        if let Some(mac) = m.src_mac {
+            t = t.src_mac(mac.0.to_u64(), u64::MAX);
+        }
+        if let Some(mac) = m.dst_mac {
+            t = t.dst_mac(mac.0.to_u64(), u64::MAX);
+        }
+        if let Some(e) = m.ethertype {
+            t = t.ethertype(e);
+        }
+        if let Some(p) = m.src {
+            t = t.src_ip(p.0);
+        }
+        if let Some(p) = m.dst {
+            t = t.dst_ip(p.0);
+        }
+        if let Some(p) = m.inner_src {
+            t = t.inner_src_ip(p.0);
+        }
+        if let Some(p) = m.inner_dst {
+            t = t.inner_dst_ip(p.0);
+        }
+        if let Some(p) = m.proto {
+            t = t.proto(p, 0xff);
+        }
+        Ok((
+            t,
+            m.src_port.map_or(PortRange::ANY, |p| p.0),
+            m.dst_port.map_or(PortRange::ANY, |p| p.0),
+        ))
+    }
+
+    fn network(&self, n: &NetworkToml) -> Result<NetworkSpec, ScenarioError> {
+        let name = n.name.get_ref().clone();
+        let mut mapping = Vec::new();
+        for (i, m) in n.map.iter().enumerate() {
+            let (fields, src_port, dst_port) =
+                self.fields(m.get_ref(), &name, &format!("map[{i}]"))?;
+            mapping.push(MappingRule {
+                priority: m.get_ref().priority.unwrap_or(1),
+                fields,
+                src_port,
+                dst_port,
+            });
+        }
+        let mode = n.forwarding;
+        if mode != ForwardingMode::Rules && (!n.rule.is_empty() || n.default_action.is_some()) {
+            return Err(self.err(n.name.span(), format!("network `{name}`: fields `rule` and `default_action` need `forwarding = \"rules\"`")));
+        }
+        if mode == ForwardingMode::Rules && !n.route.is_empty() {
+            return Err(self.err(
+                n.route[0].span(),
+                format!(
+                    "network `{name}`: field `route`: a rules network takes `rule`, not `route`"
+                ),
+            ));
+        }
+        let mut routes = Vec::new();
+        let mut flows = Vec::new();
+        for (i, r) in n.route.iter().enumerate() {
+            let f = format!("route[{i}]");
+            let rt = r.get_ref();
+            let action = self.action(&rt.action, &name, &format!("{f}.action"))?;
+            match (mode, rt.prefix, rt.src, rt.dst) {
+                (ForwardingMode::Destination | ForwardingMode::Source, Some(p), None, None) => routes.push((p.0, action)),
+                (ForwardingMode::Flow, None, Some(s), Some(d)) => flows.push((s.0, d.0, action)),
+                (ForwardingMode::Flow, ..) => return Err(self.err(r.span(), format!("network `{name}`: field `{f}`: a flow route has `src` and `dst` prefixes, and no `prefix`"))),
+                _ => return Err(self.err(r.span(), format!("network `{name}`: field `{f}`: a {mode:?} route has one `prefix`, and no `src`/`dst`"))),
+            }
+        }
+        let forwarding = match mode {
+            ForwardingMode::Destination => ForwardingSpec::Destination(routes),
+            ForwardingMode::Source => ForwardingSpec::Source(routes),
+            ForwardingMode::Flow => ForwardingSpec::Flow(flows),
+            ForwardingMode::Rules => {
+                let mut rules = Vec::new();
+                for (i, r) in n.rule.iter().enumerate() {
+                    let f = format!("rule[{i}]");
+                    let rt = r.get_ref();
+                    let (fields, src_port, dst_port) =
+                        self.fields(&rt.matches, &name, &format!("{f}.match"))?;
+                    let action = self.action(&rt.action, &name, &format!("{f}.action"))?;
+                    rules.push(RuleSpec {
+                        priority: rt.priority,
+                        fields,
+                        src_port,
+                        dst_port,
+                        action,
+                    });
+                }
+                let default = n
+                    .default_action
+                    .as_ref()
+                    .map(|a| self.action(a, &name, "default_action"))
+                    .transpose()?;
+                ForwardingSpec::Rules { rules, default }
+            }
+        };
+        Ok(NetworkSpec {
+            name,
+            tier: match n.tier {
+                TierToml::Hardware => Tier::Hardware,
+                TierToml::Software => Tier::Software,
+            },
+            mapping,
+            forwarding,
+            rate_limit: n.rate_limit.as_ref().map(|r| {
+                (
+                    r.rate.0,
+                    r.burst.unwrap_or_else(|| (r.rate.0 / 8 / 100).max(3028)),
+                )
+            }),
+            software_channel: n.software_channel,
+            quantum: n.quantum.unwrap_or(1514),
+        })
+    }
+}
+
+/// Parses and loads a scenario; `file` names it in errors.
+pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+    let raw: ScenarioToml =
+        toml::from_str(text).map_err(|e| locate(file, text, e.span(), e.message().to_string()))?;
+    let profile = device::profile(raw.device.get_ref()).ok_or_else(|| {
+        let names: Vec<_> = device::PROFILES.iter().map(|p| p.name).collect();
+        locate(
+            file,
+            text,
+            Some(raw.device.span()),
+            format!(
+                "field `device`: unknown device `{}` (known: {})",
+                raw.device.get_ref(),
+                names.join(", ")
+            ),
+        )
+    })?;
+    if raw.port.is_empty() {
+        return Err(locate(
+            file,
+            text,
+            None,
+            "field `port`: a scenario needs at least one [[port]]".into(),
+        ));
+    }
+    let mut port_names: Vec<String> = Vec::new();
+    for p in &raw.port {
+        if port_names.contains(p.name.get_ref()) {
+            return Err(locate(
+                file,
+                text,
+                Some(p.name.span()),
+                format!(
+                    "field `port.name`: duplicate port name `{}`",
+                    p.name.get_ref()
+                ),
+            ));
+        }
+        port_names.push(p.name.get_ref().clone());
+    }
+    let ctx = Ctx {
+        file,
+        text,
+        ports: &port_names,
+    };
+    let mut substrate = Substrate::new(profile.clone(), port_names.len() as u16);
+    for n in &raw.network {
+        let spec = ctx.network(n)?;
+        substrate
+            .add_network(spec)
+            .map_err(|e| ctx.err(n.name.span(), e.to_string()))?;
+    }
+    if let Some(d) = &raw.default_network {
+        substrate
+            .set_default_network(Some(d.get_ref()))
+            .map_err(|e| ctx.err(d.span(), format!("field `default_network`: {e}")))?;
+    }
+    Ok(Scenario {
+        substrate,
+        port_rates: raw.port.iter().map(|p| p.rate.map(|r| r.0)).collect(),
+        port_names,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+device = "netfpga-v2p"
+[[port]]
+name = "wan"
+[[port]]
+name = "lan"
+rate = "1Gbit"
+
+[[network]]
+name = "red"
+tier = "hardware"
+forwarding = "destination"
+map = [{ in_port = "wan", vlan = 10 }]
+route = [{ prefix = "10.0.0.0/8", action = { port = "lan", decrement_ttl = true } }]
+"#;
+
+    fn err(text: &str) -> String {
+        load("s.toml", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn loads() {
+        let s = load("s.toml", GOOD).unwrap();
+        assert_eq!(s.port_names, vec!["wan", "lan"]);
+        assert_eq!(s.port_rates, vec![None, Some(1_000_000_000)]);
+        assert_eq!(s.substrate.hardware().free_slots(), 1);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_field() {
+        let e = err(&GOOD.replace("decrement_ttl = true", "decrement_ttl = true, colour = 1"));
+        assert!(
+            e.starts_with("s.toml:15:") && e.contains("unknown field `colour`"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("10.0.0.0/8", "10.0.0.0/33"));
+        assert!(
+            e.starts_with("s.toml:15:") && e.contains("bad prefix `10.0.0.0/33`"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("10.0.0.0/8", "10.0.0.1/8"));
+        assert!(e.contains("bits set past"), "{e}");
+        let e = err(&GOOD.replace("port = \"lan\"", "port = \"dmz\""));
+        assert!(
+            e.starts_with("s.toml:15:")
+                && e.contains("field `route[0].action.port`: no port `dmz`"),
+            "{e}"
+        );
+        let dup = format!(
+            "{GOOD}\n[[network]]\nname = \"red\"\ntier = \"software\"\nforwarding = \"source\"\n"
+        );
+        let e = err(&dup);
+        assert!(
+            e.starts_with("s.toml:19:") && e.contains("`red` already exists"),
+            "{e}"
+        );
+        let three = format!(
+            "{GOOD}\n[[network]]\nname = \"b\"\ntier = \"hardware\"\nforwarding = \"source\"\n\n[[network]]\nname = \"c\"\ntier = \"hardware\"\nforwarding = \"flow\"\n"
+        );
+        let e = err(&three);
+        assert!(
+            e.starts_with("s.toml:24:") && e.contains("all 2 hardware slots"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("netfpga-v2p", "stratix"));
+        assert!(
+            e.starts_with("s.toml:2:") && e.contains("unknown device `stratix`"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("vlan = 10", "vlan = 5000"));
+        assert!(e.starts_with("s.toml:14:"), "{e}");
+        let e = err("port = 3");
+        assert!(e.starts_with("s.toml:1:"), "{e}");
+        let e = err(&GOOD.replace("\"1Gbit\"", "\"fast\""));
+        assert!(e.starts_with("s.toml:7:") && e.contains("bad rate"), "{e}");
+    }
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("100Mbit"), Some(100_000_000));
+        assert_eq!(parse_rate("1.5 Gbit"), Some(1_500_000_000));
+        assert_eq!(parse_rate("64000"), Some(64_000));
+        assert_eq!(parse_rate("-1Mbit"), None);
+    }
+}
