@@ -142,7 +142,7 @@ impl Pipeline {
             c.rx_packets += 1;
             c.rx_bytes += pkt.len() as u64;
             if net.tier == Tier::Software {
-                self.to_software(pkt, net.software_channel);
+                self.hand_to_software(pkt, net.software_channel);
                 continue;
             }
             let action = match matching::decide(&net.forwarding, &info, &key) {
@@ -155,16 +155,16 @@ impl Pipeline {
             match action::apply(action, &mut pkt, &info) {
                 Verdict::Output(port) => {
                     pkt.port = port;
-                    self.to_output(pkt, now_ns);
+                    self.send_to_output(pkt, now_ns);
                 }
-                Verdict::Software(ch) => self.to_software(pkt, ch),
+                Verdict::Software(ch) => self.hand_to_software(pkt, ch),
                 Verdict::Drop(r) => self.drop_packet(pkt, Some(net_id), DropReason::Action(r)),
             }
         }
     }
 
     #[inline]
-    fn to_software(&mut self, pkt: Packet, channel: u8) {
+    fn hand_to_software(&mut self, pkt: Packet, channel: u8) {
         let net = pkt.network;
         match self.channels.push(channel, pkt) {
             Ok(()) => self.counters.networks[usize::from(net)].to_software += 1,
@@ -177,7 +177,7 @@ impl Pipeline {
     }
 
     #[inline]
-    fn to_output(&mut self, pkt: Packet, now_ns: u64) {
+    fn send_to_output(&mut self, pkt: Packet, now_ns: u64) {
         let net = pkt.network;
         if let Err((pkt, r)) = self.output.enqueue(pkt, net, now_ns) {
             self.drop_packet(pkt, Some(net), DropReason::Output(r));
@@ -208,7 +208,7 @@ impl Pipeline {
         match verdict {
             Ok(port) => {
                 pkt.port = port;
-                self.to_output(pkt, now_ns);
+                self.send_to_output(pkt, now_ns);
             }
             Err(r) => self.drop_packet(pkt, Some(net), r),
         }

@@ -35,9 +35,8 @@ const PORT_CREDIT_CAP: f64 = 65_536.0;
 
 /// Runs `input` (sorted by time) through `pipeline`.
 pub fn run(mut pipeline: Pipeline, input: &[InputFrame], port_rates: &[Option<u64>]) -> RunResult {
-    let ports = port_rates.len();
-    let mut outputs = vec![PortOutput::default(); ports];
-    let mut credit = vec![0f64; ports];
+    let mut outputs = vec![PortOutput::default(); port_rates.len()];
+    let mut credit = vec![0f64; port_rates.len()];
     let mut last_ns = input.first().map_or(0, |f| f.timestamp_ns);
     let mut batch: Vec<Packet> = Vec::with_capacity(BATCH);
     let mut sw: Vec<Packet> = Vec::with_capacity(BATCH);
@@ -100,12 +99,9 @@ pub fn run(mut pipeline: Pipeline, input: &[InputFrame], port_rates: &[Option<u6
     }
     step(&mut pipeline, &mut batch, now, &mut last_ns, false);
     // Let rate-limited ports finish sending what is queued, in DRR order.
-    for port in 0..ports {
-        while let Some(rate) = port_rates[port] {
-            let queued = pipeline.queued(port as u16);
-            if queued == 0 {
-                break;
-            }
+    for (port, rate) in port_rates.iter().enumerate() {
+        let Some(rate) = *rate else { continue };
+        while pipeline.queued(port as u16) > 0 {
             now += (1514.0 * 8e9 / rate as f64).ceil() as u64;
             step(&mut pipeline, &mut batch, now, &mut last_ns, false);
         }

@@ -26,18 +26,35 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
 /// A key with a tuple's mask applied; hashes its words with an Fx-style mix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 struct Masked([u64; WORDS]);
+
+// Word-wise comparison: the derived one calls memcmp for 40 bytes.
+impl PartialEq for Masked {
+    #[inline]
+    fn eq(&self, o: &Self) -> bool {
+        (self.0[0] ^ o.0[0]) | (self.0[1] ^ o.0[1]) | (self.0[2] ^ o.0[2]) | (self.0[3] ^ o.0[3]) | (self.0[4] ^ o.0[4]) == 0
+    }
+}
+
+impl Eq for Masked {}
 
 impl Hash for Masked {
     #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
-        let mut h = 0u64;
-        for w in self.0 {
-            h = (h.rotate_left(26) ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-        state.write_u64(h ^ (h >> 29));
+        state.write_u64(mix(&self.0));
     }
+}
+
+/// Fx-style mix of the five words. Words a tuple masks out are zero, and
+/// mixing a zero word is one multiply, so this stays cheap for narrow masks.
+#[inline]
+fn mix(w: &[u64; WORDS]) -> u64 {
+    let k = 0x9e37_79b9_7f4a_7c15u64;
+    let a = (w[0] ^ w[1].rotate_left(32)).wrapping_mul(k);
+    let b = (w[2] ^ w[3].rotate_left(17) ^ w[4].rotate_left(41)).wrapping_mul(k);
+    let h = a.rotate_left(26) ^ b;
+    h ^ (h >> 29)
 }
 
 /// Passes the precomputed hash through.
@@ -204,10 +221,7 @@ impl Classifier {
             {
                 break;
             }
-            let mut m = [0u64; WORDS];
-            for i in 0..WORDS {
-                m[i] = key.0[i] & t.mask[i];
-            }
+            let m: [u64; WORDS] = std::array::from_fn(|i| key.0[i] & t.mask[i]);
             let Some(bucket) = t.buckets.get(&Masked(m)) else {
                 continue;
             };

@@ -31,6 +31,7 @@ pub const fn mask(len: u8) -> u32 {
     }
 }
 
+#[allow(clippy::len_without_is_empty)] // `len` is the prefix length, not a size
 impl Ipv4Prefix {
     /// A prefix; bits past `len` are cleared. `len` is capped at 32.
     pub const fn new(addr: u32, len: u8) -> Self {

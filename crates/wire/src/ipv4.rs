@@ -276,7 +276,7 @@ impl Ipv4Repr {
 
     /// Sets the options; their length must be a multiple of 4 up to 40.
     pub fn set_options(&mut self, options: &[u8]) -> Result<()> {
-        if options.len() > MAX_OPTIONS_LEN || options.len() % 4 != 0 {
+        if options.len() > MAX_OPTIONS_LEN || !options.len().is_multiple_of(4) {
             return Err(Error::BadHeaderLength);
         }
         self.options[..options.len()].copy_from_slice(options);

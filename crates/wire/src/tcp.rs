@@ -141,7 +141,7 @@ impl TcpRepr {
     }
 
     pub fn set_options(&mut self, options: &[u8]) -> Result<()> {
-        if options.len() > 40 || options.len() % 4 != 0 {
+        if options.len() > 40 || !options.len().is_multiple_of(4) {
             return Err(Error::BadHeaderLength);
         }
         self.options[..options.len()].copy_from_slice(options);
