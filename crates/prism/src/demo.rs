@@ -250,8 +250,8 @@ mod tests {
         assert_eq!(
             unmapped,
             vec![
-                ("ipv4-bad-checksum".to_string(), 100),
-                ("no-network".to_string(), 100)
+                ("parse/ipv4-bad-checksum".to_string(), 100),
+                ("mapping/no-network".to_string(), 100)
             ]
         );
     }
