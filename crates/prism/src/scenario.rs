@@ -648,7 +648,14 @@ route = [{ prefix = "10.0.0.0/8", action = { port = "lan", decrement_ttl = true 
 
     /// `s.toml:N:` for the (last) line of `text` containing `needle`.
     fn at(text: &str, needle: &str) -> String {
-        let n = text.lines().enumerate().filter(|(_, l)| l.contains(needle)).last().expect("needle present").0 + 1;
+        let n = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains(needle))
+            .last()
+            .expect("needle present")
+            .0
+            + 1;
         format!("s.toml:{n}:")
     }
 
@@ -664,26 +671,47 @@ route = [{ prefix = "10.0.0.0/8", action = { port = "lan", decrement_ttl = true 
     fn errors_name_file_line_and_field() {
         let t = GOOD.replace("decrement_ttl = true", "decrement_ttl = true, colour = 1");
         let e = err(&t);
-        assert!(e.starts_with(&at(&t, "colour")) && e.contains("unknown field `colour`"), "{e}");
+        assert!(
+            e.starts_with(&at(&t, "colour")) && e.contains("unknown field `colour`"),
+            "{e}"
+        );
         let t = GOOD.replace("10.0.0.0/8", "10.0.0.0/33");
         let e = err(&t);
-        assert!(e.starts_with(&at(&t, "/33")) && e.contains("bad prefix `10.0.0.0/33`"), "{e}");
+        assert!(
+            e.starts_with(&at(&t, "/33")) && e.contains("bad prefix `10.0.0.0/33`"),
+            "{e}"
+        );
         let e = err(&GOOD.replace("10.0.0.0/8", "10.0.0.1/8"));
         assert!(e.contains("bits set past"), "{e}");
         let t = GOOD.replace("port = \"lan\"", "port = \"dmz\"");
         let e = err(&t);
-        assert!(e.starts_with(&at(&t, "dmz")) && e.contains("field `route[0].action.port`: no port `dmz`"), "{e}");
-        let dup = format!("{GOOD}\n[[network]]\nname = \"red\"\ntier = \"software\"\nforwarding = \"source\"\n");
+        assert!(
+            e.starts_with(&at(&t, "dmz"))
+                && e.contains("field `route[0].action.port`: no port `dmz`"),
+            "{e}"
+        );
+        let dup = format!(
+            "{GOOD}\n[[network]]\nname = \"red\"\ntier = \"software\"\nforwarding = \"source\"\n"
+        );
         let e = err(&dup);
-        assert!(e.starts_with(&at(&dup, "name = \"red\"")) && e.contains("`red` already exists"), "{e}");
+        assert!(
+            e.starts_with(&at(&dup, "name = \"red\"")) && e.contains("`red` already exists"),
+            "{e}"
+        );
         let three = format!(
             "{GOOD}\n[[network]]\nname = \"b\"\ntier = \"hardware\"\nforwarding = \"source\"\n\n[[network]]\nname = \"c\"\ntier = \"hardware\"\nforwarding = \"flow\"\n"
         );
         let e = err(&three);
-        assert!(e.starts_with(&at(&three, "name = \"c\"")) && e.contains("all 2 hardware slots"), "{e}");
+        assert!(
+            e.starts_with(&at(&three, "name = \"c\"")) && e.contains("all 2 hardware slots"),
+            "{e}"
+        );
         let t = GOOD.replace("netfpga-v2p", "stratix");
         let e = err(&t);
-        assert!(e.starts_with(&at(&t, "stratix")) && e.contains("unknown device `stratix`"), "{e}");
+        assert!(
+            e.starts_with(&at(&t, "stratix")) && e.contains("unknown device `stratix`"),
+            "{e}"
+        );
         let t = GOOD.replace("vlan = 10", "vlan = 5000");
         let e = err(&t);
         assert!(e.starts_with(&at(&t, "5000")), "{e}");
@@ -691,7 +719,10 @@ route = [{ prefix = "10.0.0.0/8", action = { port = "lan", decrement_ttl = true 
         assert!(e.starts_with("s.toml:1:"), "{e}");
         let t = GOOD.replace("\"1Gbit\"", "\"fast\"");
         let e = err(&t);
-        assert!(e.starts_with(&at(&t, "fast")) && e.contains("bad rate"), "{e}");
+        assert!(
+            e.starts_with(&at(&t, "fast")) && e.contains("bad rate"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -33,7 +33,12 @@ struct Masked([u64; WORDS]);
 impl PartialEq for Masked {
     #[inline]
     fn eq(&self, o: &Self) -> bool {
-        (self.0[0] ^ o.0[0]) | (self.0[1] ^ o.0[1]) | (self.0[2] ^ o.0[2]) | (self.0[3] ^ o.0[3]) | (self.0[4] ^ o.0[4]) == 0
+        (self.0[0] ^ o.0[0])
+            | (self.0[1] ^ o.0[1])
+            | (self.0[2] ^ o.0[2])
+            | (self.0[3] ^ o.0[3])
+            | (self.0[4] ^ o.0[4])
+            == 0
     }
 }
 

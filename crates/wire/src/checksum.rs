@@ -83,16 +83,26 @@ mod tests {
     // The fast sum against a plain 16-bit reference on many lengths and patterns.
     #[test]
     fn wide_sum_matches_16_bit_sum() {
-        let data: Vec<u8> = (0..600u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let data: Vec<u8> = (0..600u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
         for len in 0..data.len() {
             let d = &data[..len];
             let mut r: u32 = 0;
             for c in d.chunks(2) {
-                let w = if c.len() == 2 { u16::from_be_bytes([c[0], c[1]]) } else { u16::from(c[0]) << 8 };
+                let w = if c.len() == 2 {
+                    u16::from_be_bytes([c[0], c[1]])
+                } else {
+                    u16::from(c[0]) << 8
+                };
                 r += u32::from(w);
             }
             assert_eq!(fold(sum(0, d)), fold(r), "length {len}");
-            assert_eq!(fold(sum(0xffff_fff0, d)), fold(r + 0xfff0 + 0xffff), "length {len}, carry-in");
+            assert_eq!(
+                fold(sum(0xffff_fff0, d)),
+                fold(r + 0xfff0 + 0xffff),
+                "length {len}, carry-in"
+            );
         }
         let ones = [0xffu8; 64];
         assert_eq!(fold(sum(0, &ones)), 0xffff);

@@ -1,0 +1,260 @@
+//! The `prism` binary end to end: real captures through `prism run`, output
+//! captures checked with etherparse, and the errors a user sees.
+
+use etherparse::{InternetSlice, SlicedPacket};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn prism() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_prism"))
+}
+
+fn shared_pcaps() -> PathBuf {
+    let root = std::env::var_os("PRISM_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    let p = root.join("data/pcap");
+    assert!(
+        p.is_dir(),
+        "shared captures missing at {}: these tests need ../shared/data beside the repository (or PRISM_SHARED)",
+        p.display()
+    );
+    p
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("prism-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const ROUTE_ALL: &str = r#"
+[[port]]
+name = "in"
+[[port]]
+name = "out"
+
+[[network]]
+name = "all"
+tier = "hardware"
+forwarding = "destination"
+route = [{ prefix = "0.0.0.0/0", action = { port = "out", decrement_ttl = true } }]
+"#;
+
+/// Frames of a capture, read with pcap-file directly (not through prism-io).
+fn count_frames(p: &Path) -> usize {
+    let f = std::fs::File::open(p).unwrap();
+    let mut r = pcap_file::pcap::PcapReader::new(f).unwrap();
+    let mut n = 0;
+    while let Some(x) = r.next_packet() {
+        x.unwrap();
+        n += 1;
+    }
+    n
+}
+
+fn read_out(p: &Path) -> Vec<Vec<u8>> {
+    let mut r = pcap_file::pcap::PcapReader::new(std::fs::File::open(p).unwrap()).unwrap();
+    let mut v = Vec::new();
+    while let Some(x) = r.next_packet() {
+        v.push(x.unwrap().data.into_owned());
+    }
+    v
+}
+
+#[test]
+fn every_shared_capture_runs_and_is_accounted_for() {
+    let dir = tmpdir("captures");
+    let scenario = dir.join("all.toml");
+    std::fs::write(&scenario, format!("default_network = \"all\"\n{ROUTE_ALL}")).unwrap();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(shared_pcaps())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 30,
+        "expected the shared captures, found {}",
+        files.len()
+    );
+    let mut forwarded_total = 0;
+    let mut not_ipv4_total = 0;
+    for f in &files {
+        let out = dir.join("out.pcap");
+        let o = prism()
+            .args(["run", "--json", "--config"])
+            .arg(&scenario)
+            .arg(format!("--pcap-in=in={}", f.display()))
+            .arg(format!("--pcap-out=out={}", out.display()))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{}: {stderr}", f.display());
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let c = &v["counters"];
+        let frames = count_frames(f);
+        assert_eq!(
+            c["rx_packets"].as_u64().unwrap() as usize,
+            frames,
+            "{}: every frame enters",
+            f.display()
+        );
+        let net = &c["networks"][0];
+        let (tx, dropped) = (
+            net["tx_packets"].as_u64().unwrap(),
+            net["dropped"].as_u64().unwrap(),
+        );
+        let unmapped: u64 = c["unmapped_drops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d[1].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            tx + dropped + unmapped,
+            frames as u64,
+            "{}: every frame accounted for",
+            f.display()
+        );
+        // Real captures are well formed: nothing may fail to parse.
+        assert_eq!(unmapped, 0, "{}: {}", f.display(), c["unmapped_drops"]);
+        for d in net["drops"].as_array().unwrap() {
+            let reason = d[0].as_str().unwrap();
+            // Only non-IPv4 frames, and IPv4 whose TTL runs out (multicast
+            // and VXLAN frames sent with TTL 1), may be dropped.
+            assert!(
+                ["matching/not-ipv4", "action/ttl-expired"].contains(&reason),
+                "{}: unexpected drop {reason}",
+                f.display()
+            );
+            if reason == "matching/not-ipv4" {
+                not_ipv4_total += d[1].as_u64().unwrap();
+            } else {
+                let ttl1 = read_out(f).iter().filter(|fr| matches!(SlicedPacket::from_ethernet(fr).ok().and_then(|s| s.net), Some(InternetSlice::Ipv4(ip)) if ip.header().ttl() <= 1)).count();
+                assert_eq!(
+                    d[1].as_u64().unwrap() as usize,
+                    ttl1,
+                    "{}: TTL drops are exactly the TTL<=1 frames",
+                    f.display()
+                );
+            }
+        }
+        // Each forwarded frame: valid IPv4 per etherparse, TTL one less than some input frame's.
+        let outs = read_out(&out);
+        assert_eq!(outs.len() as u64, tx);
+        for frame in &outs {
+            let s = SlicedPacket::from_ethernet(frame)
+                .unwrap_or_else(|e| panic!("{}: etherparse rejects output: {e}", f.display()));
+            let Some(InternetSlice::Ipv4(ip)) = &s.net else {
+                panic!("{}: forwarded non-IPv4", f.display())
+            };
+            let h = ip.header().to_header();
+            assert_eq!(
+                h.header_checksum,
+                h.calc_header_checksum(),
+                "{}: checksum",
+                f.display()
+            );
+        }
+        forwarded_total += tx;
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("ipip__ping__veth2")
+            || name.starts_with("gre-ip__ping__veth2")
+            || name.starts_with("802.1ad")
+        {
+            assert!(tx > 0, "{name}: IPv4 traffic is forwarded");
+        }
+        if name.starts_with("mpls") || name.starts_with("arping") {
+            assert!(
+                dropped > 0 && tx == 0,
+                "{name}: non-IPv4 is counted, not forwarded"
+            );
+        }
+    }
+    assert!(
+        forwarded_total > 50 && not_ipv4_total > 50,
+        "forwarded {forwarded_total}, not-ipv4 {not_ipv4_total}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn output_capture_matches_input_with_ttl_decremented() {
+    let dir = tmpdir("ttl");
+    let scenario = dir.join("all.toml");
+    std::fs::write(&scenario, format!("default_network = \"all\"\n{ROUTE_ALL}")).unwrap();
+    let input = shared_pcaps().join("ping__veth2.pcap");
+    let out = dir.join("out.pcap");
+    let o = prism()
+        .args(["run", "--config"])
+        .arg(&scenario)
+        .arg(format!("--pcap-in=0={}", input.display()))
+        .arg(format!("--pcap-out=out={}", out.display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ins: Vec<Vec<u8>> = read_out(&input)
+        .into_iter()
+        .filter(|f| f.len() > 13 && f[12..14] == [8, 0])
+        .collect();
+    let outs = read_out(&out);
+    assert_eq!(ins.len(), outs.len());
+    for (i, o) in ins.iter().zip(&outs) {
+        let a = SlicedPacket::from_ethernet(i).unwrap();
+        let b = SlicedPacket::from_ethernet(o).unwrap();
+        let (Some(InternetSlice::Ipv4(x)), Some(InternetSlice::Ipv4(y))) = (&a.net, &b.net) else {
+            panic!()
+        };
+        let (mut hx, hy) = (x.header().to_header(), y.header().to_header());
+        assert_eq!(hy.time_to_live + 1, hx.time_to_live);
+        hx.time_to_live -= 1;
+        hx.header_checksum = hx.calc_header_checksum();
+        assert_eq!(hx, hy, "only TTL and checksum change");
+        assert_eq!(x.payload().payload, y.payload().payload);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_scenario_is_a_located_error() {
+    let dir = tmpdir("bad");
+    let scenario = dir.join("bad.toml");
+    std::fs::write(&scenario, ROUTE_ALL.replace("0.0.0.0/0", "0.0.0.0/40")).unwrap();
+    let o = prism()
+        .args(["run", "--config"])
+        .arg(&scenario)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains(&format!("{}:11:", scenario.display())) && e.contains("bad prefix `0.0.0.0/40`"),
+        "{e}"
+    );
+    let o = prism()
+        .args(["run", "--config"])
+        .arg(dir.join("missing.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.toml"));
+    let o = prism()
+        .args(["run", "--config"])
+        .arg(&scenario.with_file_name("x"))
+        .arg("--pcap-in=nosuch=/dev/null")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn demo_passes_its_isolation_check() {
+    let o = prism().arg("demo").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for n in ["red", "blue", "green", "violet", "orange"] {
+        assert!(out.contains(n), "{out}");
+    }
+    assert!(String::from_utf8_lossy(&o.stderr).contains("isolation check: every output port"));
+}
