@@ -240,7 +240,7 @@ fn bad_scenario_is_a_located_error() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.toml"));
     let o = prism()
         .args(["run", "--config"])
-        .arg(&scenario.with_file_name("x"))
+        .arg(scenario.with_file_name("x"))
         .arg("--pcap-in=nosuch=/dev/null")
         .output()
         .unwrap();

@@ -12,6 +12,7 @@
 pub mod classbench;
 pub mod classifier;
 pub mod flow;
+pub mod fuzz;
 pub mod linear;
 pub mod lpm;
 pub mod prefix;

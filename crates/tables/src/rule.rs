@@ -67,8 +67,11 @@ impl PortRange {
     }
     /// If the range is one aligned power-of-two block, its value and mask.
     pub fn as_prefix(self) -> Option<(u16, u16)> {
+        if self.lo > self.hi {
+            return None; // an empty range: matches nothing, checked in the bucket
+        }
         let size = u32::from(self.hi) + 1 - u32::from(self.lo);
-        if self.lo > self.hi || !size.is_power_of_two() || u32::from(self.lo) % size != 0 {
+        if !size.is_power_of_two() || !u32::from(self.lo).is_multiple_of(size) {
             return None;
         }
         let mask = !(size - 1) as u16;
@@ -250,6 +253,8 @@ mod tests {
             None
         );
         assert_eq!(PortRange { lo: 1, hi: 2 }.as_prefix(), None);
+        // Found by the classify fuzz target: an empty range must not overflow.
+        assert_eq!(PortRange { lo: 5, hi: 4 }.as_prefix(), None);
     }
 
     #[test]

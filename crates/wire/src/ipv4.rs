@@ -141,6 +141,10 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
     pub fn ident(&self) -> u16 {
         be16(&self.buffer.as_ref()[field::IDENT])
     }
+    /// The reserved flag bit (must be zero per RFC 791, kept as seen).
+    pub fn reserved_flag(&self) -> bool {
+        self.buffer.as_ref()[field::FLG_OFF.start] & 0x80 != 0
+    }
     pub fn dont_frag(&self) -> bool {
         self.buffer.as_ref()[field::FLG_OFF.start] & 0x40 != 0
     }
@@ -241,6 +245,7 @@ pub struct Ipv4Repr {
     pub ttl: u8,
     pub dscp_ecn: u8,
     pub ident: u16,
+    pub reserved_flag: bool,
     pub dont_frag: bool,
     pub more_frags: bool,
     pub frag_offset: u16,
@@ -265,6 +270,7 @@ impl Ipv4Repr {
             ttl,
             dscp_ecn: 0,
             ident: 0,
+            reserved_flag: false,
             dont_frag: false,
             more_frags: false,
             frag_offset: 0,
@@ -303,6 +309,7 @@ impl Ipv4Repr {
         );
         r.dscp_ecn = p.dscp_ecn();
         r.ident = p.ident();
+        r.reserved_flag = p.reserved_flag();
         r.dont_frag = p.dont_frag();
         r.more_frags = p.more_frags();
         r.frag_offset = p.frag_offset();
@@ -328,7 +335,8 @@ impl Ipv4Repr {
         buf[field::DSCP_ECN] = self.dscp_ecn;
         buf[field::LENGTH].copy_from_slice(&(total as u16).to_be_bytes());
         buf[field::IDENT].copy_from_slice(&self.ident.to_be_bytes());
-        let flg = (u16::from(self.dont_frag) << 14)
+        let flg = (u16::from(self.reserved_flag) << 15)
+            | (u16::from(self.dont_frag) << 14)
             | (u16::from(self.more_frags) << 13)
             | (self.frag_offset / 8);
         buf[field::FLG_OFF].copy_from_slice(&flg.to_be_bytes());
@@ -406,6 +414,21 @@ mod tests {
         assert_eq!(p.options(), &[0x94, 0x04, 0x00, 0x00]);
         assert_eq!(Ipv4Repr::parse(&p).unwrap(), r);
         assert!(r.set_options(&[1, 2, 3]).is_err());
+    }
+
+    // Found by the parse fuzz target: the reserved flag must survive parse/emit.
+    #[test]
+    fn reserved_flag_roundtrip() {
+        let mut b = fixed();
+        b[6] |= 0x80;
+        let mut p = Ipv4Packet::new_unchecked(&mut b[..]);
+        p.fill_checksum();
+        let r = Ipv4Repr::parse(&Ipv4Packet::new_checked(&b[..]).unwrap()).unwrap();
+        assert!(r.reserved_flag && r.dont_frag);
+        let mut out = [0u8; 24];
+        out[20..].copy_from_slice(&b[20..]);
+        r.emit(&mut out).unwrap();
+        assert_eq!(out, b);
     }
 
     #[test]

@@ -1,0 +1,4 @@
+//! Any bytes as an Ethernet frame: no panic, and re-emitting what parsed
+//! gives back the same bytes.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| prism_wire::fuzz::parse_and_reemit(data));
