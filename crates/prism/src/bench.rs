@@ -151,7 +151,7 @@ fn data(args: &BenchArgs, rel: &str) -> Result<PathBuf> {
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
-    let reps = if args.quick { 3 } else { 10 };
+    let reps = if args.quick { 3 } else { 40 };
     let mut figs: Vec<Figure> = Vec::new();
     let mut push = |f: Figure| {
         if !args.json {
@@ -177,7 +177,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
             let s = testbed::vlan_networks(nets, 16);
             let frames = testbed::vlan_traffic(nets, 4096, size);
-            let rounds = if args.quick { 5 } else { 25 };
+            let rounds = if args.quick { 2 } else { 5 };
             push(measure(
                 &name,
                 (frames.len() * rounds) as u64,
@@ -250,7 +250,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                     prism_pipeline::traffic::build(&spec, b"bgp")
                 })
                 .collect();
-            let rounds = if args.quick { 5 } else { 25 };
+            let rounds = if args.quick { 2 } else { 5 };
             push(measure(
                 &name,
                 (frames.len() * rounds) as u64,

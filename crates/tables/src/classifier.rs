@@ -89,10 +89,19 @@ struct Entry {
     action: u32,
 }
 
+/// The rules of one masked key, best first. The best is copied inline so
+/// that the common lookup (the best rule's port ranges match) reads no
+/// further memory.
+#[derive(Debug, Clone)]
+struct Bucket {
+    head: Entry,
+    all: Vec<Entry>,
+}
+
 #[derive(Debug, Clone)]
 struct Tuple {
     mask: [u64; WORDS],
-    buckets: HashMap<Masked, Vec<Entry>, BuildHasherDefault<PassThrough>>,
+    buckets: HashMap<Masked, Bucket, BuildHasherDefault<PassThrough>>,
     /// (priority, id) of the best rule in the tuple.
     best: (u32, RuleId),
     rules: usize,
@@ -103,7 +112,7 @@ impl Tuple {
         self.best = self
             .buckets
             .values()
-            .filter_map(|b| b.first())
+            .map(|b| &b.head)
             .map(|e| (e.priority, e.id))
             .min_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)))
             .unwrap_or((0, RuleId::MAX));
@@ -172,9 +181,10 @@ impl Classifier {
             }
         };
         let tuple = &mut self.tuples[ti];
-        let bucket = tuple.buckets.entry(Masked(t.value)).or_default();
-        let at = bucket.partition_point(|e| better((e.priority, e.id), (entry.priority, entry.id)));
-        bucket.insert(at, entry);
+        let bucket = tuple.buckets.entry(Masked(t.value)).or_insert_with(|| Bucket { head: entry, all: Vec::new() });
+        let at = bucket.all.partition_point(|e| better((e.priority, e.id), (entry.priority, entry.id)));
+        bucket.all.insert(at, entry);
+        bucket.head = bucket.all[0];
         tuple.rules += 1;
         if better((entry.priority, entry.id), tuple.best) {
             tuple.best = (entry.priority, entry.id);
@@ -196,9 +206,12 @@ impl Classifier {
         let tuple = &mut self.tuples[ti];
         let key = Masked(t.value);
         let bucket = tuple.buckets.get_mut(&key).expect("rule's bucket exists");
-        bucket.retain(|e| e.id != id);
-        if bucket.is_empty() {
-            tuple.buckets.remove(&key);
+        bucket.all.retain(|e| e.id != id);
+        match bucket.all.first() {
+            Some(h) => bucket.head = *h,
+            None => {
+                tuple.buckets.remove(&key);
+            }
         }
         tuple.rules -= 1;
         if tuple.rules == 0 {
@@ -230,9 +243,9 @@ impl Classifier {
             let Some(bucket) = t.buckets.get(&Masked(m)) else {
                 continue;
             };
-            if let Some(e) = bucket
-                .iter()
-                .find(|e| e.src_port.contains(sp) && e.dst_port.contains(dp))
+            let fits = |e: &&Entry| e.src_port.contains(sp) && e.dst_port.contains(dp);
+            let found = if fits(&&bucket.head) { Some(&bucket.head) } else { bucket.all.iter().skip(1).find(fits) };
+            if let Some(e) = found
                 && best.is_none_or(|b| !b.beats(e.priority, e.id))
             {
                 best = Some(Match {

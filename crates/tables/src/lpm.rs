@@ -485,7 +485,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(ProptestConfig::with_cases(128))]
         #[test]
         fn agrees_with_reference(ops in ops(), stride in prop_oneof![Just(8u8), Just(16), Just(24)], probes in proptest::collection::vec(any::<u32>(), 64)) {
             let mut t = LpmTable::with_first_stride(stride);
