@@ -196,7 +196,9 @@ impl Pipeline {
             if s.fate[i] != Fate::Pending {
                 continue;
             }
-            let Some(net) = dp.network(s.net[i]) else { continue };
+            let Some(net) = dp.network(s.net[i]) else {
+                continue;
+            };
             match matching::decide(&net.forwarding, &s.info[i], &s.key[i]) {
                 Ok(a) => s.action[i] = a,
                 Err(r) => s.fate[i] = Fate::Drop(s.net[i], DropReason::Match(r)),
@@ -207,7 +209,9 @@ impl Pipeline {
             if s.fate[i] != Fate::Pending {
                 continue;
             }
-            let Some(net) = dp.network(s.net[i]) else { continue };
+            let Some(net) = dp.network(s.net[i]) else {
+                continue;
+            };
             s.fate[i] = match action::apply(&net.actions[s.action[i] as usize], pkt, &s.info[i]) {
                 Verdict::Output(port) => Fate::Output(port),
                 Verdict::Software(ch) => Fate::Software(ch),

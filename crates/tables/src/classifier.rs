@@ -19,7 +19,7 @@
 //! wildcards) are part of the mask; other ranges are checked on the rules of
 //! the bucket, which is exact without the blow-up of range-to-prefix expansion.
 
-use crate::rule::{Key, Match, PortRange, Rule, RuleId, WORDS};
+use crate::rule::{Key, Match, PortRange, Rule, RuleId, Ternary, WORDS};
 use arc_swap::ArcSwap;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -84,6 +84,8 @@ impl Hasher for PassThrough {
 struct Entry {
     priority: u32,
     id: RuleId,
+    /// The rule's own value/mask: a merged tuple's mask may be coarser.
+    fields: Ternary,
     src_port: PortRange,
     dst_port: PortRange,
     action: u32,
@@ -123,7 +125,33 @@ impl Tuple {
 #[derive(Debug, Clone, Default)]
 pub struct Classifier {
     tuples: Vec<Tuple>,
-    rules: HashMap<RuleId, Rule>,
+    /// Each rule and the mask of the tuple it was put in.
+    rules: HashMap<RuleId, (Rule, [u64; WORDS])>,
+}
+
+/// Most rules a bucket of a merged tuple takes before a rule goes to a tuple
+/// of its own exact mask instead (TupleMerge's collision limit).
+const BUCKET_LIMIT: usize = 8;
+
+/// The coarser mask a rule is first offered to: address prefixes shortened
+/// to a multiple of 8 bits, L4 ports wildcarded (ranges are checked per rule
+/// anyway). Rules with nearby prefix lengths then share one tuple, which cuts
+/// the number of tuples a lookup probes (Daly and Torng, TupleMerge, 2017).
+fn relaxed(mask: &[u64; WORDS]) -> [u64; WORDS] {
+    let prefix = |m: u32| {
+        let len = m.leading_ones();
+        u64::from(crate::prefix::mask((len / 8 * 8) as u8))
+    };
+    let mut r = *mask;
+    r[0] = (prefix((mask[0] >> 32) as u32) << 32) | prefix(mask[0] as u32);
+    r[1] = (prefix((mask[1] >> 32) as u32) << 32) | prefix(mask[1] as u32);
+    r[2] &= 0x0000_0000_ffff_ffff;
+    r
+}
+
+/// Whether every bit `coarse` masks is also masked by `fine`.
+fn within(coarse: &[u64; WORDS], fine: &[u64; WORDS]) -> bool {
+    (0..WORDS).all(|i| coarse[i] & !fine[i] == 0)
 }
 
 #[inline]
@@ -150,11 +178,26 @@ impl Classifier {
     }
 
     pub fn get(&self, id: RuleId) -> Option<&Rule> {
-        self.rules.get(&id)
+        self.rules.get(&id).map(|(r, _)| r)
     }
 
     pub fn rules(&self) -> impl Iterator<Item = &Rule> {
-        self.rules.values()
+        self.rules.values().map(|(r, _)| r)
+    }
+
+    fn tuple_index(&mut self, mask: [u64; WORDS]) -> usize {
+        match self.tuples.iter().position(|x| x.mask == mask) {
+            Some(i) => i,
+            None => {
+                self.tuples.push(Tuple {
+                    mask,
+                    buckets: HashMap::default(),
+                    best: (0, RuleId::MAX),
+                    rules: 0,
+                });
+                self.tuples.len() - 1
+            }
+        }
     }
 
     /// Inserts `rule`, replacing any rule with the same id. Returns the old one.
@@ -164,47 +207,55 @@ impl Classifier {
         let entry = Entry {
             priority: rule.priority,
             id: rule.id,
+            fields: rule.fields,
             src_port: rule.src_port,
             dst_port: rule.dst_port,
             action: rule.action,
         };
-        let ti = match self.tuples.iter().position(|x| x.mask == t.mask) {
-            Some(i) => i,
-            None => {
-                self.tuples.push(Tuple {
-                    mask: t.mask,
-                    buckets: HashMap::default(),
-                    best: (0, RuleId::MAX),
-                    rules: 0,
-                });
-                self.tuples.len() - 1
-            }
+        // The relaxed tuple if its bucket has room, else the rule's exact mask.
+        let coarse = relaxed(&t.mask);
+        debug_assert!(within(&coarse, &t.mask));
+        let room = |c: &Self, mask: &[u64; WORDS]| {
+            c.tuples.iter().find(|x| x.mask == *mask).is_none_or(|x| {
+                let k: [u64; WORDS] = std::array::from_fn(|i| t.value[i] & mask[i]);
+                x.buckets
+                    .get(&Masked(k))
+                    .is_none_or(|b| b.all.len() < BUCKET_LIMIT)
+            })
         };
+        let mask = if room(self, &coarse) { coarse } else { t.mask };
+        let ti = self.tuple_index(mask);
         let tuple = &mut self.tuples[ti];
-        let bucket = tuple.buckets.entry(Masked(t.value)).or_insert_with(|| Bucket { head: entry, all: Vec::new() });
-        let at = bucket.all.partition_point(|e| better((e.priority, e.id), (entry.priority, entry.id)));
+        let key: [u64; WORDS] = std::array::from_fn(|i| t.value[i] & mask[i]);
+        let bucket = tuple.buckets.entry(Masked(key)).or_insert_with(|| Bucket {
+            head: entry,
+            all: Vec::new(),
+        });
+        let at = bucket
+            .all
+            .partition_point(|e| better((e.priority, e.id), (entry.priority, entry.id)));
         bucket.all.insert(at, entry);
         bucket.head = bucket.all[0];
         tuple.rules += 1;
         if better((entry.priority, entry.id), tuple.best) {
             tuple.best = (entry.priority, entry.id);
         }
-        self.rules.insert(rule.id, rule);
+        self.rules.insert(rule.id, (rule, mask));
         self.sort_tuples();
         old
     }
 
     /// Removes the rule with `id`.
     pub fn remove(&mut self, id: RuleId) -> Option<Rule> {
-        let rule = self.rules.remove(&id)?;
+        let (rule, mask) = self.rules.remove(&id)?;
         let t = rule.hashed_fields();
         let ti = self
             .tuples
             .iter()
-            .position(|x| x.mask == t.mask)
+            .position(|x| x.mask == mask)
             .expect("rule's tuple exists");
         let tuple = &mut self.tuples[ti];
-        let key = Masked(t.value);
+        let key = Masked(std::array::from_fn(|i| t.value[i] & mask[i]));
         let bucket = tuple.buckets.get_mut(&key).expect("rule's bucket exists");
         bucket.all.retain(|e| e.id != id);
         match bucket.all.first() {
@@ -243,8 +294,14 @@ impl Classifier {
             let Some(bucket) = t.buckets.get(&Masked(m)) else {
                 continue;
             };
-            let fits = |e: &&Entry| e.src_port.contains(sp) && e.dst_port.contains(dp);
-            let found = if fits(&&bucket.head) { Some(&bucket.head) } else { bucket.all.iter().skip(1).find(fits) };
+            let fits = |e: &&Entry| {
+                e.src_port.contains(sp) && e.dst_port.contains(dp) && e.fields.matches(key)
+            };
+            let found = if fits(&&bucket.head) {
+                Some(&bucket.head)
+            } else {
+                bucket.all.iter().skip(1).find(fits)
+            };
             if let Some(e) = found
                 && best.is_none_or(|b| !b.beats(e.priority, e.id))
             {
