@@ -105,11 +105,22 @@ pub fn apply(action: &Action, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
         routed = l3;
     }
     if action.decrement_ttl {
-        let mut ip = Ipv4Packet::new_unchecked(&mut pkt.data_mut()[routed..]);
-        if ip.ttl() <= 1 {
+        // The header was validated by the parser: TTL at 8, checksum at 10.
+        let Some(h) = pkt
+            .data_mut()
+            .get_mut(routed..)
+            .and_then(|x| x.first_chunk_mut::<12>())
+        else {
+            return Verdict::Drop(ActionDrop::NotIpv4);
+        };
+        if h[8] <= 1 {
             return Verdict::Drop(ActionDrop::TtlExpired);
         }
-        ip.decrement_ttl();
+        let old = u16::from_be_bytes([h[8], h[9]]);
+        h[8] -= 1;
+        let c =
+            prism_wire::checksum::update16(u16::from_be_bytes([h[10], h[11]]), old, old - 0x0100);
+        h[10..12].copy_from_slice(&c.to_be_bytes());
     }
     match action.ipip {
         IpipOp::Encap { src, dst } => {
@@ -157,11 +168,16 @@ pub fn apply(action: &Action, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
         d[12..14].copy_from_slice(&tpid.to_be_bytes());
         d[14..16].copy_from_slice(&(vid & 0x0fff).to_be_bytes());
     }
-    if let Some(m) = action.set_src_mac {
-        pkt.data_mut()[6..12].copy_from_slice(&m.0);
-    }
-    if let Some(m) = action.set_dst_mac {
-        pkt.data_mut()[0..6].copy_from_slice(&m.0);
+    if action.set_src_mac.is_some() || action.set_dst_mac.is_some() {
+        // Every parsed frame has at least its 14-byte Ethernet header.
+        if let Some(macs) = pkt.data_mut().first_chunk_mut::<12>() {
+            if let Some(m) = action.set_dst_mac {
+                macs[0..6].copy_from_slice(&m.0);
+            }
+            if let Some(m) = action.set_src_mac {
+                macs[6..12].copy_from_slice(&m.0);
+            }
+        }
     }
     if let Some(ch) = action.to_software {
         return Verdict::Software(ch);

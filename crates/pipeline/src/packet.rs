@@ -61,7 +61,7 @@ impl Packet {
         if n > s || at > self.len() {
             return false;
         }
-        self.buf.copy_within(s..s + at, s - n);
+        move_front(&mut self.buf[..], s, s - n, at);
         self.start -= n as u16;
         self.len += n as u16;
         true
@@ -73,7 +73,7 @@ impl Packet {
             return false;
         }
         let s = usize::from(self.start);
-        self.buf.copy_within(s..s + at, s + n);
+        move_front(&mut self.buf[..], s, s + n, at);
         self.start += n as u16;
         self.len -= n as u16;
         true
@@ -84,6 +84,27 @@ impl Packet {
         if len < self.len() {
             self.len = len as u16;
         }
+    }
+}
+
+/// Moves `len` bytes from `src` to `dst` within `buf` (ranges may overlap).
+/// L2 headers are short (12 to 22 bytes): those moves use two overlapping
+/// fixed-size copies, both read before either is written, instead of a call
+/// to memmove.
+#[inline]
+fn move_front(buf: &mut [u8], src: usize, dst: usize, len: usize) {
+    if (8..=16).contains(&len) && src + 16 <= buf.len() && dst + 16 <= buf.len() {
+        let a: [u8; 8] = buf[src..src + 8].try_into().expect("8 bytes");
+        let b: [u8; 8] = buf[src + len - 8..src + len].try_into().expect("8 bytes");
+        buf[dst..dst + 8].copy_from_slice(&a);
+        buf[dst + len - 8..dst + len].copy_from_slice(&b);
+    } else if (17..=32).contains(&len) && src + 32 <= buf.len() && dst + 32 <= buf.len() {
+        let a: [u8; 16] = buf[src..src + 16].try_into().expect("16 bytes");
+        let b: [u8; 16] = buf[src + len - 16..src + len].try_into().expect("16 bytes");
+        buf[dst..dst + 16].copy_from_slice(&a);
+        buf[dst + len - 16..dst + len].copy_from_slice(&b);
+    } else {
+        buf.copy_within(src..src + len, dst);
     }
 }
 
@@ -138,6 +159,20 @@ impl PacketPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_moves_equal_memmove() {
+        for len in 0..40 {
+            for (src, dst) in [(20, 16), (20, 24), (20, 0), (4, 30)] {
+                let orig: Vec<u8> = (0..100u8).collect();
+                let mut a = orig.clone();
+                let mut b = orig.clone();
+                move_front(&mut a, src, dst, len);
+                b.copy_within(src..src + len, dst);
+                assert_eq!(a, b, "len {len} {src}->{dst}");
+            }
+        }
+    }
 
     #[test]
     fn gaps_move_the_front() {

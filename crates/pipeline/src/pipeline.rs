@@ -157,71 +157,107 @@ impl Pipeline {
         self.refresh();
         let dp = self.current.clone();
         let mut s = std::mem::take(&mut self.scratch);
-        s.reset(batch.len());
+        let n = batch.len();
+        s.reset(n);
+        // Zipped slices: the loops below index nothing, so carry no bounds checks.
+        let (info, key, net, action, fate) = (
+            &mut s.info[..n],
+            &mut s.key[..n],
+            &mut s.net[..n],
+            &mut s.action[..n],
+            &mut s.fate[..n],
+        );
         // Stage 1: parse and extract the key.
-        for (i, pkt) in batch.iter().enumerate() {
-            self.counters.rx_packets += 1;
-            self.counters.rx_bytes += pkt.len() as u64;
+        let mut rx_bytes = 0u64;
+        for (((pkt, info), key), fate) in batch
+            .iter()
+            .zip(info.iter_mut())
+            .zip(key.iter_mut())
+            .zip(fate.iter_mut())
+        {
+            rx_bytes += pkt.len() as u64;
             match prism_wire::parse_frame(pkt.data(), pkt.port) {
-                Ok(info) => {
-                    s.key[i] = Key::from_flow(&info.key);
-                    s.info[i] = info;
+                Ok(i) => {
+                    *key = Key::from_flow(&i.key);
+                    *info = i;
                 }
-                Err(m) => s.fate[i] = Fate::Drop(NO_NET, DropReason::Parse(m)),
+                Err(m) => *fate = Fate::Drop(NO_NET, DropReason::Parse(m)),
             }
         }
+        self.counters.rx_packets += n as u64;
+        self.counters.rx_bytes += rx_bytes;
         // Stage 2: network mapping (the design-select table).
-        for (i, pkt) in batch.iter().enumerate() {
-            if s.fate[i] != Fate::Pending {
+        for (((pkt, key), net), fate) in batch
+            .iter()
+            .zip(key.iter())
+            .zip(net.iter_mut())
+            .zip(fate.iter_mut())
+        {
+            if *fate != Fate::Pending {
                 continue;
             }
-            let id = match dp.mapping.lookup(&s.key[i]) {
+            let id = match dp.mapping.lookup(key) {
                 Some(m) => m.action as u16,
                 None => dp.default_network.unwrap_or(NO_NET),
             };
-            let Some(net) = dp.network(id) else {
-                s.fate[i] = Fate::Drop(NO_NET, DropReason::Map(MapDrop::NoNetwork));
+            let Some(network) = dp.network(id) else {
+                *fate = Fate::Drop(NO_NET, DropReason::Map(MapDrop::NoNetwork));
                 continue;
             };
-            s.net[i] = id;
+            *net = id;
             let c = &mut self.counters.networks[usize::from(id)];
             c.rx_packets += 1;
             c.rx_bytes += pkt.len() as u64;
-            if net.tier == Tier::Software {
-                s.fate[i] = Fate::Software(net.software_channel);
+            if network.tier == Tier::Software {
+                *fate = Fate::Software(network.software_channel);
             }
         }
         // Stage 3: action matching (the network's forwarding table).
-        for i in 0..batch.len() {
-            if s.fate[i] != Fate::Pending {
+        for ((((info, key), net), action), fate) in info
+            .iter()
+            .zip(key.iter())
+            .zip(net.iter())
+            .zip(action.iter_mut())
+            .zip(fate.iter_mut())
+        {
+            if *fate != Fate::Pending {
                 continue;
             }
-            let Some(net) = dp.network(s.net[i]) else {
+            let Some(network) = dp.network(*net) else {
                 continue;
             };
-            match matching::decide(&net.forwarding, &s.info[i], &s.key[i]) {
-                Ok(a) => s.action[i] = a,
-                Err(r) => s.fate[i] = Fate::Drop(s.net[i], DropReason::Match(r)),
+            match matching::decide(&network.forwarding, info, key) {
+                Ok(a) => *action = a,
+                Err(r) => *fate = Fate::Drop(*net, DropReason::Match(r)),
             }
         }
         // Stage 4: action processing.
-        for (i, pkt) in batch.iter_mut().enumerate() {
-            if s.fate[i] != Fate::Pending {
+        for ((((pkt, info), net), action), fate) in batch
+            .iter_mut()
+            .zip(info.iter())
+            .zip(net.iter())
+            .zip(action.iter())
+            .zip(fate.iter_mut())
+        {
+            if *fate != Fate::Pending {
                 continue;
             }
-            let Some(net) = dp.network(s.net[i]) else {
+            let Some(a) = dp
+                .network(*net)
+                .and_then(|n| n.actions.get(*action as usize))
+            else {
                 continue;
             };
-            s.fate[i] = match action::apply(&net.actions[s.action[i] as usize], pkt, &s.info[i]) {
+            *fate = match action::apply(a, pkt, info) {
                 Verdict::Output(port) => Fate::Output(port),
                 Verdict::Software(ch) => Fate::Software(ch),
-                Verdict::Drop(r) => Fate::Drop(s.net[i], DropReason::Action(r)),
+                Verdict::Drop(r) => Fate::Drop(*net, DropReason::Action(r)),
             };
         }
         // Stage 5: software hand-off or output queue.
-        for (i, mut pkt) in batch.drain(..).enumerate() {
-            pkt.network = s.net[i];
-            match s.fate[i] {
+        for ((mut pkt, net), fate) in batch.drain(..).zip(net.iter()).zip(fate.iter()) {
+            pkt.network = *net;
+            match *fate {
                 Fate::Output(port) => {
                     pkt.port = port;
                     self.send_to_output(pkt, now_ns);

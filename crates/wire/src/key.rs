@@ -16,7 +16,7 @@
 //! they are zero. For ARP the sender and target protocol addresses fill the
 //! source and destination IPv4 fields, so ARP can be mapped to a network.
 
-use crate::{arp, ethernet, ethertype, ipv4, protocol, vlan};
+use crate::{arp, ethernet, ethertype, protocol, vlan};
 
 /// Up to this many VLAN tags are read (802.1ad plus one); more is malformed.
 pub const MAX_VLAN_TAGS: usize = 2;
@@ -115,6 +115,7 @@ fn ipv4_error(e: crate::Error) -> Malformed {
         crate::Error::BadVersion => Malformed::Ipv4BadVersion,
         crate::Error::BadHeaderLength => Malformed::Ipv4BadHeaderLength,
         crate::Error::BadTotalLength => Malformed::Ipv4BadTotalLength,
+        crate::Error::BadChecksum => Malformed::Ipv4BadChecksum,
         _ => Malformed::Ipv4Truncated,
     }
 }
@@ -124,34 +125,92 @@ fn be16(b: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([b[at], b[at + 1]])
 }
 
-/// Reads L4 ports (or ICMP type/code) of the IPv4 packet `ip` into `key`.
+/// The IPv4 header fields the key needs, read with one bounds check.
+#[derive(Debug, Clone, Copy)]
+struct Ipv4Fields {
+    hl: usize,
+    total: usize,
+    proto: u8,
+    src: u32,
+    dst: u32,
+    /// Flags and fragment offset, as on the wire.
+    frag: u16,
+}
+
+/// Validates an IPv4 header (version, IHL, total length, checksum) and
+/// reads its fields. The common 20-byte header is summed as five 32-bit
+/// words from a fixed-size array, so no per-byte bounds checks remain.
 #[inline]
-fn read_l4(ip: &ipv4::Ipv4Packet<&[u8]>, key: &mut FlowKey) -> Result<(), Malformed> {
-    if ip.frag_offset() != 0 {
-        return Ok(());
+fn read_ipv4(b: &[u8]) -> Result<Ipv4Fields, crate::Error> {
+    let Some(h) = b.first_chunk::<20>() else {
+        return Err(crate::Error::Truncated);
+    };
+    if h[0] >> 4 != 4 {
+        return Err(crate::Error::BadVersion);
     }
-    let l4 = ip.payload();
-    match ip.protocol() {
+    let hl = usize::from(h[0] & 0x0f) * 4;
+    if hl < 20 {
+        return Err(crate::Error::BadHeaderLength);
+    }
+    if b.len() < hl {
+        return Err(crate::Error::Truncated);
+    }
+    let total = usize::from(u16::from_be_bytes([h[2], h[3]]));
+    if total < hl {
+        return Err(crate::Error::BadTotalLength);
+    }
+    if b.len() < total {
+        return Err(crate::Error::Truncated);
+    }
+    let w = |i: usize| u64::from(u32::from_be_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]));
+    let mut acc = w(0) + w(4) + w(8) + w(12) + w(16);
+    if hl > 20 {
+        acc += u64::from(crate::checksum::sum(0, &b[20..hl]));
+    }
+    acc = (acc & 0xffff_ffff) + (acc >> 32);
+    acc = (acc & 0xffff) + (acc >> 16);
+    acc = (acc & 0xffff) + (acc >> 16);
+    acc = (acc & 0xffff) + (acc >> 16);
+    if acc != 0xffff {
+        return Err(crate::Error::BadChecksum);
+    }
+    Ok(Ipv4Fields {
+        hl,
+        total,
+        proto: h[9],
+        src: u32::from_be_bytes([h[12], h[13], h[14], h[15]]),
+        dst: u32::from_be_bytes([h[16], h[17], h[18], h[19]]),
+        frag: u16::from_be_bytes([h[6], h[7]]),
+    })
+}
+
+/// Reads L4 ports (or ICMP type/code) from `l4`, the payload of `ip`.
+#[inline]
+fn read_l4(ip: &Ipv4Fields, l4: &[u8], key: &mut FlowKey) -> Result<(), Malformed> {
+    if ip.frag & 0x1fff != 0 {
+        return Ok(()); // a later fragment: no L4 header
+    }
+    match ip.proto {
         protocol::TCP => {
-            if l4.len() < crate::tcp::MIN_HEADER_LEN {
-                return Err(Malformed::TcpTruncated);
-            }
-            key.src_port = be16(l4, 0);
-            key.dst_port = be16(l4, 2);
+            let h = l4
+                .first_chunk::<{ crate::tcp::MIN_HEADER_LEN }>()
+                .ok_or(Malformed::TcpTruncated)?;
+            key.src_port = u16::from_be_bytes([h[0], h[1]]);
+            key.dst_port = u16::from_be_bytes([h[2], h[3]]);
         }
         protocol::UDP => {
-            if l4.len() < crate::udp::HEADER_LEN {
-                return Err(Malformed::UdpTruncated);
-            }
-            key.src_port = be16(l4, 0);
-            key.dst_port = be16(l4, 2);
+            let h = l4
+                .first_chunk::<{ crate::udp::HEADER_LEN }>()
+                .ok_or(Malformed::UdpTruncated)?;
+            key.src_port = u16::from_be_bytes([h[0], h[1]]);
+            key.dst_port = u16::from_be_bytes([h[2], h[3]]);
         }
         protocol::ICMP => {
-            if l4.len() < crate::icmp::HEADER_LEN {
-                return Err(Malformed::IcmpTruncated);
-            }
-            key.src_port = u16::from(l4[0]);
-            key.dst_port = u16::from(l4[1]);
+            let h = l4
+                .first_chunk::<{ crate::icmp::HEADER_LEN }>()
+                .ok_or(Malformed::IcmpTruncated)?;
+            key.src_port = u16::from(h[0]);
+            key.dst_port = u16::from(h[1]);
         }
         _ => {}
     }
@@ -193,27 +252,23 @@ pub fn parse_frame(frame: &[u8], in_port: u16) -> Result<PacketInfo, Malformed> 
     info.l3_offset = off as u16;
     match ethertype {
         ethertype::IPV4 => {
-            let ip = ipv4::Ipv4Packet::new_checked(&frame[off..]).map_err(ipv4_error)?;
-            if !ip.verify_checksum() {
-                return Err(Malformed::Ipv4BadChecksum);
-            }
-            key.src_ip = ip.src_addr().to_u32();
-            key.dst_ip = ip.dst_addr().to_u32();
-            key.proto = ip.protocol();
-            info.l3_end = (off + usize::from(ip.total_len())) as u16;
-            if ip.protocol() == protocol::IPIP && ip.frag_offset() == 0 && !ip.more_frags() {
-                let inner_off = off + ip.header_len();
-                let inner = ipv4::Ipv4Packet::new_checked(ip.payload())
-                    .map_err(|_| Malformed::InnerIpv4Malformed)?;
-                if !inner.verify_checksum() {
-                    return Err(Malformed::InnerIpv4BadChecksum);
-                }
-                key.inner_src_ip = inner.src_addr().to_u32();
-                key.inner_dst_ip = inner.dst_addr().to_u32();
-                info.inner_l3_offset = inner_off as u16;
-                read_l4(&inner, key)?;
+            let ip = read_ipv4(&frame[off..]).map_err(ipv4_error)?;
+            key.src_ip = ip.src;
+            key.dst_ip = ip.dst;
+            key.proto = ip.proto;
+            info.l3_end = (off + ip.total) as u16;
+            let payload = &frame[off + ip.hl..off + ip.total];
+            if ip.proto == protocol::IPIP && ip.frag & 0x3fff == 0 {
+                let inner = read_ipv4(payload).map_err(|e| match e {
+                    crate::Error::BadChecksum => Malformed::InnerIpv4BadChecksum,
+                    _ => Malformed::InnerIpv4Malformed,
+                })?;
+                key.inner_src_ip = inner.src;
+                key.inner_dst_ip = inner.dst;
+                info.inner_l3_offset = (off + ip.hl) as u16;
+                read_l4(&inner, &payload[inner.hl..inner.total], key)?;
             } else {
-                read_l4(&ip, key)?;
+                read_l4(&ip, payload, key)?;
             }
         }
         ethertype::ARP => {
