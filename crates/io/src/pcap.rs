@@ -257,6 +257,40 @@ mod tests {
     }
 
     #[test]
+    fn reads_pcapng() {
+        use pcap_file::pcapng::PcapNgWriter;
+        use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
+        use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionBlock;
+        let dir = std::env::temp_dir().join(format!("prism-io-ng-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.pcapng");
+        let mut w = PcapNgWriter::new(File::create(&path).unwrap()).unwrap();
+        let idb = InterfaceDescriptionBlock {
+            linktype: DataLink::RAW,
+            snaplen: 0xffff,
+            options: vec![],
+        };
+        w.write_pcapng_block(idb).unwrap();
+        let ip = [
+            0x45u8, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
+        let epb = EnhancedPacketBlock {
+            interface_id: 0,
+            timestamp: Duration::from_micros(1500),
+            original_len: 20,
+            data: ip[..].into(),
+            options: vec![],
+        };
+        w.write_pcapng_block(epb).unwrap();
+        drop(w);
+        let (frames, stats) = read_frames(&path).unwrap();
+        assert_eq!((stats.frames, stats.converted), (1, 1));
+        assert_eq!(frames[0].timestamp_ns, 1_500_000);
+        assert_eq!(&frames[0].data[14..], &ip);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
     fn link_types() {
         let ip = [0x45u8, 0, 0, 20];
         let (f, conv) = to_ethernet(DataLink::RAW, &ip).unwrap();

@@ -52,9 +52,58 @@ impl NetworkCounters {
     }
 }
 
+/// The pipeline's stages, for per-stage counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Parse,
+    Mapping,
+    Matching,
+    Action,
+    Software,
+    Output,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 6] = [
+        Stage::Parse,
+        Stage::Mapping,
+        Stage::Matching,
+        Stage::Action,
+        Stage::Software,
+        Stage::Output,
+    ];
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Stage::Parse => "parse",
+            Stage::Mapping => "mapping",
+            Stage::Matching => "matching",
+            Stage::Action => "action",
+            Stage::Software => "software",
+            Stage::Output => "output",
+        }
+    }
+}
+
+/// Packets and bytes that entered a stage.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StageCount {
+    pub packets: u64,
+    pub bytes: u64,
+}
+
+impl StageCount {
+    #[inline]
+    pub fn add(&mut self, bytes: usize) {
+        self.packets += 1;
+        self.bytes += bytes as u64;
+    }
+}
+
 /// All counters of a pipeline.
 #[derive(Debug, Clone, Default)]
 pub struct Counters {
+    /// What entered each stage, indexed by `Stage as usize`.
+    pub stages: [StageCount; 6],
     /// Frames received, before parsing.
     pub rx_packets: u64,
     pub rx_bytes: u64,
@@ -98,8 +147,16 @@ pub struct CounterSnapshot {
     pub rx_bytes: u64,
     pub networks: Vec<NamedCounters>,
     pub unmapped_drops: Vec<(String, u64)>,
-    /// Drops per stage, summed over networks.
-    pub stage_drops: Vec<(String, u64)>,
+    /// Per stage: name, packets and bytes that entered it, and drops.
+    pub stages: Vec<StageReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StageReport {
+    pub stage: &'static str,
+    pub packets: u64,
+    pub bytes: u64,
+    pub dropped: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

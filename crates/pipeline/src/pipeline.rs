@@ -14,7 +14,9 @@
 //! `ArcSwap<Dataplane>` once per batch.
 
 use crate::action::{self, Verdict};
-use crate::counters::{CounterSnapshot, Counters, NamedCounters, NetworkCounters};
+use crate::counters::{
+    CounterSnapshot, Counters, NamedCounters, NetworkCounters, Stage, StageReport,
+};
 use crate::dataplane::{Dataplane, Tier};
 use crate::matching;
 use crate::output::{OutputConfig, OutputStage};
@@ -186,6 +188,9 @@ impl Pipeline {
         }
         self.counters.rx_packets += n as u64;
         self.counters.rx_bytes += rx_bytes;
+        let st = &mut self.counters.stages[Stage::Parse as usize];
+        st.packets += n as u64;
+        st.bytes += rx_bytes;
         // Stage 2: network mapping (the design-select table).
         for (((pkt, key), net), fate) in batch
             .iter()
@@ -196,6 +201,7 @@ impl Pipeline {
             if *fate != Fate::Pending {
                 continue;
             }
+            self.counters.stages[Stage::Mapping as usize].add(pkt.len());
             let id = match dp.mapping.lookup(key) {
                 Some(m) => m.action as u16,
                 None => dp.default_network.unwrap_or(NO_NET),
@@ -213,8 +219,9 @@ impl Pipeline {
             }
         }
         // Stage 3: action matching (the network's forwarding table).
-        for ((((info, key), net), action), fate) in info
+        for (((((pkt, info), key), net), action), fate) in batch
             .iter()
+            .zip(info.iter())
             .zip(key.iter())
             .zip(net.iter())
             .zip(action.iter_mut())
@@ -226,6 +233,7 @@ impl Pipeline {
             let Some(network) = dp.network(*net) else {
                 continue;
             };
+            self.counters.stages[Stage::Matching as usize].add(pkt.len());
             match matching::decide(&network.forwarding, info, key) {
                 Ok(a) => *action = a,
                 Err(r) => *fate = Fate::Drop(*net, DropReason::Match(r)),
@@ -248,6 +256,7 @@ impl Pipeline {
             else {
                 continue;
             };
+            self.counters.stages[Stage::Action as usize].add(pkt.len());
             *fate = match action::apply(a, pkt, info) {
                 Verdict::Output(port) => Fate::Output(port),
                 Verdict::Software(ch) => Fate::Software(ch),
@@ -274,6 +283,7 @@ impl Pipeline {
     #[inline]
     fn hand_to_software(&mut self, pkt: Packet, channel: u8) {
         let net = pkt.network;
+        self.counters.stages[Stage::Software as usize].add(pkt.len());
         match self.channels.push(channel, pkt) {
             Ok(()) => self.counters.networks[usize::from(net)].to_software += 1,
             Err(pkt) => self.drop_packet(
@@ -287,6 +297,7 @@ impl Pipeline {
     #[inline]
     fn send_to_output(&mut self, pkt: Packet, now_ns: u64) {
         let net = pkt.network;
+        self.counters.stages[Stage::Output as usize].add(pkt.len());
         if let Err((pkt, r)) = self.output.enqueue(pkt, net, now_ns) {
             self.drop_packet(pkt, Some(net), DropReason::Output(r));
         }
@@ -355,19 +366,26 @@ impl Pipeline {
                 Some(named(i as u16, &n.name, n.tier.as_str(), c))
             })
             .collect();
-        let mut stages: Vec<(String, u64)> = Vec::new();
-        for (r, n) in self.counters.drops_by_reason() {
-            match stages.iter_mut().find(|(s, _)| s == r.stage()) {
-                Some((_, t)) => *t += n,
-                None => stages.push((r.stage().to_string(), n)),
-            }
-        }
+        let drops = self.counters.drops_by_reason();
+        let stages = Stage::ALL
+            .iter()
+            .map(|st| StageReport {
+                stage: st.as_str(),
+                packets: self.counters.stages[*st as usize].packets,
+                bytes: self.counters.stages[*st as usize].bytes,
+                dropped: drops
+                    .iter()
+                    .filter(|(r, _)| r.stage() == st.as_str())
+                    .map(|(_, n)| n)
+                    .sum(),
+            })
+            .collect();
         CounterSnapshot {
             rx_packets: self.counters.rx_packets,
             rx_bytes: self.counters.rx_bytes,
             networks,
             unmapped_drops: self.counters.unmapped.drop_list(),
-            stage_drops: stages,
+            stages,
         }
     }
 }

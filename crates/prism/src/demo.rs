@@ -246,6 +246,25 @@ mod tests {
         let red = by("red");
         let reasons: Vec<&str> = red.drops.iter().map(|(r, _)| r.as_str()).collect();
         assert_eq!(reasons, vec!["matching/no-route", "action/ttl-expired"]);
+        // Per-stage accounting: what leaves one stage enters the next.
+        let st = |n: &str| c.stages.iter().find(|x| x.stage == n).unwrap();
+        assert_eq!(st("parse").packets, 80_500);
+        assert_eq!(
+            st("mapping").packets,
+            st("parse").packets - st("parse").dropped
+        );
+        assert_eq!(
+            st("matching").packets + st("software").packets,
+            st("mapping").packets - st("mapping").dropped
+        );
+        assert_eq!(
+            st("action").packets,
+            st("matching").packets - st("matching").dropped
+        );
+        assert_eq!(
+            st("output").packets,
+            st("action").packets - st("action").dropped + st("software").packets
+        );
         let unmapped: Vec<(String, u64)> = c.unmapped_drops.clone();
         assert_eq!(
             unmapped,

@@ -103,7 +103,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&d.result.counters)?);
             } else {
                 println!(
-                    "Prism demo: 5 virtual networks, 80 000 frames over 1 s of traffic time, offline (in-memory ports)\n"
+                    "Prism demo: 5 virtual networks, 80 000 frames over 1 s of traffic time plus 500 that must be dropped, offline (in-memory ports)\n"
                 );
                 print!("{}", d.summary);
                 println!();

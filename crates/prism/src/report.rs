@@ -47,13 +47,11 @@ pub fn table(c: &CounterSnapshot) -> String {
         drops.join(" ")
     );
     let _ = writeln!(s, "received {} frames, {} bytes", c.rx_packets, c.rx_bytes);
-    if !c.stage_drops.is_empty() {
-        let st: Vec<String> = c
-            .stage_drops
-            .iter()
-            .map(|(r, k)| format!("{r}={k}"))
-            .collect();
-        let _ = writeln!(s, "drops by stage: {}", st.join(" "));
-    }
+    let st: Vec<String> = c
+        .stages
+        .iter()
+        .map(|x| format!("{} {}/{}", x.stage, x.packets, x.dropped))
+        .collect();
+    let _ = writeln!(s, "stages (packets in/dropped): {}", st.join(", "));
     s
 }
