@@ -2,9 +2,11 @@
 
 mod bench;
 mod demo;
+mod plot;
 mod report;
 mod runner;
 mod scenario;
+mod sim_cmd;
 mod tables_cmd;
 
 use anyhow::{Context, Result, bail};
@@ -54,6 +56,15 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// List the built-in device profiles.
     Profiles,
+    /// Simulators of the papers' experiments.
+    #[command(subcommand)]
+    Sim(SimCmd),
+}
+
+#[derive(Subcommand)]
+enum SimCmd {
+    /// Network allocation between tiers (paper 000 §5.4, Fig. 10).
+    Alloc(sim_cmd::AllocArgs),
 }
 
 #[derive(Subcommand)]
@@ -166,6 +177,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
             check,
         }) => tables_cmd::classify(&filters, trace.as_deref(), check),
         Cmd::Bench(args) => bench::run(&args),
+        Cmd::Sim(SimCmd::Alloc(args)) => sim_cmd::alloc(&args),
         Cmd::Profiles => {
             for p in prism_pipeline::PROFILES {
                 println!("{:<16} {}", p.name, p.description);

@@ -258,3 +258,44 @@ fn demo_passes_its_isolation_check() {
     }
     assert!(String::from_utf8_lossy(&o.stderr).contains("isolation check: every output port"));
 }
+
+#[test]
+fn sim_alloc_writes_deterministic_csv_and_png() {
+    let dir = tmpdir("sim");
+    let run = |out: &Path| {
+        let o = prism()
+            .args([
+                "sim",
+                "alloc",
+                "--networks",
+                "300",
+                "--variances",
+                "0.2,1.0",
+                "--out",
+            ])
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(out.join("alloc.csv")).unwrap()
+    };
+    let a = run(&dir.join("a"));
+    let b = run(&dir.join("b"));
+    assert_eq!(a, b, "same seed, same results");
+    let lines: Vec<&str> = a.lines().collect();
+    assert_eq!(lines.len(), 1 + 3 * 2, "header + 3 policies x 2 variances");
+    assert!(lines[0].starts_with("policy,max_variance,"));
+    let png = std::fs::read(dir.join("a/alloc.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // The baseline never migrates.
+    for l in lines.iter().filter(|l| l.starts_with("no-migration,")) {
+        assert_eq!(l.split(',').nth(9), Some("0"), "{l}");
+    }
+    let o = prism()
+        .args(["sim", "alloc", "--policies", "magic"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown policy `magic`"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,807 @@
+//! Allocation policies over two tiers with aggregate bandwidth limits and a
+//! fixed number of hardware regions.
+//!
+//! - [`PaperGreedy`]: paper 000 §3.2.3 exactly. Add to software if its
+//!   aggregate bandwidth allows, else to hardware if a region and the
+//!   hardware bandwidth allow, else reject. A decrease is applied in place.
+//!   An increase that does not fit triggers a greedy rebalance: the lowest-
+//!   bandwidth hardware network is migrated to software, or the highest-
+//!   bandwidth software network to hardware, to make room in the target tier.
+//! - [`NoMigration`]: the same admission; an increase that does not fit in
+//!   place is denied.
+//! - [`Repack`]: Prism's policy (see its docs): admission and increases may
+//!   migrate, choosing the cheapest set of migrations by downtime, within a
+//!   per-request migration budget.
+
+use serde::Serialize;
+use std::collections::HashMap;
+
+pub type NetId = u64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Hardware,
+    Software,
+}
+
+impl Tier {
+    pub fn other(self) -> Tier {
+        match self {
+            Tier::Hardware => Tier::Software,
+            Tier::Software => Tier::Hardware,
+        }
+    }
+}
+
+/// What the two tiers can hold, and what moving between them costs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Capacity {
+    /// Reconfigurable regions (one network each).
+    pub hw_regions: usize,
+    /// Aggregate bandwidth of the hardware tier, Mbit/s.
+    pub hw_mbps: f64,
+    /// Aggregate bandwidth of the software tier, Mbit/s.
+    pub sw_mbps: f64,
+    /// Downtime of a migration into hardware, and into software, seconds.
+    pub to_hw_downtime_s: f64,
+    pub to_sw_downtime_s: f64,
+}
+
+impl Capacity {
+    /// Paper 000 §5.4: OpenVZ 100 Mbit/s aggregate, FPGA 1 Gbit/s; the
+    /// Virtex-5's 20 regions (§4.4); migration times of paper 003 §5
+    /// (hardware to software about 12 s, software to hardware about 3 s).
+    pub const PAPER: Capacity = Capacity {
+        hw_regions: 20,
+        hw_mbps: 1000.0,
+        sw_mbps: 100.0,
+        to_hw_downtime_s: 3.0,
+        to_sw_downtime_s: 12.0,
+    };
+
+    pub fn downtime(&self, to: Tier) -> f64 {
+        match to {
+            Tier::Hardware => self.to_hw_downtime_s,
+            Tier::Software => self.to_sw_downtime_s,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Placed {
+    pub tier: Tier,
+    pub mbps: f64,
+}
+
+/// The placement of every network, with running totals.
+#[derive(Debug, Clone)]
+pub struct State {
+    pub cap: Capacity,
+    nets: HashMap<NetId, Placed>,
+    hw_used: f64,
+    sw_used: f64,
+    hw_count: usize,
+}
+
+/// Floating-point slack when comparing bandwidth sums.
+const EPS: f64 = 1e-9;
+
+impl State {
+    pub fn new(cap: Capacity) -> Self {
+        Self {
+            cap,
+            nets: HashMap::new(),
+            hw_used: 0.0,
+            sw_used: 0.0,
+            hw_count: 0,
+        }
+    }
+    pub fn get(&self, id: NetId) -> Option<Placed> {
+        self.nets.get(&id).copied()
+    }
+    pub fn len(&self) -> usize {
+        self.nets.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.nets.is_empty()
+    }
+    pub fn used(&self, t: Tier) -> f64 {
+        match t {
+            Tier::Hardware => self.hw_used,
+            Tier::Software => self.sw_used,
+        }
+    }
+    pub fn hw_count(&self) -> usize {
+        self.hw_count
+    }
+    pub fn networks(&self) -> impl Iterator<Item = (NetId, Placed)> + '_ {
+        self.nets.iter().map(|(k, v)| (*k, *v))
+    }
+    /// Whether `mbps` more fits in `t` (and, for hardware, a new region if `new_region`).
+    pub fn fits(&self, t: Tier, mbps: f64, new_region: bool) -> bool {
+        match t {
+            Tier::Software => self.sw_used + mbps <= self.cap.sw_mbps + EPS,
+            Tier::Hardware => {
+                self.hw_used + mbps <= self.cap.hw_mbps + EPS
+                    && (!new_region || self.hw_count < self.cap.hw_regions)
+            }
+        }
+    }
+    fn add_usage(&mut self, t: Tier, mbps: f64, count: isize) {
+        match t {
+            Tier::Software => self.sw_used += mbps,
+            Tier::Hardware => {
+                self.hw_used += mbps;
+                self.hw_count = (self.hw_count as isize + count) as usize;
+            }
+        }
+    }
+    pub fn place(&mut self, id: NetId, t: Tier, mbps: f64) {
+        self.remove(id);
+        self.add_usage(t, mbps, 1);
+        self.nets.insert(id, Placed { tier: t, mbps });
+    }
+    pub fn remove(&mut self, id: NetId) -> Option<Placed> {
+        let p = self.nets.remove(&id)?;
+        self.add_usage(p.tier, -p.mbps, -1);
+        Some(p)
+    }
+    fn set_mbps(&mut self, id: NetId, mbps: f64) {
+        if let Some(p) = self.nets.get_mut(&id) {
+            let (t, old) = (p.tier, p.mbps);
+            p.mbps = mbps;
+            self.add_usage(t, mbps - old, 0);
+        }
+    }
+    fn migrate(&mut self, id: NetId) -> Option<Migration> {
+        let p = self.get(id)?;
+        self.place(id, p.tier.other(), p.mbps);
+        Some(Migration {
+            id,
+            from: p.tier,
+            to: p.tier.other(),
+            mbps: p.mbps,
+        })
+    }
+    /// Checks the invariants (totals match, capacities respected).
+    pub fn check(&self) -> Result<(), String> {
+        let hw: f64 = self
+            .nets
+            .values()
+            .filter(|p| p.tier == Tier::Hardware)
+            .map(|p| p.mbps)
+            .sum();
+        let sw: f64 = self
+            .nets
+            .values()
+            .filter(|p| p.tier == Tier::Software)
+            .map(|p| p.mbps)
+            .sum();
+        let n = self
+            .nets
+            .values()
+            .filter(|p| p.tier == Tier::Hardware)
+            .count();
+        if (hw - self.hw_used).abs() > 1e-6
+            || (sw - self.sw_used).abs() > 1e-6
+            || n != self.hw_count
+        {
+            return Err(format!(
+                "totals drifted: hw {hw} vs {}, sw {sw} vs {}, regions {n} vs {}",
+                self.hw_used, self.sw_used, self.hw_count
+            ));
+        }
+        if hw > self.cap.hw_mbps + 1e-6 || sw > self.cap.sw_mbps + 1e-6 || n > self.cap.hw_regions {
+            return Err(format!(
+                "over capacity: hw {hw} Mbit/s in {n} regions, sw {sw} Mbit/s"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A request to the allocator.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Request {
+    Add { id: NetId, mbps: f64 },
+    Remove { id: NetId },
+    Resize { id: NetId, mbps: f64 },
+}
+
+/// One network moved between tiers.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Migration {
+    pub id: NetId,
+    pub from: Tier,
+    pub to: Tier,
+    pub mbps: f64,
+}
+
+/// The allocator's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    Added {
+        tier: Tier,
+        migrations: Vec<Migration>,
+    },
+    Rejected,
+    Removed,
+    Resized {
+        migrations: Vec<Migration>,
+    },
+    /// An increase that could not be met: the old bandwidth is kept.
+    Denied,
+    UnknownNetwork,
+}
+
+/// An allocation policy.
+pub trait Policy {
+    fn name(&self) -> &'static str;
+    fn decide(&mut self, s: &mut State, r: Request) -> Decision;
+}
+
+/// The policies by their command-line names.
+pub fn policy_by_name(name: &str) -> Option<Box<dyn Policy>> {
+    match name {
+        "paper" => Some(Box::new(PaperGreedy)),
+        "no-migration" => Some(Box::new(NoMigration)),
+        "repack" => Some(Box::new(Repack::default())),
+        _ => None,
+    }
+}
+
+/// Admission shared by the paper's heuristic and the baseline.
+fn admit_software_first(s: &mut State, id: NetId, mbps: f64) -> Decision {
+    if s.fits(Tier::Software, mbps, true) {
+        s.place(id, Tier::Software, mbps);
+        Decision::Added {
+            tier: Tier::Software,
+            migrations: vec![],
+        }
+    } else if s.fits(Tier::Hardware, mbps, true) {
+        s.place(id, Tier::Hardware, mbps);
+        Decision::Added {
+            tier: Tier::Hardware,
+            migrations: vec![],
+        }
+    } else {
+        Decision::Rejected
+    }
+}
+
+/// Handles remove, decrease and in-place increase; `None` if the increase does not fit.
+fn common(s: &mut State, r: Request) -> Option<Decision> {
+    match r {
+        Request::Remove { id } => Some(if s.remove(id).is_some() {
+            Decision::Removed
+        } else {
+            Decision::UnknownNetwork
+        }),
+        Request::Resize { id, mbps } => {
+            let Some(p) = s.get(id) else {
+                return Some(Decision::UnknownNetwork);
+            };
+            if mbps <= p.mbps || s.fits(p.tier, mbps - p.mbps, false) {
+                s.set_mbps(id, mbps);
+                return Some(Decision::Resized { migrations: vec![] });
+            }
+            None
+        }
+        Request::Add { .. } => None,
+    }
+}
+
+/// The baseline: never migrates.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoMigration;
+
+impl Policy for NoMigration {
+    fn name(&self) -> &'static str {
+        "no-migration"
+    }
+    fn decide(&mut self, s: &mut State, r: Request) -> Decision {
+        if let Request::Add { id, mbps } = r {
+            return admit_software_first(s, id, mbps);
+        }
+        common(s, r).unwrap_or(Decision::Denied)
+    }
+}
+
+/// Paper 000 §3.2.3, as written.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PaperGreedy;
+
+impl Policy for PaperGreedy {
+    fn name(&self) -> &'static str {
+        "paper"
+    }
+    fn decide(&mut self, s: &mut State, r: Request) -> Decision {
+        if let Request::Add { id, mbps } = r {
+            return admit_software_first(s, id, mbps);
+        }
+        if let Some(d) = common(s, r) {
+            return d;
+        }
+        let Request::Resize { id, mbps } = r else {
+            return Decision::Denied;
+        };
+        let Some(p) = s.get(id) else {
+            return Decision::UnknownNetwork;
+        };
+        let mut trial = s.clone();
+        let mut migrations = Vec::new();
+        // Make room in the network's own tier by moving others out, one at a
+        // time: from hardware the lowest-bandwidth network goes to software;
+        // from software the highest-bandwidth network goes to hardware.
+        loop {
+            if trial.fits(p.tier, mbps - p.mbps, false) {
+                trial.set_mbps(id, mbps);
+                *s = trial;
+                return Decision::Resized { migrations };
+            }
+            let others = trial
+                .networks()
+                .filter(|(n, q)| *n != id && q.tier == p.tier);
+            let pick = match p.tier {
+                Tier::Hardware => {
+                    others.min_by(|a, b| a.1.mbps.total_cmp(&b.1.mbps).then(a.0.cmp(&b.0)))
+                }
+                Tier::Software => {
+                    others.max_by(|a, b| a.1.mbps.total_cmp(&b.1.mbps).then(b.0.cmp(&a.0)))
+                }
+            };
+            match pick {
+                Some((n, q)) if trial.fits(p.tier.other(), q.mbps, true) => {
+                    migrations.extend(trial.migrate(n))
+                }
+                _ => break,
+            }
+        }
+        // Or move the network itself to the other tier, if it fits there.
+        let mut trial = s.clone();
+        if trial.fits(p.tier.other(), mbps, true) {
+            let m = trial.migrate(id).expect("network exists");
+            trial.set_mbps(id, mbps);
+            *s = trial;
+            return Decision::Resized {
+                migrations: vec![m],
+            };
+        }
+        Decision::Denied
+    }
+}
+
+/// Prism's policy: a rebalance is the cheapest feasible set of migrations,
+/// found by exhaustive search instead of a fixed greedy order.
+///
+/// When a request does not fit as it stands (an increase, or an addition
+/// that fits neither tier), `Repack` considers every set of up to `budget`
+/// migrations, in either direction, of any network including the one that
+/// grows, and keeps the feasible set that moves the fewest networks, then
+/// leaves the most room in the two scarce resources (free software bandwidth
+/// plus free hardware regions, as fractions; in the simulator this halves
+/// later migrations compared with choosing by downtime first), then costs the
+/// least downtime (a move into hardware costs a partial reconfiguration, 3 s;
+/// into software a container start and address remapping, 12 s: paper 003
+/// §5). The paper's greedy order only ever moves the smallest hardware
+/// network or the largest software one, and stops at the first that does
+/// not fit; it also never migrates to admit a new network.
+#[derive(Debug, Clone, Copy)]
+pub struct Repack {
+    pub budget: usize,
+}
+
+impl Default for Repack {
+    fn default() -> Self {
+        Self { budget: 3 }
+    }
+}
+
+/// A demand to satisfy: a network changing bandwidth, or a new one in a tier.
+#[derive(Debug, Clone, Copy)]
+enum Demand {
+    Resize {
+        id: NetId,
+        from: f64,
+        to: f64,
+        tier: Tier,
+    },
+    Add {
+        mbps: f64,
+        tier: Tier,
+    },
+}
+
+/// Largest migration budget the search supports.
+pub const MAX_BUDGET: usize = 4;
+
+impl Repack {
+    /// The best plan (networks to move) of at most `budget` moves.
+    ///
+    /// Combinations are enumerated smallest first over index arrays, and
+    /// each is checked with a few additions: no allocation per candidate.
+    fn plan(&self, s: &State, demand: Demand) -> Option<Vec<(NetId, Placed)>> {
+        let mut nets: Vec<(NetId, Placed)> = s.networks().collect();
+        nets.sort_by_key(|(id, _)| *id);
+        let c = s.cap;
+        let (demand_id, demand_tier, d_mbps, d_count) = match demand {
+            Demand::Resize { id, from, to, tier } => (Some(id), tier, to - from, 0isize),
+            Demand::Add { mbps, tier } => (None, tier, mbps, 1),
+        };
+        // Per network: its change to (hw Mbit/s, sw Mbit/s, regions) if moved,
+        // and whether it carries the demand with it.
+        let deltas: Vec<(f64, f64, isize, bool)> = nets
+            .iter()
+            .map(|(id, p)| {
+                let carries = Some(*id) == demand_id;
+                match p.tier {
+                    Tier::Hardware => (-p.mbps, p.mbps, -1, carries),
+                    Tier::Software => (p.mbps, -p.mbps, 1, carries),
+                }
+            })
+            .collect();
+        let base = (
+            s.used(Tier::Hardware),
+            s.used(Tier::Software),
+            s.hw_count() as isize,
+        );
+        let eval = |idx: &[usize]| -> Option<(f64, f64, f64)> {
+            let (mut hw, mut sw, mut n) = base;
+            let mut tier = demand_tier;
+            let mut downtime = 0.0;
+            for &i in idx {
+                let (dh, ds, dn, carries) = deltas[i];
+                hw += dh;
+                sw += ds;
+                n += dn;
+                if carries {
+                    tier = tier.other();
+                }
+                downtime += c.downtime(nets[i].1.tier.other());
+            }
+            match tier {
+                Tier::Hardware => {
+                    hw += d_mbps;
+                    n += d_count;
+                }
+                Tier::Software => sw += d_mbps,
+            }
+            if hw > c.hw_mbps + EPS || sw > c.sw_mbps + EPS || n < 0 || n as usize > c.hw_regions {
+                return None;
+            }
+            // The scarce resources: software bandwidth and hardware regions.
+            let headroom = (c.sw_mbps - sw) / c.sw_mbps.max(EPS)
+                + (c.hw_regions as isize - n) as f64 / c.hw_regions.max(1) as f64;
+            Some((-headroom, downtime, 0.0))
+        };
+        let n = nets.len();
+        for size in 1..=self.budget.min(n).min(MAX_BUDGET) {
+            let mut best: Option<((f64, f64, f64), [usize; MAX_BUDGET])> = None;
+            let mut idx = [0usize; MAX_BUDGET];
+            for (k, v) in idx.iter_mut().enumerate().take(size) {
+                *v = k;
+            }
+            loop {
+                if let Some(sc) = eval(&idx[..size])
+                    && best
+                        .as_ref()
+                        .is_none_or(|b| sc.0 < b.0.0 || (sc.0 == b.0.0 && sc.1 < b.0.1))
+                {
+                    best = Some((sc, idx));
+                }
+                // Next combination in lexicographic order.
+                let mut k = size;
+                while k > 0 && idx[k - 1] == n - size + k - 1 {
+                    k -= 1;
+                }
+                if k == 0 {
+                    break;
+                }
+                idx[k - 1] += 1;
+                for j in k..size {
+                    idx[j] = idx[j - 1] + 1;
+                }
+            }
+            if let Some((_, b)) = best {
+                return Some(b[..size].iter().map(|&i| nets[i]).collect());
+            }
+        }
+        None
+    }
+
+    fn apply(s: &mut State, moves: &[(NetId, Placed)]) -> Vec<Migration> {
+        moves.iter().filter_map(|(id, _)| s.migrate(*id)).collect()
+    }
+}
+
+impl Policy for Repack {
+    fn name(&self) -> &'static str {
+        "repack"
+    }
+    fn decide(&mut self, s: &mut State, r: Request) -> Decision {
+        if let Request::Add { id, mbps } = r {
+            if let d @ Decision::Added { .. } = admit_software_first(s, id, mbps) {
+                return d;
+            }
+            let plans = [Tier::Software, Tier::Hardware]
+                .map(|tier| (tier, self.plan(s, Demand::Add { mbps, tier })));
+            let best = plans
+                .into_iter()
+                .filter_map(|(t, p)| p.map(|p| (t, p)))
+                .min_by(|a, b| {
+                    let cost = |p: &[(NetId, Placed)]| {
+                        (
+                            p.len(),
+                            p.iter()
+                                .map(|(_, q)| s.cap.downtime(q.tier.other()))
+                                .sum::<f64>(),
+                        )
+                    };
+                    let (ca, cb) = (cost(&a.1), cost(&b.1));
+                    ca.0.cmp(&cb.0).then(ca.1.total_cmp(&cb.1))
+                });
+            let Some((tier, moves)) = best else {
+                return Decision::Rejected;
+            };
+            let migrations = Self::apply(s, &moves);
+            s.place(id, tier, mbps);
+            return Decision::Added { tier, migrations };
+        }
+        if let Some(d) = common(s, r) {
+            return d;
+        }
+        let Request::Resize { id, mbps } = r else {
+            return Decision::Denied;
+        };
+        let Some(p) = s.get(id) else {
+            return Decision::UnknownNetwork;
+        };
+        let Some(moves) = self.plan(
+            s,
+            Demand::Resize {
+                id,
+                from: p.mbps,
+                to: mbps,
+                tier: p.tier,
+            },
+        ) else {
+            return Decision::Denied;
+        };
+        let migrations = Self::apply(s, &moves);
+        s.set_mbps(id, mbps);
+        Decision::Resized { migrations }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CAP: Capacity = Capacity {
+        hw_regions: 2,
+        hw_mbps: 1000.0,
+        sw_mbps: 100.0,
+        to_hw_downtime_s: 3.0,
+        to_sw_downtime_s: 12.0,
+    };
+
+    fn add(p: &mut dyn Policy, s: &mut State, id: NetId, mbps: f64) -> Decision {
+        let d = p.decide(s, Request::Add { id, mbps });
+        s.check().unwrap();
+        d
+    }
+
+    #[test]
+    fn paper_admission_is_software_first_then_hardware_then_reject() {
+        let mut s = State::new(CAP);
+        let mut p = PaperGreedy;
+        assert_eq!(
+            add(&mut p, &mut s, 1, 60.0),
+            Decision::Added {
+                tier: Tier::Software,
+                migrations: vec![]
+            }
+        );
+        assert_eq!(
+            add(&mut p, &mut s, 2, 50.0),
+            Decision::Added {
+                tier: Tier::Hardware,
+                migrations: vec![]
+            }
+        );
+        assert_eq!(
+            add(&mut p, &mut s, 3, 40.0),
+            Decision::Added {
+                tier: Tier::Software,
+                migrations: vec![]
+            }
+        );
+        assert_eq!(
+            add(&mut p, &mut s, 4, 500.0),
+            Decision::Added {
+                tier: Tier::Hardware,
+                migrations: vec![]
+            }
+        );
+        // Both regions used, software full: reject.
+        assert_eq!(add(&mut p, &mut s, 5, 1.0), Decision::Rejected);
+    }
+
+    #[test]
+    fn decrease_in_place_and_unknown() {
+        let mut s = State::new(CAP);
+        let mut p = PaperGreedy;
+        add(&mut p, &mut s, 1, 60.0);
+        assert_eq!(
+            p.decide(&mut s, Request::Resize { id: 1, mbps: 10.0 }),
+            Decision::Resized { migrations: vec![] }
+        );
+        assert_eq!(s.used(Tier::Software), 10.0);
+        assert_eq!(
+            p.decide(&mut s, Request::Resize { id: 9, mbps: 10.0 }),
+            Decision::UnknownNetwork
+        );
+        assert_eq!(
+            p.decide(&mut s, Request::Remove { id: 9 }),
+            Decision::UnknownNetwork
+        );
+        assert_eq!(
+            p.decide(&mut s, Request::Remove { id: 1 }),
+            Decision::Removed
+        );
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn paper_rebalance_moves_highest_software_network_to_hardware() {
+        let mut s = State::new(CAP);
+        let mut p = PaperGreedy;
+        add(&mut p, &mut s, 1, 30.0);
+        add(&mut p, &mut s, 2, 50.0);
+        add(&mut p, &mut s, 3, 15.0); // software: 95 of 100
+        // Network 1 grows to 45: software needs 30 more; the highest (2, 50) moves out.
+        let d = p.decide(&mut s, Request::Resize { id: 1, mbps: 45.0 });
+        assert_eq!(
+            d,
+            Decision::Resized {
+                migrations: vec![Migration {
+                    id: 2,
+                    from: Tier::Software,
+                    to: Tier::Hardware,
+                    mbps: 50.0
+                }]
+            }
+        );
+        assert_eq!(
+            s.get(1).unwrap(),
+            Placed {
+                tier: Tier::Software,
+                mbps: 45.0
+            }
+        );
+        s.check().unwrap();
+        // The baseline denies the same request.
+        let mut s2 = State::new(CAP);
+        let mut b = NoMigration;
+        for (id, m) in [(1, 30.0), (2, 50.0), (3, 15.0)] {
+            add(&mut b, &mut s2, id, m);
+        }
+        assert_eq!(
+            b.decide(&mut s2, Request::Resize { id: 1, mbps: 45.0 }),
+            Decision::Denied
+        );
+        assert_eq!(s2.get(1).unwrap().mbps, 30.0);
+    }
+
+    #[test]
+    fn paper_rebalance_moves_lowest_hardware_network_to_software() {
+        let cap = Capacity {
+            hw_regions: 3,
+            hw_mbps: 100.0,
+            sw_mbps: 50.0,
+            ..CAP
+        };
+        let mut s = State::new(cap);
+        let mut p = PaperGreedy;
+        s.place(1, Tier::Hardware, 60.0);
+        s.place(2, Tier::Hardware, 10.0);
+        s.place(3, Tier::Hardware, 25.0);
+        // 1 grows to 70: hardware needs 5 more; the lowest (2, 10) goes to software.
+        let d = p.decide(&mut s, Request::Resize { id: 1, mbps: 70.0 });
+        assert_eq!(
+            d,
+            Decision::Resized {
+                migrations: vec![Migration {
+                    id: 2,
+                    from: Tier::Hardware,
+                    to: Tier::Software,
+                    mbps: 10.0
+                }]
+            }
+        );
+        s.check().unwrap();
+        // Nothing can make room for 200: denied, state unchanged.
+        let before = s.clone();
+        assert_eq!(
+            p.decide(&mut s, Request::Resize { id: 1, mbps: 200.0 }),
+            Decision::Denied
+        );
+        assert_eq!(s.get(1), before.get(1));
+        assert_eq!(s.used(Tier::Hardware), before.used(Tier::Hardware));
+    }
+
+    #[test]
+    fn repack_finds_a_plan_the_greedy_order_misses() {
+        // Software 100: nets 40, 30, 25 (95). Net 3 (25) wants 35.
+        // Hardware has 1 free region and 30 Mbit/s: the paper tries the
+        // highest (40), which does not fit hardware, then net 3 itself (35),
+        // which does not fit either, and denies. Repack moves net 2 (30).
+        let cap = Capacity {
+            hw_regions: 2,
+            hw_mbps: 95.0,
+            sw_mbps: 100.0,
+            ..CAP
+        };
+        let setup = |s: &mut State| {
+            s.place(1, Tier::Software, 40.0);
+            s.place(2, Tier::Software, 30.0);
+            s.place(3, Tier::Software, 25.0);
+            s.place(4, Tier::Hardware, 65.0);
+        };
+        let mut s = State::new(cap);
+        setup(&mut s);
+        assert_eq!(
+            PaperGreedy.decide(&mut s, Request::Resize { id: 3, mbps: 35.0 }),
+            Decision::Denied
+        );
+        let mut s = State::new(cap);
+        setup(&mut s);
+        let d = Repack::default().decide(&mut s, Request::Resize { id: 3, mbps: 35.0 });
+        assert_eq!(
+            d,
+            Decision::Resized {
+                migrations: vec![Migration {
+                    id: 2,
+                    from: Tier::Software,
+                    to: Tier::Hardware,
+                    mbps: 30.0
+                }]
+            }
+        );
+        s.check().unwrap();
+    }
+
+    #[test]
+    fn repack_admits_by_making_room() {
+        let cap = Capacity {
+            hw_regions: 1,
+            hw_mbps: 1000.0,
+            sw_mbps: 100.0,
+            ..CAP
+        };
+        let mut s = State::new(cap);
+        s.place(1, Tier::Hardware, 5.0);
+        s.place(2, Tier::Software, 90.0);
+        // 30 fits nowhere: software has 10 left, the only region is taken;
+        // moving network 1 (5) to software frees the region.
+        assert_eq!(
+            PaperGreedy.decide(&mut s.clone(), Request::Add { id: 3, mbps: 30.0 }),
+            Decision::Rejected
+        );
+        let d = Repack::default().decide(&mut s, Request::Add { id: 3, mbps: 30.0 });
+        assert_eq!(
+            d,
+            Decision::Added {
+                tier: Tier::Hardware,
+                migrations: vec![Migration {
+                    id: 1,
+                    from: Tier::Hardware,
+                    to: Tier::Software,
+                    mbps: 5.0
+                }]
+            }
+        );
+        s.check().unwrap();
+    }
+}
