@@ -6,6 +6,7 @@
 
 pub mod allocator;
 pub mod dist;
+pub mod rmu;
 pub mod sim;
 
 pub use allocator::{

@@ -7,6 +7,7 @@ mod report;
 mod runner;
 mod scenario;
 mod sim_cmd;
+mod sim_rmu;
 mod tables_cmd;
 
 use anyhow::{Context, Result, bail};
@@ -65,6 +66,8 @@ enum Cmd {
 enum SimCmd {
     /// Network allocation between tiers (paper 000 §5.4, Fig. 10).
     Alloc(sim_cmd::AllocArgs),
+    /// Reconfiguration managers of the multi-service edge router (paper 004).
+    Rmu(sim_rmu::RmuArgs),
 }
 
 #[derive(Subcommand)]
@@ -178,6 +181,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         }) => tables_cmd::classify(&filters, trace.as_deref(), check),
         Cmd::Bench(args) => bench::run(&args),
         Cmd::Sim(SimCmd::Alloc(args)) => sim_cmd::alloc(&args),
+        Cmd::Sim(SimCmd::Rmu(args)) => sim_rmu::rmu(&args),
         Cmd::Profiles => {
             for p in prism_pipeline::PROFILES {
                 println!("{:<16} {}", p.name, p.description);

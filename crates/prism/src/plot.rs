@@ -56,7 +56,7 @@ pub fn line_chart(
     if x0 > x1 {
         (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
     }
-    let pad = ((y1 - y0) * 0.08).max(0.5);
+    let pad = ((y1 - y0) * 0.08).max(0.02 * y1.abs().max(1.0));
     let root = BitMapBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut b = ChartBuilder::on(&root);

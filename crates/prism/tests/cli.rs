@@ -299,3 +299,27 @@ fn sim_alloc_writes_deterministic_csv_and_png() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown policy `magic`"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn sim_rmu_reproduces_table4_within_tolerance() {
+    let dir = tmpdir("rmu");
+    let o = prism()
+        .args(["sim", "rmu", "--periods", "12", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let t4 = std::fs::read_to_string(dir.join("table4.csv")).unwrap();
+    let rows: Vec<&str> = t4.lines().skip(1).collect();
+    assert_eq!(rows.len(), 12);
+    for r in rows {
+        let diff: f64 = r.split(',').nth(4).unwrap().parse().unwrap();
+        assert!(diff.abs() < 7.5, "{r}");
+    }
+    let sp = std::fs::read_to_string(dir.join("speedup.csv")).unwrap();
+    assert!(sp.lines().count() > 40);
+    for f in ["fig3a.png", "fig3b.png", "fig4.png"] {
+        assert_eq!(&std::fs::read(dir.join(f)).unwrap()[..4], b"\x89PNG");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
