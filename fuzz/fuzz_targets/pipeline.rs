@@ -5,7 +5,7 @@ use prism_pipeline::{Pipeline, PipelineConfig, testbed};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let s = testbed::vlan_networks(4, 4);
-    let mut p = Pipeline::new(s.handle(), PipelineConfig { pool_packets: 64, queue_limit: 64, channel_capacity: 8 });
+    let mut p = Pipeline::new(s.handle(), PipelineConfig { pool_packets: 64, queue_limit: 64, channel_capacity: 8, ..Default::default() });
     let mut batch = Vec::new();
     for frame in data.split(|b| *b == 0xa5).take(32) {
         if let Some(pkt) = p.pool.packet(frame, 0, 0) {

@@ -16,6 +16,7 @@ fn pipeline(c: &mut Criterion) {
                     pool_packets: 256,
                     queue_limit: 256,
                     channel_capacity: 64,
+                    ..Default::default()
                 },
             );
             let mut batch: Vec<Packet> = Vec::with_capacity(32);

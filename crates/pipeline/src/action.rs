@@ -8,14 +8,16 @@
 //! the layer-3 virtualization of paper 003 (IPIP) and VLAN tags. Operations run
 //! in a fixed order: drop; IPIP decapsulation; TTL decrement of the routed
 //! header (the inner one of an IPIP packet, which is the outer one after
-//! decapsulation) with an RFC 1624 checksum update; tunnel rewrite or IPIP
-//! encapsulation; VLAN pop then push; MAC rewrite; output or software.
+//! decapsulation) with an RFC 1624 checksum update; payload service
+//! ([`crate::services`]); tunnel rewrite or IPIP encapsulation; VLAN pop then
+//! push; MAC rewrite; output or software.
 //!
 //! Example (a layer-3 virtual router hop, paper 003 §3.3):
 //! `Action { decrement_ttl: true, ipip: IpipOp::Rewrite { src, dst }, out_port: Some(1), .. }`
 
 use crate::packet::Packet;
 use crate::reasons::ActionDrop;
+use crate::services::{self, Service, ServiceScratch};
 use prism_wire::{
     EthernetAddress, Ipv4Address, Ipv4Packet, Ipv4Repr, PacketInfo, ethertype, protocol, vlan,
 };
@@ -62,6 +64,8 @@ pub struct Action {
     pub drop: bool,
     pub ipip: IpipOp,
     pub vlan: VlanOp,
+    /// A payload service (encryption, compression) on plain IPv4/UDP.
+    pub service: Option<Service>,
 }
 
 /// Where a packet goes after action processing.
@@ -76,7 +80,12 @@ const IPV4_HEADER: usize = prism_wire::ipv4::MIN_HEADER_LEN;
 
 /// Applies `action` to `pkt`, whose headers `info` describes.
 #[inline]
-pub fn apply(action: &Action, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
+pub fn apply(
+    action: &Action,
+    pkt: &mut Packet,
+    info: &PacketInfo,
+    scratch: &mut ServiceScratch,
+) -> Verdict {
     if action.drop {
         return Verdict::Drop(ActionDrop::DropAction);
     }
@@ -121,6 +130,14 @@ pub fn apply(action: &Action, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
         let c =
             prism_wire::checksum::update16(u16::from_be_bytes([h[10], h[11]]), old, old - 0x0100);
         h[10..12].copy_from_slice(&c.to_be_bytes());
+    }
+    if let Some(svc) = &action.service {
+        if action.ipip == IpipOp::Decap {
+            return Verdict::Drop(ActionDrop::NotUdp); // offsets of the inner packet are not parsed
+        }
+        if let Err(r) = services::apply(svc, pkt, info, scratch) {
+            return Verdict::Drop(r);
+        }
     }
     match action.ipip {
         IpipOp::Encap { src, dst } => {

@@ -15,6 +15,7 @@ pub mod output;
 pub mod packet;
 pub mod pipeline;
 pub mod reasons;
+pub mod services;
 pub mod software;
 pub mod software_router;
 pub mod substrate;
@@ -28,6 +29,7 @@ pub use device::{DeviceProfile, HardwareTier, ModuleKind, PROFILES, PlacementErr
 pub use packet::{Packet, PacketPool};
 pub use pipeline::{Pipeline, PipelineConfig};
 pub use reasons::DropReason;
+pub use services::{Service, ServiceScratch};
 pub use substrate::{
     ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, Substrate, SubstrateError,
 };

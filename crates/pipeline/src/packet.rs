@@ -79,6 +79,16 @@ impl Packet {
         true
     }
 
+    /// Sets the frame length (growing into the buffer's tailroom); false if
+    /// it would not fit.
+    pub fn set_len(&mut self, len: usize) -> bool {
+        if usize::from(self.start) + len > BUF_SIZE || len > MAX_FRAME {
+            return false;
+        }
+        self.len = len as u16;
+        true
+    }
+
     /// Cuts the frame to `len` bytes (to drop link-layer padding).
     pub fn truncate(&mut self, len: usize) {
         if len < self.len() {

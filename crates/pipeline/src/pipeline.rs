@@ -22,6 +22,7 @@ use crate::matching;
 use crate::output::{OutputConfig, OutputStage};
 use crate::packet::{Packet, PacketPool};
 use crate::reasons::{DropReason, MapDrop, SoftwareDrop};
+use crate::services::ServiceScratch;
 use crate::software::SoftwareChannels;
 use arc_swap::ArcSwap;
 use prism_tables::Key;
@@ -31,6 +32,8 @@ use std::sync::Arc;
 /// Sizes of the pipeline's buffers and queues.
 #[derive(Debug, Clone, Copy)]
 pub struct PipelineConfig {
+    /// Distinct per pipeline of a node: it seeds AEAD nonces.
+    pub pipeline_id: u32,
     pub pool_packets: usize,
     pub queue_limit: usize,
     pub channel_capacity: usize,
@@ -39,6 +42,7 @@ pub struct PipelineConfig {
 impl Default for PipelineConfig {
     fn default() -> Self {
         Self {
+            pipeline_id: 0,
             pool_packets: 16_384,
             queue_limit: 1024,
             channel_capacity: 1024,
@@ -85,6 +89,7 @@ impl Scratch {
 #[derive(Debug)]
 pub struct Pipeline {
     scratch: Scratch,
+    services: ServiceScratch,
     published: Arc<ArcSwap<Dataplane>>,
     current: Arc<Dataplane>,
     pub pool: PacketPool,
@@ -104,6 +109,7 @@ impl Pipeline {
             counters: Counters::default(),
             channels: SoftwareChannels::new(cfg.channel_capacity),
             scratch: Scratch::default(),
+            services: ServiceScratch::new(cfg.pipeline_id),
         };
         p.adopt(current);
         p
@@ -257,7 +263,7 @@ impl Pipeline {
                 continue;
             };
             self.counters.stages[Stage::Action as usize].add(pkt.len());
-            *fate = match action::apply(a, pkt, info) {
+            *fate = match action::apply(a, pkt, info, &mut self.services) {
                 Verdict::Output(port) => Fate::Output(port),
                 Verdict::Software(ch) => Fate::Software(ch),
                 Verdict::Drop(r) => Fate::Drop(*net, DropReason::Action(r)),

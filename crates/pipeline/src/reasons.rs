@@ -39,6 +39,16 @@ reasons! {
         TooManyTags => "too-many-tags",
         /// The action neither outputs nor hands to software.
         NoOutputPort => "no-output-port",
+        /// A payload service on a packet that is not plain IPv4/UDP.
+        NotUdp => "not-udp",
+        /// The transformed payload would not fit a packet buffer.
+        PayloadTooLarge => "payload-too-large",
+        /// AEAD decryption: the tag does not match (wrong key or tampering).
+        AuthFailed => "auth-failed",
+        /// DES decryption: bad padding or length.
+        BadPadding => "bad-padding",
+        /// LZ4 decompression failed.
+        CorruptCompressed => "corrupt-compressed",
     }
 }
 

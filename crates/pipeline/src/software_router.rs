@@ -14,10 +14,15 @@ use crate::dataplane::Dataplane;
 use crate::matching;
 use crate::packet::Packet;
 use crate::reasons::{ActionDrop, DropReason, MapDrop};
+use crate::services::ServiceScratch;
 use prism_tables::Key;
 
 /// Routes `pkt`, whose `network` field the mapping stage set.
-pub fn route(dp: &Dataplane, pkt: &mut Packet) -> Result<u16, DropReason> {
+pub fn route(
+    dp: &Dataplane,
+    pkt: &mut Packet,
+    scratch: &mut ServiceScratch,
+) -> Result<u16, DropReason> {
     let info = prism_wire::parse_frame(pkt.data(), pkt.port).map_err(DropReason::Parse)?;
     let net = dp
         .network(pkt.network)
@@ -27,7 +32,7 @@ pub fn route(dp: &Dataplane, pkt: &mut Packet) -> Result<u16, DropReason> {
     let mut act = net.actions[a as usize];
     // This is the software path already: a hand-off bit means "forward here".
     act.to_software = None;
-    match action::apply(&act, pkt, &info) {
+    match action::apply(&act, pkt, &info, scratch) {
         Verdict::Output(p) => Ok(p),
         Verdict::Drop(r) => Err(DropReason::Action(r)),
         // Not produced once the hand-off bit is cleared; counted if it were.

@@ -106,8 +106,9 @@ fn run(s: &Substrate, frames: &[Vec<u8>], now: u64) -> (Pipeline, Vec<Vec<Vec<u8
         p.software_pop(ch, usize::MAX, &mut sw);
     }
     let dp = p.dataplane().clone();
+    let mut services = ServiceScratch::new(1);
     for mut pkt in sw.drain(..) {
-        let v = software_router::route(&dp, &mut pkt);
+        let v = software_router::route(&dp, &mut pkt, &mut services);
         p.from_software(pkt, v, now);
     }
     let mut outs = Vec::new();
@@ -535,4 +536,154 @@ fn config_swap_is_seen_at_next_batch() {
     let mut b = vec![p.pool.packet(&f, 0, 0).unwrap()];
     p.process(&mut b, 0);
     assert_eq!((p.queued(1), p.queued(2)), (1, 1));
+}
+
+/// Frames in on `port`, frames out of every port (no software networks).
+fn pass(s: &Substrate, frames: &[Vec<u8>], port: u16) -> (Pipeline, Vec<Vec<Vec<u8>>>) {
+    let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
+    let mut batch: Vec<Packet> = frames
+        .iter()
+        .map(|f| p.pool.packet(f, port, 0).unwrap())
+        .collect();
+    p.process(&mut batch, 0);
+    let mut outs = Vec::new();
+    for port in 0..4 {
+        let mut v = Vec::new();
+        p.transmit(port, usize::MAX, &mut v);
+        outs.push(v.iter().map(|x| x.data().to_vec()).collect());
+    }
+    (p, outs)
+}
+
+fn service_pair(there: Service, back: Service) -> Substrate {
+    let mut s = substrate();
+    let a = Action {
+        out_port: Some(1),
+        service: Some(there),
+        ..Default::default()
+    };
+    let b = Action {
+        out_port: Some(2),
+        service: Some(back),
+        ..Default::default()
+    };
+    s.add_network(net(
+        "there",
+        Tier::Hardware,
+        vec![map(Ternary::ANY.in_port(0))],
+        ForwardingSpec::Destination(vec![(pfx("0.0.0.0/0"), a)]),
+    ))
+    .unwrap();
+    s.add_network(net(
+        "back",
+        Tier::Hardware,
+        vec![map(Ternary::ANY.in_port(1))],
+        ForwardingSpec::Destination(vec![(pfx("0.0.0.0/0"), b)]),
+    ))
+    .unwrap();
+    s
+}
+
+fn udp_checksum_ok(frame: &[u8]) -> bool {
+    let s = SlicedPacket::from_ethernet(frame).unwrap();
+    let (Some(InternetSlice::Ipv4(ip)), Some(TransportSlice::Udp(u))) = (&s.net, &s.transport)
+    else {
+        return false;
+    };
+    let h = ip.header().to_header();
+    let uh = u.to_header();
+    h.header_checksum == h.calc_header_checksum()
+        && uh.calc_checksum_ipv4(&h, u.payload()).unwrap() == uh.checksum
+}
+
+#[test]
+fn services_round_trip_across_two_networks() {
+    let text: Vec<u8> = b"the multi-service edge router compresses this text; "
+        .iter()
+        .cycle()
+        .take(900)
+        .copied()
+        .collect();
+    let frames = vec![
+        udp([10, 0, 0, 1], [10, 0, 0, 2], 9, &text),
+        udp([10, 0, 0, 1], [10, 0, 0, 2], 9, b"x"),
+        udp([10, 0, 0, 1], [10, 0, 0, 2], 9, &[0u8; 0]),
+    ];
+    let key = [7u8; 32];
+    let pairs = [
+        (Service::Seal { key }, Service::Open { key }),
+        (
+            Service::DesEncrypt {
+                key: [1, 2, 3, 4, 5, 6, 7, 8],
+            },
+            Service::DesDecrypt {
+                key: [1, 2, 3, 4, 5, 6, 7, 8],
+            },
+        ),
+        (Service::Compress, Service::Decompress),
+    ];
+    for (there, back) in pairs {
+        let s = service_pair(there, back);
+        let (_, mid) = pass(&s, &frames, 0);
+        assert_eq!(mid[1].len(), frames.len(), "{there:?}");
+        for (m, f) in mid[1].iter().zip(&frames) {
+            assert!(
+                udp_checksum_ok(m),
+                "{there:?}: transformed packet has valid lengths and checksums"
+            );
+            assert_ne!(m, f, "{there:?}: payload transformed");
+        }
+        if there == Service::Compress {
+            assert!(
+                mid[1][0].len() < frames[0].len() / 4,
+                "repetitive text compresses"
+            );
+        }
+        let (_, end) = pass(&s, &mid[1], 1);
+        assert_eq!(
+            end[2], frames,
+            "{there:?}: round trip gives back the original frames"
+        );
+    }
+}
+
+#[test]
+fn service_failures_are_counted() {
+    let key = [9u8; 32];
+    let s = service_pair(Service::Seal { key }, Service::Open { key: [8u8; 32] });
+    let frames = vec![udp([10, 0, 0, 1], [10, 0, 0, 2], 9, b"secret")];
+    let (_, mid) = pass(&s, &frames, 0);
+    let (p, end) = pass(&s, &mid[1], 1);
+    assert!(end[2].is_empty());
+    assert_eq!(
+        p.counters().networks[1].drops[DropReason::Action(ActionDrop::AuthFailed).index()],
+        1
+    );
+    // Tampering is caught even with the right key.
+    let s = service_pair(Service::Seal { key }, Service::Open { key });
+    let (_, mut mid) = pass(&s, &frames, 0);
+    let last = mid[1][0].len() - 1;
+    mid[1][0][last] ^= 1;
+    let (p, end) = pass(&s, &mid[1], 1);
+    assert!(end[2].is_empty());
+    assert_eq!(
+        p.counters().networks[1].drops[DropReason::Action(ActionDrop::AuthFailed).index()],
+        1
+    );
+    // Decompressing garbage, and services on non-UDP traffic.
+    let s = service_pair(Service::Decompress, Service::Decompress);
+    let (p, _) = pass(
+        &s,
+        &[
+            udp([1, 1, 1, 1], [2, 2, 2, 2], 9, &[0xff; 40]),
+            ipip([1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3], [4, 4, 4, 4], 9),
+        ],
+        0,
+    );
+    let c = &p.counters().networks[0];
+    assert_eq!(
+        c.drops[DropReason::Action(ActionDrop::CorruptCompressed).index()],
+        1
+    );
+    assert_eq!(c.drops[DropReason::Action(ActionDrop::NotUdp).index()], 1);
 }

@@ -40,6 +40,8 @@ pub fn run(mut pipeline: Pipeline, input: &[InputFrame], port_rates: &[Option<u6
     let mut last_ns = input.first().map_or(0, |f| f.timestamp_ns);
     let mut batch: Vec<Packet> = Vec::with_capacity(BATCH);
     let mut sw: Vec<Packet> = Vec::with_capacity(BATCH);
+    // The in-process software router has its own service state (id 1; the pipeline is 0).
+    let mut services = prism_pipeline::ServiceScratch::new(1);
     let mut tx: Vec<Packet> = Vec::with_capacity(256);
     let mut oversized = 0;
     let mut now = last_ns;
@@ -54,7 +56,7 @@ pub fn run(mut pipeline: Pipeline, input: &[InputFrame], port_rates: &[Option<u6
         for ch in 0..4 {
             pipeline.software_pop(ch, usize::MAX, &mut sw);
             for mut p in sw.drain(..) {
-                let v = software_router::route(&dp, &mut p);
+                let v = software_router::route(&dp, &mut p, &mut services);
                 pipeline.from_software(p, v, now);
             }
         }

@@ -5,6 +5,7 @@
 //! parser with their span; semantic ones (duplicate names, unknown ports,
 //! capacities) carry the span of the network or field they concern.
 
+use prism_pipeline::Service;
 use prism_pipeline::{
     Action, ForwardingSpec, IpipOp, MappingRule, NetworkSpec, RuleSpec, Substrate, Tier, VlanOp,
     device,
@@ -224,6 +225,39 @@ pub struct ActionToml {
     #[serde(default)]
     pub vlan_pop: bool,
     pub vlan_set: Option<u16>,
+    pub encrypt: Option<CipherToml>,
+    pub decrypt: Option<CipherToml>,
+    #[serde(default)]
+    pub compress: bool,
+    #[serde(default)]
+    pub decompress: bool,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CipherName {
+    Chacha20poly1305,
+    Des,
+}
+
+/// A payload cipher and its key (hex: 32 bytes for ChaCha20-Poly1305, 8 for DES).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CipherToml {
+    pub cipher: CipherName,
+    pub key: String,
+}
+
+fn hex_key<const N: usize>(s: &str) -> Option<[u8; N]> {
+    let s = s.trim();
+    if s.len() != 2 * N {
+        return None;
+    }
+    let mut out = [0u8; N];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -412,7 +446,41 @@ impl Ctx<'_> {
             (_, _, Some(v)) => VlanOp::Replace { vid: vid_ok(v)? },
             _ => VlanOp::None,
         };
+        let services = usize::from(t.encrypt.is_some())
+            + usize::from(t.decrypt.is_some())
+            + usize::from(t.compress)
+            + usize::from(t.decompress);
+        if services > 1 {
+            return Err(self.err(a.span(), format!("network `{net}`: field `{field}`: at most one of encrypt, decrypt, compress, decompress")));
+        }
+        let key_err = |what: &str, n: usize| {
+            self.err(a.span(), format!("network `{net}`: field `{field}.{what}.key`: expected {n} bytes as {} hex digits", 2 * n))
+        };
+        let cipher = |c: &CipherToml, what: &str, seal: bool| -> Result<Service, ScenarioError> {
+            Ok(match (c.cipher, seal) {
+                (CipherName::Chacha20poly1305, true) => Service::Seal {
+                    key: hex_key::<32>(&c.key).ok_or_else(|| key_err(what, 32))?,
+                },
+                (CipherName::Chacha20poly1305, false) => Service::Open {
+                    key: hex_key::<32>(&c.key).ok_or_else(|| key_err(what, 32))?,
+                },
+                (CipherName::Des, true) => Service::DesEncrypt {
+                    key: hex_key::<8>(&c.key).ok_or_else(|| key_err(what, 8))?,
+                },
+                (CipherName::Des, false) => Service::DesDecrypt {
+                    key: hex_key::<8>(&c.key).ok_or_else(|| key_err(what, 8))?,
+                },
+            })
+        };
+        let service = match (&t.encrypt, &t.decrypt) {
+            (Some(c), _) => Some(cipher(c, "encrypt", true)?),
+            (_, Some(c)) => Some(cipher(c, "decrypt", false)?),
+            _ if t.compress => Some(Service::Compress),
+            _ if t.decompress => Some(Service::Decompress),
+            _ => None,
+        };
         Ok(Action {
+            service,
             out_port: t
                 .port
                 .as_ref()

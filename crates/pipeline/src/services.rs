@@ -1,0 +1,208 @@
+//! Payload services (paper 004's co-processors, for real): encryption and
+//! compression of UDP payloads, as an action of a network.
+//!
+//! In: an IPv4/UDP packet (not IPIP, not a fragment). Out: the same packet
+//! with its UDP payload transformed, UDP length, IP total length and both
+//! checksums updated; or a drop reason: `not-udp`, `payload-too-large`,
+//! `auth-failed` (AEAD tag mismatch), `bad-padding` (DES), `corrupt-compressed`.
+//!
+//! Formats of the transformed payload:
+//! - `seal`/`open`: ChaCha20-Poly1305 (RFC 8439): nonce (12) ‖ ciphertext ‖ tag (16).
+//!   Nonces are the pipeline id (4 bytes) and a per-pipeline counter (8), so
+//!   no nonce repeats under a key while pipeline ids are distinct.
+//! - `des-encrypt`/`des-decrypt`: DES-CBC with PKCS#7 padding, IV (8) ‖
+//!   ciphertext, for fidelity to paper 004's DES units. DES is broken; use it
+//!   to reproduce the paper, never to protect traffic.
+//! - `compress`/`decompress`: LZ4 block, original length (u32 LE) ‖ block.
+//!
+//! Work happens in a per-pipeline scratch buffer: nothing is allocated per
+//! packet.
+
+use crate::packet::{MAX_FRAME, Packet};
+use crate::reasons::ActionDrop;
+use cbc::cipher::block_padding::Pkcs7;
+use cbc::cipher::{BlockDecryptMut, BlockEncryptMut, KeyIvInit};
+use chacha20poly1305::aead::AeadInPlace;
+use chacha20poly1305::{ChaCha20Poly1305, KeyInit, Nonce, Tag};
+use prism_wire::{PacketInfo, checksum, protocol};
+
+/// A payload service and its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Service {
+    Seal { key: [u8; 32] },
+    Open { key: [u8; 32] },
+    DesEncrypt { key: [u8; 8] },
+    DesDecrypt { key: [u8; 8] },
+    Compress,
+    Decompress,
+}
+
+const AEAD_OVERHEAD: usize = 12 + 16;
+
+/// Per-pipeline working memory and nonce state.
+#[derive(Debug)]
+pub struct ServiceScratch {
+    buf: Box<[u8; MAX_FRAME]>,
+    pipeline_id: u32,
+    counter: u64,
+}
+
+impl ServiceScratch {
+    pub fn new(pipeline_id: u32) -> Self {
+        Self {
+            buf: Box::new([0; MAX_FRAME]),
+            pipeline_id,
+            counter: 0,
+        }
+    }
+
+    fn next_nonce(&mut self) -> [u8; 12] {
+        self.counter += 1;
+        let mut n = [0u8; 12];
+        n[..4].copy_from_slice(&self.pipeline_id.to_be_bytes());
+        n[4..].copy_from_slice(&self.counter.to_be_bytes());
+        n
+    }
+}
+
+type DesCbcEnc = cbc::Encryptor<des::Des>;
+type DesCbcDec = cbc::Decryptor<des::Des>;
+
+/// Applies `svc` to the UDP payload of `pkt`.
+pub fn apply(
+    svc: &Service,
+    pkt: &mut Packet,
+    info: &PacketInfo,
+    s: &mut ServiceScratch,
+) -> Result<(), ActionDrop> {
+    let key = &info.key;
+    if !info.is_ipv4() || info.is_ipip() || key.proto != protocol::UDP {
+        return Err(ActionDrop::NotUdp);
+    }
+    let ip = usize::from(info.l3_offset);
+    let data = pkt.data();
+    let hl = usize::from(data[ip] & 0x0f) * 4;
+    let frag = u16::from_be_bytes([data[ip + 6], data[ip + 7]]);
+    if frag & 0x3fff != 0 {
+        return Err(ActionDrop::NotUdp);
+    }
+    let udp = ip + hl;
+    let start = udp + 8;
+    let end = usize::from(info.l3_end);
+    if start > end || end > data.len() {
+        return Err(ActionDrop::NotUdp);
+    }
+    let payload = &data[start..end];
+    let n = payload.len();
+    let room = MAX_FRAME - start;
+    let out_len = match svc {
+        Service::Seal { key } => {
+            if n + AEAD_OVERHEAD > room {
+                return Err(ActionDrop::PayloadTooLarge);
+            }
+            let nonce = s.next_nonce();
+            s.buf[12..12 + n].copy_from_slice(payload);
+            let cipher = ChaCha20Poly1305::new(key.into());
+            let tag = cipher
+                .encrypt_in_place_detached(Nonce::from_slice(&nonce), &[], &mut s.buf[12..12 + n])
+                .map_err(|_| ActionDrop::PayloadTooLarge)?;
+            s.buf[..12].copy_from_slice(&nonce);
+            s.buf[12 + n..12 + n + 16].copy_from_slice(&tag);
+            n + AEAD_OVERHEAD
+        }
+        Service::Open { key } => {
+            if n < AEAD_OVERHEAD {
+                return Err(ActionDrop::AuthFailed);
+            }
+            let m = n - AEAD_OVERHEAD;
+            s.buf[..m].copy_from_slice(&payload[12..12 + m]);
+            let cipher = ChaCha20Poly1305::new(key.into());
+            cipher
+                .decrypt_in_place_detached(
+                    Nonce::from_slice(&payload[..12]),
+                    &[],
+                    &mut s.buf[..m],
+                    Tag::from_slice(&payload[12 + m..]),
+                )
+                .map_err(|_| ActionDrop::AuthFailed)?;
+            m
+        }
+        Service::DesEncrypt { key } => {
+            let padded = (n / 8 + 1) * 8;
+            if 8 + padded > room {
+                return Err(ActionDrop::PayloadTooLarge);
+            }
+            let nonce = s.next_nonce();
+            let iv: [u8; 8] = nonce[4..].try_into().expect("8 bytes");
+            s.buf[8..8 + n].copy_from_slice(payload);
+            let enc = DesCbcEnc::new(key.into(), &iv.into());
+            let ct = enc
+                .encrypt_padded_mut::<Pkcs7>(&mut s.buf[8..8 + padded], n)
+                .map_err(|_| ActionDrop::PayloadTooLarge)?;
+            let len = ct.len();
+            s.buf[..8].copy_from_slice(&iv);
+            8 + len
+        }
+        Service::DesDecrypt { key } => {
+            if n < 16 || !(n - 8).is_multiple_of(8) {
+                return Err(ActionDrop::BadPadding);
+            }
+            let iv: [u8; 8] = payload[..8].try_into().expect("8 bytes");
+            s.buf[..n - 8].copy_from_slice(&payload[8..]);
+            let dec = DesCbcDec::new(key.into(), &iv.into());
+            dec.decrypt_padded_mut::<Pkcs7>(&mut s.buf[..n - 8])
+                .map_err(|_| ActionDrop::BadPadding)?
+                .len()
+        }
+        Service::Compress => {
+            if 4 + lz4_flex::block::get_maximum_output_size(n) > MAX_FRAME {
+                return Err(ActionDrop::PayloadTooLarge);
+            }
+            s.buf[..4].copy_from_slice(&(n as u32).to_le_bytes());
+            let c = lz4_flex::block::compress_into(payload, &mut s.buf[4..])
+                .map_err(|_| ActionDrop::PayloadTooLarge)?;
+            if 4 + c > room {
+                return Err(ActionDrop::PayloadTooLarge);
+            }
+            4 + c
+        }
+        Service::Decompress => {
+            let size = payload
+                .get(..4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+                .ok_or(ActionDrop::CorruptCompressed)?;
+            if size > room {
+                return Err(ActionDrop::CorruptCompressed);
+            }
+            let got = lz4_flex::block::decompress_into(&payload[4..], &mut s.buf[..size])
+                .map_err(|_| ActionDrop::CorruptCompressed)?;
+            if got != size {
+                return Err(ActionDrop::CorruptCompressed);
+            }
+            size
+        }
+    };
+    // Splice the new payload in and fix the lengths and checksums.
+    if !pkt.set_len(start + out_len) {
+        return Err(ActionDrop::PayloadTooLarge);
+    }
+    let d = pkt.data_mut();
+    d[start..start + out_len].copy_from_slice(&s.buf[..out_len]);
+    let total = (hl + 8 + out_len) as u16;
+    d[ip + 2..ip + 4].copy_from_slice(&total.to_be_bytes());
+    d[ip + 10..ip + 12].copy_from_slice(&[0, 0]);
+    let c = checksum::checksum(&d[ip..ip + hl]);
+    d[ip + 10..ip + 12].copy_from_slice(&c.to_be_bytes());
+    let ulen = (8 + out_len) as u16;
+    d[udp + 4..udp + 6].copy_from_slice(&ulen.to_be_bytes());
+    d[udp + 6..udp + 8].copy_from_slice(&[0, 0]);
+    let src: [u8; 4] = d[ip + 12..ip + 16].try_into().expect("4 bytes");
+    let dst: [u8; 4] = d[ip + 16..ip + 20].try_into().expect("4 bytes");
+    let acc = checksum::pseudo_header_sum(src, dst, protocol::UDP, ulen);
+    let mut uc = !checksum::fold(checksum::sum(acc, &d[udp..udp + 8 + out_len]));
+    if uc == 0 {
+        uc = 0xffff;
+    }
+    d[udp + 6..udp + 8].copy_from_slice(&uc.to_be_bytes());
+    Ok(())
+}
