@@ -1,5 +1,6 @@
 //! The `prism` command: run scenarios, the demo, table tools and benchmarks.
 
+mod auto_tier;
 mod bench;
 mod demo;
 mod plot;

@@ -294,6 +294,23 @@ pub enum ForwardingMode {
 pub enum TierToml {
     Hardware,
     Software,
+    /// Placed by the scenario's placement policy (see `auto_tier`).
+    Auto,
+}
+
+/// How `tier = "auto"` networks are placed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementToml {
+    /// `paper` (paper 000's heuristic), `no-migration` or `repack`.
+    #[serde(default = "default_policy")]
+    pub policy: Spanned<String>,
+    pub hardware_bandwidth: Option<RateField>,
+    pub software_bandwidth: Option<RateField>,
+}
+
+fn default_policy() -> Spanned<String> {
+    Spanned::new(0..0, "paper".to_string())
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -319,6 +336,8 @@ pub struct NetworkToml {
     pub rate_limit: Option<RateLimitToml>,
     pub software_channel: Option<u8>,
     pub quantum: Option<u32>,
+    /// Expected bandwidth, for placement (`tier = "auto"`).
+    pub bandwidth: Option<RateField>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -335,6 +354,7 @@ pub struct ScenarioToml {
     #[serde(default = "default_device")]
     pub device: Spanned<String>,
     pub default_network: Option<Spanned<String>>,
+    pub placement: Option<PlacementToml>,
     #[serde(default)]
     pub port: Vec<PortToml>,
     #[serde(default)]
@@ -608,9 +628,10 @@ impl Ctx<'_> {
         };
         Ok(NetworkSpec {
             name,
+            // `auto` is decided by the placement policy in `load`.
             tier: match n.tier {
                 TierToml::Hardware => Tier::Hardware,
-                TierToml::Software => Tier::Software,
+                TierToml::Software | TierToml::Auto => Tier::Software,
             },
             mapping,
             forwarding,
@@ -672,11 +693,65 @@ pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
         ports: &port_names,
     };
     let mut substrate = Substrate::new(profile.clone(), port_names.len() as u16);
+    let pl = raw.placement.as_ref();
+    let policy = pl.map_or(default_policy(), |p| p.policy.clone());
+    let mut placer = crate::auto_tier::AutoPlacer::new(
+        policy.get_ref(),
+        usize::from(profile.slots),
+        pl.and_then(|p| p.hardware_bandwidth)
+            .map_or(1000.0, |r| r.0 as f64 / 1e6),
+        pl.and_then(|p| p.software_bandwidth)
+            .map_or(100.0, |r| r.0 as f64 / 1e6),
+        profile.partial_reconfig_ms,
+    )
+    .ok_or_else(|| {
+        ctx.err(
+            policy.span(),
+            format!(
+                "field `placement.policy`: unknown policy `{}` (paper, no-migration, repack)",
+                policy.get_ref()
+            ),
+        )
+    })?;
     for n in &raw.network {
-        let spec = ctx.network(n)?;
-        substrate
+        let mut spec = ctx.network(n)?;
+        let mbps = n
+            .bandwidth
+            .map(|b| b.0 as f64 / 1e6)
+            .or(spec.rate_limit.map(|(r, _)| r as f64 / 1e6));
+        let mut migrations = Vec::new();
+        if matches!(n.tier, TierToml::Auto) {
+            let mbps = mbps.ok_or_else(|| ctx.err(n.name.span(), format!("network `{}`: field `bandwidth`: `tier = \"auto\"` needs `bandwidth` (or a `rate_limit`) to place the network", spec.name)))?;
+            let next = substrate.networks().count() as u64;
+            let (tier, m) = placer.admit(next, mbps).ok_or_else(|| {
+                let (hw, sw) = placer.used();
+                ctx.err(n.name.span(), format!("network `{}`: field `tier`: the `{}` policy found no room for {mbps} Mbit/s (hardware carries {hw:.1} Mbit/s, software {sw:.1})", spec.name, placer.policy_name))
+            })?;
+            spec.tier = tier;
+            migrations = m;
+        }
+        let tier = spec.tier;
+        let id = substrate
             .add_network(spec)
             .map_err(|e| ctx.err(n.name.span(), e.to_string()))?;
+        if !matches!(n.tier, TierToml::Auto) {
+            placer.record(u64::from(id), tier, mbps.unwrap_or(0.0));
+        }
+        for m in &migrations {
+            let name = substrate
+                .networks()
+                .find(|(i, _)| u64::from(*i) == m.id)
+                .map(|(_, s)| s.name.clone())
+                .unwrap_or_default();
+            substrate
+                .set_tier(&name, crate::auto_tier::destination(m))
+                .map_err(|e| {
+                    ctx.err(
+                        n.name.span(),
+                        format!("placing `{}` moves `{name}`: {e}", n.name.get_ref()),
+                    )
+                })?;
+        }
     }
     if let Some(d) = &raw.default_network {
         substrate
@@ -789,6 +864,55 @@ route = [{ prefix = "10.0.0.0/8", action = { port = "lan", decrement_ttl = true 
         let e = err(&t);
         assert!(
             e.starts_with(&at(&t, "fast")) && e.contains("bad rate"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn auto_tier_follows_the_paper_heuristic() {
+        let base = "device = \"netfpga-v2p\"\n[placement]\npolicy = \"paper\"\nsoftware_bandwidth = \"100Mbit\"\n[[port]]\nname = \"p\"\n";
+        let net = |name: &str, bw: &str| {
+            format!(
+                "[[network]]\nname = \"{name}\"\ntier = \"auto\"\nforwarding = \"destination\"\nbandwidth = \"{bw}\"\n"
+            )
+        };
+        // Software first while its 100 Mbit/s last, then the 2 hardware slots, then refusal.
+        let text = format!(
+            "{base}{}{}{}{}",
+            net("a", "60Mbit"),
+            net("b", "50Mbit"),
+            net("c", "30Mbit"),
+            net("d", "200Mbit")
+        );
+        let s = load("s.toml", &text).unwrap();
+        let tiers: Vec<_> = s.substrate.networks().map(|(_, n)| n.tier).collect();
+        assert_eq!(
+            tiers,
+            vec![
+                Tier::Software,
+                Tier::Hardware,
+                Tier::Software,
+                Tier::Hardware
+            ]
+        );
+        let text = format!("{text}{}", net("e", "20Mbit"));
+        let e = load("s.toml", &text).unwrap_err().to_string();
+        assert!(
+            e.contains("network `e`: field `tier`: the `paper` policy found no room"),
+            "{e}"
+        );
+        let e = load(
+            "s.toml",
+            &format!("{base}[[network]]\nname = \"x\"\ntier = \"auto\"\nforwarding = \"source\"\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("needs `bandwidth`"), "{e}");
+        let e = load("s.toml", &base.replace("\"paper\"", "\"magic\""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:3:") && e.contains("unknown policy `magic`"),
             "{e}"
         );
     }
