@@ -112,6 +112,20 @@ impl Mix {
         comp: 0.6,
     };
 
+    pub const ZERO: Mix = Mix {
+        fwd: 0.0,
+        enc: 0.0,
+        comp: 0.0,
+    };
+
+    fn plus(self, o: Mix) -> Mix {
+        Mix {
+            fwd: self.fwd + o.fwd,
+            enc: self.enc + o.enc,
+            comp: self.comp + o.comp,
+        }
+    }
+
     fn normalised(self) -> Mix {
         let s = (self.fwd + self.enc + self.comp).max(1e-12);
         Mix {
@@ -198,6 +212,37 @@ fn dominant(m: Mix, threshold: f64) -> Option<UnitConfig> {
     }
 }
 
+/// Per-flow packet counters read every `len_us`: the distribution managers'
+/// view of the traffic.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    acc: Mix,
+    us: f64,
+    len_us: f64,
+}
+
+impl Window {
+    fn new(len_us: f64) -> Self {
+        Self {
+            acc: Mix::ZERO,
+            us: 0.0,
+            len_us,
+        }
+    }
+
+    /// Adds one step; returns the window's mix when it is complete.
+    fn push(&mut self, m: Mix) -> Option<Mix> {
+        self.acc = self.acc.plus(m);
+        self.us += STEP_US;
+        if self.us < self.len_us {
+            return None;
+        }
+        let mix = self.acc.normalised();
+        *self = Window::new(self.len_us);
+        Some(mix)
+    }
+}
+
 /// Never reconfigures (the static Config_A system).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Static;
@@ -216,9 +261,7 @@ impl Manager for Static {
 #[derive(Debug, Clone)]
 pub struct DistributionManager {
     pub threshold: f64,
-    pub window_us: f64,
-    acc: Mix,
-    acc_us: f64,
+    window: Window,
     want: UnitConfig,
 }
 
@@ -226,13 +269,7 @@ impl Default for DistributionManager {
     fn default() -> Self {
         Self {
             threshold: 0.5,
-            window_us: 500.0,
-            acc: Mix {
-                fwd: 0.0,
-                enc: 0.0,
-                comp: 0.0,
-            },
-            acc_us: 0.0,
+            window: Window::new(500.0),
             want: CONFIG_A,
         }
     }
@@ -243,22 +280,12 @@ impl Manager for DistributionManager {
         "distribution"
     }
     fn decide(&mut self, o: &Observation) -> UnitConfig {
-        self.acc = Mix {
-            fwd: self.acc.fwd + o.mix.fwd,
-            enc: self.acc.enc + o.mix.enc,
-            comp: self.acc.comp + o.mix.comp,
-        };
-        self.acc_us += STEP_US;
-        if self.acc_us >= self.window_us {
-            if let Some(c) = dominant(self.acc.normalised(), self.threshold) {
-                self.want = c;
-            }
-            self.acc = Mix {
-                fwd: 0.0,
-                enc: 0.0,
-                comp: 0.0,
-            };
-            self.acc_us = 0.0;
+        if let Some(c) = self
+            .window
+            .push(o.mix)
+            .and_then(|m| dominant(m, self.threshold))
+        {
+            self.want = c;
         }
         self.want
     }
@@ -313,11 +340,9 @@ impl Manager for FifoManager {
 #[derive(Debug, Clone)]
 pub struct AdaptiveManager {
     pub threshold: f64,
-    pub window_us: f64,
     pub confirm_us: f64,
     pub costs: Costs,
-    acc: Mix,
-    acc_us: f64,
+    window: Window,
     candidate: Option<(UnitConfig, f64)>,
     regime_start_us: f64,
     regime_config: UnitConfig,
@@ -330,15 +355,9 @@ impl AdaptiveManager {
     pub fn new(costs: Costs) -> Self {
         Self {
             threshold: 0.5,
-            window_us: 500.0,
             confirm_us: 1000.0,
             costs,
-            acc: Mix {
-                fwd: 0.0,
-                enc: 0.0,
-                comp: 0.0,
-            },
-            acc_us: 0.0,
+            window: Window::new(500.0),
             candidate: None,
             regime_start_us: 0.0,
             regime_config: CONFIG_A,
@@ -363,22 +382,9 @@ impl Manager for AdaptiveManager {
         "adaptive"
     }
     fn decide(&mut self, o: &Observation) -> UnitConfig {
-        self.acc = Mix {
-            fwd: self.acc.fwd + o.mix.fwd,
-            enc: self.acc.enc + o.mix.enc,
-            comp: self.acc.comp + o.mix.comp,
-        };
-        self.acc_us += STEP_US;
-        if self.acc_us < self.window_us {
+        let Some(mix) = self.window.push(o.mix) else {
             return self.want;
-        }
-        let mix = self.acc.normalised();
-        self.acc = Mix {
-            fwd: 0.0,
-            enc: 0.0,
-            comp: 0.0,
         };
-        self.acc_us = 0.0;
         self.last_mix = mix;
         if let Some(seen) = dominant(mix, self.threshold) {
             if seen == self.regime_config {
