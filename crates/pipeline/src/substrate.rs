@@ -249,16 +249,7 @@ impl Substrate {
             None => return Err(SubstrateError::TooManyNetworks),
         } as u16;
         let mut net = compile(&spec)?;
-        if spec.tier == Tier::Hardware {
-            let slot = self
-                .hw
-                .place(id, spec.forwarding.module(), spec.forwarding.entries())
-                .map_err(|source| SubstrateError::Placement {
-                    network: spec.name.clone(),
-                    source,
-                })?;
-            net.slot = Some(slot);
-        }
+        net.slot = place(&mut self.hw, id, &spec)?;
         self.specs[usize::from(id)] = Some(spec);
         self.compiled[usize::from(id)] = Some(net);
         self.publish();
@@ -290,15 +281,7 @@ impl Substrate {
         let mut net = compile(&spec)?;
         let mut hw = self.hw.clone();
         hw.release(id);
-        if spec.tier == Tier::Hardware {
-            let slot = hw
-                .place(id, spec.forwarding.module(), spec.forwarding.entries())
-                .map_err(|source| SubstrateError::Placement {
-                    network: spec.name.clone(),
-                    source,
-                })?;
-            net.slot = Some(slot);
-        }
+        net.slot = place(&mut hw, id, &spec)?;
         self.hw = hw;
         self.specs[usize::from(id)] = Some(spec);
         self.compiled[usize::from(id)] = Some(net);
@@ -351,6 +334,23 @@ impl Substrate {
         };
         self.published.store(Arc::new(dp));
     }
+}
+
+/// Takes a slot for `spec` if it is a hardware network.
+fn place(
+    hw: &mut HardwareTier,
+    id: u16,
+    spec: &NetworkSpec,
+) -> Result<Option<usize>, SubstrateError> {
+    if spec.tier != Tier::Hardware {
+        return Ok(None);
+    }
+    hw.place(id, spec.forwarding.module(), spec.forwarding.entries())
+        .map(Some)
+        .map_err(|source| SubstrateError::Placement {
+            network: spec.name.clone(),
+            source,
+        })
 }
 
 /// Compiles a specification into tables and an action table.

@@ -71,21 +71,23 @@ pub enum PortRef {
     Name(String),
 }
 
+/// A field written either as a number or as text.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum NumOrText<N> {
+    Num(N),
+    Text(String),
+}
+
 /// An inclusive port range: `80` or `"1024-65535"`.
 #[derive(Debug, Clone, Copy)]
 pub struct PortsField(pub PortRange);
 
 impl<'de> Deserialize<'de> for PortsField {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(u16),
-            S(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::N(n) => Ok(Self(PortRange::exact(n))),
-            Raw::S(s) => {
+        match NumOrText::<u16>::deserialize(d)? {
+            NumOrText::Num(n) => Ok(Self(PortRange::exact(n))),
+            NumOrText::Text(s) => {
                 let err = || {
                     serde::de::Error::custom(format!(
                         "`{s}` is not a port or a range `lo-hi` of ports 0-65535"
@@ -130,15 +132,9 @@ pub struct RateField(pub u64);
 
 impl<'de> Deserialize<'de> for RateField {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(u64),
-            S(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::N(n) => Ok(Self(n)),
-            Raw::S(s) => parse_rate(&s).map(Self).ok_or_else(|| {
+        match NumOrText::<u64>::deserialize(d)? {
+            NumOrText::Num(n) => Ok(Self(n)),
+            NumOrText::Text(s) => parse_rate(&s).map(Self).ok_or_else(|| {
                 serde::de::Error::custom(format!(
                     "bad rate `{s}`: use bit/s or a number with kbit, Mbit or Gbit"
                 ))
@@ -163,15 +159,9 @@ pub struct VlanField(pub Option<u16>);
 
 impl<'de> Deserialize<'de> for VlanField {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(u16),
-            S(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::N(n) if n < 4096 => Ok(Self(Some(n))),
-            Raw::S(s) if s == "none" => Ok(Self(None)),
+        match NumOrText::<u16>::deserialize(d)? {
+            NumOrText::Num(n) if n < 4096 => Ok(Self(Some(n))),
+            NumOrText::Text(s) if s == "none" => Ok(Self(None)),
             _ => Err(serde::de::Error::custom(
                 "a VLAN is an ID from 0 to 4095, or \"none\" for untagged",
             )),
