@@ -92,6 +92,11 @@ enum TablesCmd {
         /// Compare every lookup with the linear reference.
         #[arg(long)]
         check: bool,
+        /// Write the matched rule of each trace header (0-based line in the
+        /// filter file, or -1) to this file, one per line, for comparison
+        /// with other classifiers.
+        #[arg(long)]
+        matches: Option<PathBuf>,
     },
 }
 
@@ -179,7 +184,8 @@ fn dispatch(cmd: Cmd) -> Result<()> {
             filters,
             trace,
             check,
-        }) => tables_cmd::classify(&filters, trace.as_deref(), check),
+            matches,
+        }) => tables_cmd::classify(&filters, trace.as_deref(), check, matches.as_deref()),
         Cmd::Bench(args) => bench::run(&args),
         Cmd::Sim(SimCmd::Alloc(args)) => sim_cmd::alloc(&args),
         Cmd::Sim(SimCmd::Rmu(args)) => sim_rmu::rmu(&args),

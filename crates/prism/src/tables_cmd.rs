@@ -93,7 +93,12 @@ pub fn lpm(prefixes_path: &Path, lookups: usize, check: bool) -> Result<()> {
     Ok(())
 }
 
-pub fn classify(filters: &Path, trace: Option<&Path>, check: bool) -> Result<()> {
+pub fn classify(
+    filters: &Path,
+    trace: Option<&Path>,
+    check: bool,
+    matches_out: Option<&Path>,
+) -> Result<()> {
     let rules = read_filters(filters)?;
     let t = Instant::now();
     let mut c = Classifier::new();
@@ -130,6 +135,18 @@ pub fn classify(filters: &Path, trace: Option<&Path>, check: bool) -> Result<()>
         hit,
         earlier
     );
+    if let Some(path) = matches_out {
+        let mut text = String::with_capacity(entries.len() * 6);
+        for m in &matched {
+            match m {
+                Some(m) => text.push_str(&m.id.to_string()),
+                None => text.push_str("-1"),
+            }
+            text.push('\n');
+        }
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        println!("  matches written to {}", path.display());
+    }
     if check {
         let mut l = LinearClassifier::new();
         for r in &rules {
