@@ -323,3 +323,37 @@ fn sim_rmu_reproduces_table4_within_tolerance() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn classify_writes_one_checked_match_per_header() {
+    let data = shared_pcaps().join("../classbench");
+    let dir = tmpdir("matches");
+    let out = dir.join("m.txt");
+    let o = prism()
+        .args(["tables", "classify", "--check", "--filters"])
+        .arg(data.join("fw1_1k"))
+        .arg("--trace")
+        .arg(data.join("fw1_1k_trace"))
+        .arg("--matches")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("all 7610 agree"));
+    let ids: Vec<i64> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let trace = std::fs::read_to_string(data.join("fw1_1k_trace")).unwrap();
+    let generators: Vec<i64> = trace
+        .lines()
+        .map(|l| l.split_whitespace().nth(6).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(ids.len(), generators.len());
+    assert!(
+        ids.iter().zip(&generators).all(|(m, g)| *m >= 0 && m <= g),
+        "first match is the generating rule or earlier"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
