@@ -115,14 +115,15 @@ pub fn read_frames(path: &Path) -> Result<(Vec<Frame>, ReadStats), PcapError> {
     let mut stats = ReadStats::default();
     if n == 4 && magic == [0x0a, 0x0d, 0x0d, 0x0a] {
         let mut r = PcapNgReader::new(BufReader::new(f)).map_err(fmt)?;
-        let mut links: Vec<(DataLink, u64)> = Vec::new();
+        let mut links: Vec<DataLink> = Vec::new();
         while let Some(block) = r.next_block() {
             match block.map_err(fmt)? {
-                Block::InterfaceDescription(i) => links.push((i.linktype, 1_000_000)),
+                Block::InterfaceDescription(i) => links.push(i.linktype),
                 Block::EnhancedPacket(p) => {
                     let link = links
                         .get(p.interface_id as usize)
-                        .map_or(DataLink::ETHERNET, |l| l.0);
+                        .copied()
+                        .unwrap_or(DataLink::ETHERNET);
                     push(
                         &mut frames,
                         &mut stats,
@@ -133,7 +134,7 @@ pub fn read_frames(path: &Path) -> Result<(Vec<Frame>, ReadStats), PcapError> {
                     );
                 }
                 Block::SimplePacket(p) => {
-                    let link = links.first().map_or(DataLink::ETHERNET, |l| l.0);
+                    let link = links.first().copied().unwrap_or(DataLink::ETHERNET);
                     push(
                         &mut frames,
                         &mut stats,

@@ -123,6 +123,30 @@ fn pipeline_loop(s: &Substrate, frames: &[Vec<u8>], rounds: usize) -> impl FnMut
     }
 }
 
+/// Passes over the frames per timed run.
+fn rounds(quick: bool) -> usize {
+    if quick { 2 } else { 5 }
+}
+
+/// Times [`pipeline_loop`] over `frames`, repeated a few rounds per run.
+fn bench_pipeline(
+    name: &str,
+    s: &Substrate,
+    frames: &[Vec<u8>],
+    quick: bool,
+    reps: usize,
+    note: &str,
+) -> Figure {
+    let rounds = rounds(quick);
+    measure(
+        name,
+        (frames.len() * rounds) as u64,
+        reps,
+        note,
+        pipeline_loop(s, frames, rounds),
+    )
+}
+
 fn copy_loop(frames: &[Vec<u8>], rounds: usize) -> impl FnMut() {
     let mut pool = prism_pipeline::PacketPool::new(64);
     let frames = frames.to_vec();
@@ -178,22 +202,22 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
             let s = testbed::vlan_networks(nets, 16);
             let frames = testbed::vlan_traffic(nets, 4096, size);
-            let rounds = if args.quick { 2 } else { 5 };
-            push(measure(
+            push(bench_pipeline(
                 &name,
-                (frames.len() * rounds) as u64,
+                &s,
+                &frames,
+                args.quick,
                 reps,
                 "copy-in+parse+map+LPM+TTL/MAC/VLAN+DRR out",
-                pipeline_loop(&s, &frames, rounds),
             ));
             if nets == 1 {
                 let cname = format!("copy-in-only/{size}B");
                 push(measure(
                     &cname,
-                    (frames.len() * rounds) as u64,
+                    (frames.len() * rounds(args.quick)) as u64,
                     reps,
                     "frame copy into a pool buffer (part of the line above)",
-                    copy_loop(&frames, rounds),
+                    copy_loop(&frames, rounds(args.quick)),
                 ));
             }
         }
@@ -251,13 +275,13 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                     prism_pipeline::traffic::build(&spec, b"bgp")
                 })
                 .collect();
-            let rounds = if args.quick { 2 } else { 5 };
-            push(measure(
+            push(bench_pipeline(
                 &name,
-                (frames.len() * rounds) as u64,
+                &s,
+                &frames,
+                args.quick,
                 reps,
                 "one hardware network routing on the full table",
-                pipeline_loop(&s, &frames, rounds),
             ));
         }
     }
