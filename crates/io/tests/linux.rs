@@ -1,0 +1,140 @@
+//! AF_PACKET ports and containers on real interfaces, in network namespaces
+//! of their own. Needs root: without it each test says so and passes,
+//! unless PRISM_REQUIRE_ROOT=1 (set by scripts/test, which CI runs as root).
+
+use prism_io::afpacket::{PacketPort, RingConfig};
+use prism_io::container::{self, Container, ContainerSpec, LinkSpec};
+use prism_io::netns;
+use std::time::{Duration, Instant};
+
+fn root_or_skip(test: &str) -> bool {
+    if netns::have_privileges() {
+        return true;
+    }
+    assert!(
+        std::env::var("PRISM_REQUIRE_ROOT").is_err(),
+        "{test}: needs root (PRISM_REQUIRE_ROOT is set)"
+    );
+    eprintln!("{test}: skipped, needs root for namespaces and raw sockets");
+    false
+}
+
+/// Two namespaces joined by a veth pair; removed on drop.
+struct Pair(&'static str, &'static str);
+impl Pair {
+    fn new(a: &'static str, b: &'static str) -> Self {
+        for ns in [a, b] {
+            let _ = netns::delete_namespace(ns);
+            netns::create_namespace(ns).unwrap();
+        }
+        netns::create_veth("pt0", Some(a), "pt1", Some(b)).unwrap();
+        Self(a, b)
+    }
+}
+impl Drop for Pair {
+    fn drop(&mut self) {
+        let _ = netns::delete_namespace(self.0);
+        let _ = netns::delete_namespace(self.1);
+    }
+}
+
+fn frame(i: u32, len: usize) -> Vec<u8> {
+    let mut f = vec![0u8; len];
+    f[..6].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
+    f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+    f[12..14].copy_from_slice(&[0x88, 0xb5]); // local experimental ethertype
+    f[14..18].copy_from_slice(&i.to_be_bytes());
+    f
+}
+
+#[test]
+fn frames_cross_a_veth_through_the_ring_intact_and_in_order() {
+    if !root_or_skip("afpacket ring") {
+        return;
+    }
+    let _pair = Pair::new("prism-iot-a", "prism-iot-b");
+    let mut rx = netns::in_namespace("prism-iot-b", || {
+        PacketPort::open("pt1", Some(RingConfig::default()))
+    })
+    .unwrap();
+    let mut tx = netns::in_namespace("prism-iot-a", || PacketPort::open_tx("pt0")).unwrap();
+    let sent: Vec<Vec<u8>> = (0..3000u32)
+        .map(|i| frame(i, 60 + (i as usize % 1400)))
+        .collect();
+    let mut got: Vec<Vec<u8>> = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut next = 0;
+    while got.len() < sent.len() && Instant::now() < deadline {
+        if next < sent.len() {
+            let end = (next + 64).min(sent.len());
+            let n = tx.send_batch(sent[next..end].iter().map(Vec::as_slice));
+            next += n.max(end - next);
+        }
+        while rx.recv_block(|f| got.push(f.data.to_vec())) > 0 {}
+        PacketPort::wait_any(&[&rx], 2).unwrap();
+    }
+    assert_eq!(tx.stats.tx_errors, 0, "veth refused frames");
+    assert_eq!(got.len(), sent.len(), "frames lost between the ports");
+    assert!(got == sent, "a frame changed or arrived out of order");
+}
+
+#[test]
+fn container_gets_namespace_links_addresses_and_cleanup_finds_leftovers() {
+    if !root_or_skip("container lifecycle") {
+        return;
+    }
+    let _ = container::cleanup("prism-iotc-", "piotc");
+    let spec = ContainerSpec {
+        name: "prism-iotc-one".into(),
+        links: vec![LinkSpec {
+            host: "piotc0".into(),
+            inner: "eth0".into(),
+            mac: Some([2, 0xaa, 0, 0, 0, 1]),
+            addresses: vec!["10.9.0.1/24".into()],
+        }],
+        ip_forward: true,
+        cpu_weight: Some(50),
+        memory_max: Some(64 << 20),
+    };
+    let mut c = Container::create(spec.clone()).unwrap();
+    assert!(netns::link_exists("piotc0"));
+    assert_eq!(
+        netns::mac_of(Some("prism-iotc-one"), "eth0").unwrap(),
+        [2, 0xaa, 0, 0, 0, 1]
+    );
+    let addrs = netns::ip_in(Some("prism-iotc-one"), &["-4", "-o", "addr"]).unwrap();
+    assert!(addrs.contains("10.9.0.1/24"), "{addrs}");
+    c.spawn(&["sleep".into(), "600".into()], None).unwrap();
+    let pids = netns::ip(&["netns", "pids", "prism-iotc-one"]).unwrap();
+    assert_eq!(
+        pids.split_whitespace().count(),
+        1,
+        "sleep not inside: {pids}"
+    );
+    // A "crash": forget the container without removing it.
+    std::mem::forget(c);
+    let rep = container::cleanup("prism-iotc-", "piotc").unwrap();
+    assert_eq!(rep.namespaces, vec!["prism-iotc-one".to_string()]);
+    assert!(!netns::link_exists("piotc0"));
+    assert!(
+        !netns::list_namespaces()
+            .unwrap()
+            .iter()
+            .any(|n| n.starts_with("prism-iotc-"))
+    );
+    // Safe to run twice.
+    assert!(
+        container::cleanup("prism-iotc-", "piotc")
+            .unwrap()
+            .is_empty()
+    );
+    // And an orderly removal leaves nothing either.
+    let c = Container::create(spec).unwrap();
+    c.remove().unwrap();
+    assert!(!netns::link_exists("piotc0"));
+    assert!(
+        container::cleanup("prism-iotc-", "piotc")
+            .unwrap()
+            .is_empty()
+    );
+}
