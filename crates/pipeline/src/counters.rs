@@ -169,3 +169,45 @@ pub struct NamedCounters {
     pub dropped: u64,
     pub drops: Vec<(String, u64)>,
 }
+
+fn merge_named(into: &mut Vec<(String, u64)>, from: &[(String, u64)]) {
+    for (name, n) in from {
+        match into.iter_mut().find(|(m, _)| m == name) {
+            Some((_, c)) => *c += n,
+            None => into.push((name.clone(), *n)),
+        }
+    }
+}
+
+impl CounterSnapshot {
+    /// Adds `other` (another pipeline of the same node) into `self`.
+    pub fn merge(&mut self, other: &CounterSnapshot) {
+        self.rx_packets += other.rx_packets;
+        self.rx_bytes += other.rx_bytes;
+        for o in &other.networks {
+            match self.networks.iter_mut().find(|n| n.id == o.id) {
+                Some(n) => {
+                    let (a, b) = (&mut n.counters, &o.counters);
+                    a.rx_packets += b.rx_packets;
+                    a.rx_bytes += b.rx_bytes;
+                    a.tx_packets += b.tx_packets;
+                    a.tx_bytes += b.tx_bytes;
+                    a.to_software += b.to_software;
+                    a.from_software += b.from_software;
+                    for (x, y) in a.drops.iter_mut().zip(b.drops.iter()) {
+                        *x += y;
+                    }
+                    n.dropped += o.dropped;
+                    merge_named(&mut n.drops, &o.drops);
+                }
+                None => self.networks.push(o.clone()),
+            }
+        }
+        merge_named(&mut self.unmapped_drops, &other.unmapped_drops);
+        for (s, o) in self.stages.iter_mut().zip(other.stages.iter()) {
+            s.packets += o.packets;
+            s.bytes += o.bytes;
+            s.dropped += o.dropped;
+        }
+    }
+}

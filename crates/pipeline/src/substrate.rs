@@ -66,7 +66,8 @@ impl ForwardingSpec {
             ForwardingSpec::Rules { rules, .. } => rules.len(),
         }
     }
-    fn actions(&self) -> Vec<&Action> {
+    /// Every action result of the table.
+    pub fn actions(&self) -> Vec<&Action> {
         match self {
             ForwardingSpec::Destination(r) | ForwardingSpec::Source(r) => {
                 r.iter().map(|(_, a)| a).collect()

@@ -3,8 +3,10 @@
 mod auto_tier;
 mod bench;
 mod demo;
+mod live;
 mod plot;
 mod report;
+mod router_config;
 mod runner;
 mod scenario;
 mod sim_cmd;
@@ -28,11 +30,31 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run the embedded demo scenario offline and print per-network counters.
+    /// The embedded demo. As root: a live node with test hosts in network
+    /// namespaces, real traffic, a live table, an isolation check and
+    /// cleanup. Otherwise (or with --offline): the same idea over in-memory ports.
     Demo {
-        /// Print counters as JSON.
+        /// Print counters as JSON (offline demo).
         #[arg(long)]
         json: bool,
+        /// Run over in-memory ports even as root.
+        #[arg(long)]
+        offline: bool,
+        /// Seconds of traffic in the live demo.
+        #[arg(long, default_value_t = 8)]
+        seconds: u64,
+    },
+    /// Run a scenario live on Linux interfaces until Ctrl-C.
+    Node(live::cli::NodeArgs),
+    /// Remove every namespace, link and cgroup a killed Prism left behind.
+    Cleanup,
+    /// Prism's software router inside a container (started by the node).
+    #[command(hide = true)]
+    Swrouter {
+        #[arg(long)]
+        config: PathBuf,
+        #[arg(long)]
+        network: String,
     },
     /// Run a scenario over pcap/pcapng captures (offline substrate).
     Run {
@@ -117,7 +139,16 @@ fn main() {
 
 fn dispatch(cmd: Cmd) -> Result<()> {
     match cmd {
-        Cmd::Demo { json } => {
+        Cmd::Demo { offline: false, json: false, seconds } if prism_io::netns::have_privileges() => {
+            live::demo::main(seconds)
+        }
+        Cmd::Node(args) => live::cli::node(&args),
+        Cmd::Cleanup => live::cli::cleanup(),
+        Cmd::Swrouter { config, network } => live::swrouter::run(&config, &network),
+        Cmd::Demo { json, .. } => {
+            if !prism_io::netns::have_privileges() {
+                eprintln!("prism demo: not root, so no namespaces or raw sockets: running the same idea over in-memory ports (run as root for the live demo)");
+            }
             let d = demo::run()?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&d.result.counters)?);

@@ -328,6 +328,8 @@ pub struct NetworkToml {
     pub quantum: Option<u32>,
     /// Expected bandwidth, for placement (`tier = "auto"`).
     pub bandwidth: Option<RateField>,
+    /// The software router of a live node (see `router_config`).
+    pub router: Option<Spanned<crate::router_config::RouterToml>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -336,6 +338,8 @@ pub struct PortToml {
     pub name: Spanned<String>,
     /// Line rate; unset means the port sends whatever is queued at once.
     pub rate: Option<RateField>,
+    /// The Linux interface a live node attaches this port to.
+    pub interface: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -361,6 +365,10 @@ pub struct Scenario {
     pub substrate: Substrate,
     pub port_names: Vec<String>,
     pub port_rates: Vec<Option<u64>>,
+    /// Per port, the interface a live node attaches it to.
+    pub interfaces: Vec<Option<String>>,
+    /// Per network name, its software router (default: Prism's).
+    pub routers: std::collections::BTreeMap<String, crate::router_config::RouterConfig>,
 }
 
 impl Scenario {
@@ -703,8 +711,13 @@ pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
             ),
         )
     })?;
+    let mut routers = std::collections::BTreeMap::new();
     for n in &raw.network {
         let mut spec = ctx.network(n)?;
+        if let Some(r) = &n.router {
+            let cfg = crate::router_config::check(r, &spec.name, &port_names, |sp, m| ctx.err(sp, m))?;
+            routers.insert(spec.name.clone(), cfg);
+        }
         let mbps = n
             .bandwidth
             .map(|b| b.0 as f64 / 1e6)
@@ -751,6 +764,8 @@ pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
     Ok(Scenario {
         substrate,
         port_rates: raw.port.iter().map(|p| p.rate.map(|r| r.0)).collect(),
+        interfaces: raw.port.iter().map(|p| p.interface.clone()).collect(),
+        routers,
         port_names,
     })
 }

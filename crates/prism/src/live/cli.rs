@@ -1,0 +1,126 @@
+//! `prism node` and `prism cleanup`.
+
+use super::node::{Node, NodeOptions};
+use crate::scenario;
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Container namespaces and cgroups of `prism node` start with this.
+pub const NS_PREFIX: &str = "prism-c";
+/// Root-namespace ends of container veths start with this.
+pub const LINK_PREFIX: &str = "pc";
+
+#[derive(clap::Args, Debug)]
+pub struct NodeArgs {
+    /// Scenario file (TOML; ports name their `interface`).
+    #[arg(long)]
+    pub config: PathBuf,
+    /// PORT=IFACE: attach PORT to IFACE (overrides the scenario). Repeatable.
+    #[arg(long = "iface", value_name = "PORT=IFACE")]
+    pub iface: Vec<String>,
+    /// Polling threads.
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
+    /// Cores to pin the workers to, comma-separated (default: not pinned).
+    #[arg(long, value_delimiter = ',')]
+    pub cores: Vec<usize>,
+    /// Stop after this many seconds (default: run until Ctrl-C).
+    #[arg(long)]
+    pub seconds: Option<u64>,
+    /// Print counters as JSON every second instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn node(a: &NodeArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&a.config)
+        .with_context(|| format!("reading {}", a.config.display()))?;
+    let sc = scenario::load(&a.config.display().to_string(), &text)?;
+    let mut ifaces = sc.interfaces.clone();
+    for spec in &a.iface {
+        let (p, i) = spec
+            .split_once('=')
+            .with_context(|| format!("--iface {spec}: not PORT=IFACE"))?;
+        let idx = sc.port_index(p).with_context(|| {
+            format!("--iface {spec}: no port `{p}` (ports: {})", sc.port_names.join(", "))
+        })?;
+        ifaces[usize::from(idx)] = Some(i.to_string());
+    }
+    let ifaces: Vec<String> = ifaces
+        .into_iter()
+        .zip(&sc.port_names)
+        .map(|(i, p)| {
+            i.with_context(|| {
+                format!(
+                    "{}: port `{p}` has no `interface` (or give --iface {p}=IFACE)",
+                    a.config.display()
+                )
+            })
+        })
+        .collect::<Result<_>>()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
+    let opts = NodeOptions {
+        workers: a.workers,
+        cores: a.cores.clone(),
+        ns_prefix: NS_PREFIX.into(),
+        link_prefix: LINK_PREFIX.into(),
+        scenario_file: std::fs::canonicalize(&a.config)?,
+        state_dir: PathBuf::from("/run/prism"),
+    };
+    let node = Node::start(&sc, &ifaces, &opts)?;
+    eprintln!(
+        "prism node: {} ports, {} networks, {} worker(s); Ctrl-C stops and removes the containers",
+        ifaces.len(),
+        sc.substrate.networks().count(),
+        a.workers.max(1)
+    );
+    for n in &node.notes {
+        eprintln!("  {n}");
+    }
+    let started = std::time::Instant::now();
+    while !stop.load(Ordering::Relaxed)
+        && a.seconds.is_none_or(|s| started.elapsed() < Duration::from_secs(s))
+    {
+        std::thread::sleep(Duration::from_secs(1));
+        if let Some(c) = node.counters() {
+            if a.json {
+                println!("{}", serde_json::to_string(&c)?);
+            } else {
+                print!("{}", crate::report::table(&c));
+            }
+        }
+    }
+    let c = node.stop()?;
+    if let Some(c) = c {
+        println!("{}", serde_json::to_string_pretty(&c)?);
+    }
+    Ok(())
+}
+
+pub fn cleanup() -> Result<()> {
+    let mut total = 0;
+    for (ns, link) in [
+        (NS_PREFIX, LINK_PREFIX),
+        ("prism-demo-c", "pdc"),
+        (super::demo::HOST_PREFIX, super::demo::LINK_PREFIX),
+    ] {
+        let r = prism_io::container::cleanup(ns, link)?;
+        for n in &r.namespaces {
+            println!("removed namespace {n}");
+        }
+        for l in &r.links {
+            println!("removed link {l}");
+        }
+        for g in &r.cgroups {
+            println!("removed cgroup {g}");
+        }
+        total += r.namespaces.len() + r.links.len() + r.cgroups.len();
+    }
+    println!("prism cleanup: {total} objects removed");
+    Ok(())
+}

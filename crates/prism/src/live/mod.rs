@@ -1,0 +1,8 @@
+//! The live substrate on Linux: a node forwarding on real interfaces, its
+//! software-tier containers, and the live demo.
+
+pub mod cli;
+pub mod demo;
+pub mod kernel_router;
+pub mod node;
+pub mod swrouter;

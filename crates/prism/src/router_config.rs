@@ -1,0 +1,107 @@
+//! A software network's router in a live node (`router = { ... }` in a
+//! `[[network]]` table): which router runs in its container, the addresses
+//! of its interfaces, and its CPU and memory share.
+//!
+//! ```toml
+//! router = { kind = "kernel", addresses = { a = "10.0.1.1/24", b = "10.0.2.1/24" } }
+//! router = { kind = "prism" }
+//! router = { kind = "command", command = ["click", "/etc/router.click"] }
+//! ```
+
+use crate::scenario::ScenarioError;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use toml::Spanned;
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RouterKind {
+    /// Linux IP forwarding, configured from the network's table.
+    Kernel,
+    /// Prism's software router on raw frames (the default).
+    #[default]
+    Prism,
+    /// Any program, attached to the container's interfaces.
+    Command,
+}
+
+impl RouterKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RouterKind::Kernel => "kernel",
+            RouterKind::Prism => "prism",
+            RouterKind::Command => "command",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RouterToml {
+    #[serde(default)]
+    pub kind: RouterKind,
+    pub command: Option<Vec<String>>,
+    /// Port name → address (CIDR) of the container's interface on that port.
+    #[serde(default)]
+    pub addresses: BTreeMap<String, String>,
+    pub cpu_weight: Option<u32>,
+    /// Memory limit in MiB.
+    pub memory_mib: Option<u64>,
+}
+
+/// A checked router configuration, ports resolved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RouterConfig {
+    pub kind: RouterKind,
+    pub command: Vec<String>,
+    /// (port index, CIDR).
+    pub addresses: Vec<(u16, String)>,
+    pub cpu_weight: Option<u32>,
+    pub memory_max: Option<u64>,
+}
+
+/// Checks `r`, resolving port names with `port`; errors point at `span`.
+pub fn check(
+    r: &Spanned<RouterToml>,
+    net: &str,
+    ports: &[String],
+    err: impl Fn(Range<usize>, String) -> ScenarioError,
+) -> Result<RouterConfig, ScenarioError> {
+    let t = r.get_ref();
+    let e = |msg: String| err(r.span(), format!("network `{net}`: field `router`: {msg}"));
+    let command = match (t.kind, &t.command) {
+        (RouterKind::Command, Some(c)) if !c.is_empty() => c.clone(),
+        (RouterKind::Command, _) => {
+            return Err(e("`kind = \"command\"` needs `command = [program, args...]`".into()));
+        }
+        (_, Some(_)) => return Err(e("`command` is only for `kind = \"command\"`".into())),
+        (_, None) => Vec::new(),
+    };
+    let mut addresses = Vec::new();
+    for (port, cidr) in &t.addresses {
+        let i = ports
+            .iter()
+            .position(|p| p == port)
+            .ok_or_else(|| e(format!("`addresses`: no port `{port}` (ports: {})", ports.join(", "))))?;
+        let ok = cidr
+            .split_once('/')
+            .is_some_and(|(a, l)| a.parse::<std::net::Ipv4Addr>().is_ok() && l.parse::<u8>().is_ok_and(|l| l <= 32));
+        if !ok {
+            return Err(e(format!("`addresses.{port}`: `{cidr}` is not an IPv4 address/length")));
+        }
+        addresses.push((i as u16, cidr.clone()));
+    }
+    if let Some(w) = t.cpu_weight
+        && !(1..=10_000).contains(&w)
+    {
+        return Err(e(format!("`cpu_weight` {w} is outside 1..=10000")));
+    }
+    Ok(RouterConfig {
+        kind: t.kind,
+        command,
+        addresses,
+        cpu_weight: t.cpu_weight,
+        memory_max: t.memory_mib.map(|m| m << 20),
+    })
+}
