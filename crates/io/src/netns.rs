@@ -97,9 +97,28 @@ pub fn create_veth(a: &str, ns_a: Option<&str>, b: &str, ns_b: Option<&str>) -> 
     ip(&args)?;
     for (ifname, ns) in [(a, ns_a), (b, ns_b)] {
         let _ = sysctl_in(ns, &format!("net.ipv6.conf.{ifname}.disable_ipv6"), "1");
+        wire_frames_only(ns, ifname)?;
         ip_in(ns, &["link", "set", ifname, "up"])?;
     }
     Ok(())
+}
+
+/// Turns off checksum offload, TSO, GSO and GRO on `ifname`, so that what
+/// crosses it are frames as a wire carries them: complete checksums, at most
+/// one MTU. Otherwise a veth passes 64 KB TCP super-segments with checksums
+/// left to "hardware" that a packet socket receives as they are.
+pub fn wire_frames_only(ns: Option<&str>, ifname: &str) -> io::Result<()> {
+    let args = [
+        "-K", ifname, "tx", "off", "tso", "off", "gso", "off", "gro", "off",
+    ];
+    match ns {
+        Some(ns) => {
+            let mut v = vec!["netns", "exec", ns, "ethtool"];
+            v.extend_from_slice(&args);
+            run("ip", &v).map(drop)
+        }
+        None => run("ethtool", &args).map(drop),
+    }
 }
 
 /// Deletes link `name` in the root namespace if it exists.

@@ -139,15 +139,19 @@ fn main() {
 
 fn dispatch(cmd: Cmd) -> Result<()> {
     match cmd {
-        Cmd::Demo { offline: false, json: false, seconds } if prism_io::netns::have_privileges() => {
-            live::demo::main(seconds)
-        }
+        Cmd::Demo {
+            offline: false,
+            json: false,
+            seconds,
+        } if prism_io::netns::have_privileges() => live::demo::main(seconds),
         Cmd::Node(args) => live::cli::node(&args),
         Cmd::Cleanup => live::cli::cleanup(),
         Cmd::Swrouter { config, network } => live::swrouter::run(&config, &network),
         Cmd::Demo { json, .. } => {
             if !prism_io::netns::have_privileges() {
-                eprintln!("prism demo: not root, so no namespaces or raw sockets: running the same idea over in-memory ports (run as root for the live demo)");
+                eprintln!(
+                    "prism demo: not root, so no namespaces or raw sockets: running the same idea over in-memory ports (run as root for the live demo)"
+                );
             }
             let d = demo::run()?;
             if json {

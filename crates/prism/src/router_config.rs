@@ -73,22 +73,28 @@ pub fn check(
     let command = match (t.kind, &t.command) {
         (RouterKind::Command, Some(c)) if !c.is_empty() => c.clone(),
         (RouterKind::Command, _) => {
-            return Err(e("`kind = \"command\"` needs `command = [program, args...]`".into()));
+            return Err(e(
+                "`kind = \"command\"` needs `command = [program, args...]`".into(),
+            ));
         }
         (_, Some(_)) => return Err(e("`command` is only for `kind = \"command\"`".into())),
         (_, None) => Vec::new(),
     };
     let mut addresses = Vec::new();
     for (port, cidr) in &t.addresses {
-        let i = ports
-            .iter()
-            .position(|p| p == port)
-            .ok_or_else(|| e(format!("`addresses`: no port `{port}` (ports: {})", ports.join(", "))))?;
-        let ok = cidr
-            .split_once('/')
-            .is_some_and(|(a, l)| a.parse::<std::net::Ipv4Addr>().is_ok() && l.parse::<u8>().is_ok_and(|l| l <= 32));
+        let i = ports.iter().position(|p| p == port).ok_or_else(|| {
+            e(format!(
+                "`addresses`: no port `{port}` (ports: {})",
+                ports.join(", ")
+            ))
+        })?;
+        let ok = cidr.split_once('/').is_some_and(|(a, l)| {
+            a.parse::<std::net::Ipv4Addr>().is_ok() && l.parse::<u8>().is_ok_and(|l| l <= 32)
+        });
         if !ok {
-            return Err(e(format!("`addresses.{port}`: `{cidr}` is not an IPv4 address/length")));
+            return Err(e(format!(
+                "`addresses.{port}`: `{cidr}` is not an IPv4 address/length"
+            )));
         }
         addresses.push((i as u16, cidr.clone()));
     }

@@ -715,7 +715,8 @@ pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
     for n in &raw.network {
         let mut spec = ctx.network(n)?;
         if let Some(r) = &n.router {
-            let cfg = crate::router_config::check(r, &spec.name, &port_names, |sp, m| ctx.err(sp, m))?;
+            let cfg =
+                crate::router_config::check(r, &spec.name, &port_names, |sp, m| ctx.err(sp, m))?;
             routers.insert(spec.name.clone(), cfg);
         }
         let mbps = n

@@ -45,7 +45,10 @@ pub fn node(a: &NodeArgs) -> Result<()> {
             .split_once('=')
             .with_context(|| format!("--iface {spec}: not PORT=IFACE"))?;
         let idx = sc.port_index(p).with_context(|| {
-            format!("--iface {spec}: no port `{p}` (ports: {})", sc.port_names.join(", "))
+            format!(
+                "--iface {spec}: no port `{p}` (ports: {})",
+                sc.port_names.join(", ")
+            )
         })?;
         ifaces[usize::from(idx)] = Some(i.to_string());
     }
@@ -84,7 +87,8 @@ pub fn node(a: &NodeArgs) -> Result<()> {
     }
     let started = std::time::Instant::now();
     while !stop.load(Ordering::Relaxed)
-        && a.seconds.is_none_or(|s| started.elapsed() < Duration::from_secs(s))
+        && a.seconds
+            .is_none_or(|s| started.elapsed() < Duration::from_secs(s))
     {
         std::thread::sleep(Duration::from_secs(1));
         if let Some(c) = node.counters() {
@@ -93,6 +97,14 @@ pub fn node(a: &NodeArgs) -> Result<()> {
             } else {
                 print!("{}", crate::report::table(&c));
             }
+        }
+    }
+    for (name, st) in node.port_stats() {
+        if st.rx_ring_drops > 0 || st.tx_errors > 0 {
+            eprintln!(
+                "  {name}: {} frames lost to a full receive ring, {} refused on transmit",
+                st.rx_ring_drops, st.tx_errors
+            );
         }
     }
     let c = node.stop()?;

@@ -64,14 +64,22 @@ pub fn scenario_text() -> String {
         let route = |to: usize| {
             let side = ["a", "b"][to];
             let port = 2 * k + to;
-            let (src_gw, dst) = (mac(gateway_mac(k as u16, port as u16)), mac(host_mac(k, to)));
+            let (src_gw, dst) = (
+                mac(gateway_mac(k as u16, port as u16)),
+                mac(host_mac(k, to)),
+            );
             let action = format!(
                 "{{ port = \"{k}-{side}\", decrement_ttl = true, set_src_mac = \"{src_gw}\", set_dst_mac = \"{dst}\" }}"
             );
-            let (dst_net, src_net) = (format!("10.0.{}.0/24", to + 1), format!("10.0.{}.0/24", 2 - to));
+            let (dst_net, src_net) = (
+                format!("10.0.{}.0/24", to + 1),
+                format!("10.0.{}.0/24", 2 - to),
+            );
             match *mode {
                 "source" => format!("{{ prefix = \"{src_net}\", action = {action} }}"),
-                "flow" => format!("{{ src = \"{src_net}\", dst = \"{dst_net}\", action = {action} }}"),
+                "flow" => {
+                    format!("{{ src = \"{src_net}\", dst = \"{dst_net}\", action = {action} }}")
+                }
                 _ => format!("{{ prefix = \"{dst_net}\", action = {action} }}"),
             }
         };
@@ -101,14 +109,27 @@ impl Hosts {
                 let link = format!("{LINK_PREFIX}{k}{}", ["a", "b"][side]);
                 netns::create_veth(&link, None, "eth0", Some(&ns))?;
                 let n = Some(ns.as_str());
-                netns::ip_in(n, &["link", "set", "eth0", "address", &mac(host_mac(k, side))])?;
+                netns::ip_in(
+                    n,
+                    &["link", "set", "eth0", "address", &mac(host_mac(k, side))],
+                )?;
                 netns::ip_in(n, &["addr", "add", addr, "dev", "eth0"])?;
                 let gw = format!("10.0.{}.1", side + 1);
                 netns::ip_in(n, &["route", "add", "default", "via", &gw])?;
                 let gw_mac = mac(gateway_mac(k as u16, (2 * k + side) as u16));
                 netns::ip_in(
                     n,
-                    &["neigh", "replace", &gw, "lladdr", &gw_mac, "dev", "eth0", "nud", "permanent"],
+                    &[
+                        "neigh",
+                        "replace",
+                        &gw,
+                        "lladdr",
+                        &gw_mac,
+                        "dev",
+                        "eth0",
+                        "nud",
+                        "permanent",
+                    ],
                 )?;
             }
         }
@@ -171,7 +192,11 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
     };
     say("prism demo (live): building 10 test hosts and 3 containers ...");
     let hosts = Hosts::create().context("building the test hosts")?;
-    let ifaces: Vec<String> = sc.interfaces.iter().map(|i| i.clone().unwrap_or_default()).collect();
+    let ifaces: Vec<String> = sc
+        .interfaces
+        .iter()
+        .map(|i| i.clone().unwrap_or_default())
+        .collect();
     let opts = NodeOptions {
         workers: 1,
         cores: vec![],
@@ -191,10 +216,15 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
         let ns = format!("{HOST_PREFIX}{k}a");
         let ok = netns::run(
             "ip",
-            &["netns", "exec", &ns, "ping", "-c", "2", "-i", "0.2", "-W", "2", "10.0.2.2"],
+            &[
+                "netns", "exec", &ns, "ping", "-c", "2", "-i", "0.2", "-W", "2", "10.0.2.2",
+            ],
         )
         .is_ok();
-        say(&format!("  ping a→b through {name:<10} {}", if ok { "ok" } else { "FAILED" }));
+        say(&format!(
+            "  ping a→b through {name:<10} {}",
+            if ok { "ok" } else { "FAILED" }
+        ));
         pings_ok.push((name.to_string(), ok));
     }
     let flows: Arc<Vec<Flow>> = Arc::new((0..NETWORKS.len()).map(|_| Flow::default()).collect());
@@ -207,7 +237,9 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
         })?;
         threads.push(std::thread::spawn(move || sink(k, rx, &f, &ts)));
         let (f, ts) = (flows.clone(), traffic_stop.clone());
-        let tx = netns::in_namespace(&format!("{HOST_PREFIX}{k}a"), || PacketPort::open_tx("eth0"))?;
+        let tx = netns::in_namespace(&format!("{HOST_PREFIX}{k}a"), || {
+            PacketPort::open_tx("eth0")
+        })?;
         threads.push(std::thread::spawn(move || generate(k, tx, &f, &ts)));
     }
     say(&format!(
@@ -218,8 +250,12 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
     while start.elapsed() < Duration::from_secs(seconds) && !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_secs(1));
         let t = start.elapsed().as_secs().min(seconds);
-        let bar: String = (0..seconds).map(|i| if i < t { '#' } else { '.' }).collect();
-        let mut table = format!("  [{bar}] {t}/{seconds} s\n  network    tier      rx fr/s  Mbit/s  loss%  foreign\n");
+        let bar: String = (0..seconds)
+            .map(|i| if i < t { '#' } else { '.' })
+            .collect();
+        let mut table = format!(
+            "  [{bar}] {t}/{seconds} s\n  network    tier      rx fr/s  Mbit/s  loss%  foreign\n"
+        );
         for (k, (name, tier, ..)) in NETWORKS.iter().enumerate() {
             let f = &flows[k];
             let r = f.received.load(Ordering::Relaxed);
@@ -253,7 +289,9 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
             f.foreign.load(Ordering::Relaxed),
         );
         if x > 0 {
-            violations.push(format!("host b of `{name}` received {x} frames of other networks"));
+            violations.push(format!(
+                "host b of `{name}` received {x} frames of other networks"
+            ));
         }
         out.push((name.to_string(), tier.to_string(), s, r, x));
     }
@@ -262,7 +300,12 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
         for n in &c.networks {
             say(&format!(
                 "    {:<10} rx {:>7} tx {:>7} to-sw {:>7} from-sw {:>7} drops {:?}",
-                n.name, n.counters.rx_packets, n.counters.tx_packets, n.counters.to_software, n.counters.from_software, n.drops
+                n.name,
+                n.counters.rx_packets,
+                n.counters.tx_packets,
+                n.counters.to_software,
+                n.counters.from_software,
+                n.drops
             ));
         }
     }

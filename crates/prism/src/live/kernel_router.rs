@@ -76,11 +76,17 @@ pub fn commands(spec: &NetworkSpec, _cfg: &RouterConfig) -> Result<Vec<Vec<Strin
         }
         ForwardingSpec::Flow(routes) => {
             let mut sorted: Vec<_> = routes.iter().collect();
-            sorted.sort_by_key(|(s, d, _)| std::cmp::Reverse(u16::from(s.len()) + u16::from(d.len())));
+            sorted.sort_by_key(|(s, d, _)| {
+                std::cmp::Reverse(u16::from(s.len()) + u16::from(d.len()))
+            });
             for (i, (s, d, a)) in sorted.into_iter().enumerate() {
                 let table = 100 + i as u32;
                 out.push(route(any, &target(a, net)?, Some(table)));
-                out.push(rule(&["from", &s.to_string(), "to", &d.to_string()], i, table));
+                out.push(rule(
+                    &["from", &s.to_string(), "to", &d.to_string()],
+                    i,
+                    table,
+                ));
             }
         }
         ForwardingSpec::Rules { .. } => {
@@ -137,7 +143,10 @@ mod tests {
             ..Action::default()
         };
         let c = commands(
-            &spec(ForwardingSpec::Destination(vec![(p("10.0.2.0/24"), to(1)), (p("10.9.0.0/16"), drop)])),
+            &spec(ForwardingSpec::Destination(vec![
+                (p("10.0.2.0/24"), to(1)),
+                (p("10.9.0.0/16"), drop),
+            ])),
             &RouterConfig::default(),
         )
         .unwrap();
@@ -148,7 +157,10 @@ mod tests {
     #[test]
     fn source_rules_put_longer_prefixes_first() {
         let c = commands(
-            &spec(ForwardingSpec::Source(vec![(p("10.0.0.0/8"), to(0)), (p("10.1.0.0/16"), to(1))])),
+            &spec(ForwardingSpec::Source(vec![
+                (p("10.0.0.0/8"), to(0)),
+                (p("10.1.0.0/16"), to(1)),
+            ])),
             &RouterConfig::default(),
         )
         .unwrap();
@@ -165,7 +177,10 @@ mod tests {
             ipip: IpipOp::Decap,
             ..Action::default()
         };
-        let e = commands(&spec(ForwardingSpec::Destination(vec![(p("10.0.0.0/8"), a)])), &RouterConfig::default());
+        let e = commands(
+            &spec(ForwardingSpec::Destination(vec![(p("10.0.0.0/8"), a)])),
+            &RouterConfig::default(),
+        );
         assert!(e.unwrap_err().contains("kind = \"prism\""));
     }
 }

@@ -45,7 +45,14 @@ pub struct NodeOptions {
 /// The MAC address of a software network's interface on port `port`: the
 /// gateway address its hosts send to.
 pub fn gateway_mac(net: u16, port: u16) -> [u8; 6] {
-    [0x02, 0x50, (net >> 8) as u8, net as u8, (port >> 8) as u8, port as u8]
+    [
+        0x02,
+        0x50,
+        (net >> 8) as u8,
+        net as u8,
+        (port >> 8) as u8,
+        port as u8,
+    ]
 }
 
 /// The latest counters of one worker.
@@ -100,7 +107,9 @@ impl Node {
     /// Starts a node for `sc` with port `i` attached to `ifaces[i]`.
     pub fn start(sc: &Scenario, ifaces: &[String], opts: &NodeOptions) -> Result<Node> {
         if !prism_io::netns::have_privileges() {
-            bail!("a live node needs root (raw sockets, namespaces); `prism run` without `--live` runs offline");
+            bail!(
+                "a live node needs root (raw sockets, namespaces); `prism run` without `--live` runs offline"
+            );
         }
         let ports = sc.port_names.len() as u16;
         let mut notes = Vec::new();
@@ -119,7 +128,10 @@ impl Node {
             stop: Arc::new(AtomicBool::new(false)),
             workers: Vec::new(),
             containers: Vec::new(),
-            reports: Arc::new(Mutex::new(vec![WorkerReport::default(); opts.workers.max(1)])),
+            reports: Arc::new(Mutex::new(vec![
+                WorkerReport::default();
+                opts.workers.max(1)
+            ])),
             notes,
         };
         let software: Vec<(u16, String)> = sc
@@ -139,6 +151,12 @@ impl Node {
             ));
             node.containers.push(c);
         }
+        for i in ifaces {
+            // GRO would merge frames before our ring sees them.
+            if let Err(e) = prism_io::netns::wire_frames_only(None, i) {
+                node.notes.push(format!("{i}: offloads left on ({e})"));
+            }
+        }
         let n = opts.workers.max(1);
         let mut workers: Vec<Worker> = Vec::new();
         for w in 0..n {
@@ -151,7 +169,12 @@ impl Node {
                 .map(|i| PacketPort::open_tx(i).with_context(|| format!("port on `{i}`")))
                 .collect::<Result<Vec<_>>>()?;
             let mut container_tx: Vec<Option<PacketPort>> = Vec::new();
-            let nets = sc.substrate.networks().map(|(i, _)| i).max().map_or(0, |m| m + 1);
+            let nets = sc
+                .substrate
+                .networks()
+                .map(|(i, _)| i)
+                .max()
+                .map_or(0, |m| m + 1);
             container_tx.resize_with(usize::from(nets) * usize::from(ports), || None);
             for (id, _) in &software {
                 for p in 0..ports {
@@ -175,7 +198,10 @@ impl Node {
             .collect();
         for (id, _) in &software {
             for p in 0..ports {
-                sources.push((Source::Container { net: *id, port: p }, host_link(opts, *id, p)));
+                sources.push((
+                    Source::Container { net: *id, port: p },
+                    host_link(opts, *id, p),
+                ));
             }
         }
         for (i, (source, name)) in sources.into_iter().enumerate() {
@@ -277,7 +303,7 @@ impl Node {
         Some(total)
     }
 
-    /// Port statistics of every worker's receive rings.
+    /// Receive-ring statistics of every worker's ports.
     pub fn port_stats(&self) -> Vec<(String, PortStats)> {
         self.reports
             .lock()

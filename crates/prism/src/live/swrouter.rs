@@ -40,7 +40,11 @@ pub fn run(config: &Path, network: &str) -> Result<()> {
             Err(_) => tx.push(None),
         }
     }
-    anyhow::ensure!(!rx.is_empty(), "no interface eth0..eth{} in this namespace", ports - 1);
+    anyhow::ensure!(
+        !rx.is_empty(),
+        "no interface eth0..eth{} in this namespace",
+        ports - 1
+    );
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
     signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
@@ -50,7 +54,10 @@ pub fn run(config: &Path, network: &str) -> Result<()> {
     let mut routed = 0u64;
     let mut drops: BTreeMap<String, u64> = BTreeMap::new();
     let mut last = Instant::now();
-    eprintln!("prism swrouter: network `{network}` on {} interfaces", rx.len());
+    eprintln!(
+        "prism swrouter: network `{network}` on {} interfaces",
+        rx.len()
+    );
     while !stop.load(Ordering::Relaxed) {
         let mut work = 0;
         for (p, port) in rx.iter_mut() {
