@@ -46,6 +46,9 @@ enum Cmd {
     },
     /// Run a scenario live on Linux interfaces until Ctrl-C.
     Node(live::cli::NodeArgs),
+    /// Forwarding rate and latency over veth per RFC 2544 size: hardware
+    /// tier, software tier (prism and kernel routers), Linux forwarding.
+    BenchLive(live::bench_live::BenchLiveArgs),
     /// Remove every namespace, link and cgroup a killed Prism left behind.
     Cleanup,
     /// Prism's software router inside a container (started by the node).
@@ -146,6 +149,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         } if prism_io::netns::have_privileges() => live::demo::main(seconds),
         Cmd::Node(args) => live::cli::node(&args),
         Cmd::Cleanup => live::cli::cleanup(),
+        Cmd::BenchLive(args) => live::bench_live::run(&args),
         Cmd::Swrouter { config, network } => live::swrouter::run(&config, &network),
         Cmd::Demo { json, .. } => {
             if !prism_io::netns::have_privileges() {

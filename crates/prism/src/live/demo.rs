@@ -34,7 +34,7 @@ const NETWORKS: [(&str, &str, &str, &str); 5] = [
     ("sw-orange", "software", "flow", "kernel"),
 ];
 
-fn host_mac(k: usize, side: usize) -> [u8; 6] {
+pub fn host_mac(k: usize, side: usize) -> [u8; 6] {
     [0x02, 0x10, 0, k as u8, 0, side as u8]
 }
 
@@ -95,6 +95,50 @@ pub fn scenario_text() -> String {
     s
 }
 
+/// A test host: namespace `ns` with `eth0` (address `host_mac`, 10.0.1.2/24
+/// on side 0, 10.0.2.2/24 on side 1) joined by veth to `link` in the root
+/// namespace, default route via 10.0.{1,2}.1 at `gw_mac`. Offloads are off,
+/// so it sends wire-sized frames with complete checksums.
+pub fn make_host(
+    ns: &str,
+    link: &str,
+    side: usize,
+    host_mac: [u8; 6],
+    gw_mac: [u8; 6],
+) -> Result<()> {
+    netns::create_namespace(ns)?;
+    netns::create_veth(link, None, "eth0", Some(ns))?;
+    let n = Some(ns);
+    netns::ip_in(n, &["link", "set", "eth0", "address", &mac(host_mac)])?;
+    netns::ip_in(
+        n,
+        &[
+            "addr",
+            "add",
+            &format!("10.0.{}.2/24", side + 1),
+            "dev",
+            "eth0",
+        ],
+    )?;
+    let gw = format!("10.0.{}.1", side + 1);
+    netns::ip_in(n, &["route", "add", "default", "via", &gw])?;
+    netns::ip_in(
+        n,
+        &[
+            "neigh",
+            "replace",
+            &gw,
+            "lladdr",
+            &mac(gw_mac),
+            "dev",
+            "eth0",
+            "nud",
+            "permanent",
+        ],
+    )?;
+    Ok(())
+}
+
 /// Hosts of the demo; removed on drop.
 struct Hosts;
 
@@ -103,33 +147,14 @@ impl Hosts {
         remove_hosts();
         let h = Hosts;
         for k in 0..NETWORKS.len() {
-            for (side, addr) in [(0usize, "10.0.1.2/24"), (1, "10.0.2.2/24")] {
-                let ns = format!("{HOST_PREFIX}{k}{}", ["a", "b"][side]);
-                netns::create_namespace(&ns)?;
-                let link = format!("{LINK_PREFIX}{k}{}", ["a", "b"][side]);
-                netns::create_veth(&link, None, "eth0", Some(&ns))?;
-                let n = Some(ns.as_str());
-                netns::ip_in(
-                    n,
-                    &["link", "set", "eth0", "address", &mac(host_mac(k, side))],
-                )?;
-                netns::ip_in(n, &["addr", "add", addr, "dev", "eth0"])?;
-                let gw = format!("10.0.{}.1", side + 1);
-                netns::ip_in(n, &["route", "add", "default", "via", &gw])?;
-                let gw_mac = mac(gateway_mac(k as u16, (2 * k + side) as u16));
-                netns::ip_in(
-                    n,
-                    &[
-                        "neigh",
-                        "replace",
-                        &gw,
-                        "lladdr",
-                        &gw_mac,
-                        "dev",
-                        "eth0",
-                        "nud",
-                        "permanent",
-                    ],
+            for side in 0..2 {
+                let s = ["a", "b"][side];
+                make_host(
+                    &format!("{HOST_PREFIX}{k}{s}"),
+                    &format!("{LINK_PREFIX}{k}{s}"),
+                    side,
+                    host_mac(k, side),
+                    gateway_mac(k as u16, (2 * k + side) as u16),
                 )?;
             }
         }
@@ -137,7 +162,7 @@ impl Hosts {
     }
 }
 
-fn remove_hosts() {
+pub fn remove_hosts() {
     if let Ok(list) = netns::list_namespaces() {
         for ns in list.iter().filter(|n| n.starts_with(HOST_PREFIX)) {
             let _ = netns::delete_namespace(ns);

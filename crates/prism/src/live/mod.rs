@@ -1,6 +1,7 @@
 //! The live substrate on Linux: a node forwarding on real interfaces, its
 //! software-tier containers, and the live demo.
 
+pub mod bench_live;
 pub mod cli;
 pub mod demo;
 pub mod kernel_router;

@@ -417,11 +417,17 @@ impl Worker {
         for ch in 0..4 {
             self.pipeline.software_pop(ch, usize::MAX, out);
         }
-        for p in out.iter() {
-            let i = usize::from(p.network) * usize::from(self.ports) + usize::from(p.port);
+        // One sendmmsg per run of packets bound for the same container link.
+        let link =
+            |p: &Packet| usize::from(p.network) * usize::from(self.ports) + usize::from(p.port);
+        let mut start = 0;
+        while start < out.len() {
+            let i = link(&out[start]);
+            let end = start + out[start..].iter().take_while(|p| link(p) == i).count();
             if let Some(Some(tx)) = self.container_tx.get_mut(i) {
-                tx.send_batch(std::iter::once(p.data()));
+                tx.send_batch(out[start..end].iter().map(Packet::data));
             }
+            start = end;
         }
         for p in out.drain(..) {
             self.pipeline.pool.recycle(p);

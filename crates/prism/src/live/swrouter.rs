@@ -51,6 +51,7 @@ pub fn run(config: &Path, network: &str) -> Result<()> {
     let mut pool = PacketPool::new(4096);
     let mut scratch = ServiceScratch::new(0x5357);
     let mut batch = Vec::with_capacity(4096);
+    let mut ready: Vec<prism_pipeline::Packet> = Vec::with_capacity(4096);
     let mut routed = 0u64;
     let mut drops: BTreeMap<String, u64> = BTreeMap::new();
     let mut last = Instant::now();
@@ -70,15 +71,32 @@ pub fn run(config: &Path, network: &str) -> Result<()> {
             });
             for mut pkt in batch.drain(..) {
                 match software_router::route(&dp, &mut pkt, &mut scratch) {
-                    Ok(out) => match tx.get_mut(usize::from(out)).and_then(Option::as_mut) {
-                        Some(t) => {
-                            t.send_batch(std::iter::once(pkt.data()));
-                            routed += 1;
-                        }
-                        None => *drops.entry("output/no-interface".into()).or_default() += 1,
-                    },
-                    Err(r) => *drops.entry(r.to_string()).or_default() += 1,
+                    Ok(out) if tx.get(usize::from(out)).is_some_and(Option::is_some) => {
+                        pkt.port = out;
+                        routed += 1;
+                        ready.push(pkt);
+                    }
+                    Ok(_) => {
+                        *drops.entry("output/no-interface".into()).or_default() += 1;
+                        pool.recycle(pkt);
+                    }
+                    Err(r) => {
+                        *drops.entry(r.to_string()).or_default() += 1;
+                        pool.recycle(pkt);
+                    }
                 }
+            }
+            // One sendmmsg per run of packets for the same interface.
+            let mut start = 0;
+            while start < ready.len() {
+                let port = ready[start].port;
+                let end = start + ready[start..].iter().take_while(|p| p.port == port).count();
+                if let Some(Some(t)) = tx.get_mut(usize::from(port)) {
+                    t.send_batch(ready[start..end].iter().map(|p| p.data()));
+                }
+                start = end;
+            }
+            for pkt in ready.drain(..) {
                 pool.recycle(pkt);
             }
         }

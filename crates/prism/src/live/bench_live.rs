@@ -1,0 +1,255 @@
+//! `prism bench-live`: forwarding rate and latency over veth, per RFC 2544
+//! frame size, through a hardware-tier network, software networks with the
+//! `prism` and `kernel` routers, and plain Linux forwarding between
+//! namespaces (no Prism) as the baseline.
+//!
+//! Method: host `a` sends UDP frames of one size as fast as one
+//! `sendmmsg` loop can for `seconds`; host `b` counts what arrives. The
+//! targets are measured in turn for each size (interleaved, so drifts of a
+//! noisy machine fall on all of them alike), `rounds` times; the table
+//! keeps the median. Latency is the median ping round trip at that size on
+//! an idle path. Rates are frames delivered; Gbit/s counts frame bytes
+//! (no preamble or gap).
+
+use super::demo::{self, HOST_PREFIX, LINK_PREFIX, host_mac, make_host};
+use super::node::{Node, NodeOptions, gateway_mac};
+use crate::scenario;
+use anyhow::Result;
+use prism_io::afpacket::{PacketPort, RingConfig};
+use prism_io::netns;
+use prism_pipeline::traffic::{FrameSpec, build};
+use prism_wire::{EthernetAddress, Ipv4Address};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+pub const SIZES: [usize; 7] = [64, 128, 256, 512, 1024, 1280, 1518];
+
+#[derive(clap::Args, Debug)]
+pub struct BenchLiveArgs {
+    /// Seconds per measurement.
+    #[arg(long, default_value_t = 1.0)]
+    pub seconds: f64,
+    /// Rounds over all targets; the median is kept.
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Frame sizes (default: the RFC 2544 sizes).
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Vec<usize>,
+}
+
+/// (label, host a namespace, host b namespace, frame source MAC, gateway MAC).
+struct Target {
+    label: &'static str,
+    a: String,
+    b: String,
+    src: [u8; 6],
+    gw: [u8; 6],
+}
+
+fn blast(t: &Target, size: usize, secs: f64) -> Result<(f64, f64)> {
+    let spec = FrameSpec {
+        src_mac: EthernetAddress(t.src),
+        dst_mac: EthernetAddress(t.gw),
+        src: Ipv4Address([10, 0, 1, 2]),
+        dst: Ipv4Address([10, 0, 2, 2]),
+        src_port: 4000,
+        dst_port: 5001,
+        frame_len: size - 4, // the FCS is the NIC's
+        ..FrameSpec::default()
+    };
+    let frame = build(&spec, b"PRSMB");
+    let mut tx = netns::in_namespace(&t.a, || PacketPort::open_tx("eth0"))?;
+    let mut rx = netns::in_namespace(&t.b, || {
+        PacketPort::open("eth0", Some(RingConfig::default()))
+    })?;
+    let got = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (g, s) = (got.clone(), stop.clone());
+    let sink = std::thread::spawn(move || {
+        let mut drain_until: Option<Instant> = None;
+        loop {
+            if s.load(Ordering::Relaxed) {
+                let e =
+                    *drain_until.get_or_insert_with(|| Instant::now() + Duration::from_millis(200));
+                if Instant::now() > e {
+                    break;
+                }
+            }
+            let n = rx.recv_block(|f| {
+                if f.data.len() > 46 && &f.data[42..47] == b"PRSMB" {
+                    g.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            if n == 0 {
+                let _ = PacketPort::wait_any(&[&rx], 5);
+            }
+        }
+    });
+    let batch: Vec<&[u8]> = vec![frame.as_slice(); 64];
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < secs {
+        tx.send_batch(batch.iter().copied());
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    let _ = sink.join();
+    let pps = got.load(Ordering::Relaxed) as f64 / elapsed;
+    Ok((pps / 1e6, pps * size as f64 * 8.0 / 1e9))
+}
+
+fn rtt_us(t: &Target, size: usize) -> Option<f64> {
+    let payload = (size - 4 - 14 - 20 - 8).to_string();
+    let out = netns::run(
+        "ip",
+        &[
+            "netns", "exec", &t.a, "ping", "-c", "20", "-i", "0.01", "-s", &payload, "-q",
+            "10.0.2.2",
+        ],
+    )
+    .ok()?;
+    // rtt min/avg/max/mdev = 0.05/0.06/0.1/0.01 ms
+    let avg: f64 = out
+        .split('=')
+        .nth(1)?
+        .split('/')
+        .nth(1)?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(avg * 1000.0)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// A Linux router namespace between two hosts: the baseline with no Prism.
+fn kernel_baseline() -> Result<Target> {
+    let r = format!("{HOST_PREFIX}r");
+    netns::create_namespace(&r)?;
+    netns::sysctl_in(Some(&r), "net.ipv4.ip_forward", "1")?;
+    let mut gw = [[0u8; 6]; 2];
+    for side in 0..2 {
+        let s = ["a", "b"][side];
+        let (ns, link) = (format!("{HOST_PREFIX}k{s}"), format!("{LINK_PREFIX}k{s}"));
+        let rmac = [0x02, 0x60, 0, 0, 0, side as u8];
+        make_host(&ns, &link, side, host_mac(9, side), rmac)?;
+        netns::ip(&["link", "set", &link, "netns", &r])?;
+        netns::ip_in(
+            Some(&r),
+            &["link", "set", &link, "address", &netns::format_mac(rmac)],
+        )?;
+        netns::ip_in(
+            Some(&r),
+            &[
+                "addr",
+                "add",
+                &format!("10.0.{}.1/24", side + 1),
+                "dev",
+                &link,
+            ],
+        )?;
+        netns::ip_in(Some(&r), &["link", "set", &link, "up"])?;
+        gw[side] = rmac;
+    }
+    Ok(Target {
+        label: "linux-forwarding",
+        a: format!("{HOST_PREFIX}ka"),
+        b: format!("{HOST_PREFIX}kb"),
+        src: host_mac(9, 0),
+        gw: gw[0],
+    })
+}
+
+pub fn run(args: &BenchLiveArgs) -> Result<()> {
+    anyhow::ensure!(
+        netns::have_privileges(),
+        "bench-live needs root (namespaces, raw sockets)"
+    );
+    let sizes = if args.sizes.is_empty() {
+        SIZES.to_vec()
+    } else {
+        args.sizes.clone()
+    };
+    demo::remove_hosts();
+    let state = std::path::PathBuf::from("/run/prism-demo");
+    std::fs::create_dir_all(&state)?;
+    let file = state.join("bench-live.toml");
+    let text = demo::scenario_text();
+    std::fs::write(&file, &text)?;
+    let sc = scenario::load(&file.display().to_string(), &text)?;
+    for k in 0..5 {
+        for side in 0..2 {
+            let s = ["a", "b"][side];
+            make_host(
+                &format!("{HOST_PREFIX}{k}{s}"),
+                &format!("{LINK_PREFIX}{k}{s}"),
+                side,
+                host_mac(k, side),
+                gateway_mac(k as u16, (2 * k + side) as u16),
+            )?;
+        }
+    }
+    let baseline = kernel_baseline();
+    let ifaces: Vec<String> = sc
+        .interfaces
+        .iter()
+        .map(|i| i.clone().unwrap_or_default())
+        .collect();
+    let opts = NodeOptions {
+        workers: 1,
+        cores: vec![],
+        ns_prefix: "prism-demo-c".into(),
+        link_prefix: "pdc".into(),
+        scenario_file: file,
+        state_dir: state,
+    };
+    let node = Node::start(&sc, &ifaces, &opts);
+    let result = (|| -> Result<()> {
+        let _node = node?;
+        std::thread::sleep(Duration::from_millis(500));
+        let t = |label, k: usize| Target {
+            label,
+            a: format!("{HOST_PREFIX}{k}a"),
+            b: format!("{HOST_PREFIX}{k}b"),
+            src: host_mac(k, 0),
+            gw: gateway_mac(k as u16, (2 * k) as u16),
+        };
+        let targets = vec![
+            t("prism-hardware", 0),
+            t("prism-sw-prism", 3),
+            t("prism-sw-kernel", 2),
+            baseline?,
+        ];
+        println!(
+            "prism bench-live: 1 worker, AF_PACKET TPACKET_V3 over veth, {} s x {} rounds (median); hardware tier modelled in software",
+            args.seconds, args.rounds
+        );
+        println!(
+            "{:>5}  {:<17} {:>8} {:>8} {:>9}",
+            "size", "target", "Mpps", "Gbit/s", "RTT us"
+        );
+        for &size in &sizes {
+            let mut res: Vec<Vec<(f64, f64)>> = vec![Vec::new(); targets.len()];
+            for _ in 0..args.rounds {
+                for (i, tg) in targets.iter().enumerate() {
+                    res[i].push(blast(tg, size, args.seconds)?);
+                }
+            }
+            for (i, tg) in targets.iter().enumerate() {
+                let mpps = median(res[i].iter().map(|r| r.0).collect());
+                let gbps = median(res[i].iter().map(|r| r.1).collect());
+                let rtt = rtt_us(tg, size).map_or("-".into(), |r| format!("{r:.0}"));
+                println!(
+                    "{size:>5}  {:<17} {mpps:>8.3} {gbps:>8.3} {rtt:>9}",
+                    tg.label
+                );
+            }
+        }
+        Ok(())
+    })();
+    demo::remove_hosts();
+    result
+}
