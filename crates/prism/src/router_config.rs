@@ -111,3 +111,51 @@ pub fn check(
         memory_max: t.memory_mib.map(|m| m << 20),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario;
+
+    fn load(router: &str) -> Result<scenario::Scenario, String> {
+        let text = format!(
+            "[[port]]\nname = \"a\"\n[[port]]\nname = \"b\"\n[[network]]\nname = \"n\"\ntier = \"software\"\nforwarding = \"destination\"\nroute = [{{ prefix = \"10.0.0.0/8\", action = {{ port = \"b\" }} }}]\nrouter = {router}\n"
+        );
+        scenario::load("t.toml", &text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn router_config_resolves_ports_and_defaults() {
+        let sc = load("{ kind = \"kernel\", addresses = { b = \"10.0.2.1/24\" }, cpu_weight = 50, memory_mib = 64 }").unwrap();
+        let r = &sc.routers["n"];
+        assert_eq!(r.kind, super::RouterKind::Kernel);
+        assert_eq!(r.addresses, vec![(1, "10.0.2.1/24".to_string())]);
+        assert_eq!(r.memory_max, Some(64 << 20));
+        let sc = load("{}").unwrap();
+        assert_eq!(sc.routers["n"].kind, super::RouterKind::Prism);
+    }
+
+    #[test]
+    fn router_errors_name_the_line_and_field() {
+        for (router, want) in [
+            (
+                "{ kind = \"kernel\", addresses = { c = \"10.0.2.1/24\" } }",
+                "no port `c`",
+            ),
+            (
+                "{ kind = \"kernel\", addresses = { a = \"10.0.2.1\" } }",
+                "not an IPv4 address/length",
+            ),
+            ("{ kind = \"command\" }", "needs `command"),
+            (
+                "{ kind = \"prism\", command = [\"x\"] }",
+                "only for `kind = \"command\"`",
+            ),
+            ("{ kind = \"quagga\" }", "unknown variant"),
+            ("{ kind = \"prism\", cpu_weight = 0 }", "outside 1..=10000"),
+        ] {
+            let e = load(router).unwrap_err();
+            assert!(e.contains("t.toml:10"), "{router}: {e}");
+            assert!(e.contains(want), "{router}: {e}");
+        }
+    }
+}

@@ -250,7 +250,7 @@ fn bad_scenario_is_a_located_error() {
 
 #[test]
 fn demo_passes_its_isolation_check() {
-    let o = prism().arg("demo").output().unwrap();
+    let o = prism().args(["demo", "--offline"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
     for n in ["red", "blue", "green", "violet", "orange"] {

@@ -217,7 +217,7 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
             src: host_mac(k, 0),
             gw: gateway_mac(k as u16, (2 * k) as u16),
         };
-        let targets = vec![
+        let targets = [
             t("prism-hardware", 0),
             t("prism-sw-prism", 3),
             t("prism-sw-kernel", 2),
