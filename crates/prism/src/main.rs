@@ -49,6 +49,8 @@ enum Cmd {
     /// Forwarding rate and latency over veth per RFC 2544 size: hardware
     /// tier, software tier (prism and kernel routers), Linux forwarding.
     BenchLive(live::bench_live::BenchLiveArgs),
+    /// Talk to a running node through its API (docs/api/openapi.yaml).
+    Ctl(live::ctl::CtlArgs),
     /// Remove every namespace, link and cgroup a killed Prism left behind.
     Cleanup,
     /// Prism's software router inside a container (started by the node).
@@ -149,6 +151,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         } if prism_io::netns::have_privileges() => live::demo::main(seconds),
         Cmd::Node(args) => live::cli::node(&args),
         Cmd::Cleanup => live::cli::cleanup(),
+        Cmd::Ctl(args) => live::ctl::run(&args),
         Cmd::BenchLive(args) => live::bench_live::run(&args),
         Cmd::Swrouter { config, network } => live::swrouter::run(&config, &network),
         Cmd::Demo { json, .. } => {

@@ -205,7 +205,14 @@ fn start_node(tag: &str) -> NodeProc {
     let path = std::env::temp_dir().join(format!("prism-live-test-{tag}.toml"));
     std::fs::write(&path, scenario()).unwrap();
     let child = Command::new(PRISM)
-        .args(["node", "--config", path.to_str().unwrap(), "--json"])
+        .args([
+            "node",
+            "--config",
+            path.to_str().unwrap(),
+            "--json",
+            "--api",
+            "/run/prism/test-node.sock",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -374,4 +381,123 @@ fn live_demo_isolates_networks_and_cleans_up() {
         "{out}"
     );
     assert_eq!(out.matches("ping ok").count(), 5, "{out}");
+}
+
+fn ctl(args: &[&str]) -> std::process::Output {
+    let mut v = vec![PRISM, "ctl", "--socket", "/run/prism/test-node.sock"];
+    v.extend_from_slice(args);
+    sh(&v)
+}
+
+#[test]
+fn api_changes_apply_under_traffic_without_restart() {
+    if !root_or_skip("node API") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _t = Topology::build();
+    let node = start_node("api");
+    let list = ctl(&["networks"]);
+    assert!(
+        list.status.success(),
+        "{}",
+        String::from_utf8_lossy(&list.stderr)
+    );
+    assert!(String::from_utf8_lossy(&list.stdout).contains("\"hw\""));
+    // Traffic through `hw` for the whole test.
+    let flood = Command::new("ip")
+        .args([
+            "netns", "exec", "pte0a", "ping", "-i", "0.01", "-w", "6", "10.0.2.2",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    // Withdraw the route to host b: pings stop getting through.
+    let routes = std::env::temp_dir().join("prism-api-routes.json");
+    let back = format!(
+        r#"{{"routes":[{{"prefix":"10.0.1.0/24","port":0,"decrement_ttl":true,"set_src_mac":"{}","set_dst_mac":"{}"}}]}}"#,
+        gw_mac(0, 0),
+        host_mac(0, 0)
+    );
+    std::fs::write(&routes, &back).unwrap();
+    let o = ctl(&["routes", "hw", routes.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        !in_ns(
+            "pte0a",
+            &["ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.2.2"]
+        )
+        .status
+        .success()
+    );
+    // Put it back: pings get through again, without a restart.
+    let both = back.replace(
+        "]}",
+        &format!(
+            r#",{{"prefix":"10.0.2.0/24","port":1,"decrement_ttl":true,"set_src_mac":"{}","set_dst_mac":"{}"}}]}}"#,
+            gw_mac(0, 1),
+            host_mac(0, 1)
+        ),
+    );
+    std::fs::write(&routes, &both).unwrap();
+    assert!(
+        ctl(&["routes", "hw", routes.to_str().unwrap()])
+            .status
+            .success()
+    );
+    assert!(
+        in_ns(
+            "pte0a",
+            &["ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.2.2"]
+        )
+        .status
+        .success()
+    );
+    // A bad change is refused whole, with the field named.
+    std::fs::write(&routes, r#"{"routes":[{"prefix":"10.0.2.0/24","port":9}]}"#).unwrap();
+    let o = ctl(&["routes", "hw", routes.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("routes[0].port"));
+    assert!(
+        in_ns("pte0a", &["ping", "-c", "1", "-W", "1", "10.0.2.2"])
+            .status
+            .success()
+    );
+    // Rate limit a software network and check it took.
+    let o = ctl(&["rate-limit", "swk", "5Mbit"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("5000000"));
+    let mut server = Command::new("ip")
+        .args([
+            "netns", "exec", "pte1b", "timeout", "20", "iperf3", "-s", "-1",
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let o = in_ns(
+        "pte1a",
+        &[
+            "timeout", "20", "iperf3", "-c", "10.0.2.2", "-u", "-b", "20M", "-t", "2", "-J",
+        ],
+    );
+    let _ = server.wait();
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let got = j["end"]["sum"]["bits_per_second"].as_f64().unwrap()
+        * (1.0 - j["end"]["sum"]["lost_percent"].as_f64().unwrap() / 100.0);
+    assert!(got < 7e6, "5 Mbit/s limit let {got} bit/s through");
+    let flood = flood.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&flood.stdout);
+    assert!(text.contains("received"), "{text}");
+    let c = stop_node(node);
+    assert!(
+        network(&c, "swk")["drops"]
+            .to_string()
+            .contains("output/rate-limited")
+    );
+    assert!(
+        network(&c, "hw")["drops"]
+            .to_string()
+            .contains("matching/no-route")
+    );
 }

@@ -33,6 +33,9 @@ pub struct NodeArgs {
     /// Print counters as JSON every second instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Unix socket of the node API (`prism ctl`; docs/api/openapi.yaml).
+    #[arg(long, default_value = super::ctl::DEFAULT_SOCKET)]
+    pub api: PathBuf,
 }
 
 pub fn node(a: &NodeArgs) -> Result<()> {
@@ -76,12 +79,26 @@ pub fn node(a: &NodeArgs) -> Result<()> {
         state_dir: PathBuf::from("/run/prism"),
     };
     let node = Node::start(&sc, &ifaces, &opts)?;
+    let networks = sc.substrate.networks().count();
+    if let Some(dir) = a.api.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let api = super::api::serve(
+        a.api.clone(),
+        super::api::ApiState {
+            substrate: Arc::new(std::sync::Mutex::new(sc.substrate)),
+            reports: node.reports.clone(),
+        },
+        stop.clone(),
+    )
+    .with_context(|| format!("API socket {}", a.api.display()))?;
     eprintln!(
         "prism node: {} ports, {} networks, {} worker(s); Ctrl-C stops and removes the containers",
         ifaces.len(),
-        sc.substrate.networks().count(),
+        networks,
         a.workers.max(1)
     );
+    eprintln!("  API on {}", a.api.display());
     for n in &node.notes {
         eprintln!("  {n}");
     }
@@ -107,6 +124,8 @@ pub fn node(a: &NodeArgs) -> Result<()> {
             );
         }
     }
+    stop.store(true, Ordering::Relaxed);
+    let _ = api.join();
     let c = node.stop()?;
     if let Some(c) = c {
         println!("{}", serde_json::to_string_pretty(&c)?);

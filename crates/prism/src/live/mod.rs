@@ -1,8 +1,10 @@
 //! The live substrate on Linux: a node forwarding on real interfaces, its
 //! software-tier containers, and the live demo.
 
+pub mod api;
 pub mod bench_live;
 pub mod cli;
+pub mod ctl;
 pub mod demo;
 pub mod kernel_router;
 pub mod node;
