@@ -124,6 +124,12 @@ pub fn node(a: &NodeArgs) -> Result<()> {
             );
         }
     }
+    let unlinked = node.no_container_link();
+    if unlinked > 0 {
+        eprintln!(
+            "  {unlinked} software-network frames entered on a port their container has no link for (dropped)"
+        );
+    }
     stop.store(true, Ordering::Relaxed);
     let _ = api.join();
     let c = node.stop()?;

@@ -60,6 +60,7 @@ pub fn gateway_mac(net: u16, port: u16) -> [u8; 6] {
 pub struct WorkerReport {
     pub counters: Option<CounterSnapshot>,
     pub ports: Vec<(String, PortStats)>,
+    pub no_container_link: u64,
 }
 
 #[derive(Debug)]
@@ -93,6 +94,8 @@ struct Worker {
     /// Transmit socket per (network, port) container link: index net * ports + port.
     container_tx: Vec<Option<PacketPort>>,
     ports: u16,
+    /// Software-network frames whose input port has no link into the container.
+    no_container_link: u64,
 }
 
 fn container_name(opts: &NodeOptions, net: u16) -> String {
@@ -134,15 +137,19 @@ impl Node {
             ])),
             notes,
         };
-        let software: Vec<(u16, String)> = sc
+        // (id, name, the ports its container is linked to).
+        let software: Vec<(u16, String, Vec<u16>)> = sc
             .substrate
             .networks()
             .filter(|(_, s)| s.tier == Tier::Software)
-            .map(|(id, s)| (id, s.name.clone()))
+            .map(|(id, s)| {
+                let cfg = sc.routers.get(&s.name).cloned().unwrap_or_default();
+                (id, s.name.clone(), used_ports(s, &cfg, ports))
+            })
             .collect();
-        for (id, name) in &software {
+        for (id, name, used) in &software {
             let cfg = sc.routers.get(name).cloned().unwrap_or_default();
-            let c = node.start_container(sc, *id, name, &cfg, opts)?;
+            let c = node.start_container(sc, *id, name, &cfg, used, opts)?;
             node.notes.push(format!(
                 "network `{name}`: {} router in container {} (limits: {})",
                 cfg.kind.as_str(),
@@ -176,8 +183,8 @@ impl Node {
                 .max()
                 .map_or(0, |m| m + 1);
             container_tx.resize_with(usize::from(nets) * usize::from(ports), || None);
-            for (id, _) in &software {
-                for p in 0..ports {
+            for (id, _, used) in &software {
+                for &p in used {
                     let l = host_link(opts, *id, p);
                     container_tx[usize::from(*id) * usize::from(ports) + usize::from(p)] =
                         Some(PacketPort::open_tx(&l)?);
@@ -189,6 +196,7 @@ impl Node {
                 wire_tx,
                 container_tx,
                 ports,
+                no_container_link: 0,
             });
         }
         let mut sources: Vec<(Source, String)> = ifaces
@@ -196,8 +204,8 @@ impl Node {
             .enumerate()
             .map(|(i, f)| (Source::Wire(i as u16), f.clone()))
             .collect();
-        for (id, _) in &software {
-            for p in 0..ports {
+        for (id, _, used) in &software {
+            for &p in used {
                 sources.push((
                     Source::Container { net: *id, port: p },
                     host_link(opts, *id, p),
@@ -233,11 +241,12 @@ impl Node {
         id: u16,
         name: &str,
         cfg: &RouterConfig,
+        used: &[u16],
         opts: &NodeOptions,
     ) -> Result<Container> {
-        let ports = sc.port_names.len() as u16;
-        let links = (0..ports)
-            .map(|p| LinkSpec {
+        let links = used
+            .iter()
+            .map(|&p| LinkSpec {
                 host: host_link(opts, id, p),
                 inner: kernel_router::inner_ifname(p),
                 mac: Some(gateway_mac(id, p)),
@@ -303,6 +312,14 @@ impl Node {
         Some(total)
     }
 
+    /// Software-network frames dropped for want of a container link.
+    pub fn no_container_link(&self) -> u64 {
+        self.reports
+            .lock()
+            .map(|r| r.iter().map(|w| w.no_container_link).sum())
+            .unwrap_or(0)
+    }
+
     /// Receive-ring statistics of every worker's ports.
     pub fn port_stats(&self) -> Vec<(String, PortStats)> {
         self.reports
@@ -338,6 +355,28 @@ impl Drop for Node {
             let _ = c.remove();
         }
     }
+}
+
+/// The ports a software network's container is linked to: those its
+/// actions send to and those its router has addresses on. A frame of the
+/// network entering on another port finds no link and is counted in
+/// `WorkerReport::no_container_link` (printed by `prism node`). With no output port at all
+/// (a user command's own routing), every port.
+pub fn used_ports(spec: &prism_pipeline::NetworkSpec, cfg: &RouterConfig, ports: u16) -> Vec<u16> {
+    let mut v: Vec<u16> = spec
+        .forwarding
+        .actions()
+        .iter()
+        .filter_map(|a| a.out_port)
+        .chain(cfg.addresses.iter().map(|(p, _)| *p))
+        .filter(|p| *p < ports)
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    if v.is_empty() {
+        v = (0..ports).collect();
+    }
+    v
 }
 
 fn pin_to_core(core: usize) {
@@ -424,8 +463,11 @@ impl Worker {
         while start < out.len() {
             let i = link(&out[start]);
             let end = start + out[start..].iter().take_while(|p| link(p) == i).count();
-            if let Some(Some(tx)) = self.container_tx.get_mut(i) {
-                tx.send_batch(out[start..end].iter().map(Packet::data));
+            match self.container_tx.get_mut(i) {
+                Some(Some(tx)) => {
+                    tx.send_batch(out[start..end].iter().map(Packet::data));
+                }
+                _ => self.no_container_link += (end - start) as u64,
             }
             start = end;
         }
@@ -456,6 +498,7 @@ impl Worker {
             *slot = WorkerReport {
                 counters: Some(counters),
                 ports,
+                no_container_link: self.no_container_link,
             };
         }
     }
