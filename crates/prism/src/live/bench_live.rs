@@ -36,6 +36,11 @@ pub struct BenchLiveArgs {
     /// Frame sizes (default: the RFC 2544 sizes).
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<usize>,
+    /// Instead: paper 003 Figs 10-12, aggregate rate and mean RTT with
+    /// these numbers of networks (the first 4 in hardware, the rest in
+    /// software with the `prism` router), all sending at once.
+    #[arg(long, value_delimiter = ',')]
+    pub networks: Vec<usize>,
 }
 
 /// (label, host a namespace, host b namespace, frame source MAC, gateway MAC).
@@ -168,6 +173,9 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
         netns::have_privileges(),
         "bench-live needs root (namespaces, raw sockets)"
     );
+    if !args.networks.is_empty() {
+        return scale(args);
+    }
     let sizes = if args.sizes.is_empty() {
         SIZES.to_vec()
     } else {
@@ -180,33 +188,14 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
     let text = demo::scenario_text();
     std::fs::write(&file, &text)?;
     let sc = scenario::load(&file.display().to_string(), &text)?;
-    for k in 0..5 {
-        for side in 0..2 {
-            let s = ["a", "b"][side];
-            make_host(
-                &format!("{HOST_PREFIX}{k}{s}"),
-                &format!("{LINK_PREFIX}{k}{s}"),
-                side,
-                host_mac(k, side),
-                gateway_mac(k as u16, (2 * k + side) as u16),
-            )?;
-        }
-    }
+    demo::make_hosts(5)?;
     let baseline = kernel_baseline();
     let ifaces: Vec<String> = sc
         .interfaces
         .iter()
         .map(|i| i.clone().unwrap_or_default())
         .collect();
-    let opts = NodeOptions {
-        workers: 1,
-        cores: vec![],
-        ns_prefix: "prism-demo-c".into(),
-        link_prefix: "pdc".into(),
-        scenario_file: file,
-        state_dir: state,
-    };
-    let node = Node::start(&sc, &ifaces, &opts);
+    let node = Node::start(&sc, &ifaces, &node_options(file, state));
     let result = (|| -> Result<()> {
         let _node = node?;
         std::thread::sleep(Duration::from_millis(500));
@@ -252,4 +241,107 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
     })();
     demo::remove_hosts();
     result
+}
+
+fn node_options(file: std::path::PathBuf, state: std::path::PathBuf) -> NodeOptions {
+    NodeOptions {
+        workers: 1,
+        cores: vec![],
+        ns_prefix: "prism-demo-c".into(),
+        link_prefix: "pdc".into(),
+        scenario_file: file,
+        state_dir: state,
+    }
+}
+
+/// Paper 003 Figs 10-12: networks added one by one, 4 in hardware.
+fn scale(args: &BenchLiveArgs) -> Result<()> {
+    let size = args.sizes.first().copied().unwrap_or(64);
+    println!(
+        "prism bench-live --networks: {size} B frames, every network's host a sending at once for {} s; first 4 networks hardware, the rest software (`prism` router); 1 worker; hardware tier modelled in software",
+        args.seconds
+    );
+    println!(
+        "{:>4} {:>3} {:>3} {:>10} {:>8} {:>12}",
+        "nets", "hw", "sw", "agg Mpps", "Gbit/s", "mean RTT us"
+    );
+    let state = std::path::PathBuf::from("/run/prism-demo");
+    std::fs::create_dir_all(&state)?;
+    for &n in &args.networks {
+        let names: Vec<String> = (0..n).map(|k| format!("n{k}")).collect();
+        let nets: Vec<(&str, &str, &str, &str)> = names
+            .iter()
+            .enumerate()
+            .map(|(k, name)| {
+                if k < 4 {
+                    (name.as_str(), "hardware", "destination", "")
+                } else {
+                    (name.as_str(), "software", "destination", "prism")
+                }
+            })
+            .collect();
+        demo::remove_hosts();
+        let file = state.join("bench-scale.toml");
+        let text = demo::scenario_text_for(&nets);
+        std::fs::write(&file, &text)?;
+        let sc = scenario::load(&file.display().to_string(), &text)?;
+        let r = (|| -> Result<(f64, f64, f64)> {
+            demo::make_hosts(n)?;
+            let ifaces: Vec<String> = sc
+                .interfaces
+                .iter()
+                .map(|i| i.clone().unwrap_or_default())
+                .collect();
+            let _node = Node::start(&sc, &ifaces, &node_options(file.clone(), state.clone()))?;
+            std::thread::sleep(Duration::from_millis(500));
+            let targets: Vec<Target> = (0..n)
+                .map(|k| Target {
+                    label: "",
+                    a: format!("{HOST_PREFIX}{k}a"),
+                    b: format!("{HOST_PREFIX}{k}b"),
+                    src: host_mac(k, 0),
+                    gw: gateway_mac(k as u16, (2 * k) as u16),
+                })
+                .collect();
+            let mut rounds = Vec::new();
+            for _ in 0..args.rounds {
+                let secs = args.seconds;
+                let res: Vec<Result<(f64, f64)>> = std::thread::scope(|sc| {
+                    let hs: Vec<_> = targets
+                        .iter()
+                        .map(|t| sc.spawn(move || blast(t, size, secs)))
+                        .collect();
+                    hs.into_iter()
+                        .map(|h| {
+                            h.join()
+                                .unwrap_or_else(|_| Err(anyhow::anyhow!("blast panicked")))
+                        })
+                        .collect()
+                });
+                let mut mpps = 0.0;
+                let mut gbps = 0.0;
+                for r in res {
+                    let (m, g) = r?;
+                    mpps += m;
+                    gbps += g;
+                }
+                rounds.push((mpps, gbps));
+            }
+            let rtts: Vec<f64> = targets.iter().filter_map(|t| rtt_us(t, size)).collect();
+            let rtt = rtts.iter().sum::<f64>() / rtts.len().max(1) as f64;
+            Ok((
+                median(rounds.iter().map(|r| r.0).collect()),
+                median(rounds.iter().map(|r| r.1).collect()),
+                rtt,
+            ))
+        })();
+        demo::remove_hosts();
+        let (mpps, gbps, rtt) = r?;
+        println!(
+            "{n:>4} {:>3} {:>3} {mpps:>10.3} {gbps:>8.3} {rtt:>12.0}",
+            n.min(4),
+            n.saturating_sub(4)
+        );
+    }
+    Ok(())
 }
