@@ -7,17 +7,7 @@ use prism_io::container::{self, Container, ContainerSpec, LinkSpec};
 use prism_io::netns;
 use std::time::{Duration, Instant};
 
-fn root_or_skip(test: &str) -> bool {
-    if netns::have_privileges() {
-        return true;
-    }
-    assert!(
-        std::env::var("PRISM_REQUIRE_ROOT").is_err(),
-        "{test}: needs root (PRISM_REQUIRE_ROOT is set)"
-    );
-    eprintln!("{test}: skipped, needs root for namespaces and raw sockets");
-    false
-}
+use prism_io::netns::root_or_skip;
 
 /// Two namespaces joined by a veth pair; removed on drop.
 struct Pair(&'static str, &'static str);

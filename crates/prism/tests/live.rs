@@ -13,23 +13,7 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 const PRISM: &str = env!("CARGO_BIN_EXE_prism");
 
-fn root_or_skip(test: &str) -> bool {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc_geteuid() } == 0 {
-        return true;
-    }
-    assert!(
-        std::env::var("PRISM_REQUIRE_ROOT").is_err(),
-        "{test}: needs root (PRISM_REQUIRE_ROOT is set)"
-    );
-    eprintln!("{test}: skipped, needs root for namespaces and raw sockets");
-    false
-}
-
-unsafe extern "C" {
-    #[link_name = "geteuid"]
-    fn libc_geteuid() -> u32;
-}
+use prism_io::netns::root_or_skip;
 
 fn sh(args: &[&str]) -> std::process::Output {
     Command::new(args[0]).args(&args[1..]).output().unwrap()

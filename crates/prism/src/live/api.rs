@@ -88,10 +88,7 @@ async fn list(State(st): State<ApiState>) -> Response {
 
 async fn show(State(st): State<ApiState>, Path(name): Path<String>) -> Response {
     let s = st.substrate.lock().unwrap_or_else(|e| e.into_inner());
-    match s.id(&name).zip(s.spec(&name)) {
-        Some((id, n)) => Json(view(id, n)).into_response(),
-        None => err(StatusCode::NOT_FOUND, format!("no network `{name}`")),
-    }
+    show_locked(&s, &name)
 }
 
 async fn remove(State(st): State<ApiState>, Path(name): Path<String>) -> Response {
