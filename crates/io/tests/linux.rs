@@ -95,7 +95,15 @@ fn container_gets_namespace_links_addresses_and_cleanup_finds_leftovers() {
     let addrs = netns::ip_in(Some("prism-iotc-one"), &["-4", "-o", "addr"]).unwrap();
     assert!(addrs.contains("10.9.0.1/24"), "{addrs}");
     c.spawn(&["sleep".into(), "600".into()], None).unwrap();
-    let pids = netns::ip(&["netns", "pids", "prism-iotc-one"]).unwrap();
+    // The child enters the namespace just after spawn returns: give it a moment.
+    let mut pids = String::new();
+    for _ in 0..100 {
+        pids = netns::ip(&["netns", "pids", "prism-iotc-one"]).unwrap();
+        if pids.split_whitespace().count() == 1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
     assert_eq!(
         pids.split_whitespace().count(),
         1,
