@@ -233,6 +233,27 @@ fn stop_node(mut n: NodeProc) -> serde_json::Value {
     serde_json::from_str(&text[start..]).expect("final counters")
 }
 
+/// Runs an iperf3 server in namespace `b` (one test) and a 2 s client
+/// from `a` with `extra` options; returns the client's JSON report.
+fn iperf3(a: &str, b: &str, extra: &[&str], what: &str) -> serde_json::Value {
+    let mut server = Command::new("ip")
+        .args(["netns", "exec", b, "timeout", "20", "iperf3", "-s", "-1"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut args = vec!["timeout", "20", "iperf3", "-c", "10.0.2.2", "-t", "2", "-J"];
+    args.extend_from_slice(extra);
+    let o = in_ns(a, &args);
+    let _ = server.wait();
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|_| {
+        panic!(
+            "iperf3 through `{what}`: {}",
+            String::from_utf8_lossy(&o.stdout)
+        )
+    })
+}
+
 fn network<'a>(c: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     c["networks"]
         .as_array()
@@ -268,24 +289,11 @@ fn ping_iperf3_and_ttl_through_hardware_and_software_networks() {
         );
         assert!(!p.status.success(), "TTL-1 ping crossed `{name}`");
         for udp in [false, true] {
-            let mut server = Command::new("ip")
-                .args(["netns", "exec", &b, "timeout", "20", "iperf3", "-s", "-1"])
-                .stdout(Stdio::null())
-                .spawn()
-                .unwrap();
-            std::thread::sleep(Duration::from_millis(300));
-            let mut args = vec!["timeout", "20", "iperf3", "-c", "10.0.2.2", "-t", "2", "-J"];
+            let mut extra = vec![];
             if udp {
-                args.extend(["-u", "-b", "20M", "-l", "1000"]);
+                extra.extend(["-u", "-b", "20M", "-l", "1000"]);
             }
-            let o = in_ns(&a, &args);
-            let _ = server.wait();
-            let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| {
-                panic!(
-                    "iperf3 through `{name}`: {}",
-                    String::from_utf8_lossy(&o.stdout)
-                )
-            });
+            let j = iperf3(&a, &b, &extra, name);
             let sum = &j["end"]["sum"];
             if udp {
                 let lost = sum["lost_percent"].as_f64().unwrap();
@@ -451,22 +459,7 @@ fn api_changes_apply_under_traffic_without_restart() {
     // Rate limit a software network and check it took.
     let o = ctl(&["rate-limit", "swk", "5Mbit"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("5000000"));
-    let mut server = Command::new("ip")
-        .args([
-            "netns", "exec", "pte1b", "timeout", "20", "iperf3", "-s", "-1",
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    let o = in_ns(
-        "pte1a",
-        &[
-            "timeout", "20", "iperf3", "-c", "10.0.2.2", "-u", "-b", "20M", "-t", "2", "-J",
-        ],
-    );
-    let _ = server.wait();
-    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let j = iperf3("pte1a", "pte1b", &["-u", "-b", "20M"], "swk");
     let got = j["end"]["sum"]["bits_per_second"].as_f64().unwrap()
         * (1.0 - j["end"]["sum"]["lost_percent"].as_f64().unwrap() / 100.0);
     assert!(got < 7e6, "5 Mbit/s limit let {got} bit/s through");
