@@ -3,10 +3,14 @@
 //!
 //! - [`pcap`]: read pcap and pcapng captures per ingress port, write pcap.
 //! - [`afpacket`]: AF_PACKET ports with a TPACKET_V3 receive ring (Linux).
+//! - [`xdp`] and [`bpf`]: AF_XDP ports (UMEM, rings) and the XDP program
+//!   that redirects an interface's frames to them.
 //! - [`netns`]: network namespaces, veth pairs, sysctls (iproute2).
 //! - [`container`]: software-tier containers (namespace + veth + cgroup).
 
 pub mod afpacket;
+pub mod bpf;
 pub mod container;
 pub mod netns;
 pub mod pcap;
+pub mod xdp;
