@@ -5,6 +5,7 @@
 //! - [`afpacket`]: AF_PACKET ports with a TPACKET_V3 receive ring (Linux).
 //! - [`xdp`] and [`bpf`]: AF_XDP ports (UMEM, rings) and the XDP program
 //!   that redirects an interface's frames to them.
+//! - [`port`]: either kind behind one type, and the choice between them.
 //! - [`netns`]: network namespaces, veth pairs, sysctls (iproute2).
 //! - [`container`]: software-tier containers (namespace + veth + cgroup).
 
@@ -13,4 +14,5 @@ pub mod bpf;
 pub mod container;
 pub mod netns;
 pub mod pcap;
+pub mod port;
 pub mod xdp;

@@ -29,6 +29,52 @@ pub fn ip_in(ns: Option<&str>, args: &[&str]) -> io::Result<String> {
     }
 }
 
+/// Runs `ip [-n ns] -batch -` on `lines` (one `ip` command each, without
+/// the `ip`), stopping at the first that fails; the error names its line.
+pub fn ip_batch(ns: Option<&str>, lines: &[String]) -> io::Result<()> {
+    use std::io::Write;
+    let mut args: Vec<&str> = Vec::new();
+    if let Some(ns) = ns {
+        args.extend(["-n", ns]);
+    }
+    args.extend(["-batch", "-"]);
+    let mut child = Command::new("ip")
+        .args(&args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot run `ip`: {e} (is iproute2 installed?)"),
+            )
+        })?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let text = lines.join("\n") + "\n";
+    let w = stdin.write_all(text.as_bytes());
+    drop(stdin);
+    let out = child.wait_with_output()?;
+    w?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        // ip says "Command failed -:N"; quote line N.
+        let line = err
+            .rsplit("-:")
+            .next()
+            .and_then(|n| n.trim().parse::<usize>().ok())
+            .and_then(|n| lines.get(n.wrapping_sub(1)))
+            .map(|l| format!(" (`ip {l}`)"))
+            .unwrap_or_default();
+        return Err(io::Error::other(format!(
+            "`ip -batch` in {}: {}{line}",
+            ns.unwrap_or("the root namespace"),
+            err.trim()
+        )));
+    }
+    Ok(())
+}
+
 /// Runs a program, returning its standard output; a non-zero exit is an
 /// error naming the command line and carrying its standard error.
 pub fn run(program: &str, args: &[&str]) -> io::Result<String> {

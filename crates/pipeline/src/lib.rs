@@ -7,6 +7,7 @@
 //! queues and software channels that the caller drains.
 
 pub mod action;
+pub mod boundary;
 pub mod counters;
 pub mod dataplane;
 pub mod device;

@@ -339,6 +339,33 @@ impl Pipeline {
         }
     }
 
+    /// Returns a batch of frames a software router sent out of `port` for
+    /// network `net`. With `restore_tunnel` (a router that does not handle
+    /// IPIP itself), each first gets back the tunnel header its route asks
+    /// for ([`crate::boundary`]); one that cannot is dropped and counted.
+    /// `batch` is left empty.
+    pub fn from_router(
+        &mut self,
+        batch: &mut Vec<Packet>,
+        net: u16,
+        port: u16,
+        restore_tunnel: bool,
+        now_ns: u64,
+    ) {
+        self.refresh();
+        let dp = self.current.clone();
+        for mut p in batch.drain(..) {
+            p.network = net;
+            p.port = port;
+            let verdict = if restore_tunnel {
+                crate::boundary::restore_tunnel(&dp, &mut p, &mut self.services).map(|()| port)
+            } else {
+                Ok(port)
+            };
+            self.from_software(p, verdict, now_ns);
+        }
+    }
+
     /// Transmits from `port` in DRR order, at most `max_bytes`; counts tx.
     pub fn transmit(&mut self, port: u16, max_bytes: usize, out: &mut Vec<Packet>) -> usize {
         let start = out.len();

@@ -226,34 +226,64 @@ impl Substrate {
         Ok(())
     }
 
-    /// Adds a network, placing it on its tier. Nothing changes on error.
-    pub fn add_network(&mut self, spec: NetworkSpec) -> Result<u16, SubstrateError> {
-        if self.id(&spec.name).is_some() {
-            return Err(SubstrateError::DuplicateName(spec.name));
-        }
-        self.check_actions(&spec)?;
-        let mapping_total: usize =
-            self.networks().map(|(_, s)| s.mapping.len()).sum::<usize>() + spec.mapping.len();
+    /// Everything a change to `spec` needs, computed without changing
+    /// anything: its id (existing or the next free one), its compiled
+    /// tables with their slot, and the hardware tier after placing it.
+    fn prepare(&self, spec: &NetworkSpec) -> Result<(u16, Network, HardwareTier), SubstrateError> {
+        self.check_actions(spec)?;
+        let existing = self.id(&spec.name);
+        let mapping_total: usize = self
+            .networks()
+            .filter(|(id, _)| Some(*id) != existing)
+            .map(|(_, s)| s.mapping.len())
+            .sum::<usize>()
+            + spec.mapping.len();
         self.hw
             .check_mapping(mapping_total)
             .map_err(|source| SubstrateError::Placement {
                 network: spec.name.clone(),
                 source,
             })?;
-        let id = match self.specs.iter().position(Option::is_none) {
-            Some(i) => i,
-            None if self.specs.len() < usize::from(u16::MAX) => {
-                self.specs.push(None);
-                self.compiled.push(None);
-                self.specs.len() - 1
-            }
-            None => return Err(SubstrateError::TooManyNetworks),
-        } as u16;
-        let mut net = compile(&spec)?;
-        net.slot = place(&mut self.hw, id, &spec)?;
-        self.specs[usize::from(id)] = Some(spec);
-        self.compiled[usize::from(id)] = Some(net);
+        let id = match existing {
+            Some(id) => id,
+            None => match self.specs.iter().position(Option::is_none) {
+                Some(i) => i as u16,
+                None if self.specs.len() < usize::from(u16::MAX) => self.specs.len() as u16,
+                None => return Err(SubstrateError::TooManyNetworks),
+            },
+        };
+        let mut net = compile(spec)?;
+        let mut hw = self.hw.clone();
+        hw.release(id);
+        net.slot = place(&mut hw, id, spec)?;
+        Ok((id, net, hw))
+    }
+
+    /// Checks that `spec` could be added, or could replace the network of
+    /// its name, without changing anything; returns the id it would have.
+    pub fn check(&self, spec: &NetworkSpec) -> Result<u16, SubstrateError> {
+        self.prepare(spec).map(|(id, _, _)| id)
+    }
+
+    fn commit(&mut self, id: u16, spec: NetworkSpec, net: Network, hw: HardwareTier) {
+        let i = usize::from(id);
+        if i == self.specs.len() {
+            self.specs.push(None);
+            self.compiled.push(None);
+        }
+        self.hw = hw;
+        self.specs[i] = Some(spec);
+        self.compiled[i] = Some(net);
         self.publish();
+    }
+
+    /// Adds a network, placing it on its tier. Nothing changes on error.
+    pub fn add_network(&mut self, spec: NetworkSpec) -> Result<u16, SubstrateError> {
+        if self.id(&spec.name).is_some() {
+            return Err(SubstrateError::DuplicateName(spec.name));
+        }
+        let (id, net, hw) = self.prepare(&spec)?;
+        self.commit(id, spec, net, hw);
         Ok(id)
     }
 
@@ -275,18 +305,11 @@ impl Substrate {
     /// Replaces a network's specification (routes, rules, rate, tier...),
     /// keeping its id. Nothing changes on error.
     pub fn replace_network(&mut self, spec: NetworkSpec) -> Result<(), SubstrateError> {
-        let id = self
-            .id(&spec.name)
-            .ok_or_else(|| SubstrateError::UnknownNetwork(spec.name.clone()))?;
-        self.check_actions(&spec)?;
-        let mut net = compile(&spec)?;
-        let mut hw = self.hw.clone();
-        hw.release(id);
-        net.slot = place(&mut hw, id, &spec)?;
-        self.hw = hw;
-        self.specs[usize::from(id)] = Some(spec);
-        self.compiled[usize::from(id)] = Some(net);
-        self.publish();
+        if self.id(&spec.name).is_none() {
+            return Err(SubstrateError::UnknownNetwork(spec.name));
+        }
+        let (id, net, hw) = self.prepare(&spec)?;
+        self.commit(id, spec, net, hw);
         Ok(())
     }
 

@@ -4,6 +4,7 @@ mod auto_tier;
 mod bench;
 mod demo;
 mod live;
+mod netdoc;
 mod plot;
 mod report;
 mod router_config;
@@ -60,6 +61,8 @@ enum Cmd {
         config: PathBuf,
         #[arg(long)]
         network: String,
+        #[arg(long, default_value = "auto")]
+        io: prism_io::port::IoChoice,
     },
     /// Run a scenario over pcap/pcapng captures (offline substrate).
     Run {
@@ -153,7 +156,11 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Cleanup => live::cli::cleanup(),
         Cmd::Ctl(args) => live::ctl::run(&args),
         Cmd::BenchLive(args) => live::bench_live::run(&args),
-        Cmd::Swrouter { config, network } => live::swrouter::run(&config, &network),
+        Cmd::Swrouter {
+            config,
+            network,
+            io,
+        } => live::swrouter::run(&config, &network, io),
         Cmd::Demo { json, .. } => {
             if !prism_io::netns::have_privileges() {
                 eprintln!(

@@ -340,6 +340,9 @@ pub struct PortToml {
     pub rate: Option<RateField>,
     /// The Linux interface a live node attaches this port to.
     pub interface: Option<String>,
+    /// A second interface on which software networks' traffic enters
+    /// straight into their routers (the multi-receiver path).
+    pub software_interface: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -367,8 +370,15 @@ pub struct Scenario {
     pub port_rates: Vec<Option<u64>>,
     /// Per port, the interface a live node attaches it to.
     pub interfaces: Vec<Option<String>>,
+    /// Per port, its software interface (multi-receiver path), if any.
+    pub software_interfaces: Vec<Option<String>>,
     /// Per network name, its software router (default: Prism's).
     pub routers: std::collections::BTreeMap<String, crate::router_config::RouterConfig>,
+    /// Per network name, its `[[network]]` table as a document
+    /// (`crate::netdoc`), with `tier = "auto"` replaced by the tier chosen.
+    pub docs: std::collections::BTreeMap<String, serde_json::Value>,
+    /// The device profile's name.
+    pub device: String,
 }
 
 impl Scenario {
@@ -762,10 +772,23 @@ pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
             .set_default_network(Some(d.get_ref()))
             .map_err(|e| ctx.err(d.span(), format!("field `default_network`: {e}")))?;
     }
+    let mut docs = crate::netdoc::from_scenario(text);
+    for (name, doc) in docs.iter_mut() {
+        if let Some(s) = substrate.spec(name) {
+            doc["tier"] = serde_json::Value::String(s.tier.as_str().into());
+        }
+    }
     Ok(Scenario {
+        docs,
+        device: profile.name.to_string(),
         substrate,
         port_rates: raw.port.iter().map(|p| p.rate.map(|r| r.0)).collect(),
         interfaces: raw.port.iter().map(|p| p.interface.clone()).collect(),
+        software_interfaces: raw
+            .port
+            .iter()
+            .map(|p| p.software_interface.clone())
+            .collect(),
         routers,
         port_names,
     })

@@ -408,7 +408,7 @@ fn api_changes_apply_under_traffic_without_restart() {
     // Withdraw the route to host b: pings stop getting through.
     let routes = std::env::temp_dir().join("prism-api-routes.json");
     let back = format!(
-        r#"{{"routes":[{{"prefix":"10.0.1.0/24","port":0,"decrement_ttl":true,"set_src_mac":"{}","set_dst_mac":"{}"}}]}}"#,
+        r#"{{"route":[{{"prefix":"10.0.1.0/24","action":{{"port":"0-a","decrement_ttl":true,"set_src_mac":"{}","set_dst_mac":"{}"}}}}]}}"#,
         gw_mac(0, 0),
         host_mac(0, 0)
     );
@@ -425,9 +425,9 @@ fn api_changes_apply_under_traffic_without_restart() {
     );
     // Put it back: pings get through again, without a restart.
     let both = back.replace(
-        "]}",
+        "}]}",
         &format!(
-            r#",{{"prefix":"10.0.2.0/24","port":1,"decrement_ttl":true,"set_src_mac":"{}","set_dst_mac":"{}"}}]}}"#,
+            r#"}},{{"prefix":"10.0.2.0/24","action":{{"port":"0-b","decrement_ttl":true,"set_src_mac":"{}","set_dst_mac":"{}"}}}}]}}"#,
             gw_mac(0, 1),
             host_mac(0, 1)
         ),
@@ -447,10 +447,18 @@ fn api_changes_apply_under_traffic_without_restart() {
         .success()
     );
     // A bad change is refused whole, with the field named.
-    std::fs::write(&routes, r#"{"routes":[{"prefix":"10.0.2.0/24","port":9}]}"#).unwrap();
+    std::fs::write(
+        &routes,
+        r#"{"route":[{"prefix":"10.0.2.0/24","action":{"port":9}}]}"#,
+    )
+    .unwrap();
     let o = ctl(&["routes", "hw", routes.to_str().unwrap()]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("routes[0].port"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("route[0].action.port"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(
         in_ns("pte0a", &["ping", "-c", "1", "-W", "1", "10.0.2.2"])
             .status

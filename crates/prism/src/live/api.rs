@@ -1,51 +1,71 @@
 //! The node API: HTTP+JSON on a Unix socket (spec: docs/api/openapi.yaml).
 //!
-//! Every change goes through the `Substrate`, which checks it against the
-//! device profile, compiles a whole new `Dataplane` and publishes it with
-//! one pointer store: a packet sees the old tables or the new ones, never a
-//! mix. A refused change leaves everything as it was.
+//! A network is written as a document with the fields of a scenario file's
+//! `[[network]]` table (`crate::netdoc`); every change, whole or partial
+//! (routes, rules, rate limit, tier), becomes that network's new document
+//! and goes through `Control::apply`, which checks it completely before it
+//! changes anything and publishes the data plane with one pointer store.
+//! A refused change answers 422 (or 404, 409) naming the field and leaves
+//! everything as it was.
 //!
-//! Software-tier networks' routes live in their container's router, so
-//! route changes and removal are for hardware-tier networks in this
-//! version; rate limits apply to both (they are enforced at the output
-//! stage).
+//! Changes run on a blocking thread, one at a time (starting a container
+//! takes a while); reads of counters are not held up by them.
 
-use super::node::WorkerReport;
+use super::control::{ApplyError, Control};
+use super::node::sum_counters;
+use super::worker::WorkerReport;
 use anyhow::Result;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
 use axum::{Json, Router};
-use prism_pipeline::{Action, CounterSnapshot, ForwardingSpec, Substrate, Tier};
-use prism_tables::Ipv4Prefix;
-use prism_wire::EthernetAddress;
-use serde::{Deserialize, Serialize};
+use prism_pipeline::CounterSnapshot;
+use serde::Serialize;
+use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 
 #[derive(Clone)]
 pub struct ApiState {
-    pub substrate: Arc<Mutex<Substrate>>,
+    pub control: Arc<Mutex<Control>>,
     pub reports: Arc<Mutex<Vec<WorkerReport>>>,
 }
 
 /// The paths the router serves, as the OpenAPI spec names them.
-pub const PATHS: [&str; 5] = [
+pub const PATHS: [&str; 9] = [
     "/v1/networks",
     "/v1/networks/{name}",
     "/v1/networks/{name}/routes",
+    "/v1/networks/{name}/rules",
     "/v1/networks/{name}/rate-limit",
+    "/v1/networks/{name}/tier",
     "/v1/counters",
+    "/v1/ports",
+    "/v1/node",
 ];
 
 pub fn router(state: ApiState) -> Router {
     Router::new()
-        .route(PATHS[0], get(list))
-        .route(PATHS[1], get(show).delete(remove))
+        .route(PATHS[0], get(list).post(add))
+        .route(PATHS[1], get(show).put(replace).delete(remove))
         .route(PATHS[2], put(set_routes))
-        .route(PATHS[3], put(set_rate))
-        .route(PATHS[4], get(counters))
+        .route(PATHS[3], put(set_rules))
+        .route(PATHS[4], put(set_rate))
+        .route(PATHS[5], put(set_tier))
+        .route(PATHS[6], get(counters))
+        .route(PATHS[7], get(ports))
+        .route(PATHS[8], get(node))
         .with_state(state)
+}
+
+#[derive(Debug, Serialize)]
+struct RouterView {
+    kind: &'static str,
+    container: String,
+    /// Substrate ports the container has a link on.
+    ports: Vec<u16>,
+    /// Links on the multi-receiver path (joined to a bridge).
+    bridged: Vec<u16>,
 }
 
 #[derive(Debug, Serialize)]
@@ -57,19 +77,29 @@ struct NetworkView {
     entries: usize,
     rate_bps: Option<u64>,
     burst_bytes: Option<u64>,
-}
-
-#[derive(Debug, Serialize)]
-struct ApiError {
-    error: String,
+    /// The hardware slot (region) it occupies.
+    slot: Option<usize>,
+    router: Option<RouterView>,
 }
 
 fn err(code: StatusCode, msg: impl Into<String>) -> Response {
-    (code, Json(ApiError { error: msg.into() })).into_response()
+    (code, Json(json!({ "error": msg.into() }))).into_response()
 }
 
-fn view(id: u16, s: &prism_pipeline::NetworkSpec) -> NetworkView {
-    NetworkView {
+fn apply_err(e: ApplyError) -> Response {
+    let code = match &e {
+        ApplyError::NotFound(_) => StatusCode::NOT_FOUND,
+        ApplyError::Conflict(_) => StatusCode::CONFLICT,
+        ApplyError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        ApplyError::Failed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    err(code, e.to_string())
+}
+
+fn view(c: &Control, name: &str) -> Option<NetworkView> {
+    let id = c.substrate.id(name)?;
+    let s = c.substrate.spec(name)?;
+    Some(NetworkView {
         id,
         name: s.name.clone(),
         tier: s.tier.as_str(),
@@ -77,182 +107,252 @@ fn view(id: u16, s: &prism_pipeline::NetworkSpec) -> NetworkView {
         entries: s.forwarding.entries(),
         rate_bps: s.rate_limit.map(|r| r.0),
         burst_bytes: s.rate_limit.map(|r| r.1),
-    }
+        slot: c.substrate.hardware().slot_of(id),
+        router: c.router(name).map(|r| RouterView {
+            kind: r.cfg.kind.as_str(),
+            container: r.namespace().to_string(),
+            ports: r.links.iter().map(|l| l.port).collect(),
+            bridged: r
+                .links
+                .iter()
+                .filter(|l| l.bridged)
+                .map(|l| l.port)
+                .collect(),
+        }),
+    })
+}
+
+fn lock(st: &ApiState) -> std::sync::MutexGuard<'_, Control> {
+    st.control.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 async fn list(State(st): State<ApiState>) -> Response {
-    let s = st.substrate.lock().unwrap_or_else(|e| e.into_inner());
-    let v: Vec<NetworkView> = s.networks().map(|(id, n)| view(id, n)).collect();
+    let c = lock(&st);
+    let v: Vec<NetworkView> = c
+        .substrate
+        .networks()
+        .filter_map(|(_, n)| view(&c, &n.name))
+        .collect();
     Json(v).into_response()
 }
 
 async fn show(State(st): State<ApiState>, Path(name): Path<String>) -> Response {
-    let s = st.substrate.lock().unwrap_or_else(|e| e.into_inner());
-    show_locked(&s, &name)
+    let c = lock(&st);
+    match (view(&c, &name), c.doc(&name)) {
+        (Some(v), Some(d)) => Json(json!({ "network": v, "definition": d })).into_response(),
+        _ => err(StatusCode::NOT_FOUND, format!("no network `{name}`")),
+    }
+}
+
+/// Runs `change` (which edits the network's current document, `None` if
+/// it has none) and applies the result, on a blocking thread.
+async fn change(
+    st: ApiState,
+    name: String,
+    created: bool,
+    edit: impl FnOnce(Option<Value>) -> Result<Option<Value>, ApplyError> + Send + 'static,
+) -> Response {
+    let r = tokio::task::spawn_blocking(move || {
+        let mut c = lock(&st);
+        let desired = edit(c.doc(&name).cloned())?;
+        let done = c.apply(&name, desired)?;
+        Ok::<_, ApplyError>(json!({ "result": done, "network": view(&c, &name) }))
+    })
+    .await;
+    match r {
+        Ok(Ok(v)) if created => (StatusCode::CREATED, Json(v)).into_response(),
+        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Err(e)) => apply_err(e),
+        Err(e) => err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+fn existing(name: &str, doc: Option<Value>) -> Result<Value, ApplyError> {
+    doc.ok_or_else(|| ApplyError::NotFound(format!("no network `{name}`")))
+}
+
+fn object(body: &Value, what: &str) -> Result<(), ApplyError> {
+    if body.is_object() {
+        Ok(())
+    } else {
+        Err(ApplyError::Invalid(format!(
+            "the body is {what}, a JSON object"
+        )))
+    }
+}
+
+/// Fields of `body` other than those `allowed`.
+fn unknown(body: &Value, allowed: &[&str]) -> Result<(), ApplyError> {
+    match body
+        .as_object()
+        .and_then(|o| o.keys().find(|k| !allowed.contains(&k.as_str())))
+    {
+        Some(k) => Err(ApplyError::Invalid(format!(
+            "unknown field `{k}` (expected: {})",
+            allowed.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+async fn add(State(st): State<ApiState>, Json(body): Json<Value>) -> Response {
+    let name = match crate::netdoc::name(&body) {
+        Ok(n) => n.to_string(),
+        Err(e) => return err(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+    };
+    let n = name.clone();
+    change(st, name, true, move |cur| match cur {
+        Some(_) => Err(ApplyError::Conflict(format!(
+            "a network named `{n}` already exists (PUT /v1/networks/{n} changes it)"
+        ))),
+        None => Ok(Some(body)),
+    })
+    .await
+}
+
+async fn replace(
+    State(st): State<ApiState>,
+    Path(name): Path<String>,
+    Json(body): Json<Value>,
+) -> Response {
+    let n = name.clone();
+    change(st, name, false, move |cur| {
+        existing(&n, cur)?;
+        object(&body, "the network's definition")?;
+        Ok(Some(body))
+    })
+    .await
 }
 
 async fn remove(State(st): State<ApiState>, Path(name): Path<String>) -> Response {
-    let mut s = st.substrate.lock().unwrap_or_else(|e| e.into_inner());
-    match s.spec(&name).map(|n| n.tier) {
-        None => err(StatusCode::NOT_FOUND, format!("no network `{name}`")),
-        Some(Tier::Software) => err(
-            StatusCode::CONFLICT,
-            format!(
-                "`{name}` is a software-tier network: its container is removed with the scenario in this version"
-            ),
-        ),
-        Some(Tier::Hardware) => match s.remove_network(&name) {
-            Ok(()) => StatusCode::NO_CONTENT.into_response(),
-            Err(e) => err(StatusCode::CONFLICT, e.to_string()),
-        },
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RateBody {
-    /// Bits per second; `null` removes the limit.
-    rate_bps: Option<u64>,
-    burst_bytes: Option<u64>,
-}
-
-async fn set_rate(
-    State(st): State<ApiState>,
-    Path(name): Path<String>,
-    Json(b): Json<RateBody>,
-) -> Response {
-    let mut s = st.substrate.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(mut spec) = s.spec(&name).cloned() else {
-        return err(StatusCode::NOT_FOUND, format!("no network `{name}`"));
-    };
-    spec.rate_limit = b.rate_bps.map(|r| {
-        // Default burst: 10 ms of the rate, at least two full frames.
-        (r, b.burst_bytes.unwrap_or((r / 800).max(3028)))
-    });
-    match s.replace_network(spec) {
-        Ok(()) => show_locked(&s, &name),
-        Err(e) => err(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
-    }
-}
-
-fn show_locked(s: &Substrate, name: &str) -> Response {
-    match s.id(name).zip(s.spec(name)) {
-        Some((id, n)) => Json(view(id, n)).into_response(),
-        None => err(StatusCode::NOT_FOUND, format!("no network `{name}`")),
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RouteBody {
-    prefix: String,
-    /// Output port index; absent with `drop = true`.
-    port: Option<u16>,
-    #[serde(default)]
-    drop: bool,
-    #[serde(default)]
-    decrement_ttl: bool,
-    set_src_mac: Option<String>,
-    set_dst_mac: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RoutesBody {
-    routes: Vec<RouteBody>,
-}
-
-fn mac(s: &Option<String>, field: &str, i: usize) -> Result<Option<EthernetAddress>, String> {
-    s.as_deref()
-        .map(|m| {
-            prism_io::netns::parse_mac(m)
-                .map(EthernetAddress)
-                .ok_or_else(|| format!("routes[{i}].{field}: `{m}` is not a MAC address"))
-        })
-        .transpose()
-}
-
-fn routes(b: &RoutesBody, ports: u16) -> Result<Vec<(Ipv4Prefix, Action)>, String> {
-    b.routes
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let prefix: Ipv4Prefix = r
-                .prefix
-                .parse()
-                .map_err(|_| format!("routes[{i}].prefix: `{}` is not an IPv4 prefix", r.prefix))?;
-            if let Some(p) = r.port
-                && p >= ports
-            {
-                return Err(format!(
-                    "routes[{i}].port: no port {p} (the node has {ports})"
-                ));
-            }
-            if r.port.is_none() && !r.drop {
-                return Err(format!("routes[{i}]: needs `port` or `drop = true`"));
-            }
-            Ok((
-                prefix,
-                Action {
-                    out_port: r.port,
-                    drop: r.drop,
-                    decrement_ttl: r.decrement_ttl,
-                    set_src_mac: mac(&r.set_src_mac, "set_src_mac", i)?,
-                    set_dst_mac: mac(&r.set_dst_mac, "set_dst_mac", i)?,
-                    ..Action::default()
-                },
-            ))
-        })
-        .collect()
+    let n = name.clone();
+    change(st, name, false, move |cur| {
+        existing(&n, cur)?;
+        Ok(None)
+    })
+    .await
 }
 
 async fn set_routes(
     State(st): State<ApiState>,
     Path(name): Path<String>,
-    Json(b): Json<RoutesBody>,
+    Json(body): Json<Value>,
 ) -> Response {
-    let mut s = st.substrate.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(mut spec) = s.spec(&name).cloned() else {
-        return err(StatusCode::NOT_FOUND, format!("no network `{name}`"));
-    };
-    if spec.tier == Tier::Software {
-        return err(
-            StatusCode::CONFLICT,
-            format!(
-                "`{name}` is a software-tier network: its routes live in its container's router"
-            ),
+    let n = name.clone();
+    change(st, name, false, move |cur| {
+        let mut doc = existing(&n, cur)?;
+        object(&body, "`{\"route\": [...]}`")?;
+        unknown(&body, &["route"])?;
+        doc["route"] = body.get("route").cloned().unwrap_or(json!([]));
+        Ok(Some(doc))
+    })
+    .await
+}
+
+async fn set_rules(
+    State(st): State<ApiState>,
+    Path(name): Path<String>,
+    Json(body): Json<Value>,
+) -> Response {
+    let n = name.clone();
+    change(st, name, false, move |cur| {
+        let mut doc = existing(&n, cur)?;
+        object(&body, "`{\"rule\": [...], \"default_action\": {...}}`")?;
+        unknown(&body, &["rule", "default_action"])?;
+        let o = doc.as_object_mut().expect("documents are objects");
+        o.insert(
+            "rule".into(),
+            body.get("rule").cloned().unwrap_or(json!([])),
         );
-    }
-    let r = match routes(&b, s.ports()) {
-        Ok(r) => r,
-        Err(e) => return err(StatusCode::UNPROCESSABLE_ENTITY, e),
-    };
-    spec.forwarding = match spec.forwarding {
-        ForwardingSpec::Destination(_) => ForwardingSpec::Destination(r),
-        ForwardingSpec::Source(_) => ForwardingSpec::Source(r),
-        _ => {
-            return err(
-                StatusCode::CONFLICT,
-                format!("`{name}` is not a destination- or source-routed network"),
-            );
+        match body.get("default_action") {
+            Some(a) => o.insert("default_action".into(), a.clone()),
+            None => o.remove("default_action"),
+        };
+        Ok(Some(doc))
+    })
+    .await
+}
+
+async fn set_rate(
+    State(st): State<ApiState>,
+    Path(name): Path<String>,
+    Json(body): Json<Value>,
+) -> Response {
+    let n = name.clone();
+    change(st, name, false, move |cur| {
+        let mut doc = existing(&n, cur)?;
+        object(&body, "`{\"rate_bps\": N or null, \"burst_bytes\": N}`")?;
+        unknown(&body, &["rate_bps", "burst_bytes"])?;
+        let o = doc.as_object_mut().expect("documents are objects");
+        match body.get("rate_bps").filter(|r| !r.is_null()) {
+            None => {
+                o.remove("rate_limit");
+            }
+            Some(r) => {
+                let mut rl = json!({ "rate": r });
+                if let Some(b) = body.get("burst_bytes").filter(|b| !b.is_null()) {
+                    rl["burst"] = b.clone();
+                }
+                o.insert("rate_limit".into(), rl);
+            }
         }
-    };
-    match s.replace_network(spec) {
-        Ok(()) => show_locked(&s, &name),
-        Err(e) => err(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
-    }
+        Ok(Some(doc))
+    })
+    .await
+}
+
+async fn set_tier(
+    State(st): State<ApiState>,
+    Path(name): Path<String>,
+    Json(body): Json<Value>,
+) -> Response {
+    let n = name.clone();
+    change(st, name, false, move |cur| {
+        let mut doc = existing(&n, cur)?;
+        object(&body, "`{\"tier\": \"hardware\" or \"software\"}`")?;
+        unknown(&body, &["tier"])?;
+        doc["tier"] = body.get("tier").cloned().unwrap_or(Value::Null);
+        Ok(Some(doc))
+    })
+    .await
 }
 
 async fn counters(State(st): State<ApiState>) -> Response {
     let r = st.reports.lock().unwrap_or_else(|e| e.into_inner());
-    let mut it = r.iter().filter_map(|w| w.counters.clone());
-    let Some(mut total) = it.next() else {
-        return err(StatusCode::SERVICE_UNAVAILABLE, "no counters yet");
-    };
-    for s in it {
-        total.merge(&s);
+    match sum_counters(&r) {
+        Some(total) => Json::<CounterSnapshot>(total).into_response(),
+        None => err(StatusCode::SERVICE_UNAVAILABLE, "no counters yet"),
     }
-    Json::<CounterSnapshot>(total).into_response()
+}
+
+async fn ports(State(st): State<ApiState>) -> Response {
+    let r = st.reports.lock().unwrap_or_else(|e| e.into_inner());
+    let v: Vec<Value> = r
+        .iter()
+        .enumerate()
+        .flat_map(|(w, rep)| {
+            rep.ports.iter().map(move |p| {
+                let mut v = serde_json::to_value(p).unwrap_or_default();
+                v["worker"] = json!(w);
+                v
+            })
+        })
+        .collect();
+    Json(v).into_response()
+}
+
+async fn node(State(st): State<ApiState>) -> Response {
+    let c = lock(&st);
+    let hw = c.substrate.hardware();
+    Json(json!({
+        "device": c.device,
+        "ports": c.port_names,
+        "software_interfaces": c.bridges.iter().map(|b| b.is_some()).collect::<Vec<_>>(),
+        "io": c.io.choice.as_str(),
+        "workers": c.opts.workers.max(1),
+        "hardware_slots": { "total": hw.profile.slots, "free": hw.free_slots() },
+    }))
+    .into_response()
 }
 
 /// Serves the API on Unix socket `path` until `stop` is set. Runs on its own
@@ -303,22 +403,9 @@ mod tests {
     }
 
     #[test]
-    fn route_bodies_are_checked_with_their_index() {
-        let b: RoutesBody = serde_json::from_str(
-            r#"{"routes":[{"prefix":"10.0.0.0/8","port":1},{"prefix":"10.1.0.0/33","port":1}]}"#,
-        )
-        .unwrap();
-        assert!(routes(&b, 2).unwrap_err().contains("routes[1].prefix"));
-        let b: RoutesBody =
-            serde_json::from_str(r#"{"routes":[{"prefix":"10.0.0.0/8","port":2}]}"#).unwrap();
-        assert!(routes(&b, 2).unwrap_err().contains("no port 2"));
-        let b: RoutesBody = serde_json::from_str(
-            r#"{"routes":[{"prefix":"10.0.0.0/8","port":1,"set_dst_mac":"02:00:00:00:00:zz"}]}"#,
-        )
-        .unwrap();
-        assert!(routes(&b, 2).unwrap_err().contains("set_dst_mac"));
-        let b: RoutesBody =
-            serde_json::from_str(r#"{"routes":[{"prefix":"10.0.0.0/8","drop":true}]}"#).unwrap();
-        assert!(routes(&b, 2).unwrap()[0].1.drop);
+    fn partial_bodies_are_checked_for_stray_fields() {
+        let e = unknown(&json!({"route": [], "routes": []}), &["route"]).unwrap_err();
+        assert!(e.to_string().contains("unknown field `routes`"), "{e}");
+        assert!(object(&json!([1]), "x").is_err());
     }
 }

@@ -41,6 +41,9 @@ pub struct BenchLiveArgs {
     /// software with the `prism` router), all sending at once.
     #[arg(long, value_delimiter = ',')]
     pub networks: Vec<usize>,
+    /// The node's socket family: auto, xdp or packet.
+    #[arg(long, default_value = "auto")]
+    pub io: prism_io::port::IoChoice,
 }
 
 /// (label, host a namespace, host b namespace, frame source MAC, gateway MAC).
@@ -195,9 +198,16 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
         .iter()
         .map(|i| i.clone().unwrap_or_default())
         .collect();
-    let node = Node::start(&sc, &ifaces, &node_options(file, state));
+    let soft = vec![None; ifaces.len()];
+    let node = Node::start(sc, &ifaces, &soft, &node_options(state), io(args));
     let result = (|| -> Result<()> {
-        let _node = node?;
+        let node = node?;
+        let receiving = node
+            .notes
+            .iter()
+            .find(|n| n.starts_with("receiving on"))
+            .cloned()
+            .unwrap_or_default();
         std::thread::sleep(Duration::from_millis(500));
         let t = |label, k: usize| Target {
             label,
@@ -213,9 +223,10 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
             baseline?,
         ];
         println!(
-            "prism bench-live: 1 worker, AF_PACKET TPACKET_V3 over veth, {} s x {} rounds (median); hardware tier modelled in software",
+            "prism bench-live: 1 worker over veth, {} s x {} rounds (median); hardware tier modelled in software",
             args.seconds, args.rounds
         );
+        println!("  {receiving}");
         println!(
             "{:>5}  {:<17} {:>8} {:>8} {:>9}",
             "size", "target", "Mpps", "Gbit/s", "RTT us"
@@ -243,14 +254,20 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
     result
 }
 
-fn node_options(file: std::path::PathBuf, state: std::path::PathBuf) -> NodeOptions {
+fn node_options(state: std::path::PathBuf) -> NodeOptions {
     NodeOptions {
         workers: 1,
         cores: vec![],
         ns_prefix: "prism-demo-c".into(),
         link_prefix: "pdc".into(),
-        scenario_file: file,
         state_dir: state,
+    }
+}
+
+fn io(args: &BenchLiveArgs) -> super::control::IoSettings {
+    super::control::IoSettings {
+        choice: args.io,
+        ..Default::default()
     }
 }
 
@@ -292,7 +309,8 @@ fn scale(args: &BenchLiveArgs) -> Result<()> {
                 .iter()
                 .map(|i| i.clone().unwrap_or_default())
                 .collect();
-            let _node = Node::start(&sc, &ifaces, &node_options(file.clone(), state.clone()))?;
+            let soft = vec![None; ifaces.len()];
+            let _node = Node::start(sc, &ifaces, &soft, &node_options(state.clone()), io(args))?;
             std::thread::sleep(Duration::from_millis(500));
             let targets: Vec<Target> = (0..n)
                 .map(|k| Target {

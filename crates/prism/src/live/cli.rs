@@ -1,8 +1,11 @@
 //! `prism node` and `prism cleanup`.
 
+use super::control::IoSettings;
 use super::node::{Node, NodeOptions};
 use crate::scenario;
 use anyhow::{Context, Result};
+use prism_io::port::IoChoice;
+use prism_io::xdp::XdpConfig;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +24,13 @@ pub struct NodeArgs {
     /// PORT=IFACE: attach PORT to IFACE (overrides the scenario). Repeatable.
     #[arg(long = "iface", value_name = "PORT=IFACE")]
     pub iface: Vec<String>,
+    /// PORT=IFACE: software networks' traffic for PORT enters on IFACE,
+    /// straight into their routers (multi-receiver path). Repeatable.
+    #[arg(long = "soft-iface", value_name = "PORT=IFACE")]
+    pub soft_iface: Vec<String>,
+    /// Socket family: auto (AF_XDP where it works, else AF_PACKET), xdp, packet.
+    #[arg(long, default_value = "auto")]
+    pub io: IoChoice,
     /// Polling threads.
     #[arg(long, default_value_t = 1)]
     pub workers: usize,
@@ -38,23 +48,36 @@ pub struct NodeArgs {
     pub api: PathBuf,
 }
 
+/// Applies `PORT=IFACE` overrides to a per-port list.
+fn override_ports(
+    sc: &scenario::Scenario,
+    list: &mut [Option<String>],
+    specs: &[String],
+    flag: &str,
+) -> Result<()> {
+    for spec in specs {
+        let (p, i) = spec
+            .split_once('=')
+            .with_context(|| format!("{flag} {spec}: not PORT=IFACE"))?;
+        let idx = sc.port_index(p).with_context(|| {
+            format!(
+                "{flag} {spec}: no port `{p}` (ports: {})",
+                sc.port_names.join(", ")
+            )
+        })?;
+        list[usize::from(idx)] = Some(i.to_string());
+    }
+    Ok(())
+}
+
 pub fn node(a: &NodeArgs) -> Result<()> {
     let text = std::fs::read_to_string(&a.config)
         .with_context(|| format!("reading {}", a.config.display()))?;
     let sc = scenario::load(&a.config.display().to_string(), &text)?;
     let mut ifaces = sc.interfaces.clone();
-    for spec in &a.iface {
-        let (p, i) = spec
-            .split_once('=')
-            .with_context(|| format!("--iface {spec}: not PORT=IFACE"))?;
-        let idx = sc.port_index(p).with_context(|| {
-            format!(
-                "--iface {spec}: no port `{p}` (ports: {})",
-                sc.port_names.join(", ")
-            )
-        })?;
-        ifaces[usize::from(idx)] = Some(i.to_string());
-    }
+    override_ports(&sc, &mut ifaces, &a.iface, "--iface")?;
+    let mut soft = sc.software_interfaces.clone();
+    override_ports(&sc, &mut soft, &a.soft_iface, "--soft-iface")?;
     let ifaces: Vec<String> = ifaces
         .into_iter()
         .zip(&sc.port_names)
@@ -75,18 +98,21 @@ pub fn node(a: &NodeArgs) -> Result<()> {
         cores: a.cores.clone(),
         ns_prefix: NS_PREFIX.into(),
         link_prefix: LINK_PREFIX.into(),
-        scenario_file: std::fs::canonicalize(&a.config)?,
         state_dir: PathBuf::from("/run/prism"),
     };
-    let node = Node::start(&sc, &ifaces, &opts)?;
+    let io = IoSettings {
+        choice: a.io,
+        xdp: XdpConfig::default(),
+    };
     let networks = sc.substrate.networks().count();
+    let node = Node::start(sc, &ifaces, &soft, &opts, io)?;
     if let Some(dir) = a.api.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let api = super::api::serve(
         a.api.clone(),
         super::api::ApiState {
-            substrate: Arc::new(std::sync::Mutex::new(sc.substrate)),
+            control: node.control.clone(),
             reports: node.reports.clone(),
         },
         stop.clone(),
@@ -108,6 +134,9 @@ pub fn node(a: &NodeArgs) -> Result<()> {
             .is_none_or(|s| started.elapsed() < Duration::from_secs(s))
     {
         std::thread::sleep(Duration::from_secs(1));
+        for e in node.take_events() {
+            eprintln!("  {e}");
+        }
         if let Some(c) = node.counters() {
             if a.json {
                 println!("{}", serde_json::to_string(&c)?);
@@ -116,18 +145,24 @@ pub fn node(a: &NodeArgs) -> Result<()> {
             }
         }
     }
-    for (name, st) in node.port_stats() {
-        if st.rx_ring_drops > 0 || st.tx_errors > 0 {
+    for p in node.port_stats() {
+        if p.stats.rx_ring_drops > 0 || p.stats.tx_errors > 0 {
             eprintln!(
-                "  {name}: {} frames lost to a full receive ring, {} refused on transmit",
-                st.rx_ring_drops, st.tx_errors
+                "  {} ({}): {} frames lost on receive, {} refused on transmit",
+                p.name, p.io, p.stats.rx_ring_drops, p.stats.tx_errors
             );
         }
     }
-    let unlinked = node.no_container_link();
+    let unlinked = node.no_link();
     if unlinked > 0 {
         eprintln!(
-            "  {unlinked} software-network frames entered on a port their container has no link for (dropped)"
+            "  {unlinked} frames had no socket to leave by (a software network's frame entering on a port its container has no link for): dropped"
+        );
+    }
+    let b = node.boundary_errors();
+    if b > 0 {
+        eprintln!(
+            "  {b} frames could not have their IPIP header stripped for a kernel router: dropped"
         );
     }
     stop.store(true, Ordering::Relaxed);

@@ -25,11 +25,27 @@ pub enum CtlCmd {
     Counters,
     /// Set a network's rate limit (e.g. 10Mbit), or `none`.
     RateLimit { network: String, rate: String },
-    /// Replace a hardware network's routes with those in a JSON file
-    /// (`{"routes": [{"prefix": "10.0.2.0/24", "port": 1, ...}]}`).
+    /// Replace a network's routes with those in a JSON file, written as in
+    /// a scenario file (`{"route": [{"prefix": "10.0.2.0/24", "action": {"port": "b"}}]}`).
     Routes { network: String, file: PathBuf },
-    /// Remove a hardware network.
+    /// Replace a rules network's rule table with the one in a JSON file
+    /// (`{"rule": [...], "default_action": {...}}`).
+    Rules { network: String, file: PathBuf },
+    /// Add a network defined in a JSON or TOML file (the fields of a
+    /// scenario's `[[network]]` table).
+    Add { file: PathBuf },
+    /// Replace a network's whole definition with the one in a file.
+    Replace { network: String, file: PathBuf },
+    /// Move a network to `hardware` or `software`.
+    Tier { network: String, tier: String },
+    /// Show one network and its definition.
+    Show { network: String },
+    /// Remove a network (and its container).
     Remove { network: String },
+    /// The node's sockets and their statistics.
+    Ports,
+    /// The node: device, ports, I/O, workers, free hardware slots.
+    Node,
 }
 
 /// Sends one request to the node at `socket`; returns (status, body).
@@ -67,6 +83,25 @@ pub fn request(
     })
 }
 
+/// A request body from a file: JSON as it is; TOML (a `.toml` file, one
+/// network's fields or a `[[network]]` table) converted to JSON.
+fn read_body(file: &Path) -> Result<String> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    if file.extension().is_some_and(|e| e == "toml") {
+        let t: toml::Table = text
+            .parse()
+            .with_context(|| format!("{}: not TOML", file.display()))?;
+        let v = match t.get("network").and_then(toml::Value::as_array) {
+            Some(a) if a.len() == 1 => serde_json::to_value(&a[0])?,
+            Some(_) => bail!("{}: one [[network]] table per file", file.display()),
+            None => serde_json::to_value(&t)?,
+        };
+        return Ok(v.to_string());
+    }
+    Ok(text)
+}
+
 pub fn run(a: &CtlArgs) -> Result<()> {
     let (method, path, body) = match &a.cmd {
         CtlCmd::Networks => ("GET", "/v1/networks".to_string(), None),
@@ -87,12 +122,31 @@ pub fn run(a: &CtlArgs) -> Result<()> {
                 Some(body),
             )
         }
-        CtlCmd::Routes { network, file } => {
-            let body = std::fs::read_to_string(file)
-                .with_context(|| format!("reading {}", file.display()))?;
-            ("PUT", format!("/v1/networks/{network}/routes"), Some(body))
-        }
+        CtlCmd::Routes { network, file } => (
+            "PUT",
+            format!("/v1/networks/{network}/routes"),
+            Some(read_body(file)?),
+        ),
+        CtlCmd::Rules { network, file } => (
+            "PUT",
+            format!("/v1/networks/{network}/rules"),
+            Some(read_body(file)?),
+        ),
+        CtlCmd::Add { file } => ("POST", "/v1/networks".to_string(), Some(read_body(file)?)),
+        CtlCmd::Replace { network, file } => (
+            "PUT",
+            format!("/v1/networks/{network}"),
+            Some(read_body(file)?),
+        ),
+        CtlCmd::Tier { network, tier } => (
+            "PUT",
+            format!("/v1/networks/{network}/tier"),
+            Some(serde_json::json!({ "tier": tier }).to_string()),
+        ),
+        CtlCmd::Show { network } => ("GET", format!("/v1/networks/{network}"), None),
         CtlCmd::Remove { network } => ("DELETE", format!("/v1/networks/{network}"), None),
+        CtlCmd::Ports => ("GET", "/v1/ports".to_string(), None),
+        CtlCmd::Node => ("GET", "/v1/node".to_string(), None),
     };
     let (status, text) = request(&a.socket, method, &path, body)?;
     if !(200..300).contains(&status) {

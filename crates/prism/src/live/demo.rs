@@ -239,10 +239,16 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
         cores: vec![],
         ns_prefix: "prism-demo-c".into(),
         link_prefix: "pdc".into(),
-        scenario_file: file.clone(),
         state_dir: state.clone(),
     };
-    let node = Node::start(&sc, &ifaces, &opts)?;
+    let soft = vec![None; ifaces.len()];
+    let node = Node::start(
+        sc,
+        &ifaces,
+        &soft,
+        &opts,
+        super::control::IoSettings::default(),
+    )?;
     for n in &node.notes {
         say(&format!("  {n}"));
     }

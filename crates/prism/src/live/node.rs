@@ -1,6 +1,7 @@
 //! A live node: the scenario's ports attached to Linux interfaces through
-//! AF_PACKET rings, polled by worker threads that each run a pipeline, and a
-//! container per software-tier network.
+//! AF_XDP or AF_PACKET sockets, polled by worker threads that each run a
+//! pipeline (`worker`), and a container per software-tier network, kept in
+//! step with the node's networks by `control`.
 //!
 //! Single-receiver path (paper 003 §3.4): every frame enters a Prism port;
 //! a software network's frames leave the pipeline on its software channel,
@@ -8,24 +9,26 @@
 //! container, and whatever the router sends back out of its interface
 //! `eth<p>` re-enters the pipeline's output stage for port `p`.
 //!
-//! Workers: ports are dealt round-robin to `workers` threads (each pinned to
-//! a core if `cores` are given). A worker owns its pipeline, its receive
-//! rings and its own transmit socket for every port, so the fast path
-//! shares nothing and takes no lock; a worker publishes its counters every
-//! 200 ms.
+//! Multi-receiver path: a port with a software interface gets a Linux
+//! bridge joining that interface and the containers' links for the port;
+//! software networks' traffic arriving there goes straight to their routers
+//! and back out, without crossing the pipeline (paper 003 Fig. 8's PC NIC).
+//!
+//! Workers: receive sockets are dealt round-robin to `workers` threads (each
+//! pinned to a core if `cores` are given); see `worker` for what they share
+//! (nothing).
 
-use super::kernel_router;
-use crate::router_config::{RouterConfig, RouterKind};
+use super::control::{Control, IoSettings};
+use super::worker::{PortReport, Source, Worker, WorkerReport};
+use crate::router_config::RouterConfig;
 use crate::scenario::Scenario;
 use anyhow::{Context, Result, bail};
-use prism_io::afpacket::{PacketPort, PortStats, RingConfig};
-use prism_io::container::{self, Container, ContainerSpec, LinkSpec};
-use prism_pipeline::{CounterSnapshot, Packet, Pipeline, PipelineConfig, Tier};
+use prism_io::container;
+use prism_pipeline::{CounterSnapshot, Pipeline, PipelineConfig, Tier};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
 pub struct NodeOptions {
@@ -34,11 +37,9 @@ pub struct NodeOptions {
     pub cores: Vec<usize>,
     /// Prefix of container namespace (and cgroup) names.
     pub ns_prefix: String,
-    /// Prefix of the root-namespace ends of container veths.
+    /// Prefix of the root-namespace ends of container veths and of bridges.
     pub link_prefix: String,
-    /// The scenario file, which `prism`-kind routers load in their container.
-    pub scenario_file: PathBuf,
-    /// Where router logs go.
+    /// Where router logs and `prism` routers' network files go.
     pub state_dir: PathBuf,
 }
 
@@ -55,66 +56,35 @@ pub fn gateway_mac(net: u16, port: u16) -> [u8; 6] {
     ]
 }
 
-/// The latest counters of one worker.
-#[derive(Debug, Clone, Default)]
-pub struct WorkerReport {
-    pub counters: Option<CounterSnapshot>,
-    pub ports: Vec<(String, PortStats)>,
-    pub no_container_link: u64,
+/// The bridge of port `port`'s multi-receiver path.
+pub fn bridge_name(opts: &NodeOptions, port: u16) -> String {
+    format!("{}br{port}", opts.link_prefix)
 }
 
 #[derive(Debug)]
 pub struct Node {
     stop: Arc<AtomicBool>,
     workers: Vec<JoinHandle<()>>,
-    containers: Vec<Container>,
+    pub control: Arc<Mutex<Control>>,
     pub reports: Arc<Mutex<Vec<WorkerReport>>>,
-    /// What the start did beyond the obvious (stale containers removed, cgroup limits).
+    /// What the start did beyond the obvious (stale containers removed,
+    /// I/O chosen, containers and their limits).
     pub notes: Vec<String>,
 }
 
-/// Where a worker's received frame came from.
-#[derive(Debug, Clone, Copy)]
-enum Source {
-    Wire(u16),
-    Container { net: u16, port: u16 },
-}
-
-struct RxPort {
-    source: Source,
-    name: String,
-    port: PacketPort,
-}
-
-struct Worker {
-    pipeline: Pipeline,
-    rx: Vec<RxPort>,
-    /// Transmit socket per wire port.
-    wire_tx: Vec<PacketPort>,
-    /// Transmit socket per (network, port) container link: index net * ports + port.
-    container_tx: Vec<Option<PacketPort>>,
-    ports: u16,
-    /// Software-network frames whose input port has no link into the container.
-    no_container_link: u64,
-}
-
-fn container_name(opts: &NodeOptions, net: u16) -> String {
-    format!("{}{net}", opts.ns_prefix)
-}
-
-fn host_link(opts: &NodeOptions, net: u16, port: u16) -> String {
-    format!("{}{net}p{port}", opts.link_prefix)
-}
-
 impl Node {
-    /// Starts a node for `sc` with port `i` attached to `ifaces[i]`.
-    pub fn start(sc: &Scenario, ifaces: &[String], opts: &NodeOptions) -> Result<Node> {
+    /// Starts a node for `sc` with port `i` attached to `ifaces[i]` and, for
+    /// the multi-receiver path, its software interface `soft_ifaces[i]`.
+    pub fn start(
+        sc: Scenario,
+        ifaces: &[String],
+        soft_ifaces: &[Option<String>],
+        opts: &NodeOptions,
+        io: IoSettings,
+    ) -> Result<Node> {
         if !prism_io::netns::have_privileges() {
-            bail!(
-                "a live node needs root (raw sockets, namespaces); `prism run` without `--live` runs offline"
-            );
+            bail!("a live node needs root (raw sockets, namespaces); `prism run` runs offline");
         }
-        let ports = sc.port_names.len() as u16;
         let mut notes = Vec::new();
         let stale = container::cleanup(&opts.ns_prefix, &opts.link_prefix)?;
         if !stale.is_empty() {
@@ -127,96 +97,87 @@ impl Node {
         }
         std::fs::create_dir_all(&opts.state_dir)
             .with_context(|| format!("state directory {}", opts.state_dir.display()))?;
-        let mut node = Node {
-            stop: Arc::new(AtomicBool::new(false)),
-            workers: Vec::new(),
-            containers: Vec::new(),
-            reports: Arc::new(Mutex::new(vec![
-                WorkerReport::default();
-                opts.workers.max(1)
-            ])),
-            notes,
-        };
-        // (id, name, the ports its container is linked to).
-        let software: Vec<(u16, String, Vec<u16>)> = sc
-            .substrate
-            .networks()
-            .filter(|(_, s)| s.tier == Tier::Software)
-            .map(|(id, s)| {
-                let cfg = sc.routers.get(&s.name).cloned().unwrap_or_default();
-                (id, s.name.clone(), used_ports(s, &cfg, ports))
-            })
-            .collect();
-        for (id, name, used) in &software {
-            let cfg = sc.routers.get(name).cloned().unwrap_or_default();
-            let c = node.start_container(sc, *id, name, &cfg, used, opts)?;
-            node.notes.push(format!(
-                "network `{name}`: {} router in container {} (limits: {})",
-                cfg.kind.as_str(),
-                c.namespace(),
-                c.limits()
-            ));
-            node.containers.push(c);
+        let mut bridges = Vec::new();
+        for (p, soft) in soft_ifaces.iter().enumerate() {
+            bridges.push(match soft {
+                Some(i) => {
+                    let b = bridge_name(opts, p as u16);
+                    make_bridge(&b, i).with_context(|| format!("port {p}: bridge for `{i}`"))?;
+                    notes.push(format!(
+                        "port {p}: software interface {i} bridged by {b} (multi-receiver path)"
+                    ));
+                    Some(b)
+                }
+                None => None,
+            });
         }
         for i in ifaces {
-            // GRO would merge frames before our ring sees them.
+            // GRO would merge frames before our sockets see them.
             if let Err(e) = prism_io::netns::wire_frames_only(None, i) {
-                node.notes.push(format!("{i}: offloads left on ({e})"));
+                notes.push(format!("{i}: offloads left on ({e})"));
             }
         }
         let n = opts.workers.max(1);
-        let mut workers: Vec<Worker> = Vec::new();
-        for w in 0..n {
+        let software: Vec<String> = sc
+            .substrate
+            .networks()
+            .filter(|(_, s)| s.tier == Tier::Software)
+            .map(|(_, s)| s.name.clone())
+            .collect();
+        let handle = sc.substrate.handle();
+        let ports = sc.port_names.len() as u16;
+        let mut control = Control::new(
+            sc.substrate,
+            sc.device,
+            sc.port_names,
+            sc.docs,
+            bridges,
+            io,
+            opts.clone(),
+        );
+        let mut per: Vec<Vec<super::worker::Slot>> = (0..n).map(|_| Vec::new()).collect();
+        for (i, f) in ifaces.iter().enumerate() {
+            let (slots, fallback) = control
+                .deal(f, Source::Wire(i as u16), true, n)
+                .with_context(|| format!("port {i} on `{f}`"))?;
+            if let Some(why) = fallback {
+                notes.push(format!("{f}: AF_XDP unavailable ({why}); using AF_PACKET"));
+            }
+            for (w, s) in slots.into_iter().enumerate() {
+                per[w].extend(s);
+            }
+        }
+        let describe: Vec<String> = per
+            .iter()
+            .flatten()
+            .filter(|s| s.rx)
+            .map(|s| format!("{} {}", s.name, s.io.describe()))
+            .collect();
+        notes.push(format!("receiving on {}", describe.join(", ")));
+        let mut senders = Vec::new();
+        let mut workers = Vec::new();
+        for (w, slots) in per.into_iter().enumerate() {
+            let (tx, rx) = std::sync::mpsc::channel();
+            senders.push(tx);
             let cfg = PipelineConfig {
                 pipeline_id: w as u32,
                 ..PipelineConfig::default()
             };
-            let wire_tx = ifaces
-                .iter()
-                .map(|i| PacketPort::open_tx(i).with_context(|| format!("port on `{i}`")))
-                .collect::<Result<Vec<_>>>()?;
-            let mut container_tx: Vec<Option<PacketPort>> = Vec::new();
-            let nets = sc
-                .substrate
-                .networks()
-                .map(|(i, _)| i)
-                .max()
-                .map_or(0, |m| m + 1);
-            container_tx.resize_with(usize::from(nets) * usize::from(ports), || None);
-            for (id, _, used) in &software {
-                for &p in used {
-                    let l = host_link(opts, *id, p);
-                    container_tx[usize::from(*id) * usize::from(ports) + usize::from(p)] =
-                        Some(PacketPort::open_tx(&l)?);
-                }
-            }
-            workers.push(Worker {
-                pipeline: Pipeline::new(sc.substrate.handle(), cfg),
-                rx: Vec::new(),
-                wire_tx,
-                container_tx,
+            workers.push(Worker::new(
+                Pipeline::new(handle.clone(), cfg),
                 ports,
-                no_container_link: 0,
-            });
+                slots,
+                rx,
+            ));
         }
-        let mut sources: Vec<(Source, String)> = ifaces
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (Source::Wire(i as u16), f.clone()))
-            .collect();
-        for (id, _, used) in &software {
-            for &p in used {
-                sources.push((
-                    Source::Container { net: *id, port: p },
-                    host_link(opts, *id, p),
-                ));
-            }
-        }
-        for (i, (source, name)) in sources.into_iter().enumerate() {
-            let port = PacketPort::open(&name, Some(RingConfig::default()))
-                .with_context(|| format!("receive ring on `{name}`"))?;
-            workers[i % n].rx.push(RxPort { source, name, port });
-        }
+        control.set_workers(senders);
+        let mut node = Node {
+            stop: Arc::new(AtomicBool::new(false)),
+            workers: Vec::new(),
+            control: Arc::new(Mutex::new(control)),
+            reports: Arc::new(Mutex::new(vec![WorkerReport::default(); n])),
+            notes,
+        };
         for (i, w) in workers.into_iter().enumerate() {
             let stop = node.stop.clone();
             let reports = node.reports.clone();
@@ -232,135 +193,105 @@ impl Node {
                     })?,
             );
         }
-        Ok(node)
-    }
-
-    fn start_container(
-        &self,
-        sc: &Scenario,
-        id: u16,
-        name: &str,
-        cfg: &RouterConfig,
-        used: &[u16],
-        opts: &NodeOptions,
-    ) -> Result<Container> {
-        let links = used
-            .iter()
-            .map(|&p| LinkSpec {
-                host: host_link(opts, id, p),
-                inner: kernel_router::inner_ifname(p),
-                mac: Some(gateway_mac(id, p)),
-                addresses: cfg
-                    .addresses
-                    .iter()
-                    .filter(|(ap, _)| *ap == p)
-                    .map(|(_, a)| a.clone())
-                    .collect(),
-            })
-            .collect();
-        let spec = ContainerSpec {
-            name: container_name(opts, id),
-            links,
-            ip_forward: cfg.kind == RouterKind::Kernel,
-            cpu_weight: cfg.cpu_weight,
-            memory_max: cfg.memory_max,
-        };
-        let mut c = Container::create(spec)?;
-        let log = opts.state_dir.join(format!("{}.log", c.namespace()));
-        let r: Result<()> = (|| {
-            match cfg.kind {
-                RouterKind::Kernel => {
-                    let netspec = sc.substrate.spec(name).context("network vanished")?;
-                    for args in kernel_router::commands(netspec, cfg).map_err(anyhow::Error::msg)? {
-                        let a: Vec<&str> = args.iter().map(String::as_str).collect();
-                        prism_io::netns::ip_in(Some(c.namespace()), &a)?;
-                    }
-                }
-                RouterKind::Prism => {
-                    let exe = std::env::current_exe()?;
-                    let argv = vec![
-                        exe.display().to_string(),
-                        "swrouter".into(),
-                        "--config".into(),
-                        opts.scenario_file.display().to_string(),
-                        "--network".into(),
-                        name.to_string(),
-                    ];
-                    c.spawn(&argv, Some(&log))?;
-                }
-                RouterKind::Command => {
-                    c.spawn(&cfg.command, Some(&log))?;
-                }
+        {
+            let mut c = node.control.lock().unwrap_or_else(|e| e.into_inner());
+            for name in &software {
+                c.bring_up(name).map_err(|e| anyhow::anyhow!("{e}"))?;
             }
-            Ok(())
-        })();
-        if let Err(e) = r {
-            let _ = c.remove();
-            return Err(e.context(format!("network `{name}`")));
+            node.notes.append(&mut c.events);
         }
-        Ok(c)
+        Ok(node)
     }
 
     /// Counters summed over the workers (`None` before the first report).
     pub fn counters(&self) -> Option<CounterSnapshot> {
-        let r = self.reports.lock().ok()?;
-        let mut it = r.iter().filter_map(|w| w.counters.clone());
-        let mut total = it.next()?;
-        for s in it {
-            total.merge(&s);
-        }
-        Some(total)
+        sum_counters(&self.reports.lock().ok()?)
     }
 
-    /// Software-network frames dropped for want of a container link.
-    pub fn no_container_link(&self) -> u64 {
+    /// Frames dropped for want of a socket on their port or container link.
+    pub fn no_link(&self) -> u64 {
         self.reports
             .lock()
-            .map(|r| r.iter().map(|w| w.no_container_link).sum())
+            .map(|r| r.iter().map(|w| w.no_link).sum())
             .unwrap_or(0)
     }
 
-    /// Receive-ring statistics of every worker's ports.
-    pub fn port_stats(&self) -> Vec<(String, PortStats)> {
+    /// Frames whose IPIP header could not be stripped at a container's boundary.
+    pub fn boundary_errors(&self) -> u64 {
+        self.reports
+            .lock()
+            .map(|r| r.iter().map(|w| w.boundary_errors).sum())
+            .unwrap_or(0)
+    }
+
+    /// Statistics of every worker's sockets.
+    pub fn port_stats(&self) -> Vec<PortReport> {
         self.reports
             .lock()
             .map(|r| r.iter().flat_map(|w| w.ports.clone()).collect())
             .unwrap_or_default()
     }
 
-    /// Stops the workers and removes the containers; returns the final counters.
-    pub fn stop(mut self) -> Result<Option<CounterSnapshot>> {
+    /// What the control side did since the last call (for the node's log).
+    pub fn take_events(&self) -> Vec<String> {
+        self.control
+            .lock()
+            .map(|mut c| std::mem::take(&mut c.events))
+            .unwrap_or_default()
+    }
+
+    fn halt(&mut self) -> Vec<std::io::Error> {
         self.stop.store(true, Ordering::Relaxed);
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
+        self.control
+            .lock()
+            .map(|mut c| c.shutdown())
+            .unwrap_or_default()
+    }
+
+    /// Stops the workers and removes the containers; returns the final counters.
+    pub fn stop(mut self) -> Result<Option<CounterSnapshot>> {
+        let errs = self.halt();
         let c = self.counters();
-        let mut first = None;
-        for c in self.containers.drain(..) {
-            if let Err(e) = c.remove() {
-                first.get_or_insert(e);
-            }
+        match errs.into_iter().next() {
+            Some(e) => Err(e.into()),
+            None => Ok(c),
         }
-        first.map_or(Ok(c), |e| Err(e.into()))
     }
 }
 
 impl Drop for Node {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        for w in self.workers.drain(..) {
-            let _ = w.join();
-        }
-        for c in self.containers.drain(..) {
-            let _ = c.remove();
-        }
+        self.halt();
     }
+}
+
+/// The counters of all workers, summed.
+pub fn sum_counters(reports: &[WorkerReport]) -> Option<CounterSnapshot> {
+    let mut it = reports.iter().filter_map(|w| w.counters.clone());
+    let mut total = it.next()?;
+    for s in it {
+        total.merge(&s);
+    }
+    Some(total)
+}
+
+fn make_bridge(name: &str, member: &str) -> std::io::Result<()> {
+    use prism_io::netns::{ip, wire_frames_only};
+    ip(&["link", "add", name, "type", "bridge"])?;
+    ip(&["link", "set", name, "up"])?;
+    wire_frames_only(None, member)?;
+    ip(&["link", "set", member, "master", name])?;
+    ip(&["link", "set", member, "up"])?;
+    Ok(())
 }
 
 /// The ports a software network's container is linked to: those its
 /// actions send to and those its router has addresses on. A frame of the
 /// network entering on another port finds no link and is counted in
-/// `WorkerReport::no_container_link` (printed by `prism node`). With no output port at all
+/// `WorkerReport::no_link` (printed by `prism node`). With no output port at all
 /// (a user command's own routing), every port.
 pub fn used_ports(spec: &prism_pipeline::NetworkSpec, cfg: &RouterConfig, ports: u16) -> Vec<u16> {
     let mut v: Vec<u16> = spec
@@ -385,121 +316,5 @@ fn pin_to_core(core: usize) {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(core, &mut set);
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
-impl Worker {
-    fn run(mut self, index: usize, stop: &AtomicBool, reports: &Mutex<Vec<WorkerReport>>) {
-        let epoch = Instant::now();
-        let mut batch: Vec<Packet> = Vec::with_capacity(4096);
-        let mut out: Vec<Packet> = Vec::with_capacity(4096);
-        let mut last_report = epoch;
-        let mut idle = 0u32;
-        while !stop.load(Ordering::Relaxed) {
-            let mut work = 0;
-            for i in 0..self.rx.len() {
-                let now = epoch.elapsed().as_nanos() as u64;
-                let source = self.rx[i].source;
-                let pool = &mut self.pipeline.pool;
-                let got = self.rx[i].port.recv_block(|f| {
-                    let port = match source {
-                        Source::Wire(p) => p,
-                        Source::Container { port, .. } => port,
-                    };
-                    if let Some(mut p) = pool.packet(f.data, port, now) {
-                        if let Some((tpid, tci)) = f.vlan
-                            && p.insert_gap(12, 4)
-                        {
-                            let d = p.data_mut();
-                            d[12..14].copy_from_slice(&tpid.to_be_bytes());
-                            d[14..16].copy_from_slice(&tci.to_be_bytes());
-                        }
-                        batch.push(p);
-                    }
-                });
-                if got == 0 {
-                    continue;
-                }
-                work += got;
-                match source {
-                    Source::Wire(_) => self.pipeline.process(&mut batch, now),
-                    Source::Container { net, port } => {
-                        for mut p in batch.drain(..) {
-                            p.network = net;
-                            self.pipeline.from_software(p, Ok(port), now);
-                        }
-                    }
-                }
-                self.flush(&mut out);
-            }
-            let now = Instant::now();
-            if now.duration_since(last_report) > Duration::from_millis(200) {
-                last_report = now;
-                self.report(index, reports);
-            }
-            if work == 0 {
-                idle += 1;
-                if idle > 64 {
-                    let ports: Vec<&PacketPort> = self.rx.iter().map(|r| &r.port).collect();
-                    let _ = PacketPort::wait_any(&ports, 20);
-                }
-            } else {
-                idle = 0;
-            }
-        }
-        self.report(index, reports);
-    }
-
-    /// Sends software channels' packets to their containers and drains the
-    /// output queues onto the wire.
-    fn flush(&mut self, out: &mut Vec<Packet>) {
-        for ch in 0..4 {
-            self.pipeline.software_pop(ch, usize::MAX, out);
-        }
-        // One sendmmsg per run of packets bound for the same container link.
-        let link =
-            |p: &Packet| usize::from(p.network) * usize::from(self.ports) + usize::from(p.port);
-        let mut start = 0;
-        while start < out.len() {
-            let i = link(&out[start]);
-            let end = start + out[start..].iter().take_while(|p| link(p) == i).count();
-            match self.container_tx.get_mut(i) {
-                Some(Some(tx)) => {
-                    tx.send_batch(out[start..end].iter().map(Packet::data));
-                }
-                _ => self.no_container_link += (end - start) as u64,
-            }
-            start = end;
-        }
-        for p in out.drain(..) {
-            self.pipeline.pool.recycle(p);
-        }
-        for port in 0..self.ports {
-            self.pipeline.transmit(port, usize::MAX, out);
-            if !out.is_empty() {
-                self.wire_tx[usize::from(port)].send_batch(out.iter().map(Packet::data));
-                for p in out.drain(..) {
-                    self.pipeline.pool.recycle(p);
-                }
-            }
-        }
-    }
-
-    fn report(&mut self, index: usize, reports: &Mutex<Vec<WorkerReport>>) {
-        let counters = self.pipeline.snapshot();
-        let mut ports: Vec<(String, PortStats)> = Vec::new();
-        for r in &mut self.rx {
-            r.port.poll_drops();
-            ports.push((r.name.clone(), r.port.stats));
-        }
-        if let Ok(mut g) = reports.lock()
-            && let Some(slot) = g.get_mut(index)
-        {
-            *slot = WorkerReport {
-                counters: Some(counters),
-                ports,
-                no_container_link: self.no_container_link,
-            };
-        }
     }
 }

@@ -1,0 +1,309 @@
+//! A software-tier network's router: its container and what runs in it.
+//!
+//! Kinds (`router = { kind = ... }`): `kernel` (Linux forwarding from the
+//! network's table, see `kernel_router`), `prism` (`prism swrouter` in the
+//! container, reading its network from a scenario file the node writes and
+//! re-reading it on SIGHUP), `command` (any program, with its own routing).
+//!
+//! Links: one veth per substrate port the network uses, `eth<p>` inside
+//! with the gateway MAC `02:50:<net>:<port>`. On the single-receiver path
+//! the root-namespace end is a Prism socket; on the multi-receiver path
+//! (the port has a software interface) it joins that port's bridge, and the
+//! network's rate limit is a `tbf` qdisc on the router's `eth<p>` since the
+//! pipeline does not see that traffic.
+
+use super::kernel_router::{self, Generation, inner_ifname};
+use super::node::{NodeOptions, gateway_mac, used_ports};
+use crate::netdoc;
+use crate::router_config::{RouterConfig, RouterKind};
+use anyhow::{Context, Result, bail};
+use prism_io::container::{Container, ContainerSpec, LinkSpec};
+use prism_io::netns;
+use prism_io::port::IoChoice;
+use prism_pipeline::NetworkSpec;
+use std::path::PathBuf;
+
+/// What a router needs to know of its node.
+#[derive(Debug, Clone, Copy)]
+pub struct RouterEnv<'a> {
+    pub opts: &'a NodeOptions,
+    pub device: &'a str,
+    pub port_names: &'a [String],
+    /// Per port, the bridge of the multi-receiver path, if the port has one.
+    pub bridges: &'a [Option<String>],
+    pub io: IoChoice,
+}
+
+/// One link of a router's container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouterLink {
+    pub port: u16,
+    /// The root-namespace end.
+    pub host: String,
+    /// Joined to the port's multi-receiver bridge (no Prism socket receives on it).
+    pub bridged: bool,
+}
+
+#[derive(Debug)]
+pub struct SoftwareRouter {
+    pub net: u16,
+    pub name: String,
+    pub cfg: RouterConfig,
+    pub links: Vec<RouterLink>,
+    /// Which of the two names its container has (see [`container_name`]).
+    pub variant: bool,
+    container: Container,
+    kernel: Option<Generation>,
+    spec_file: Option<PathBuf>,
+    pid: Option<u32>,
+    rate: Option<(u64, u64)>,
+}
+
+/// The container of network `net`. A network whose router is replaced gets
+/// its new container beside the old one, under the other `variant`, so that
+/// traffic moves over before the old one goes.
+pub fn container_name(opts: &NodeOptions, net: u16, variant: bool) -> String {
+    format!("{}{net}{}", opts.ns_prefix, if variant { "b" } else { "" })
+}
+
+/// The root-namespace end of network `net`'s link for `port` (at most
+/// 2 + 5 + 1 + 5 bytes: within the 15 of an interface name).
+pub fn host_link(opts: &NodeOptions, net: u16, port: u16, variant: bool) -> String {
+    format!(
+        "{}{net}{}{port}",
+        opts.link_prefix,
+        if variant { 'q' } else { 'p' }
+    )
+}
+
+impl SoftwareRouter {
+    /// Creates the container of network `net` and starts its router.
+    pub fn start(
+        env: RouterEnv<'_>,
+        net: u16,
+        variant: bool,
+        spec: &NetworkSpec,
+        cfg: &RouterConfig,
+        doc: &serde_json::Value,
+    ) -> Result<Self> {
+        let ports = env.port_names.len() as u16;
+        let links: Vec<RouterLink> = used_ports(spec, cfg, ports)
+            .into_iter()
+            .map(|p| RouterLink {
+                port: p,
+                host: host_link(env.opts, net, p, variant),
+                bridged: env.bridges.get(usize::from(p)).is_some_and(Option::is_some),
+            })
+            .collect();
+        let cspec = ContainerSpec {
+            name: container_name(env.opts, net, variant),
+            links: links
+                .iter()
+                .map(|l| LinkSpec {
+                    host: l.host.clone(),
+                    inner: inner_ifname(l.port),
+                    mac: Some(gateway_mac(net, l.port)),
+                    addresses: cfg
+                        .addresses
+                        .iter()
+                        .filter(|(ap, _)| *ap == l.port)
+                        .map(|(_, a)| a.clone())
+                        .collect(),
+                })
+                .collect(),
+            ip_forward: cfg.kind == RouterKind::Kernel,
+            cpu_weight: cfg.cpu_weight,
+            memory_max: cfg.memory_max,
+        };
+        let container = Container::create(cspec)?;
+        let mut r = Self {
+            net,
+            name: spec.name.clone(),
+            cfg: cfg.clone(),
+            links,
+            variant,
+            container,
+            kernel: None,
+            spec_file: None,
+            pid: None,
+            rate: None,
+        };
+        if let Err(e) = r.boot(env, spec, doc) {
+            let _ = r.remove();
+            return Err(e.context(format!("network `{}`", spec.name)));
+        }
+        Ok(r)
+    }
+
+    fn boot(
+        &mut self,
+        env: RouterEnv<'_>,
+        spec: &NetworkSpec,
+        doc: &serde_json::Value,
+    ) -> Result<()> {
+        for l in self.links.iter().filter(|l| l.bridged) {
+            let br = env.bridges[usize::from(l.port)]
+                .as_deref()
+                .unwrap_or_default();
+            netns::ip(&["link", "set", &l.host, "master", br])?;
+        }
+        let ns = self.container.namespace().to_string();
+        let log = env.opts.state_dir.join(format!("{ns}.log"));
+        match self.cfg.kind {
+            RouterKind::Kernel => {
+                let (mut lines, g) =
+                    kernel_router::install(spec, &self.cfg, 0).map_err(anyhow::Error::msg)?;
+                lines.extend(kernel_router::activate(&g, None));
+                netns::ip_batch(Some(&ns), &lines)?;
+                self.kernel = Some(g);
+            }
+            RouterKind::Prism => {
+                let file = env.opts.state_dir.join(format!("{ns}.toml"));
+                self.write_spec(&file, env, doc)?;
+                let exe = std::env::current_exe()?;
+                let argv = vec![
+                    exe.display().to_string(),
+                    "swrouter".into(),
+                    "--config".into(),
+                    file.display().to_string(),
+                    "--network".into(),
+                    spec.name.clone(),
+                    "--io".into(),
+                    env.io.as_str().into(),
+                ];
+                self.spec_file = Some(file);
+                self.pid = Some(self.container.spawn(&argv, Some(&log))?);
+            }
+            RouterKind::Command => {
+                self.pid = Some(self.container.spawn(&self.cfg.command, Some(&log))?);
+            }
+        }
+        self.set_bridge_rate(spec.rate_limit)
+    }
+
+    fn write_spec(
+        &self,
+        file: &std::path::Path,
+        env: RouterEnv<'_>,
+        doc: &serde_json::Value,
+    ) -> Result<()> {
+        let text = netdoc::render(env.device, env.port_names, doc)?;
+        let tmp = file.with_extension("toml.new");
+        std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, file).with_context(|| format!("replacing {}", file.display()))?;
+        Ok(())
+    }
+
+    pub fn namespace(&self) -> &str {
+        self.container.namespace()
+    }
+
+    /// The CPU and memory limits in force (see `Container::limits`).
+    pub fn limits(&self) -> &str {
+        self.container.limits()
+    }
+
+    /// Whether a new specification can be applied by [`Self::update`]
+    /// (same router, same links), or needs a new container.
+    pub fn can_update(&self, env: RouterEnv<'_>, spec: &NetworkSpec, cfg: &RouterConfig) -> bool {
+        let ports = used_ports(spec, cfg, env.port_names.len() as u16);
+        *cfg == self.cfg && ports == self.links.iter().map(|l| l.port).collect::<Vec<_>>()
+    }
+
+    /// Applies a changed table (and rate limit) to the running router. The
+    /// `kernel` router switches generations atomically; the `prism` router
+    /// re-reads its file on SIGHUP between two batches.
+    pub fn update(
+        &mut self,
+        env: RouterEnv<'_>,
+        old: &NetworkSpec,
+        spec: &NetworkSpec,
+        doc: &serde_json::Value,
+    ) -> Result<()> {
+        if spec.forwarding != old.forwarding {
+            match self.cfg.kind {
+                RouterKind::Kernel => self.switch_kernel_table(spec)?,
+                RouterKind::Prism => {
+                    let file = self.spec_file.clone().context("router file")?;
+                    self.write_spec(&file, env, doc)?;
+                    let pid = self.pid.context("router process")?;
+                    // SAFETY: kill(2) on the router's own pid.
+                    if unsafe { libc::kill(pid as i32, libc::SIGHUP) } != 0 {
+                        bail!(
+                            "network `{}`: cannot signal its router: {}",
+                            self.name,
+                            std::io::Error::last_os_error()
+                        );
+                    }
+                }
+                RouterKind::Command => bail!(
+                    "network `{}`: its router is a user command, whose routes are its own; change the command's configuration, or the router kind",
+                    self.name
+                ),
+            }
+        }
+        self.set_bridge_rate(spec.rate_limit)
+    }
+
+    fn switch_kernel_table(&mut self, spec: &NetworkSpec) -> Result<()> {
+        let ns = self.namespace().to_string();
+        let old = self.kernel.clone().context("kernel tables")?;
+        let (lines, g) =
+            kernel_router::install(spec, &self.cfg, old.number + 1).map_err(anyhow::Error::msg)?;
+        if let Err(e) = netns::ip_batch(Some(&ns), &lines) {
+            // Remove what of the new generation got in; the old one stays.
+            let undo: Vec<String> = g
+                .prefs
+                .iter()
+                .map(|p| format!("rule del pref {p}"))
+                .chain(g.tables.iter().map(|t| format!("route flush table {t}")))
+                .collect();
+            for l in undo {
+                let _ = netns::ip_batch(Some(&ns), &[l]);
+            }
+            return Err(e.into());
+        }
+        netns::ip_batch(Some(&ns), &kernel_router::activate(&g, Some(&old)))?;
+        self.kernel = Some(g);
+        Ok(())
+    }
+
+    /// On the multi-receiver path the pipeline does not see the network's
+    /// traffic, so its rate limit becomes a token-bucket qdisc on the
+    /// router's bridged interfaces.
+    fn set_bridge_rate(&mut self, rate: Option<(u64, u64)>) -> Result<()> {
+        if rate == self.rate {
+            return Ok(());
+        }
+        let ns = self.namespace().to_string();
+        for l in self.links.iter().filter(|l| l.bridged) {
+            let dev = inner_ifname(l.port);
+            match rate {
+                Some((bps, burst)) => {
+                    let (r, b) = (format!("{bps}bit"), burst.to_string());
+                    netns::run(
+                        "tc",
+                        &[
+                            "-n", &ns, "qdisc", "replace", "dev", &dev, "root", "tbf", "rate", &r,
+                            "burst", &b, "latency", "50ms",
+                        ],
+                    )?;
+                }
+                None if self.rate.is_some() => {
+                    netns::run("tc", &["-n", &ns, "qdisc", "del", "dev", &dev, "root"])?;
+                }
+                None => {}
+            }
+        }
+        self.rate = rate;
+        Ok(())
+    }
+
+    /// Stops the router and removes the container and its files.
+    pub fn remove(self) -> std::io::Result<()> {
+        if let Some(f) = &self.spec_file {
+            let _ = std::fs::remove_file(f);
+        }
+        self.container.remove()
+    }
+}
