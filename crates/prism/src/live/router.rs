@@ -171,8 +171,24 @@ impl SoftwareRouter {
                     "--io".into(),
                     env.io.as_str().into(),
                 ];
+                let ready = super::swrouter::ready_file(&file);
+                let _ = std::fs::remove_file(&ready);
                 self.spec_file = Some(file);
                 self.pid = Some(self.container.spawn(&argv, Some(&log))?);
+                // Traffic moves to the router only once it receives.
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                while !ready.exists() {
+                    if let Some((_, st)) = self.container.exited().first() {
+                        bail!(
+                            "its router exited ({st}) before it was ready; see {}",
+                            log.display()
+                        );
+                    }
+                    if std::time::Instant::now() > deadline {
+                        bail!("its router was not ready within 10 s; see {}", log.display());
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
             }
             RouterKind::Command => {
                 self.pid = Some(self.container.spawn(&self.cfg.command, Some(&log))?);
@@ -303,6 +319,7 @@ impl SoftwareRouter {
     pub fn remove(self) -> std::io::Result<()> {
         if let Some(f) = &self.spec_file {
             let _ = std::fs::remove_file(f);
+            let _ = std::fs::remove_file(super::swrouter::ready_file(f));
         }
         self.container.remove()
     }

@@ -36,6 +36,11 @@ fn load(config: &Path, network: &str) -> Result<(Arc<Dataplane>, u16, u16)> {
     Ok((dp, net, sc.port_names.len() as u16))
 }
 
+/// The file `prism swrouter` writes once it receives, beside its network file.
+pub fn ready_file(config: &Path) -> std::path::PathBuf {
+    config.with_extension("ready")
+}
+
 pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
     let (mut dp, mut net, ports) = load(config, network)?;
     // (port, socket, receives)
@@ -79,6 +84,10 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
     let mut drops: BTreeMap<String, u64> = BTreeMap::new();
     let mut last = Instant::now();
     eprintln!("prism swrouter: network `{network}` on {}", how.join(", "));
+    // Tells the node the sockets are open: traffic may come.
+    let ready_path = ready_file(config);
+    std::fs::write(&ready_path, std::process::id().to_string())
+        .with_context(|| format!("writing {}", ready_path.display()))?;
     while !stop.load(Ordering::Relaxed) {
         if reload.swap(false, Ordering::Relaxed) {
             match load(config, network) {

@@ -1,0 +1,165 @@
+//! End-to-end tests of the node API in network namespaces: networks added,
+//! changed (routes, rules, rate limits), moved between tiers and removed
+//! while a node forwards, each change checked by traffic through it. Need
+//! root; without it they say so and pass, unless PRISM_REQUIRE_ROOT=1.
+
+mod common;
+
+use common::*;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// A `[[network]]` table of `common::network_toml` as a JSON document.
+fn json_of(toml_text: &str) -> String {
+    let t: toml::Table = toml_text.parse().unwrap();
+    serde_json::to_string(&t["network"].as_array().unwrap()[0]).unwrap()
+}
+
+/// Network 3: a hardware rule table, host b reachable only by rule.
+fn rules_network(to_b: bool) -> serde_json::Value {
+    let rule = |prio: u32, dst: &str, side: usize| {
+        serde_json::json!({
+            "priority": prio,
+            "match": { "dst": dst },
+            "action": {
+                "port": format!("3-{}", ["a", "b"][side]),
+                "decrement_ttl": true,
+                "set_src_mac": gw_mac(3, 6 + side),
+                "set_dst_mac": host_mac(3, side),
+            }
+        })
+    };
+    let mut rules = vec![rule(10, "10.0.1.0/24", 0)];
+    if to_b {
+        rules.push(rule(20, "10.0.2.0/24", 1));
+    }
+    serde_json::json!({
+        "name": "acl", "tier": "hardware", "forwarding": "rules",
+        "map": [{ "in_port": "3-a" }, { "in_port": "3-b" }],
+        "rule": rules,
+        "default_action": { "drop": true },
+    })
+}
+
+/// Starts a ping flood (100/s) from `ns` for `secs`; returns the process.
+fn flood(ns: &str, secs: u32) -> std::process::Child {
+    Command::new("ip")
+        .args([
+            "netns",
+            "exec",
+            ns,
+            "ping",
+            "-i",
+            "0.01",
+            "-w",
+            &secs.to_string(),
+            "10.0.2.2",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// (transmitted, received) of a finished ping.
+fn ping_counts(c: std::process::Child) -> (u64, u64) {
+    let out = c.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("transmitted"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let n: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    (n[0], n[1])
+}
+
+#[test]
+fn networks_are_added_changed_moved_and_removed_at_run_time() {
+    if !root_or_skip("node API") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _t = Topology::build_n(4);
+    // The node starts with one hardware network; the rest come by API.
+    let text = ports_toml(4) + &network_toml(0, "hw", "hardware");
+    let node = start_node_with("api-add", &text, &[]);
+    wait_for_ping("pte0a", 10);
+
+    // Added at run time: a kernel-router network (TOML file), a
+    // prism-router one (JSON) and a hardware rule table (JSON).
+    ctl_ok(&["add", &temp_file("swk.toml", &network_toml(1, "swk", "kernel"))]);
+    let swp = json_of(&network_toml(2, "swp", "prism"));
+    ctl_ok(&["add", &temp_file("swp.json", &swp)]);
+    ctl_ok(&["add", &temp_file("acl.json", &rules_network(true).to_string())]);
+    for k in 1..4 {
+        wait_for_ping(&format!("pte{k}a"), 5);
+    }
+    let shown = ctl_ok(&["show", "swk"]);
+    assert!(shown.contains("\"container\": \"prism-c1\""), "{shown}");
+
+    // Refusals name the field and change nothing.
+    let bad = network_toml(1, "bad", "kernel").replace("{ port = \"1-b\"", "{ port = \"9-z\"");
+    let o = ctl(&["add", &temp_file("bad.toml", &bad)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("422"), "{err}");
+    assert!(err.contains("field `route[1].action.port`: no port `9-z`"), "{err}");
+    let o = ctl(&["add", &temp_file("dup.json", &swp)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("409") && err.contains("already exists"), "{err}");
+    assert!(!ctl_ok(&["networks"]).contains("\"bad\""));
+
+    // Route changes of software networks, under traffic: the kernel
+    // router's table generations and the prism router's reload.
+    for (k, name) in [(1, "swk"), (2, "swp")] {
+        let a = format!("pte{k}a");
+        let only_a = format!("{{\"route\": [{}]}}", route_json(k, 0));
+        let both = format!("{{\"route\": [{}, {}]}}", route_json(k, 0), route_json(k, 1));
+        ctl_ok(&["routes", name, &temp_file("r.json", &only_a)]);
+        assert!(!pings(&a, 2), "`{name}` still reaches host b");
+        ctl_ok(&["routes", name, &temp_file("r.json", &both)]);
+        assert!(pings(&a, 2), "`{name}` lost host b after the routes came back");
+    }
+    // A rule-table change.
+    let rules = rules_network(false);
+    let body = serde_json::json!({ "rule": rules["rule"], "default_action": rules["default_action"] });
+    ctl_ok(&["rules", "acl", &temp_file("rules.json", &body.to_string())]);
+    assert!(!pings("pte3a", 2), "the rule to host b is gone");
+
+    // Migration under a ping flood: hardware → software (Prism's router in
+    // a new container) → hardware.
+    let f = flood("pte0a", 4);
+    std::thread::sleep(Duration::from_millis(700));
+    let moved = ctl_ok(&["tier", "hw", "software"]);
+    assert!(moved.contains("moved to software"), "{moved}");
+    assert!(ctl_ok(&["show", "hw"]).contains("\"tier\": \"software\""));
+    std::thread::sleep(Duration::from_millis(1200));
+    let back = ctl_ok(&["tier", "hw", "hardware"]);
+    assert!(back.contains("moved to hardware"), "{back}");
+    let (sent, got) = ping_counts(f);
+    eprintln!("migration hw → sw → hw under 100 pings/s: {got} of {sent} answered");
+    assert!(got * 100 >= sent * 95, "{got} of {sent} pings through two migrations");
+
+    // Removal: the container goes, the network stops forwarding.
+    ctl_ok(&["remove", "swp"]);
+    assert!(!ok(&["ip", "netns", "list"]).contains("prism-c2"));
+    assert!(!pings("pte2a", 1));
+
+    let c = stop_node(node);
+    let drops = network(&c, "acl")["drops"].to_string();
+    assert!(drops.contains("action/drop-action"), "acl drops: {drops}");
+    assert!(network(&c, "swk")["to_software"].as_u64().unwrap() > 0);
+    assert!(!ok(&["ip", "netns", "list"]).contains("prism-c"));
+}
+
+/// One route of network `k` to side `to`, as JSON.
+fn route_json(k: usize, to: usize) -> String {
+    let side = ["a", "b"][to];
+    format!(
+        r#"{{"prefix":"10.0.{}.0/24","action":{{"port":"{k}-{side}","decrement_ttl":true,"set_src_mac":"{}","set_dst_mac":"{}"}}}}"#,
+        to + 1,
+        gw_mac(k, 2 * k + to),
+        host_mac(k, to)
+    )
+}
