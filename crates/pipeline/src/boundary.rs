@@ -40,7 +40,7 @@ pub fn strip_tunnel(pkt: &mut Packet) -> Result<bool, DropReason> {
 }
 
 /// Puts back the tunnel header the network's table asks for (see the
-/// module text). `pkt.network` and `pkt.port` (the output port) are set.
+/// module text); a packet that matches no entry passes unchanged. `pkt.network` and `pkt.port` (the output port) are set.
 pub fn restore_tunnel(
     dp: &Dataplane,
     pkt: &mut Packet,
@@ -53,8 +53,17 @@ pub fn restore_tunnel(
     let net = dp
         .network(pkt.network)
         .ok_or(DropReason::Map(MapDrop::NoNetwork))?;
+    let tunnels = |a: &Action| matches!(a.ipip, IpipOp::Encap { .. } | IpipOp::Rewrite { .. });
+    if !net.actions.iter().any(tunnels) {
+        return Ok(());
+    }
     let key = Key::from_flow(&info.key);
-    let a = matching::decide(&net.forwarding, &info, &key).map_err(DropReason::Match)?;
+    // The router chose the route (by the table, a connected subnet or a
+    // routing daemon's route); with no entry of the table behind it the
+    // packet has no tunnel to get back and leaves as it is.
+    let Ok(a) = matching::decide(&net.forwarding, &info, &key) else {
+        return Ok(());
+    };
     let (src, dst) = match net.actions[a as usize].ipip {
         IpipOp::Encap { src, dst } | IpipOp::Rewrite { src, dst } => (src, dst),
         IpipOp::Decap | IpipOp::None => return Ok(()),
@@ -172,7 +181,8 @@ mod tests {
             "outer checksum"
         );
 
-        // A plain packet with no route in the table is refused by name.
+        // A packet no entry of the table covers (a connected subnet's, a
+        // routing daemon's) leaves as the router sent it.
         let mut q = pool
             .packet(
                 &frame(&ipv4([10, 0, 0, 1], [8, 8, 8, 8], 17, &[0; 8])),
@@ -181,10 +191,10 @@ mod tests {
             )
             .unwrap();
         q.network = id;
-        let e = restore_tunnel(&dp, &mut q, &mut ServiceScratch::new(1)).unwrap_err();
-        assert_eq!(e.to_string(), "matching/no-route");
-        // Non-IPIP frames pass the inbound side unchanged.
         let before = q.data().to_vec();
+        restore_tunnel(&dp, &mut q, &mut ServiceScratch::new(1)).unwrap();
+        assert_eq!(q.data(), before.as_slice());
+        // Non-IPIP frames pass the inbound side unchanged.
         assert!(!strip_tunnel(&mut q).unwrap());
         assert_eq!(q.data(), before.as_slice());
     }

@@ -4,6 +4,7 @@
 //!
 //! ```toml
 //! router = { kind = "kernel", addresses = { a = "10.0.1.1/24", b = "10.0.2.1/24" } }
+//! router = { kind = "kernel", addresses = { b = "10.0.2.1/24" }, command = ["bird", "-f", "-c", "/etc/prism/bird.conf", "-s", "/run/prism/bird.ctl"] }
 //! router = { kind = "prism" }
 //! router = { kind = "command", command = ["click", "/etc/router.click"] }
 //! ```
@@ -41,6 +42,9 @@ impl RouterKind {
 pub struct RouterToml {
     #[serde(default)]
     pub kind: RouterKind,
+    /// The program of a `command` router; with `kernel`, a routing daemon
+    /// started in the container after the table is installed, exporting
+    /// its routes to table 200 (`kernel_router::DAEMON_TABLE`).
     pub command: Option<Vec<String>>,
     /// Port name → address (CIDR) of the container's interface on that port.
     #[serde(default)]
@@ -77,7 +81,12 @@ pub fn check(
                 "`kind = \"command\"` needs `command = [program, args...]`".into(),
             ));
         }
-        (_, Some(_)) => return Err(e("`command` is only for `kind = \"command\"`".into())),
+        (RouterKind::Kernel, Some(c)) if !c.is_empty() => c.clone(),
+        (_, Some(_)) => {
+            return Err(e(
+                "`command` is for `kind = \"command\"` (the router) or `kind = \"kernel\"` (a routing daemon beside Linux forwarding)".into(),
+            ));
+        }
         (_, None) => Vec::new(),
     };
     let mut addresses = Vec::new();
@@ -148,7 +157,7 @@ mod tests {
             ("{ kind = \"command\" }", "needs `command"),
             (
                 "{ kind = \"prism\", command = [\"x\"] }",
-                "only for `kind = \"command\"`",
+                "is for `kind = \"command\"`",
             ),
             ("{ kind = \"quagga\" }", "unknown variant"),
             ("{ kind = \"prism\", cpu_weight = 0 }", "outside 1..=10000"),

@@ -89,10 +89,16 @@ fn networks_are_added_changed_moved_and_removed_at_run_time() {
 
     // Added at run time: a kernel-router network (TOML file), a
     // prism-router one (JSON) and a hardware rule table (JSON).
-    ctl_ok(&["add", &temp_file("swk.toml", &network_toml(1, "swk", "kernel"))]);
+    ctl_ok(&[
+        "add",
+        &temp_file("swk.toml", &network_toml(1, "swk", "kernel")),
+    ]);
     let swp = json_of(&network_toml(2, "swp", "prism"));
     ctl_ok(&["add", &temp_file("swp.json", &swp)]);
-    ctl_ok(&["add", &temp_file("acl.json", &rules_network(true).to_string())]);
+    ctl_ok(&[
+        "add",
+        &temp_file("acl.json", &rules_network(true).to_string()),
+    ]);
     for k in 1..4 {
         wait_for_ping(&format!("pte{k}a"), 5);
     }
@@ -104,10 +110,16 @@ fn networks_are_added_changed_moved_and_removed_at_run_time() {
     let o = ctl(&["add", &temp_file("bad.toml", &bad)]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("422"), "{err}");
-    assert!(err.contains("field `route[1].action.port`: no port `9-z`"), "{err}");
+    assert!(
+        err.contains("field `route[1].action.port`: no port `9-z`"),
+        "{err}"
+    );
     let o = ctl(&["add", &temp_file("dup.json", &swp)]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("409") && err.contains("already exists"), "{err}");
+    assert!(
+        err.contains("409") && err.contains("already exists"),
+        "{err}"
+    );
     assert!(!ctl_ok(&["networks"]).contains("\"bad\""));
 
     // Route changes of software networks, under traffic: the kernel
@@ -115,15 +127,23 @@ fn networks_are_added_changed_moved_and_removed_at_run_time() {
     for (k, name) in [(1, "swk"), (2, "swp")] {
         let a = format!("pte{k}a");
         let only_a = format!("{{\"route\": [{}]}}", route_json(k, 0));
-        let both = format!("{{\"route\": [{}, {}]}}", route_json(k, 0), route_json(k, 1));
+        let both = format!(
+            "{{\"route\": [{}, {}]}}",
+            route_json(k, 0),
+            route_json(k, 1)
+        );
         ctl_ok(&["routes", name, &temp_file("r.json", &only_a)]);
         assert!(!pings(&a, 2), "`{name}` still reaches host b");
         ctl_ok(&["routes", name, &temp_file("r.json", &both)]);
-        assert!(pings(&a, 2), "`{name}` lost host b after the routes came back");
+        assert!(
+            pings(&a, 2),
+            "`{name}` lost host b after the routes came back"
+        );
     }
     // A rule-table change.
     let rules = rules_network(false);
-    let body = serde_json::json!({ "rule": rules["rule"], "default_action": rules["default_action"] });
+    let body =
+        serde_json::json!({ "rule": rules["rule"], "default_action": rules["default_action"] });
     ctl_ok(&["rules", "acl", &temp_file("rules.json", &body.to_string())]);
     assert!(!pings("pte3a", 2), "the rule to host b is gone");
 
@@ -139,7 +159,10 @@ fn networks_are_added_changed_moved_and_removed_at_run_time() {
     assert!(back.contains("moved to hardware"), "{back}");
     let (sent, got) = ping_counts(f);
     eprintln!("migration hw → sw → hw under 100 pings/s: {got} of {sent} answered");
-    assert!(got * 100 >= sent * 95, "{got} of {sent} pings through two migrations");
+    assert!(
+        got * 100 >= sent * 95,
+        "{got} of {sent} pings through two migrations"
+    );
 
     // Removal: the container goes, the network stops forwarding.
     ctl_ok(&["remove", "swp"]);

@@ -10,9 +10,13 @@
 //! - `drop` actions become blackhole routes.
 //!
 //! **Generations.** A table is installed as a generation: its rules at
-//! priorities `base..base+9997` (tables numbered the same), then `lookup
-//! main` (the container's connected routes and whatever a routing daemon
-//! inside installs) and a `blackhole` rule that ends the generation. One
+//! priorities `base..base+9996` (tables numbered the same), then three
+//! rules that end it: `lookup 200` (the [`DAEMON_TABLE`], where a routing
+//! daemon in the container puts its routes), `iif lo lookup main` (the
+//! router's own traffic, such as a daemon's sessions, uses the connected
+//! routes), and `blackhole`. So forwarding follows the network's table and
+//! the daemon's, exactly: a prefix that is in neither is dropped, as the
+//! hardware tier drops it, even if the router has an address on it. One
 //! head rule, `pref 100` or `101`, `goto`s the active generation's base.
 //! A change installs the next generation beside the active one, then
 //! swaps the head rule: adding a head at the lower priority, or deleting the
@@ -35,8 +39,12 @@ pub fn inner_ifname(port: u16) -> String {
     format!("eth{port}")
 }
 
-/// Rules (and tables) a generation may hold besides its two terminators.
-pub const MAX_RULES: usize = 9998;
+/// Rules (and tables) a generation may hold besides its three terminators.
+pub const MAX_RULES: usize = 9997;
+
+/// The routing table a daemon in the container exports its routes to
+/// (BIRD: `protocol kernel { kernel table 200; ... }`; FRR: `table 200`).
+pub const DAEMON_TABLE: u32 = 200;
 
 /// An installed generation: what to remove when it is replaced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,9 +149,10 @@ pub fn install(
             g.prefs.len()
         ));
     }
-    lines.push(format!("rule add lookup main pref {}", b + 9998));
+    lines.push(format!("rule add lookup {DAEMON_TABLE} pref {}", b + 9997));
+    lines.push(format!("rule add iif lo lookup main pref {}", b + 9998));
     lines.push(format!("rule add blackhole pref {}", b + 9999));
-    g.prefs.extend([b + 9998, b + 9999]);
+    g.prefs.extend([b + 9997, b + 9998, b + 9999]);
     Ok((lines, g))
 }
 
@@ -210,11 +219,12 @@ mod tests {
                 "route replace 10.0.2.0/24 dev eth1 table 10000",
                 "route replace blackhole 10.9.0.0/16 table 10000",
                 "rule add table 10000 pref 10000",
-                "rule add lookup main pref 19998",
+                "rule add lookup 200 pref 19997",
+                "rule add iif lo lookup main pref 19998",
                 "rule add blackhole pref 19999",
             ]
         );
-        assert_eq!(g.prefs, vec![10000, 19998, 19999]);
+        assert_eq!(g.prefs, vec![10000, 19997, 19998, 19999]);
     }
 
     #[test]

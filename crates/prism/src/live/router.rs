@@ -1,7 +1,8 @@
 //! A software-tier network's router: its container and what runs in it.
 //!
 //! Kinds (`router = { kind = ... }`): `kernel` (Linux forwarding from the
-//! network's table, see `kernel_router`), `prism` (`prism swrouter` in the
+//! network's table, see `kernel_router`, optionally with a routing daemon
+//! such as BIRD or FRR started beside it), `prism` (`prism swrouter` in the
 //! container, reading its network from a scenario file the node writes and
 //! re-reading it on SIGHUP), `command` (any program, with its own routing).
 //!
@@ -156,6 +157,12 @@ impl SoftwareRouter {
                 lines.extend(kernel_router::activate(&g, None));
                 netns::ip_batch(Some(&ns), &lines)?;
                 self.kernel = Some(g);
+                if !self.cfg.command.is_empty() {
+                    // A routing daemon beside Linux forwarding: its routes go
+                    // to the main table, which each generation consults after
+                    // the network's own routes.
+                    self.pid = Some(self.container.spawn(&self.cfg.command, Some(&log))?);
+                }
             }
             RouterKind::Prism => {
                 let file = env.opts.state_dir.join(format!("{ns}.toml"));
@@ -185,7 +192,10 @@ impl SoftwareRouter {
                         );
                     }
                     if std::time::Instant::now() > deadline {
-                        bail!("its router was not ready within 10 s; see {}", log.display());
+                        bail!(
+                            "its router was not ready within 10 s; see {}",
+                            log.display()
+                        );
                     }
                     std::thread::sleep(std::time::Duration::from_millis(5));
                 }

@@ -13,7 +13,6 @@ pub static SERIAL: Mutex<()> = Mutex::new(());
 
 pub const PRISM: &str = env!("CARGO_BIN_EXE_prism");
 
-
 pub fn sh(args: &[&str]) -> std::process::Output {
     Command::new(args[0]).args(&args[1..]).output().unwrap()
 }
@@ -262,6 +261,19 @@ pub fn wait_for_ping(ns: &str, secs: u64) {
     }
 }
 
+/// Waits up to `secs` for the node's API to answer (the node has started
+/// its containers by then).
+pub fn wait_for_api(secs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !ctl(&["node"]).status.success() {
+        assert!(
+            Instant::now() < deadline,
+            "the node's API did not come up within {secs} s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// True if `count` pings from `ns` to 10.0.2.2 all come back.
 pub fn pings(ns: &str, count: u32) -> bool {
     let c = count.to_string();
@@ -344,4 +356,3 @@ pub fn network<'a>(c: &'a serde_json::Value, name: &str) -> &'a serde_json::Valu
         .find(|n| n["name"] == name)
         .unwrap()
 }
-
