@@ -44,7 +44,30 @@ pub struct BenchLiveArgs {
     /// The node's socket family: auto, xdp or packet.
     #[arg(long, default_value = "auto")]
     pub io: prism_io::port::IoChoice,
+    /// With --networks: how software networks' traffic arrives: `single`
+    /// (through Prism's ports and the pipeline, paper 003's "from NetFPGA")
+    /// or `multi` (through the ports' software interfaces straight into the
+    /// routers, "from NIC").
+    #[arg(long, default_value = "single")]
+    pub receiver: Receiver,
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Receiver {
+    Single,
+    Multi,
+}
+
+/// The networks of the size sweep: (name, tier, mode, router); the last
+/// two take the multi-receiver path.
+const SWEEP: [(&str, &str, &str, &str); 5] = [
+    ("hw", "hardware", "destination", ""),
+    ("sw-prism", "software", "destination", "prism"),
+    ("sw-kernel", "software", "destination", "kernel"),
+    ("sw-prism-nic", "software", "destination", "prism"),
+    ("sw-kernel-nic", "software", "destination", "kernel"),
+];
+const SWEEP_MULTI: [usize; 2] = [3, 4];
 
 /// (label, host a namespace, host b namespace, frame source MAC, gateway MAC).
 struct Target {
@@ -188,17 +211,18 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
     let state = std::path::PathBuf::from("/run/prism-demo");
     std::fs::create_dir_all(&state)?;
     let file = state.join("bench-live.toml");
-    let text = demo::scenario_text();
+    let text = demo::scenario_text_with(&SWEEP, |k| SWEEP_MULTI.contains(&k));
     std::fs::write(&file, &text)?;
     let sc = scenario::load(&file.display().to_string(), &text)?;
-    demo::make_hosts(5)?;
+    demo::make_hosts(SWEEP.len())?;
+    demo::make_spare_links(&SWEEP_MULTI)?;
     let baseline = kernel_baseline();
     let ifaces: Vec<String> = sc
         .interfaces
         .iter()
         .map(|i| i.clone().unwrap_or_default())
         .collect();
-    let soft = vec![None; ifaces.len()];
+    let soft = sc.software_interfaces.clone();
     let node = Node::start(sc, &ifaces, &soft, &node_options(state), io(args));
     let result = (|| -> Result<()> {
         let node = node?;
@@ -217,9 +241,11 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
             gw: gateway_mac(k as u16, (2 * k) as u16),
         };
         let targets = [
-            t("prism-hardware", 0),
-            t("prism-sw-prism", 3),
-            t("prism-sw-kernel", 2),
+            t("hardware", 0),
+            t("sw-prism", 1),
+            t("sw-kernel", 2),
+            t("sw-prism-nic", 3),
+            t("sw-kernel-nic", 4),
             baseline?,
         ];
         println!(
@@ -227,6 +253,9 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
             args.seconds, args.rounds
         );
         println!("  {receiving}");
+        println!(
+            "  targets: hardware tier; software tier with Prism's router and with Linux forwarding, through Prism's ports (single receiver) and through software interfaces (-nic, multi receiver); Linux forwarding between namespaces without Prism"
+        );
         println!(
             "{:>5}  {:<17} {:>8} {:>8} {:>9}",
             "size", "target", "Mpps", "Gbit/s", "RTT us"
@@ -275,8 +304,12 @@ fn io(args: &BenchLiveArgs) -> super::control::IoSettings {
 fn scale(args: &BenchLiveArgs) -> Result<()> {
     let size = args.sizes.first().copied().unwrap_or(64);
     println!(
-        "prism bench-live --networks: {size} B frames, every network's host a sending at once for {} s; first 4 networks hardware, the rest software (`prism` router); 1 worker; hardware tier modelled in software",
-        args.seconds
+        "prism bench-live --networks: {size} B frames, every network's host a sending at once for {} s; first 4 networks hardware, the rest software (`prism` router, {} receiver); 1 worker; hardware tier modelled in software",
+        args.seconds,
+        match args.receiver {
+            Receiver::Single => "single",
+            Receiver::Multi => "multi",
+        }
     );
     println!(
         "{:>4} {:>3} {:>3} {:>10} {:>8} {:>12}",
@@ -299,17 +332,19 @@ fn scale(args: &BenchLiveArgs) -> Result<()> {
             .collect();
         demo::remove_hosts();
         let file = state.join("bench-scale.toml");
-        let text = demo::scenario_text_for(&nets);
+        let multi = |k: usize| args.receiver == Receiver::Multi && k >= 4;
+        let text = demo::scenario_text_with(&nets, multi);
         std::fs::write(&file, &text)?;
         let sc = scenario::load(&file.display().to_string(), &text)?;
         let r = (|| -> Result<(f64, f64, f64)> {
             demo::make_hosts(n)?;
+            demo::make_spare_links(&(0..n).filter(|&k| multi(k)).collect::<Vec<_>>())?;
             let ifaces: Vec<String> = sc
                 .interfaces
                 .iter()
                 .map(|i| i.clone().unwrap_or_default())
                 .collect();
-            let soft = vec![None; ifaces.len()];
+            let soft = sc.software_interfaces.clone();
             let _node = Node::start(sc, &ifaces, &soft, &node_options(state.clone()), io(args))?;
             std::thread::sleep(Duration::from_millis(500));
             let targets: Vec<Target> = (0..n)
