@@ -50,6 +50,11 @@ pub struct BenchLiveArgs {
     /// routers, "from NIC").
     #[arg(long, default_value = "single")]
     pub receiver: Receiver,
+    /// With --networks: offer this many frames per second in all, shared
+    /// equally by the networks (paper 003's equal bandwidth shares),
+    /// instead of every host sending as fast as it can.
+    #[arg(long)]
+    pub rate: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -78,7 +83,10 @@ struct Target {
     gw: [u8; 6],
 }
 
-fn blast(t: &Target, size: usize, secs: f64) -> Result<(f64, f64)> {
+/// Sends from host a for `secs`, as fast as one `sendmmsg` loop can or at
+/// `pps` frames per second, and counts what host b receives. Returns
+/// (delivered Mpps, Gbit/s).
+fn blast(t: &Target, size: usize, secs: f64, pps: Option<f64>) -> Result<(f64, f64)> {
     let spec = FrameSpec {
         src_mac: EthernetAddress(t.src),
         dst_mac: EthernetAddress(t.gw),
@@ -117,10 +125,25 @@ fn blast(t: &Target, size: usize, secs: f64) -> Result<(f64, f64)> {
             }
         }
     });
-    let batch: Vec<&[u8]> = vec![frame.as_slice(); 64];
+    let burst = if pps.is_some() { 16 } else { 64 };
+    let batch: Vec<&[u8]> = vec![frame.as_slice(); burst];
     let start = Instant::now();
+    let mut due = 0.0f64;
     while start.elapsed().as_secs_f64() < secs {
-        tx.send_batch(batch.iter().copied());
+        match pps {
+            None => {
+                tx.send_batch(batch.iter().copied());
+            }
+            Some(r) => {
+                let now = start.elapsed().as_secs_f64();
+                if now >= due {
+                    tx.send_batch(batch.iter().copied());
+                    due += burst as f64 / r;
+                } else {
+                    std::thread::sleep(Duration::from_secs_f64((due - now).min(0.001)));
+                }
+            }
+        }
     }
     let elapsed = start.elapsed().as_secs_f64();
     stop.store(true, Ordering::Relaxed);
@@ -264,7 +287,7 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
             let mut res: Vec<Vec<(f64, f64)>> = vec![Vec::new(); targets.len()];
             for _ in 0..args.rounds {
                 for (i, tg) in targets.iter().enumerate() {
-                    res[i].push(blast(tg, size, args.seconds)?);
+                    res[i].push(blast(tg, size, args.seconds, None)?);
                 }
             }
             for (i, tg) in targets.iter().enumerate() {
@@ -311,9 +334,12 @@ fn scale(args: &BenchLiveArgs) -> Result<()> {
             Receiver::Multi => "multi",
         }
     );
+    if let Some(r) = args.rate {
+        println!("  offered: {r:.0} frames/s in all, shared equally");
+    }
     println!(
-        "{:>4} {:>3} {:>3} {:>10} {:>8} {:>12}",
-        "nets", "hw", "sw", "agg Mpps", "Gbit/s", "mean RTT us"
+        "{:>4} {:>3} {:>3} {:>10} {:>8} {:>7} {:>12}",
+        "nets", "hw", "sw", "agg Mpps", "Gbit/s", "loss%", "mean RTT us"
     );
     let state = std::path::PathBuf::from("/run/prism-demo");
     std::fs::create_dir_all(&state)?;
@@ -357,12 +383,13 @@ fn scale(args: &BenchLiveArgs) -> Result<()> {
                 })
                 .collect();
             let mut rounds = Vec::new();
+            let per_net = args.rate.map(|r| r / n as f64);
             for _ in 0..args.rounds {
                 let secs = args.seconds;
                 let res: Vec<Result<(f64, f64)>> = std::thread::scope(|sc| {
                     let hs: Vec<_> = targets
                         .iter()
-                        .map(|t| sc.spawn(move || blast(t, size, secs)))
+                        .map(|t| sc.spawn(move || blast(t, size, secs, per_net)))
                         .collect();
                     hs.into_iter()
                         .map(|h| {
@@ -390,8 +417,11 @@ fn scale(args: &BenchLiveArgs) -> Result<()> {
         })();
         demo::remove_hosts();
         let (mpps, gbps, rtt) = r?;
+        let loss = args
+            .rate
+            .map_or("-".into(), |r| format!("{:.1}", (1.0 - mpps * 1e6 / r).max(0.0) * 100.0));
         println!(
-            "{n:>4} {:>3} {:>3} {mpps:>10.3} {gbps:>8.3} {rtt:>12.0}",
+            "{n:>4} {:>3} {:>3} {mpps:>10.3} {gbps:>8.3} {loss:>7} {rtt:>12.0}",
             n.min(4),
             n.saturating_sub(4)
         );
