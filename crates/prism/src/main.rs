@@ -78,6 +78,10 @@ enum Cmd {
         /// Print counters as JSON.
         #[arg(long)]
         json: bool,
+        /// Run live on the ports' interfaces instead (as `prism node
+        /// --config FILE`; see `prism node --help` for its options).
+        #[arg(long, conflicts_with_all = ["pcap_in", "pcap_out"])]
+        live: bool,
     },
     /// Check a scenario file and print its placement, without running it.
     Check { config: PathBuf },
@@ -196,9 +200,16 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         }
         Cmd::Run {
             config,
+            json,
+            live: true,
+            ..
+        } => live::cli::node(&live::cli::NodeArgs::for_config(config, json)),
+        Cmd::Run {
+            config,
             pcap_in,
             pcap_out,
             json,
+            live: false,
         } => run(&config, &pcap_in, &pcap_out, json),
         Cmd::Check { config } => {
             let text = std::fs::read_to_string(&config)

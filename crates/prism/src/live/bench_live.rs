@@ -417,9 +417,9 @@ fn scale(args: &BenchLiveArgs) -> Result<()> {
         })();
         demo::remove_hosts();
         let (mpps, gbps, rtt) = r?;
-        let loss = args
-            .rate
-            .map_or("-".into(), |r| format!("{:.1}", (1.0 - mpps * 1e6 / r).max(0.0) * 100.0));
+        let loss = args.rate.map_or("-".into(), |r| {
+            format!("{:.1}", (1.0 - mpps * 1e6 / r).max(0.0) * 100.0)
+        });
         println!(
             "{n:>4} {:>3} {:>3} {mpps:>10.3} {gbps:>8.3} {loss:>7} {rtt:>12.0}",
             n.min(4),

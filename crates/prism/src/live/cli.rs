@@ -48,6 +48,23 @@ pub struct NodeArgs {
     pub api: PathBuf,
 }
 
+impl NodeArgs {
+    /// The defaults of `prism node --config FILE` (for `prism run --live`).
+    pub fn for_config(config: PathBuf, json: bool) -> Self {
+        Self {
+            config,
+            iface: Vec::new(),
+            soft_iface: Vec::new(),
+            io: IoChoice::Auto,
+            workers: 1,
+            cores: Vec::new(),
+            seconds: None,
+            json,
+            api: PathBuf::from(super::ctl::DEFAULT_SOCKET),
+        }
+    }
+}
+
 /// Applies `PORT=IFACE` overrides to a per-port list.
 fn override_ports(
     sc: &scenario::Scenario,
