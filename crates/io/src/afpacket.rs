@@ -110,7 +110,7 @@ impl Drop for Ring {
     }
 }
 
-fn check(r: libc::c_int) -> io::Result<libc::c_int> {
+pub(crate) fn check(r: libc::c_int) -> io::Result<libc::c_int> {
     if r < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -118,7 +118,12 @@ fn check(r: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
-fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, v: &T) -> io::Result<()> {
+pub(crate) fn setsockopt<T>(
+    fd: RawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    v: &T,
+) -> io::Result<()> {
     // SAFETY: `v` is a valid T for the duration of the call.
     check(unsafe {
         libc::setsockopt(
@@ -348,22 +353,7 @@ impl PacketPort {
     /// Waits up to `timeout_ms` for the ring to have a block (or any of
     /// `ports` to be readable).
     pub fn wait_any(ports: &[&PacketPort], timeout_ms: i32) -> io::Result<()> {
-        let mut fds: [libc::pollfd; 64] = [libc::pollfd {
-            fd: -1,
-            events: 0,
-            revents: 0,
-        }; 64];
-        let n = ports.len().min(64);
-        for (p, fd) in ports.iter().zip(fds.iter_mut()) {
-            fd.fd = p.fd.as_raw_fd();
-            fd.events = libc::POLLIN;
-        }
-        // SAFETY: fds holds n initialised pollfds.
-        match check(unsafe { libc::poll(fds.as_mut_ptr(), n as libc::nfds_t, timeout_ms) }) {
-            Ok(_) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
-            Err(e) => Err(e),
-        }
+        poll_readable(ports.iter().map(|p| p.fd.as_raw_fd()), timeout_ms)
     }
 
     /// Sends `frames` (at most [`TX_BATCH`] per system call). Returns how
@@ -444,6 +434,28 @@ impl AsRawFd for PacketPort {
     }
 }
 
-fn annotate(e: io::Error, iface: &str, what: &str) -> io::Error {
+/// Waits up to `timeout_ms` for any of the (at most 64) descriptors to be
+/// readable; an interrupted wait returns early, without error.
+pub fn poll_readable(fds: impl Iterator<Item = RawFd>, timeout_ms: i32) -> io::Result<()> {
+    let mut set = [libc::pollfd {
+        fd: -1,
+        events: 0,
+        revents: 0,
+    }; 64];
+    let mut n = 0;
+    for (fd, slot) in fds.zip(set.iter_mut()) {
+        slot.fd = fd;
+        slot.events = libc::POLLIN;
+        n += 1;
+    }
+    // SAFETY: `set` holds `n` initialised pollfds.
+    match check(unsafe { libc::poll(set.as_mut_ptr(), n as libc::nfds_t, timeout_ms) }) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+pub(crate) fn annotate(e: io::Error, iface: &str, what: &str) -> io::Error {
     io::Error::new(e.kind(), format!("{iface}: {what}: {e}"))
 }

@@ -113,25 +113,7 @@ impl Port {
 
     /// Waits up to `timeout_ms` for any of `ports` to have frames.
     pub fn wait_any(ports: &[&Port], timeout_ms: i32) -> io::Result<()> {
-        let mut fds = [libc::pollfd {
-            fd: -1,
-            events: 0,
-            revents: 0,
-        }; 64];
-        let n = ports.len().min(64);
-        for (p, fd) in ports.iter().zip(fds.iter_mut()) {
-            fd.fd = p.as_raw_fd();
-            fd.events = libc::POLLIN;
-        }
-        // SAFETY: fds holds n initialised pollfds.
-        let r = unsafe { libc::poll(fds.as_mut_ptr(), n as libc::nfds_t, timeout_ms) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
-        Ok(())
+        crate::afpacket::poll_readable(ports.iter().map(|p| p.as_raw_fd()), timeout_ms)
     }
 }
 

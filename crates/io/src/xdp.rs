@@ -19,7 +19,7 @@
 //!
 //! Reference: Linux `Documentation/networking/af_xdp.rst`.
 
-use crate::afpacket::{PortStats, RxFrame, ifindex};
+use crate::afpacket::{PortStats, RxFrame, annotate, check, ifindex};
 use crate::bpf::{XdpHook, XdpRedirect};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -216,26 +216,8 @@ impl Drop for XdpPort {
     }
 }
 
-fn check(r: libc::c_int) -> io::Result<libc::c_int> {
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
-
 fn setsockopt<T>(fd: RawFd, name: libc::c_int, v: &T) -> io::Result<()> {
-    // SAFETY: `v` is a valid T for the call.
-    check(unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_XDP,
-            name,
-            (v as *const T).cast(),
-            std::mem::size_of::<T>() as libc::socklen_t,
-        )
-    })
-    .map(drop)
+    crate::afpacket::setsockopt(fd, libc::SOL_XDP, name, v)
 }
 
 /// The number of receive queues of `iface` (AF_XDP binds one socket per queue).
@@ -613,8 +595,4 @@ impl AsRawFd for XdpPort {
     fn as_raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
-}
-
-fn annotate(e: io::Error, iface: &str, what: &str) -> io::Error {
-    io::Error::new(e.kind(), format!("{iface}: {what}: {e}"))
 }

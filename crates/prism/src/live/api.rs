@@ -233,19 +233,42 @@ async fn remove(State(st): State<ApiState>, Path(name): Path<String>) -> Respons
     .await
 }
 
+/// A partial change: checks `body` has the shape `shape` (fields in
+/// `allowed` only), then lets `edit` fold it into the network's definition.
+async fn patch(
+    st: ApiState,
+    name: String,
+    body: Value,
+    shape: &'static str,
+    allowed: &'static [&'static str],
+    edit: impl FnOnce(&mut serde_json::Map<String, Value>, &Value) + Send + 'static,
+) -> Response {
+    let n = name.clone();
+    change(st, name, false, move |cur| {
+        let mut doc = existing(&n, cur)?;
+        object(&body, shape)?;
+        unknown(&body, allowed)?;
+        edit(doc.as_object_mut().expect("documents are objects"), &body);
+        Ok(Some(doc))
+    })
+    .await
+}
+
 async fn set_routes(
     State(st): State<ApiState>,
     Path(name): Path<String>,
     Json(body): Json<Value>,
 ) -> Response {
-    let n = name.clone();
-    change(st, name, false, move |cur| {
-        let mut doc = existing(&n, cur)?;
-        object(&body, "`{\"route\": [...]}`")?;
-        unknown(&body, &["route"])?;
-        doc["route"] = body.get("route").cloned().unwrap_or(json!([]));
-        Ok(Some(doc))
-    })
+    patch(
+        st,
+        name,
+        body,
+        "`{\"route\": [...]}`",
+        &["route"],
+        |o, b| {
+            o.insert("route".into(), b.get("route").cloned().unwrap_or(json!([])));
+        },
+    )
     .await
 }
 
@@ -254,22 +277,21 @@ async fn set_rules(
     Path(name): Path<String>,
     Json(body): Json<Value>,
 ) -> Response {
-    let n = name.clone();
-    change(st, name, false, move |cur| {
-        let mut doc = existing(&n, cur)?;
-        object(&body, "`{\"rule\": [...], \"default_action\": {...}}`")?;
-        unknown(&body, &["rule", "default_action"])?;
-        let o = doc.as_object_mut().expect("documents are objects");
-        o.insert(
-            "rule".into(),
-            body.get("rule").cloned().unwrap_or(json!([])),
-        );
-        match body.get("default_action") {
-            Some(a) => o.insert("default_action".into(), a.clone()),
-            None => o.remove("default_action"),
-        };
-        Ok(Some(doc))
-    })
+    let shape = "`{\"rule\": [...], \"default_action\": {...}}`";
+    patch(
+        st,
+        name,
+        body,
+        shape,
+        &["rule", "default_action"],
+        |o, b| {
+            o.insert("rule".into(), b.get("rule").cloned().unwrap_or(json!([])));
+            match b.get("default_action") {
+                Some(a) => o.insert("default_action".into(), a.clone()),
+                None => o.remove("default_action"),
+            };
+        },
+    )
     .await
 }
 
@@ -278,26 +300,26 @@ async fn set_rate(
     Path(name): Path<String>,
     Json(body): Json<Value>,
 ) -> Response {
-    let n = name.clone();
-    change(st, name, false, move |cur| {
-        let mut doc = existing(&n, cur)?;
-        object(&body, "`{\"rate_bps\": N or null, \"burst_bytes\": N}`")?;
-        unknown(&body, &["rate_bps", "burst_bytes"])?;
-        let o = doc.as_object_mut().expect("documents are objects");
-        match body.get("rate_bps").filter(|r| !r.is_null()) {
+    let shape = "`{\"rate_bps\": N or null, \"burst_bytes\": N}`";
+    patch(
+        st,
+        name,
+        body,
+        shape,
+        &["rate_bps", "burst_bytes"],
+        |o, b| match b.get("rate_bps").filter(|r| !r.is_null()) {
             None => {
                 o.remove("rate_limit");
             }
             Some(r) => {
                 let mut rl = json!({ "rate": r });
-                if let Some(b) = body.get("burst_bytes").filter(|b| !b.is_null()) {
-                    rl["burst"] = b.clone();
+                if let Some(burst) = b.get("burst_bytes").filter(|x| !x.is_null()) {
+                    rl["burst"] = burst.clone();
                 }
                 o.insert("rate_limit".into(), rl);
             }
-        }
-        Ok(Some(doc))
-    })
+        },
+    )
     .await
 }
 
@@ -306,13 +328,9 @@ async fn set_tier(
     Path(name): Path<String>,
     Json(body): Json<Value>,
 ) -> Response {
-    let n = name.clone();
-    change(st, name, false, move |cur| {
-        let mut doc = existing(&n, cur)?;
-        object(&body, "`{\"tier\": \"hardware\" or \"software\"}`")?;
-        unknown(&body, &["tier"])?;
-        doc["tier"] = body.get("tier").cloned().unwrap_or(Value::Null);
-        Ok(Some(doc))
+    let shape = "`{\"tier\": \"hardware\" or \"software\"}`";
+    patch(st, name, body, shape, &["tier"], |o, b| {
+        o.insert("tier".into(), b.get("tier").cloned().unwrap_or(Value::Null));
     })
     .await
 }
