@@ -6,6 +6,7 @@
 //! - [`xdp`] and [`bpf`]: AF_XDP ports (UMEM, rings) and the XDP program
 //!   that redirects an interface's frames to them.
 //! - [`port`]: either kind behind one type, and the choice between them.
+//! - [`seqpacket`]: a Unix sequenced-packet client (DPDK's telemetry socket).
 //! - [`netns`]: network namespaces, veth pairs, sysctls (iproute2).
 //! - [`container`]: software-tier containers (namespace + veth + cgroup).
 
@@ -15,4 +16,5 @@ pub mod container;
 pub mod netns;
 pub mod pcap;
 pub mod port;
+pub mod seqpacket;
 pub mod xdp;

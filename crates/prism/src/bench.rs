@@ -44,7 +44,7 @@ pub struct Figure {
 }
 
 #[inline]
-fn tsc() -> u64 {
+pub(crate) fn tsc() -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: RDTSC has no preconditions on x86_64; it only reads the counter.
@@ -88,7 +88,7 @@ fn measure(name: &str, items: u64, reps: usize, note: &str, mut f: impl FnMut())
 
 /// Frames through the whole pipeline: copy-in, parse, map, route, actions,
 /// output queue, DRR transmit, buffer recycle.
-fn pipeline_loop(s: &Substrate, frames: &[Vec<u8>], rounds: usize) -> impl FnMut() {
+pub(crate) fn pipeline_loop(s: &Substrate, frames: &[Vec<u8>], rounds: usize) -> impl FnMut() {
     let mut p = Pipeline::new(
         s.handle(),
         PipelineConfig {
@@ -444,7 +444,7 @@ fn bgp_substrate(prefixes: &[prism_tables::Ipv4Prefix]) -> Result<Substrate> {
 }
 
 /// One header inside each rule, for rule sets without a trace.
-fn in_rule_headers(rules: &[prism_tables::Rule]) -> Vec<Key> {
+pub(crate) fn in_rule_headers(rules: &[prism_tables::Rule]) -> Vec<Key> {
     rules
         .iter()
         .map(|r| {

@@ -5,6 +5,7 @@ mod bench;
 mod demo;
 mod live;
 mod netdoc;
+mod peers;
 mod plot;
 mod report;
 mod router_config;
@@ -50,6 +51,9 @@ enum Cmd {
     /// Forwarding rate and latency over veth per RFC 2544 size: hardware
     /// tier, software tier (prism and kernel routers), Linux forwarding.
     BenchLive(live::bench_live::BenchLiveArgs),
+    /// Prism against DPDK l3fwd, rte_fib/rte_lpm, rte_acl, Open vSwitch and
+    /// Linux forwarding on this machine, as ratios (bench/peers/run).
+    BenchPeers(peers::PeersArgs),
     /// Talk to a running node through its API (docs/api/openapi.yaml).
     Ctl(live::ctl::CtlArgs),
     /// Remove every namespace, link and cgroup a killed Prism left behind.
@@ -160,6 +164,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Cleanup => live::cli::cleanup(),
         Cmd::Ctl(args) => live::ctl::run(&args),
         Cmd::BenchLive(args) => live::bench_live::run(&args),
+        Cmd::BenchPeers(args) => peers::run(&args),
         Cmd::Swrouter {
             config,
             network,

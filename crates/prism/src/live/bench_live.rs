@@ -75,18 +75,18 @@ const SWEEP: [(&str, &str, &str, &str); 5] = [
 const SWEEP_MULTI: [usize; 2] = [3, 4];
 
 /// (label, host a namespace, host b namespace, frame source MAC, gateway MAC).
-struct Target {
-    label: &'static str,
-    a: String,
-    b: String,
-    src: [u8; 6],
-    gw: [u8; 6],
+pub(crate) struct Target {
+    pub label: &'static str,
+    pub a: String,
+    pub b: String,
+    pub src: [u8; 6],
+    pub gw: [u8; 6],
 }
 
 /// Sends from host a for `secs`, as fast as one `sendmmsg` loop can or at
 /// `pps` frames per second, and counts what host b receives. Returns
 /// (delivered Mpps, Gbit/s).
-fn blast(t: &Target, size: usize, secs: f64, pps: Option<f64>) -> Result<(f64, f64)> {
+pub(crate) fn blast(t: &Target, size: usize, secs: f64, pps: Option<f64>) -> Result<(f64, f64)> {
     let spec = FrameSpec {
         src_mac: EthernetAddress(t.src),
         dst_mac: EthernetAddress(t.gw),
@@ -152,7 +152,7 @@ fn blast(t: &Target, size: usize, secs: f64, pps: Option<f64>) -> Result<(f64, f
     Ok((pps / 1e6, pps * size as f64 * 8.0 / 1e9))
 }
 
-fn rtt_us(t: &Target, size: usize) -> Option<f64> {
+pub(crate) fn rtt_us(t: &Target, size: usize) -> Option<f64> {
     let payload = (size - 4 - 14 - 20 - 8).to_string();
     let out = netns::run(
         "ip",
@@ -174,13 +174,13 @@ fn rtt_us(t: &Target, size: usize) -> Option<f64> {
     Some(avg * 1000.0)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
 
 /// A Linux router namespace between two hosts: the baseline with no Prism.
-fn kernel_baseline() -> Result<Target> {
+pub(crate) fn kernel_baseline() -> Result<Target> {
     let r = format!("{HOST_PREFIX}r");
     netns::create_namespace(&r)?;
     netns::sysctl_in(Some(&r), "net.ipv4.ip_forward", "1")?;

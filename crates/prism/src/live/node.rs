@@ -310,7 +310,7 @@ pub fn used_ports(spec: &prism_pipeline::NetworkSpec, cfg: &RouterConfig, ports:
     v
 }
 
-fn pin_to_core(core: usize) {
+pub(crate) fn pin_to_core(core: usize) {
     // SAFETY: cpu_set_t is plain data; sched_setaffinity on this thread.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
