@@ -7,6 +7,7 @@
 //!   that redirects an interface's frames to them.
 //! - [`port`]: either kind behind one type, and the choice between them.
 //! - [`seqpacket`]: a Unix sequenced-packet client (DPDK's telemetry socket).
+//! - [`sys`]: signals, thread pinning.
 //! - [`netns`]: network namespaces, veth pairs, sysctls (iproute2).
 //! - [`container`]: software-tier containers (namespace + veth + cgroup).
 
@@ -17,4 +18,5 @@ pub mod netns;
 pub mod pcap;
 pub mod port;
 pub mod seqpacket;
+pub mod sys;
 pub mod xdp;

@@ -310,11 +310,8 @@ pub fn used_ports(spec: &prism_pipeline::NetworkSpec, cfg: &RouterConfig, ports:
     v
 }
 
+/// Keeps the calling worker on `core` (a core that does not exist leaves
+/// it where the scheduler puts it).
 pub(crate) fn pin_to_core(core: usize) {
-    // SAFETY: cpu_set_t is plain data; sched_setaffinity on this thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(core, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
+    let _ = prism_io::sys::pin_to_core(core);
 }

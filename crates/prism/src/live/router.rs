@@ -253,14 +253,9 @@ impl SoftwareRouter {
                     let file = self.spec_file.clone().context("router file")?;
                     self.write_spec(&file, env, doc)?;
                     let pid = self.pid.context("router process")?;
-                    // SAFETY: kill(2) on the router's own pid.
-                    if unsafe { libc::kill(pid as i32, libc::SIGHUP) } != 0 {
-                        bail!(
-                            "network `{}`: cannot signal its router: {}",
-                            self.name,
-                            std::io::Error::last_os_error()
-                        );
-                    }
+                    prism_io::sys::signal(pid, prism_io::sys::Signal::Hangup).with_context(
+                        || format!("network `{}`: cannot signal its router", self.name),
+                    )?;
                 }
                 RouterKind::Command => bail!(
                     "network `{}`: its router is a user command, whose routes are its own; change the command's configuration, or the router kind",

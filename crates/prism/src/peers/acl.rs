@@ -172,7 +172,8 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
         // Enough passes for about half a second of dpdk-test-acl's own timing.
         let iter = (2_000_000 / keys.len()).max(1);
         let (mut peer, mut ours) = (Vec::new(), Vec::new());
-        for _ in 0..args.rounds {
+        // Cheap rounds, and a noisy measure: more of them than for rates.
+        for _ in 0..args.rounds * 2 + 1 {
             let t = test_acl(args.core, &rules_path, &trace, keys.len(), iter, 0)?;
             peer.push(
                 cycles_per_pkt(&t).with_context(|| {

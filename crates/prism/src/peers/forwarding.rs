@@ -21,6 +21,7 @@ use super::{Clock, PeersArgs, Row, median};
 use crate::live::node::pin_to_core;
 use anyhow::{Context, Result, bail};
 use prism_io::seqpacket::SeqPacket;
+use prism_io::sys::{self, Signal};
 use prism_pipeline::traffic::{FrameSpec, build};
 use prism_pipeline::{Action, ForwardingSpec, NetworkSpec, Substrate, Tier};
 use prism_tables::Ipv4Prefix;
@@ -98,13 +99,12 @@ impl L3fwd {
             }
             std::thread::sleep(Duration::from_millis(200));
         }
-        l.signal(libc::SIGSTOP);
+        l.signal(Signal::Stop);
         Ok(l)
     }
 
-    fn signal(&self, sig: libc::c_int) {
-        // SAFETY: kill(2) on our own child.
-        unsafe { libc::kill(self.child.id() as i32, sig) };
+    fn signal(&self, sig: Signal) {
+        let _ = sys::signal(self.child.id(), sig);
     }
 
     /// Frames sent on the null port (port 1).
@@ -120,7 +120,7 @@ impl L3fwd {
     /// Lets l3fwd run for `secs` (after a short warm-up) and returns its
     /// rate in Mpps and, with perf counters, its cycles per packet.
     fn window(&self, secs: f64, clock: &Clock) -> Result<(f64, Option<f64>)> {
-        self.signal(libc::SIGCONT);
+        self.signal(Signal::Continue);
         std::thread::sleep(Duration::from_millis(200));
         let perf = clock
             .perf
@@ -128,7 +128,7 @@ impl L3fwd {
         let (c0, t0) = (self.opackets()?, Instant::now());
         std::thread::sleep(Duration::from_secs_f64(secs));
         let (c1, t1) = (self.opackets()?, Instant::now());
-        self.signal(libc::SIGSTOP);
+        self.signal(Signal::Stop);
         let n = c1.saturating_sub(c0) as f64;
         let cycles = perf.and_then(super::perf_result).map(|c| c / n);
         Ok((n / (t1 - t0).as_secs_f64() / 1e6, cycles))
@@ -137,8 +137,8 @@ impl L3fwd {
 
 impl Drop for L3fwd {
     fn drop(&mut self) {
-        self.signal(libc::SIGCONT);
-        self.signal(libc::SIGTERM);
+        self.signal(Signal::Continue);
+        self.signal(Signal::Terminate);
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -203,8 +203,7 @@ fn prism_window(
             while warm.elapsed() < Duration::from_millis(200) {
                 step();
             }
-            // SAFETY: gettid has no preconditions.
-            let tid = unsafe { libc::gettid() } as u32;
+            let tid = sys::thread_id();
             let perf = perf_on.then(|| super::perf_cycles(true, tid, secs));
             let t = Instant::now();
             let mut n = 0u64;

@@ -141,7 +141,8 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
         write_lines(&ips, addrs.iter().map(|a| dotted(*a)))?;
         println!("  lookups, full BGP table, {label}: dpdk-test-fib and Prism in turn ...");
         let (mut fib, mut ours) = (Vec::new(), Vec::new());
-        for _ in 0..args.rounds {
+        // Cheap rounds, and a noisy measure: more of them than for rates.
+        for _ in 0..args.rounds * 2 + 1 {
             fib.push(test_fib(args.core, &routes, &ips, false)?.0);
             ours.push(prism_cycles(&table, &addrs, args.core));
         }

@@ -25,6 +25,7 @@ use crate::live::node::{Node, NodeOptions, gateway_mac};
 use crate::scenario;
 use anyhow::{Context, Result, bail};
 use prism_io::netns;
+use prism_io::sys::{self, Signal};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -41,7 +42,7 @@ struct Ovs {
     dir: PathBuf,
 }
 
-fn pid_in(path: &Path) -> Option<i32> {
+fn pid_in(path: &Path) -> Option<u32> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
@@ -146,25 +147,22 @@ impl Ovs {
         Ok(())
     }
 
-    fn vswitchd(&self) -> Option<i32> {
+    fn vswitchd(&self) -> Option<u32> {
         pid_in(&self.dir.join("vswitchd.pid"))
     }
 
-    fn signal(&self, sig: libc::c_int) {
+    fn signal(&self, sig: Signal) {
         if let Some(p) = self.vswitchd() {
-            // SAFETY: kill(2) on the daemon we started.
-            unsafe { libc::kill(p, sig) };
+            let _ = sys::signal(p, sig);
         }
     }
 
     fn kill_in(dir: &Path) {
         for f in ["vswitchd.pid", "ovsdb.pid"] {
             if let Some(p) = pid_in(&dir.join(f)) {
-                // SAFETY: kill(2); a stale pid fails harmlessly.
-                unsafe {
-                    libc::kill(p, libc::SIGCONT);
-                    libc::kill(p, libc::SIGKILL);
-                }
+                // A stale pid fails harmlessly.
+                let _ = sys::signal(p, Signal::Continue);
+                let _ = sys::signal(p, Signal::Kill);
             }
         }
     }
@@ -172,7 +170,7 @@ impl Ovs {
 
 impl Drop for Ovs {
     fn drop(&mut self) {
-        self.signal(libc::SIGCONT);
+        self.signal(Signal::Continue);
         Self::kill_in(&self.dir);
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -260,7 +258,7 @@ pub fn run(args: &PeersArgs) -> Result<Vec<Row>> {
                 .find(|n| n.starts_with("receiving on"))
                 .map_or("", String::as_str)
         );
-        ovs.signal(libc::SIGSTOP);
+        ovs.signal(Signal::Stop);
         let mut rows = Vec::new();
         for &size in &args.sizes {
             println!("  veth, {size} B: six targets in turn ...");
@@ -268,12 +266,12 @@ pub fn run(args: &PeersArgs) -> Result<Vec<Row>> {
             for _ in 0..args.rounds {
                 for (i, (_, t, is_ovs)) in targets.iter().enumerate() {
                     if *is_ovs {
-                        ovs.signal(libc::SIGCONT);
+                        ovs.signal(Signal::Continue);
                         std::thread::sleep(Duration::from_millis(200));
                     }
                     let m = blast(t, size, args.seconds, None).map(|r| r.0);
                     if *is_ovs {
-                        ovs.signal(libc::SIGSTOP);
+                        ovs.signal(Signal::Stop);
                     }
                     res[i].push(m?);
                 }
