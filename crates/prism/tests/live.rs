@@ -227,3 +227,46 @@ fn api_changes_apply_under_traffic_without_restart() {
             .contains("matching/no-route")
     );
 }
+
+#[test]
+fn two_pinned_workers_forward_through_both_tiers() {
+    if !root_or_skip("two workers") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _t = Topology::build();
+    // Ports are dealt to the workers in turn, so each network's two ports
+    // (and its container's links) belong to different workers: every frame
+    // crosses from one worker's AF_XDP socket to the other's interface.
+    let node = start_node_with("two", &scenario(), &["--workers", "2", "--cores", "0,1"]);
+    wait_for_api(10);
+    for (k, (name, _)) in NETS.iter().enumerate() {
+        let (a, b) = (format!("pte{k}a"), format!("pte{k}b"));
+        wait_for_ping(&a, 5);
+        let j = iperf3(&a, &b, &[], name);
+        let bps = j["end"]["sum_received"]["bits_per_second"]
+            .as_f64()
+            .unwrap();
+        eprintln!("two workers, {name}: TCP {:.1} Mbit/s", bps / 1e6);
+        assert!(
+            bps > 10e6,
+            "TCP through `{name}` with two workers: {bps} bit/s"
+        );
+    }
+    let ports = ctl_ok(&["ports"]);
+    let v: serde_json::Value = serde_json::from_str(&ports).unwrap();
+    let workers: std::collections::BTreeSet<u64> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["rx"] == true)
+        .map(|p| p["worker"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        workers.len(),
+        2,
+        "receive sockets on one worker only: {ports}"
+    );
+    let c = stop_node(node);
+    assert!(network(&c, "swp")["from_software"].as_u64().unwrap() > 1000);
+}
