@@ -158,9 +158,11 @@ fn networks_are_added_changed_moved_and_removed_at_run_time() {
     let back = ctl_ok(&["tier", "hw", "hardware"]);
     assert!(back.contains("moved to hardware"), "{back}");
     let (sent, got) = ping_counts(f);
+    // Make-before-break: the router is up before the switch. Switching first
+    // loses 10 or more of these pings (measured by doing so).
     eprintln!("migration hw → sw → hw under 100 pings/s: {got} of {sent} answered");
     assert!(
-        got * 100 >= sent * 95,
+        got * 100 >= sent * 98,
         "{got} of {sent} pings through two migrations"
     );
 
