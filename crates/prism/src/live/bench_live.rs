@@ -12,7 +12,7 @@
 //! (no preamble or gap).
 
 use super::demo::{self, HOST_PREFIX, LINK_PREFIX, host_mac, make_host};
-use super::node::{Node, NodeOptions, gateway_mac};
+use super::node::gateway_mac;
 use crate::scenario;
 use anyhow::Result;
 use prism_io::afpacket::{PacketPort, RingConfig};
@@ -231,7 +231,7 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
         args.sizes.clone()
     };
     demo::remove_hosts();
-    let state = std::path::PathBuf::from("/run/prism-demo");
+    let state = std::path::PathBuf::from(demo::STATE_DIR);
     std::fs::create_dir_all(&state)?;
     let file = state.join("bench-live.toml");
     let text = demo::scenario_text_with(&SWEEP, |k| SWEEP_MULTI.contains(&k));
@@ -240,13 +240,7 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
     demo::make_hosts(SWEEP.len())?;
     demo::make_spare_links(&SWEEP_MULTI)?;
     let baseline = kernel_baseline();
-    let ifaces: Vec<String> = sc
-        .interfaces
-        .iter()
-        .map(|i| i.clone().unwrap_or_default())
-        .collect();
-    let soft = sc.software_interfaces.clone();
-    let node = Node::start(sc, &ifaces, &soft, &node_options(state), io(args));
+    let node = demo::start_node(sc, io(args));
     let result = (|| -> Result<()> {
         let node = node?;
         let receiving = node
@@ -306,16 +300,6 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
     result
 }
 
-fn node_options(state: std::path::PathBuf) -> NodeOptions {
-    NodeOptions {
-        workers: 1,
-        cores: vec![],
-        ns_prefix: "prism-demo-c".into(),
-        link_prefix: "pdc".into(),
-        state_dir: state,
-    }
-}
-
 fn io(args: &BenchLiveArgs) -> super::control::IoSettings {
     super::control::IoSettings {
         choice: args.io,
@@ -341,7 +325,7 @@ fn scale(args: &BenchLiveArgs) -> Result<()> {
         "{:>4} {:>3} {:>3} {:>10} {:>8} {:>7} {:>12}",
         "nets", "hw", "sw", "agg Mpps", "Gbit/s", "loss%", "mean RTT us"
     );
-    let state = std::path::PathBuf::from("/run/prism-demo");
+    let state = std::path::PathBuf::from(demo::STATE_DIR);
     std::fs::create_dir_all(&state)?;
     for &n in &args.networks {
         let names: Vec<String> = (0..n).map(|k| format!("n{k}")).collect();
@@ -365,13 +349,7 @@ fn scale(args: &BenchLiveArgs) -> Result<()> {
         let r = (|| -> Result<(f64, f64, f64)> {
             demo::make_hosts(n)?;
             demo::make_spare_links(&(0..n).filter(|&k| multi(k)).collect::<Vec<_>>())?;
-            let ifaces: Vec<String> = sc
-                .interfaces
-                .iter()
-                .map(|i| i.clone().unwrap_or_default())
-                .collect();
-            let soft = sc.software_interfaces.clone();
-            let _node = Node::start(sc, &ifaces, &soft, &node_options(state.clone()), io(args))?;
+            let _node = demo::start_node(sc, io(args))?;
             std::thread::sleep(Duration::from_millis(500));
             let targets: Vec<Target> = (0..n)
                 .map(|k| Target {

@@ -220,6 +220,31 @@ pub fn remove_hosts() {
     }
 }
 
+/// Where the demo's and the benchmarks' nodes keep their files.
+pub const STATE_DIR: &str = "/run/prism-demo";
+
+/// Starts a one-worker node for a demo-shaped scenario (ports on the hosts'
+/// links, software interfaces as the scenario gives them), with the
+/// demo's names, which `prism cleanup` knows.
+pub fn start_node(sc: scenario::Scenario, io: super::control::IoSettings) -> Result<Node> {
+    let state = std::path::PathBuf::from(STATE_DIR);
+    std::fs::create_dir_all(&state)?;
+    let ifaces: Vec<String> = sc
+        .interfaces
+        .iter()
+        .map(|i| i.clone().unwrap_or_default())
+        .collect();
+    let soft = sc.software_interfaces.clone();
+    let opts = NodeOptions {
+        workers: 1,
+        cores: vec![],
+        ns_prefix: "prism-demo-c".into(),
+        link_prefix: "pdc".into(),
+        state_dir: state,
+    };
+    Node::start(sc, &ifaces, &soft, &opts, io)
+}
+
 impl Drop for Hosts {
     fn drop(&mut self) {
         remove_hosts();
@@ -251,7 +276,7 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
-    let state = std::path::PathBuf::from("/run/prism-demo");
+    let state = std::path::PathBuf::from(STATE_DIR);
     std::fs::create_dir_all(&state)?;
     let file = state.join("demo-live.toml");
     let text = scenario_text();
@@ -264,26 +289,7 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
     };
     say("prism demo (live): building 10 test hosts and 3 containers ...");
     let hosts = Hosts::create().context("building the test hosts")?;
-    let ifaces: Vec<String> = sc
-        .interfaces
-        .iter()
-        .map(|i| i.clone().unwrap_or_default())
-        .collect();
-    let opts = NodeOptions {
-        workers: 1,
-        cores: vec![],
-        ns_prefix: "prism-demo-c".into(),
-        link_prefix: "pdc".into(),
-        state_dir: state.clone(),
-    };
-    let soft = vec![None; ifaces.len()];
-    let node = Node::start(
-        sc,
-        &ifaces,
-        &soft,
-        &opts,
-        super::control::IoSettings::default(),
-    )?;
+    let node = start_node(sc, super::control::IoSettings::default())?;
     for n in &node.notes {
         say(&format!("  {n}"));
     }

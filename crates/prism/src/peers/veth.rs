@@ -21,7 +21,7 @@
 use super::{PeersArgs, Row, median};
 use crate::live::bench_live::{Target, blast, kernel_baseline};
 use crate::live::demo::{self, HOST_PREFIX, LINK_PREFIX, host_mac, make_host};
-use crate::live::node::{Node, NodeOptions, gateway_mac};
+use crate::live::node::gateway_mac;
 use crate::scenario;
 use anyhow::{Context, Result, bail};
 use prism_io::netns;
@@ -207,25 +207,10 @@ fn ovs_hosts(tag: &str, k: usize) -> Result<(Target, String, String)> {
 pub fn run(args: &PeersArgs) -> Result<Vec<Row>> {
     demo::remove_hosts();
     let r = (|| -> Result<Vec<Row>> {
-        let state = PathBuf::from("/run/prism-demo");
-        std::fs::create_dir_all(&state)?;
         let text = demo::scenario_text_for(&NETS);
         let sc = scenario::load("bench-peers (veth)", &text)?;
         demo::make_hosts(NETS.len())?;
-        let ifaces: Vec<String> = sc
-            .interfaces
-            .iter()
-            .map(|i| i.clone().unwrap_or_default())
-            .collect();
-        let soft = vec![None; ifaces.len()];
-        let opts = NodeOptions {
-            workers: 1,
-            cores: vec![],
-            ns_prefix: "prism-demo-c".into(),
-            link_prefix: "pdc".into(),
-            state_dir: state,
-        };
-        let node = Node::start(sc, &ifaces, &soft, &opts, Default::default())?;
+        let node = demo::start_node(sc, Default::default())?;
         let ovs = Ovs::start()?;
         let (xdp, xa, xb) = ovs_hosts("ov", 7)?;
         ovs.bridge("pdhbrx", "afxdp", &xa, &xb, 7)?;
