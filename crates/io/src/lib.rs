@@ -14,6 +14,7 @@
 pub mod afpacket;
 pub mod bpf;
 pub mod container;
+pub mod datasets;
 pub mod netns;
 pub mod pcap;
 pub mod port;

@@ -61,3 +61,16 @@ pub fn thread_id() -> u32 {
     // SAFETY: gettid has no preconditions.
     unsafe { libc::gettid() as u32 }
 }
+
+/// Restores the default action of SIGPIPE (Rust ignores it, so a write to
+/// a closed pipe returns an error that `println!` turns into a panic): a
+/// command whose reader went away (`prism sim rmu | head -3`) then ends
+/// quietly, as other Unix tools do. Only for commands that hold nothing
+/// that needs cleaning up.
+pub fn default_sigpipe() {
+    // SAFETY: setting a signal's disposition to SIG_DFL has no
+    // preconditions; no handler of ours is replaced.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}

@@ -4,10 +4,12 @@
 //! no locks. Readers get a [`CounterSnapshot`] copied between batches.
 
 use crate::reasons::DropReason;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Counters of one network.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct NetworkCounters {
     pub rx_packets: u64,
     pub rx_bytes: u64,
@@ -15,8 +17,12 @@ pub struct NetworkCounters {
     pub tx_bytes: u64,
     pub to_software: u64,
     pub from_software: u64,
-    #[serde(skip)]
+    #[serde(skip, default = "no_drops")]
     pub drops: [u64; DropReason::COUNT],
+}
+
+fn no_drops() -> [u64; DropReason::COUNT] {
+    [0; DropReason::COUNT]
 }
 
 impl Default for NetworkCounters {
@@ -44,7 +50,7 @@ impl NetworkCounters {
     }
 
     /// Non-zero drop counters by name (`stage/reason`).
-    pub fn drop_list(&self) -> Vec<(String, u64)> {
+    pub fn drop_list(&self) -> BTreeMap<String, u64> {
         DropReason::all()
             .filter(|r| self.drops[r.index()] > 0)
             .map(|r| (r.to_string(), self.drops[r.index()]))
@@ -85,7 +91,8 @@ impl Stage {
 }
 
 /// Packets and bytes that entered a stage.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct StageCount {
     pub packets: u64,
     pub bytes: u64,
@@ -141,25 +148,29 @@ impl Counters {
 }
 
 /// A copy of the counters with network names, for reports.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct CounterSnapshot {
     pub rx_packets: u64,
     pub rx_bytes: u64,
     pub networks: Vec<NamedCounters>,
-    pub unmapped_drops: Vec<(String, u64)>,
+    /// Drops before a network was known, by `stage/reason`.
+    pub unmapped_drops: BTreeMap<String, u64>,
     /// Per stage: name, packets and bytes that entered it, and drops.
     pub stages: Vec<StageReport>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct StageReport {
-    pub stage: &'static str,
+    pub stage: String,
     pub packets: u64,
     pub bytes: u64,
     pub dropped: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct NamedCounters {
     pub id: u16,
     pub name: String,
@@ -167,15 +178,13 @@ pub struct NamedCounters {
     #[serde(flatten)]
     pub counters: NetworkCounters,
     pub dropped: u64,
-    pub drops: Vec<(String, u64)>,
+    /// Drops by `stage/reason`.
+    pub drops: BTreeMap<String, u64>,
 }
 
-fn merge_named(into: &mut Vec<(String, u64)>, from: &[(String, u64)]) {
+fn merge_named(into: &mut BTreeMap<String, u64>, from: &BTreeMap<String, u64>) {
     for (name, n) in from {
-        match into.iter_mut().find(|(m, _)| m == name) {
-            Some((_, c)) => *c += n,
-            None => into.push((name.clone(), *n)),
-        }
+        *into.entry(name.clone()).or_default() += n;
     }
 }
 

@@ -29,7 +29,7 @@ pub use dataplane::{Dataplane, Network, Tier};
 pub use device::{DeviceProfile, HardwareTier, ModuleKind, PROFILES, PlacementError};
 pub use packet::{Packet, PacketPool};
 pub use pipeline::{Pipeline, PipelineConfig};
-pub use reasons::DropReason;
+pub use reasons::{DropReason, IoDrop};
 pub use services::{Service, ServiceScratch};
 pub use substrate::{
     ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, Substrate, SubstrateError,

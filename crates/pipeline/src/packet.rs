@@ -67,6 +67,18 @@ impl Packet {
         true
     }
 
+    /// Puts back a VLAN tag the receiving NIC stripped into metadata
+    /// (`tpid`, `tci`). False if there is no headroom for it.
+    pub fn restore_vlan_tag(&mut self, tpid: u16, tci: u16) -> bool {
+        use prism_wire::vlan::{FIRST_TAG_OFFSET, TAG_LEN, emit_stripped_tag};
+        if !self.insert_gap(FIRST_TAG_OFFSET, TAG_LEN) {
+            return false;
+        }
+        let gap = &mut self.data_mut()[FIRST_TAG_OFFSET..FIRST_TAG_OFFSET + TAG_LEN];
+        emit_stripped_tag(gap.try_into().expect("4 bytes"), tpid, tci);
+        true
+    }
+
     /// Removes `n` bytes at offset `at` by moving the `at` bytes before them forward.
     pub fn remove_gap(&mut self, at: usize, n: usize) -> bool {
         if at + n > self.len() {

@@ -153,6 +153,14 @@ impl Pipeline {
         self.pool.recycle(pkt);
     }
 
+    /// Counts a packet of network `net` (`None`: not yet mapped) that the
+    /// node's I/O dropped for `r` after the pipeline let it go, and takes
+    /// its buffer back.
+    pub fn io_drop(&mut self, pkt: Packet, net: Option<u16>, r: crate::reasons::IoDrop) {
+        let net = net.filter(|n| usize::from(*n) < self.counters.networks.len());
+        self.drop_packet(pkt, net, DropReason::Io(r));
+    }
+
     /// Runs a batch of received packets through the pipeline. Every packet
     /// ends queued for output, queued on a software channel, or dropped and
     /// counted. `batch` is left empty.
@@ -403,7 +411,7 @@ impl Pipeline {
         let stages = Stage::ALL
             .iter()
             .map(|st| StageReport {
-                stage: st.as_str(),
+                stage: st.as_str().to_string(),
                 packets: self.counters.stages[*st as usize].packets,
                 bytes: self.counters.stages[*st as usize].bytes,
                 dropped: drops

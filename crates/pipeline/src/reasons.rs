@@ -74,6 +74,17 @@ reasons! {
     }
 }
 
+reasons! {
+    /// The node's I/O around the pipeline (sockets, container links).
+    IoDrop {
+        /// No socket to leave by: a software network's frame entering on a
+        /// port its container has no link for, or a port with no socket.
+        NoLink => "no-link",
+        /// The IPIP header could not be stripped at a container's boundary.
+        BoundaryStrip => "boundary-strip",
+    }
+}
+
 /// Any drop, tagged with its stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DropReason {
@@ -83,6 +94,7 @@ pub enum DropReason {
     Action(ActionDrop),
     Software(SoftwareDrop),
     Output(OutputDrop),
+    Io(IoDrop),
 }
 
 const OFF_MAP: usize = Malformed::COUNT;
@@ -90,10 +102,11 @@ const OFF_MATCH: usize = OFF_MAP + MapDrop::COUNT;
 const OFF_ACTION: usize = OFF_MATCH + MatchDrop::COUNT;
 const OFF_SOFTWARE: usize = OFF_ACTION + ActionDrop::COUNT;
 const OFF_OUTPUT: usize = OFF_SOFTWARE + SoftwareDrop::COUNT;
+const OFF_IO: usize = OFF_OUTPUT + OutputDrop::COUNT;
 
 impl DropReason {
     /// Number of distinct reasons over all stages.
-    pub const COUNT: usize = OFF_OUTPUT + OutputDrop::COUNT;
+    pub const COUNT: usize = OFF_IO + IoDrop::COUNT;
 
     #[inline]
     pub const fn index(self) -> usize {
@@ -104,6 +117,7 @@ impl DropReason {
             DropReason::Action(r) => OFF_ACTION + r.index(),
             DropReason::Software(r) => OFF_SOFTWARE + r.index(),
             DropReason::Output(r) => OFF_OUTPUT + r.index(),
+            DropReason::Io(r) => OFF_IO + r.index(),
         }
     }
 
@@ -115,6 +129,7 @@ impl DropReason {
             DropReason::Action(_) => "action",
             DropReason::Software(_) => "software",
             DropReason::Output(_) => "output",
+            DropReason::Io(_) => "io",
         }
     }
 
@@ -126,6 +141,7 @@ impl DropReason {
             DropReason::Action(r) => r.as_str(),
             DropReason::Software(r) => r.as_str(),
             DropReason::Output(r) => r.as_str(),
+            DropReason::Io(r) => r.as_str(),
         }
     }
 
@@ -139,6 +155,7 @@ impl DropReason {
             .chain(ActionDrop::ALL.iter().map(|r| DropReason::Action(*r)))
             .chain(SoftwareDrop::ALL.iter().map(|r| DropReason::Software(*r)))
             .chain(OutputDrop::ALL.iter().map(|r| DropReason::Output(*r)))
+            .chain(IoDrop::ALL.iter().map(|r| DropReason::Io(*r)))
     }
 }
 

@@ -1,21 +1,17 @@
-//! The `prism` command: run scenarios, the demo, table tools and benchmarks.
+//! The `prism` command: parses the command line and hands each command to
+//! its file here, or to the libraries (node, test bed) that do the work.
 
-mod auto_tier;
-mod bench;
-mod demo;
-mod live;
-mod netdoc;
-mod peers;
+mod check_cmd;
+mod ctl;
+mod demo_cmd;
+mod node_cmd;
 mod plot;
-mod report;
-mod router_config;
-mod runner;
-mod scenario;
+mod profiles_cmd;
+mod run_cmd;
 mod sim_cmd;
 mod sim_rmu;
-mod tables_cmd;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -47,15 +43,12 @@ enum Cmd {
         seconds: u64,
     },
     /// Run a scenario live on Linux interfaces until Ctrl-C.
-    Node(live::cli::NodeArgs),
+    Node(node_cmd::NodeArgs),
     /// Forwarding rate and latency over veth per RFC 2544 size: hardware
     /// tier, software tier (prism and kernel routers), Linux forwarding.
-    BenchLive(live::bench_live::BenchLiveArgs),
-    /// Prism against DPDK l3fwd, rte_fib/rte_lpm, rte_acl, Open vSwitch and
-    /// Linux forwarding on this machine, as ratios (bench/peers/run).
-    BenchPeers(peers::PeersArgs),
-    /// Talk to a running node through its API (docs/api/openapi.yaml).
-    Ctl(live::ctl::CtlArgs),
+    BenchLive(prism_testbed::bench_live::BenchLiveArgs),
+    /// Talk to a running node through its API (docs/api/node.json).
+    Ctl(ctl::CtlArgs),
     /// Remove every namespace, link and cgroup a killed Prism left behind.
     Cleanup,
     /// Prism's software router inside a container (started by the node).
@@ -93,7 +86,7 @@ enum Cmd {
     #[command(subcommand)]
     Tables(TablesCmd),
     /// Measure the pipeline and tables (Mpps, ns and cycles per packet).
-    Bench(bench::BenchArgs),
+    Bench(prism_testbed::bench::BenchArgs),
     /// List the built-in device profiles.
     Profiles,
     /// Simulators of the papers' experiments.
@@ -138,15 +131,21 @@ enum TablesCmd {
     },
 }
 
-fn split_port_file(s: &str) -> Result<(String, PathBuf)> {
-    let (p, f) = s
-        .split_once('=')
-        .with_context(|| format!("`{s}` is not PORT=FILE"))?;
-    Ok((p.to_string(), PathBuf::from(f)))
-}
-
 fn main() {
     let cli = Cli::parse();
+    // Commands that hold no containers or sockets end quietly when their
+    // reader goes away (`prism sim rmu | head -3`); the others write
+    // without panicking and clean up.
+    if !matches!(
+        cli.cmd,
+        Cmd::Node(_)
+            | Cmd::Demo { .. }
+            | Cmd::BenchLive(_)
+            | Cmd::Swrouter { .. }
+            | Cmd::Run { live: true, .. }
+    ) {
+        prism_io::sys::default_sigpipe();
+    }
     if let Err(e) = dispatch(cli.cmd) {
         eprintln!("prism: {e:#}");
         std::process::exit(1);
@@ -156,209 +155,52 @@ fn main() {
 fn dispatch(cmd: Cmd) -> Result<()> {
     match cmd {
         Cmd::Demo {
-            offline: false,
-            json: false,
+            json,
+            offline,
             seconds,
-        } if prism_io::netns::have_privileges() => live::demo::main(seconds),
-        Cmd::Node(args) => live::cli::node(&args),
-        Cmd::Cleanup => live::cli::cleanup(),
-        Cmd::Ctl(args) => live::ctl::run(&args),
-        Cmd::BenchLive(args) => live::bench_live::run(&args),
-        Cmd::BenchPeers(args) => peers::run(&args),
+        } => demo_cmd::run(json, offline, seconds),
+        Cmd::Node(args) => node_cmd::node(&args),
+        Cmd::Cleanup => node_cmd::cleanup(),
+        Cmd::Ctl(args) => ctl::run(&args),
+        Cmd::BenchLive(args) => prism_testbed::bench_live::run(&args),
         Cmd::Swrouter {
             config,
             network,
             io,
-        } => live::swrouter::run(&config, &network, io),
-        Cmd::Demo { json, .. } => {
-            if !prism_io::netns::have_privileges() {
-                eprintln!(
-                    "prism demo: not root, so no namespaces or raw sockets: running the same idea over in-memory ports (run as root for the live demo)"
-                );
-            }
-            let d = demo::run()?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&d.result.counters)?);
-            } else {
-                println!(
-                    "Prism demo: 5 virtual networks, 80 000 frames over 1 s of traffic time plus 500 that must be dropped, offline (in-memory ports)\n"
-                );
-                print!("{}", d.summary);
-                println!();
-                print!("{}", report::table(&d.result.counters));
-                for (i, o) in d.result.outputs.iter().enumerate() {
-                    println!(
-                        "  port {:<7} sent {} frames",
-                        d.port_names[i],
-                        o.frames.len()
-                    );
-                }
-            }
-            if d.violations.is_empty() {
-                eprintln!(
-                    "isolation check: every output port carried only its own network's frames"
-                );
-                Ok(())
-            } else {
-                bail!("isolation check failed: {}", d.violations.join("; "))
-            }
-        }
+        } => prism_node::swrouter::run(&config, &network, io),
         Cmd::Run {
             config,
             json,
             live: true,
             ..
-        } => live::cli::node(&live::cli::NodeArgs::for_config(config, json)),
+        } => node_cmd::node(&node_cmd::NodeArgs::for_config(config, json)),
         Cmd::Run {
             config,
             pcap_in,
             pcap_out,
             json,
             live: false,
-        } => run(&config, &pcap_in, &pcap_out, json),
-        Cmd::Check { config } => {
-            let text = std::fs::read_to_string(&config)
-                .with_context(|| format!("reading {}", config.display()))?;
-            let sc = scenario::load(&config.display().to_string(), &text)?;
-            let hw = sc.substrate.hardware();
-            println!(
-                "{}: ok; device {}, {} ports, {}/{} hardware slots used",
-                config.display(),
-                hw.profile.name,
-                sc.port_names.len(),
-                usize::from(hw.profile.slots) - hw.free_slots(),
-                hw.profile.slots
-            );
-            for (id, s) in sc.substrate.networks() {
-                println!(
-                    "  {:<12} {:<9} {:<20} slot {:?}",
-                    s.name,
-                    s.tier.as_str(),
-                    s.forwarding.module().as_str(),
-                    hw.slot_of(id)
-                );
-            }
-            Ok(())
-        }
+        } => run_cmd::run(&config, &pcap_in, &pcap_out, json),
+        Cmd::Check { config } => check_cmd::run(&config),
         Cmd::Tables(TablesCmd::Lpm {
             prefixes,
             lookups,
             check,
-        }) => tables_cmd::lpm(&prefixes, lookups, check),
+        }) => prism_testbed::tables::lpm(&prefixes, lookups, check),
         Cmd::Tables(TablesCmd::Classify {
             filters,
             trace,
             check,
             matches,
-        }) => tables_cmd::classify(&filters, trace.as_deref(), check, matches.as_deref()),
-        Cmd::Bench(args) => bench::run(&args),
+        }) => {
+            prism_testbed::tables::classify(&filters, trace.as_deref(), check, matches.as_deref())
+        }
+        Cmd::Bench(args) => prism_testbed::bench::run(&args),
         Cmd::Sim(SimCmd::Alloc(args)) => sim_cmd::alloc(&args),
         Cmd::Sim(SimCmd::Rmu(args)) => sim_rmu::rmu(&args),
         Cmd::Profiles => {
-            for p in prism_pipeline::PROFILES {
-                println!("{:<16} {}", p.name, p.description);
-                println!(
-                    "{:<16} slots {}, {} routes/slot, TCAM {} entries in slices of {}, {} mapping entries, reconfiguration {} ms partial / {} ms full, {} MHz",
-                    "",
-                    p.slots,
-                    p.routes_per_slot,
-                    p.tcam_entries,
-                    p.tcam_slice,
-                    p.mapping_entries,
-                    p.partial_reconfig_ms,
-                    p.full_reconfig_ms,
-                    p.clock_mhz
-                );
-                println!("{:<16} sources: {}", "", p.assumptions);
-            }
+            profiles_cmd::run();
             Ok(())
         }
     }
-}
-
-fn run(
-    config: &std::path::Path,
-    pcap_in: &[String],
-    pcap_out: &[String],
-    json: bool,
-) -> Result<()> {
-    let text =
-        std::fs::read_to_string(config).with_context(|| format!("reading {}", config.display()))?;
-    let sc = scenario::load(&config.display().to_string(), &text)?;
-    let mut input = Vec::new();
-    let mut notes = Vec::new();
-    for spec in pcap_in {
-        let (port, file) = split_port_file(spec)?;
-        let p = sc.port_index(&port).with_context(|| {
-            format!(
-                "--pcap-in {spec}: no port `{port}` (ports: {})",
-                sc.port_names.join(", ")
-            )
-        })?;
-        let (frames, stats) = prism_io::pcap::read_frames(&file)?;
-        if stats.converted > 0 {
-            notes.push(format!(
-                "{}: {} frames given a synthetic Ethernet header (raw IP / Linux cooked capture)",
-                file.display(),
-                stats.converted
-            ));
-        }
-        for (lt, n) in &stats.unsupported_link {
-            notes.push(format!(
-                "{}: {n} frames skipped: unsupported link type {lt}",
-                file.display()
-            ));
-        }
-        input.extend(frames.into_iter().map(|f| runner::InputFrame {
-            port: p,
-            timestamp_ns: f.timestamp_ns,
-            data: f.data,
-        }));
-    }
-    input.sort_by_key(|f| f.timestamp_ns);
-    let mut writers = Vec::new();
-    for spec in pcap_out {
-        let (port, file) = split_port_file(spec)?;
-        let p = sc.port_index(&port).with_context(|| {
-            format!(
-                "--pcap-out {spec}: no port `{port}` (ports: {})",
-                sc.port_names.join(", ")
-            )
-        })?;
-        writers.push((p, prism_io::pcap::FrameWriter::create(&file)?));
-    }
-    let result = runner::run(
-        runner::pipeline_for(sc.substrate.handle()),
-        &input,
-        &sc.port_rates,
-    );
-    if result.oversized > 0 {
-        notes.push(format!(
-            "{} frames longer than {} bytes were refused at input",
-            result.oversized,
-            prism_pipeline::packet::MAX_FRAME
-        ));
-    }
-    for (p, w) in &mut writers {
-        for (t, f) in &result.outputs[usize::from(*p)].frames {
-            w.write(*t, f)?;
-        }
-    }
-    if json {
-        let v = serde_json::json!({ "counters": result.counters, "notes": notes });
-        println!("{}", serde_json::to_string_pretty(&v)?);
-    } else {
-        print!("{}", report::table(&result.counters));
-        for (i, o) in result.outputs.iter().enumerate() {
-            println!(
-                "  port {:<8} sent {} frames",
-                sc.port_names[i],
-                o.frames.len()
-            );
-        }
-        for n in notes {
-            println!("note: {n}");
-        }
-    }
-    Ok(())
 }

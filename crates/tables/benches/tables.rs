@@ -4,7 +4,7 @@
 //! and benches a synthetic table.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use prism_tables::classbench::{read_filters, read_trace};
+use prism_tables::classbench::{parse_filters, parse_prefixes, parse_trace};
 use prism_tables::{Classifier, Ipv4Prefix, LpmTable};
 use rand::{Rng, SeedableRng};
 use std::hint::black_box;
@@ -31,7 +31,7 @@ fn lpm(c: &mut Criterion) {
         Some(p) => {
             let f = std::fs::File::open(p).unwrap();
             let r = std::io::BufReader::new(flate2::read::GzDecoder::new(f));
-            prism_tables::classbench::read_prefixes(r, "bgp").unwrap().0
+            parse_prefixes(r, "bgp").unwrap().0
         }
         None => (0..500_000)
             .map(|_| Ipv4Prefix::new(rng.random(), rng.random_range(8..=32)))
@@ -65,8 +65,9 @@ fn classifier(c: &mut Criterion) {
     ) else {
         return;
     };
-    let rules = read_filters(&f).unwrap();
-    let trace = read_trace(&tr).unwrap();
+    let open = |p: &PathBuf| std::io::BufReader::new(std::fs::File::open(p).unwrap());
+    let rules = parse_filters(open(&f), "filters").unwrap();
+    let trace = parse_trace(open(&tr), "trace").unwrap();
     let mut cl = Classifier::new();
     for r in &rules {
         cl.insert(*r);

@@ -1,4 +1,5 @@
-//! Readers for ClassBench filter sets and header traces, and for prefix lists.
+//! Parsers for ClassBench filter sets and header traces, and for prefix
+//! lists, from any reader (`prism_io::datasets` opens the files).
 //!
 //! Filter line: `@src/len<TAB>dst/len<TAB>lo : hi<TAB>lo : hi<TAB>proto/mask<TAB>flags/mask`.
 //! Priority is line order, first line best; the flags column is ignored (a
@@ -9,7 +10,6 @@
 use crate::prefix::Ipv4Prefix;
 use crate::rule::{Key, PortRange, Rule, Ternary};
 use std::io::BufRead;
-use std::path::Path;
 
 /// An error with the file and line it was found at.
 #[derive(Debug, thiserror::Error)]
@@ -20,29 +20,20 @@ pub struct ParseError {
     pub msg: String,
 }
 
-fn open(path: &Path) -> Result<Box<dyn BufRead>, ParseError> {
-    let f = std::fs::File::open(path).map_err(|e| ParseError {
-        file: path.display().to_string(),
-        line: 0,
-        msg: e.to_string(),
-    })?;
-    Ok(Box::new(std::io::BufReader::new(f)))
-}
-
 fn lines(
-    path: &Path,
-) -> Result<impl Iterator<Item = (usize, Result<String, ParseError>)>, ParseError> {
-    let file = path.display().to_string();
-    Ok(open(path)?.lines().enumerate().map(move |(i, l)| {
+    reader: impl BufRead,
+    file: &str,
+) -> impl Iterator<Item = (usize, Result<String, ParseError>)> {
+    reader.lines().enumerate().map(move |(i, l)| {
         (
             i + 1,
             l.map_err(|e| ParseError {
-                file: file.clone(),
+                file: file.to_string(),
                 line: i + 1,
                 msg: e.to_string(),
             }),
         )
-    }))
+    })
 }
 
 fn parse_range(s: &str) -> Option<PortRange> {
@@ -93,11 +84,12 @@ pub fn parse_filter(line: &str, id: u32, priority: u32) -> Result<Rule, String> 
     Ok(Rule::new(id, priority, fields, id).with_ports(sp, dp))
 }
 
-/// Reads a filter file. Rule `i` (0-based line order) gets id `i`, action `i`
-/// and priority `n - i`, so the first line wins.
-pub fn read_filters(path: &Path) -> Result<Vec<Rule>, ParseError> {
+/// Reads a filter set from `reader` (`file` names it in errors). Rule `i`
+/// (0-based line order) gets id `i`, action `i` and priority `n - i`, so
+/// the first line wins.
+pub fn parse_filters(reader: impl BufRead, file: &str) -> Result<Vec<Rule>, ParseError> {
     let mut raw = Vec::new();
-    for (n, l) in lines(path)? {
+    for (n, l) in lines(reader, file) {
         let l = l?;
         if !l.trim().is_empty() {
             raw.push((n, l));
@@ -108,7 +100,7 @@ pub fn read_filters(path: &Path) -> Result<Vec<Rule>, ParseError> {
         .enumerate()
         .map(|(i, (n, l))| {
             parse_filter(l, i as u32, total - i as u32).map_err(|msg| ParseError {
-                file: path.display().to_string(),
+                file: file.to_string(),
                 line: *n,
                 msg,
             })
@@ -157,15 +149,16 @@ pub fn parse_trace_line(line: &str) -> Result<TraceEntry, String> {
     })
 }
 
-pub fn read_trace(path: &Path) -> Result<Vec<TraceEntry>, ParseError> {
+/// Reads a header trace from `reader` (`file` names it in errors).
+pub fn parse_trace(reader: impl BufRead, file: &str) -> Result<Vec<TraceEntry>, ParseError> {
     let mut out = Vec::new();
-    for (n, l) in lines(path)? {
+    for (n, l) in lines(reader, file) {
         let l = l?;
         if l.trim().is_empty() {
             continue;
         }
         out.push(parse_trace_line(&l).map_err(|msg| ParseError {
-            file: path.display().to_string(),
+            file: file.to_string(),
             line: n,
             msg,
         })?);
@@ -173,10 +166,10 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceEntry>, ParseError> {
     Ok(out)
 }
 
-/// Reads a prefix list (one CIDR per line; `.gz` is decompressed by the
-/// caller's reader). IPv6 lines, blank lines and `#` comments are skipped;
+/// Reads a prefix list (one CIDR per line; a `.gz` file is decompressed by
+/// the caller's reader). IPv6 lines, blank lines and `#` comments are skipped;
 /// host bits are cleared. Returns the prefixes and the number of IPv6 lines.
-pub fn read_prefixes(
+pub fn parse_prefixes(
     reader: impl BufRead,
     file: &str,
 ) -> Result<(Vec<Ipv4Prefix>, usize), ParseError> {
@@ -242,7 +235,7 @@ mod tests {
     #[test]
     fn prefix_list() {
         let text = "1.0.0.0/24\n2001:db8::/32\n\n# comment\n10.1.1.1/16\n";
-        let (v4, v6) = read_prefixes(text.as_bytes(), "t").unwrap();
+        let (v4, v6) = parse_prefixes(text.as_bytes(), "t").unwrap();
         assert_eq!(
             v4,
             vec![
@@ -251,7 +244,7 @@ mod tests {
             ]
         );
         assert_eq!(v6, 1);
-        let e = read_prefixes("1.0.0.0/24\n1.0.0.0/40\n".as_bytes(), "list.txt").unwrap_err();
+        let e = parse_prefixes("1.0.0.0/24\n1.0.0.0/40\n".as_bytes(), "list.txt").unwrap_err();
         assert_eq!((e.file.as_str(), e.line), ("list.txt", 2));
     }
 }

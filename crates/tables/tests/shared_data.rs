@@ -5,11 +5,15 @@
 //! in); set PRISM_SHARED to point elsewhere. A missing file fails the test
 //! with a message saying where it was looked for.
 
-use prism_tables::classbench::{read_filters, read_prefixes, read_trace};
+use prism_tables::classbench::{parse_filters, parse_prefixes, parse_trace};
 use prism_tables::{Classifier, Ipv4Prefix, LinearClassifier, LpmTable, ReferenceLpm};
 use rand::{Rng, SeedableRng};
 use std::io::BufReader;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+fn reader(p: &Path) -> BufReader<std::fs::File> {
+    BufReader::new(std::fs::File::open(p).unwrap())
+}
 
 fn shared(rel: &str) -> PathBuf {
     let root = std::env::var_os("PRISM_SHARED")
@@ -25,7 +29,7 @@ fn shared(rel: &str) -> PathBuf {
 }
 
 fn check_set(filters: &str, trace: Option<&str>) {
-    let rules = read_filters(&shared(&format!("classbench/{filters}"))).unwrap();
+    let rules = parse_filters(reader(&shared(&format!("classbench/{filters}"))), filters).unwrap();
     let mut fast = Classifier::new();
     let mut slow = LinearClassifier::new();
     for r in &rules {
@@ -33,7 +37,7 @@ fn check_set(filters: &str, trace: Option<&str>) {
         slow.insert(*r);
     }
     let keys: Vec<_> = match trace {
-        Some(t) => read_trace(&shared(&format!("classbench/{t}"))).unwrap(),
+        Some(t) => parse_trace(reader(&shared(&format!("classbench/{t}"))), t).unwrap(),
         None => {
             // No trace ships for this set: probe with headers drawn inside each rule.
             let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
@@ -109,7 +113,7 @@ fn classbench_ipc1() {
 
 fn bgp() -> Vec<Ipv4Prefix> {
     let f = std::fs::File::open(shared("bgp/prefixes.txt.gz")).unwrap();
-    let (v4, v6) = read_prefixes(
+    let (v4, v6) = parse_prefixes(
         BufReader::new(flate2::read::GzDecoder::new(f)),
         "bgp/prefixes.txt.gz",
     )

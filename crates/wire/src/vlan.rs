@@ -21,6 +21,18 @@ pub const fn is_tpid(ethertype: u16) -> bool {
     ethertype == crate::ethertype::VLAN || ethertype == crate::ethertype::QINQ
 }
 
+/// Where a frame's first tag goes: after the two MAC addresses.
+pub const FIRST_TAG_OFFSET: usize = 12;
+
+/// Writes a whole tag as it sits on the wire, TPID first, into the 4 bytes
+/// of `gap` (opened at [`FIRST_TAG_OFFSET`]): how a tag that a NIC stripped
+/// into receive metadata (`tpid`, `tci`) is put back into its frame. The
+/// EtherType that followed the MACs now follows the tag, unchanged.
+pub fn emit_stripped_tag(gap: &mut [u8; TAG_LEN], tpid: u16, tci: u16) {
+    gap[..2].copy_from_slice(&tpid.to_be_bytes());
+    gap[2..].copy_from_slice(&tci.to_be_bytes());
+}
+
 /// A view of one VLAN tag (the bytes after its TPID).
 #[derive(Debug, Clone)]
 pub struct VlanTag<T: AsRef<[u8]>> {
@@ -137,5 +149,18 @@ mod tests {
             repr.emit(&mut VlanTag::new_unchecked(&mut out[..]));
             assert_eq!(out, bytes);
         }
+    }
+
+    #[test]
+    fn a_stripped_tag_goes_back_before_the_ethertype() {
+        let mut frame = [0u8; 18];
+        frame[12..14].copy_from_slice(&[0x08, 0x00]);
+        // Open the gap as a NIC-metadata restore does, then fill it.
+        frame.copy_within(12..14, 16);
+        let gap: &mut [u8; TAG_LEN] = (&mut frame[12..16]).try_into().unwrap();
+        emit_stripped_tag(gap, 0x8100, 0x2064);
+        assert_eq!(&frame[12..18], &[0x81, 0x00, 0x20, 0x64, 0x08, 0x00]);
+        let t = VlanTag::new_checked(&frame[14..]).unwrap();
+        assert_eq!((t.priority(), t.vlan_id(), t.ethertype()), (1, 100, 0x0800));
     }
 }

@@ -1,0 +1,444 @@
+//! Compilation of a network document into the pipeline's `NetworkSpec`
+//! and its router configuration.
+//!
+//! In: a [`NetworkDoc`] and the node's port names. Out: the specification
+//! the substrate places and compiles, or a [`DocError`] naming the field.
+//! Capacities (slots, table sizes) are the substrate's to check.
+
+use crate::doc::{ActionDoc, CipherDoc, CipherName, Endpoints, ForwardingMode, MatchDoc};
+use crate::doc::{NetworkDoc, TierChoice};
+use crate::error::DocError;
+use crate::fields::{PortRef, hex_key};
+use crate::router::{self, RouterConfig};
+use prism_pipeline::{
+    Action, ForwardingSpec, IpipOp, MappingRule, NetworkSpec, RuleSpec, Service, Tier, VlanOp,
+};
+use prism_tables::{PortRange, Ternary};
+use prism_wire::Ipv4Address;
+
+/// A compiled document.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    /// The specification; a `tier = "auto"` network is in software until
+    /// placed (`crate::scenario` places it).
+    pub spec: NetworkSpec,
+    /// The software router (default: Prism's).
+    pub router: RouterConfig,
+}
+
+/// The default token-bucket depth for `rate` bit/s: 10 ms, at least two
+/// full-size frames.
+pub fn default_burst(rate: u64) -> u64 {
+    (rate / 8 / 100).max(3028)
+}
+
+/// Checks `doc` against the node's `ports` and compiles it.
+pub fn compile(doc: &NetworkDoc, ports: &[String]) -> Result<Compiled, DocError> {
+    let c = Ctx { ports };
+    Ok(Compiled {
+        spec: c.network(doc)?,
+        router: doc
+            .router
+            .as_ref()
+            .map(|r| router::check(r, ports))
+            .transpose()?
+            .unwrap_or_default(),
+    })
+}
+
+struct Ctx<'a> {
+    ports: &'a [String],
+}
+
+fn err(field: &str, message: impl Into<String>) -> DocError {
+    DocError::new(field, message)
+}
+
+impl Ctx<'_> {
+    fn port(&self, r: &PortRef, field: &str) -> Result<u16, DocError> {
+        let i = match r {
+            PortRef::Index(i) if usize::from(*i) < self.ports.len() => Some(*i),
+            PortRef::Index(_) => None,
+            PortRef::Name(n) => self.ports.iter().position(|p| p == n).map(|i| i as u16),
+        };
+        i.ok_or_else(|| {
+            err(
+                field,
+                format!("no port {r} (ports: {})", self.ports.join(", ")),
+            )
+        })
+    }
+
+    fn cipher(&self, c: &CipherDoc, field: &str, seal: bool) -> Result<Service, DocError> {
+        let key_err = |n: usize| {
+            err(
+                &format!("{field}.key"),
+                format!("expected {n} bytes as {} hex digits", 2 * n),
+            )
+        };
+        Ok(match (c.cipher, seal) {
+            (CipherName::Chacha20poly1305, true) => Service::Seal {
+                key: hex_key::<32>(&c.key).ok_or_else(|| key_err(32))?,
+            },
+            (CipherName::Chacha20poly1305, false) => Service::Open {
+                key: hex_key::<32>(&c.key).ok_or_else(|| key_err(32))?,
+            },
+            (CipherName::Des, true) => Service::DesEncrypt {
+                key: hex_key::<8>(&c.key).ok_or_else(|| key_err(8))?,
+            },
+            (CipherName::Des, false) => Service::DesDecrypt {
+                key: hex_key::<8>(&c.key).ok_or_else(|| key_err(8))?,
+            },
+        })
+    }
+
+    fn action(&self, t: &ActionDoc, field: &str) -> Result<Action, DocError> {
+        let ipip_ops = usize::from(t.ipip_encap.is_some())
+            + usize::from(t.ipip_decap)
+            + usize::from(t.ipip_rewrite.is_some());
+        let vlan_ops = usize::from(t.vlan_push.is_some())
+            + usize::from(t.vlan_pop)
+            + usize::from(t.vlan_set.is_some());
+        if ipip_ops > 1 || vlan_ops > 1 {
+            return Err(err(
+                field,
+                "at most one IPIP and one VLAN operation per action",
+            ));
+        }
+        if !t.drop && t.port.is_none() && t.software.is_none() {
+            return Err(err(
+                field,
+                "an action needs `port`, `software` or `drop = true`",
+            ));
+        }
+        let ep = |e: &Endpoints| (Ipv4Address::from(e.src.0), Ipv4Address::from(e.dst.0));
+        let ipip = if let Some(e) = &t.ipip_encap {
+            let (src, dst) = ep(e);
+            IpipOp::Encap { src, dst }
+        } else if let Some(e) = &t.ipip_rewrite {
+            let (src, dst) = ep(e);
+            IpipOp::Rewrite { src, dst }
+        } else if t.ipip_decap {
+            IpipOp::Decap
+        } else {
+            IpipOp::None
+        };
+        let vid = |v: u16, f: &str| {
+            if v < 4096 {
+                Ok(v)
+            } else {
+                Err(err(
+                    &format!("{field}.{f}"),
+                    format!("VLAN ID {v} is over 4095"),
+                ))
+            }
+        };
+        let vlan = match (t.vlan_push, t.vlan_pop, t.vlan_set) {
+            (Some(v), _, _) => VlanOp::Push {
+                vid: vid(v, "vlan_push")?,
+            },
+            (_, true, _) => VlanOp::Pop,
+            (_, _, Some(v)) => VlanOp::Replace {
+                vid: vid(v, "vlan_set")?,
+            },
+            _ => VlanOp::None,
+        };
+        let services = usize::from(t.encrypt.is_some())
+            + usize::from(t.decrypt.is_some())
+            + usize::from(t.compress)
+            + usize::from(t.decompress);
+        if services > 1 {
+            return Err(err(
+                field,
+                "at most one of encrypt, decrypt, compress, decompress",
+            ));
+        }
+        let service = match (&t.encrypt, &t.decrypt) {
+            (Some(c), _) => Some(self.cipher(c, &format!("{field}.encrypt"), true)?),
+            (_, Some(c)) => Some(self.cipher(c, &format!("{field}.decrypt"), false)?),
+            _ if t.compress => Some(Service::Compress),
+            _ if t.decompress => Some(Service::Decompress),
+            _ => None,
+        };
+        Ok(Action {
+            service,
+            out_port: t
+                .port
+                .as_ref()
+                .map(|p| self.port(p, &format!("{field}.port")))
+                .transpose()?,
+            set_src_mac: t.set_src_mac.map(|m| m.0),
+            set_dst_mac: t.set_dst_mac.map(|m| m.0),
+            decrement_ttl: t.decrement_ttl,
+            to_software: t.software,
+            drop: t.drop,
+            ipip,
+            vlan,
+        })
+    }
+
+    fn fields(
+        &self,
+        m: &MatchDoc,
+        field: &str,
+    ) -> Result<(Ternary, PortRange, PortRange), DocError> {
+        let mut t = Ternary::ANY;
+        if let Some(p) = &m.in_port {
+            t = t.in_port(self.port(p, &format!("{field}.in_port"))?);
+        }
+        if let Some(v) = m.vlan {
+            t = t.vlan(v.0);
+        }
+        if let Some(mac) = m.src_mac {
+            t = t.src_mac(mac.0.to_u64(), u64::MAX);
+        }
+        if let Some(mac) = m.dst_mac {
+            t = t.dst_mac(mac.0.to_u64(), u64::MAX);
+        }
+        if let Some(e) = m.ethertype {
+            t = t.ethertype(e);
+        }
+        if let Some(p) = m.src {
+            t = t.src_ip(p.0);
+        }
+        if let Some(p) = m.dst {
+            t = t.dst_ip(p.0);
+        }
+        if let Some(p) = m.inner_src {
+            t = t.inner_src_ip(p.0);
+        }
+        if let Some(p) = m.inner_dst {
+            t = t.inner_dst_ip(p.0);
+        }
+        if let Some(p) = m.proto {
+            t = t.proto(p, 0xff);
+        }
+        Ok((
+            t,
+            m.src_port.map_or(PortRange::ANY, |p| p.0),
+            m.dst_port.map_or(PortRange::ANY, |p| p.0),
+        ))
+    }
+
+    fn forwarding(&self, n: &NetworkDoc) -> Result<ForwardingSpec, DocError> {
+        let mode = n.forwarding;
+        if mode != ForwardingMode::Rules {
+            if !n.rule.is_empty() {
+                return Err(err("rule", "`rule` needs `forwarding = \"rules\"`"));
+            }
+            if n.default_action.is_some() {
+                return Err(err(
+                    "default_action",
+                    "`default_action` needs `forwarding = \"rules\"`",
+                ));
+            }
+        }
+        if mode == ForwardingMode::Rules && !n.route.is_empty() {
+            return Err(err("route", "a rules network takes `rule`, not `route`"));
+        }
+        let mut routes = Vec::new();
+        let mut flows = Vec::new();
+        for (i, rt) in n.route.iter().enumerate() {
+            let f = format!("route[{i}]");
+            let action = self.action(&rt.action, &format!("{f}.action"))?;
+            match (mode, rt.prefix, rt.src, rt.dst) {
+                (ForwardingMode::Destination | ForwardingMode::Source, Some(p), None, None) => {
+                    routes.push((p.0, action))
+                }
+                (ForwardingMode::Flow, None, Some(s), Some(d)) => flows.push((s.0, d.0, action)),
+                (ForwardingMode::Flow, ..) => {
+                    return Err(err(
+                        &f,
+                        "a flow route has `src` and `dst` prefixes, and no `prefix`",
+                    ));
+                }
+                _ => {
+                    return Err(err(
+                        &f,
+                        format!("a {mode:?} route has one `prefix`, and no `src`/`dst`"),
+                    ));
+                }
+            }
+        }
+        Ok(match mode {
+            ForwardingMode::Destination => ForwardingSpec::Destination(routes),
+            ForwardingMode::Source => ForwardingSpec::Source(routes),
+            ForwardingMode::Flow => ForwardingSpec::Flow(flows),
+            ForwardingMode::Rules => {
+                let mut rules = Vec::new();
+                for (i, r) in n.rule.iter().enumerate() {
+                    let f = format!("rule[{i}]");
+                    let (fields, src_port, dst_port) =
+                        self.fields(&r.matches, &format!("{f}.match"))?;
+                    let action = self.action(&r.action, &format!("{f}.action"))?;
+                    rules.push(RuleSpec {
+                        priority: r.priority,
+                        fields,
+                        src_port,
+                        dst_port,
+                        action,
+                    });
+                }
+                let default = n
+                    .default_action
+                    .as_ref()
+                    .map(|a| self.action(a, "default_action"))
+                    .transpose()?;
+                ForwardingSpec::Rules { rules, default }
+            }
+        })
+    }
+
+    fn network(&self, n: &NetworkDoc) -> Result<NetworkSpec, DocError> {
+        let name = n.name.clone();
+        if name.is_empty() {
+            return Err(err("name", "a network needs a name"));
+        }
+        let mut mapping = Vec::new();
+        for (i, m) in n.map.iter().enumerate() {
+            let (fields, src_port, dst_port) = self.fields(m, &format!("map[{i}]"))?;
+            mapping.push(MappingRule {
+                priority: m.priority.unwrap_or(1),
+                fields,
+                src_port,
+                dst_port,
+            });
+        }
+        let forwarding = self.forwarding(n)?;
+        Ok(NetworkSpec {
+            name,
+            tier: match n.tier {
+                TierChoice::Hardware => Tier::Hardware,
+                TierChoice::Software | TierChoice::Auto => Tier::Software,
+            },
+            mapping,
+            forwarding,
+            rate_limit: n
+                .rate_limit
+                .as_ref()
+                .map(|r| (r.rate.0, r.burst.unwrap_or_else(|| default_burst(r.rate.0)))),
+            software_channel: n.software_channel,
+            quantum: n.quantum.unwrap_or(1514),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::from_json;
+    use serde_json::json;
+
+    fn ports() -> Vec<String> {
+        vec!["a".into(), "b".into()]
+    }
+
+    fn compile_json(v: serde_json::Value) -> Result<Compiled, DocError> {
+        let doc: NetworkDoc = from_json(v.to_string().as_bytes())?;
+        compile(&doc, &ports())
+    }
+
+    #[test]
+    fn a_json_network_compiles() {
+        let c = compile_json(json!({
+            "name": "n", "tier": "software", "forwarding": "destination",
+            "map": [{"in_port": "a"}],
+            "route": [{"prefix": "10.0.2.0/24", "action": {"port": "b", "decrement_ttl": true}}],
+            "rate_limit": {"rate": "5Mbit"},
+            "router": {"kind": "kernel", "addresses": {"a": "10.0.1.1/24"}}
+        }))
+        .unwrap();
+        assert_eq!(c.spec.tier, Tier::Software);
+        let ForwardingSpec::Destination(r) = &c.spec.forwarding else {
+            panic!("{:?}", c.spec.forwarding)
+        };
+        assert_eq!(r[0].0.to_string(), "10.0.2.0/24");
+        assert_eq!(r[0].1.out_port, Some(1));
+        assert!(r[0].1.decrement_ttl);
+        assert_eq!(c.spec.rate_limit, Some((5_000_000, 6250)));
+        assert_eq!(c.router.addresses, vec![(0, "10.0.1.1/24".to_string())]);
+    }
+
+    #[test]
+    fn refusals_name_the_field() {
+        for (doc, field, want) in [
+            (
+                json!({"name": "n", "tier": "hardware", "forwarding": "destination",
+                       "route": [{"prefix": "10.0.0.0/8", "action": {"port": "c"}}]}),
+                "route[0].action.port",
+                "no port `c`",
+            ),
+            (
+                json!({"name": "n", "tier": "hardware", "forwarding": "destination",
+                       "route": [{"prefix": "10.0.0.0/33", "action": {"port": "a"}}]}),
+                "route[0].prefix",
+                "bad prefix `10.0.0.0/33`",
+            ),
+            (
+                json!({"name": "n", "tier": "hardware", "forwarding": "sideways"}),
+                "forwarding",
+                "unknown variant `sideways`",
+            ),
+            (
+                json!({"name": "n", "tier": "hardware", "forwarding": "flow",
+                       "route": [{"prefix": "10.0.0.0/8", "action": {"drop": true}}]}),
+                "route[0]",
+                "a flow route has",
+            ),
+            (
+                json!({"name": "n", "tier": "hardware", "forwarding": "rules",
+                       "rule": [{"priority": 1, "match": {"in_port": 7}, "action": {"drop": true}}]}),
+                "rule[0].match.in_port",
+                "no port 7",
+            ),
+            (
+                json!({"name": "n", "tier": "software", "forwarding": "source",
+                       "router": {"kind": "kernel", "addresses": {"c": "10.0.0.1/24"}}}),
+                "router.addresses.c",
+                "no port `c`",
+            ),
+            (
+                json!({"name": "n", "tier": "hardware", "forwarding": "destination",
+                       "route": [{"prefix": "10.0.0.0/8", "action": {"port": "a", "colour": 1}}]}),
+                "route[0].action.colour",
+                "unknown field `colour`",
+            ),
+            (
+                json!({"name": "", "tier": "hardware", "forwarding": "destination"}),
+                "name",
+                "needs a name",
+            ),
+            (json!({"tier": "hardware"}), "", "missing field `name`"),
+            (json!([1, 2]), "", "a JSON object"),
+        ] {
+            let e = compile_json(doc.clone()).unwrap_err();
+            assert_eq!(e.field, field, "{doc}: {e}");
+            assert!(e.message.contains(want), "{doc}: {e}");
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused() {
+        let e = from_json::<NetworkDoc>(
+            br#"{"name": "a", "name": "b", "tier": "hardware", "forwarding": "source"}"#,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("duplicate field `name`"), "{e}");
+    }
+
+    #[test]
+    fn documents_round_trip_through_json_and_toml() {
+        let v = json!({
+            "name": "n", "tier": "hardware", "forwarding": "rules",
+            "rule": [{"priority": 5, "match": {"src": "10.0.0.0/8", "dst_port": "80-90", "vlan": "none"},
+                      "action": {"port": 1, "ipip_encap": {"src": "192.0.2.1", "dst": "192.0.2.2"}}}],
+            "default_action": {"drop": true},
+            "rate_limit": {"rate": 1000000, "burst": 4000}
+        });
+        let doc: NetworkDoc = from_json(v.to_string().as_bytes()).unwrap();
+        assert_eq!(serde_json::to_value(&doc).unwrap(), v);
+        let text = toml::to_string(&doc).unwrap();
+        let back: NetworkDoc = toml::from_str(&text).unwrap();
+        assert_eq!(back, doc);
+    }
+}

@@ -1,0 +1,79 @@
+//! A refused document: the field it concerns (a path such as
+//! `route[0].action.port`) and what is wrong with it.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocError {
+    /// Path of the field within the document; empty for the whole document.
+    pub field: String,
+    pub message: String,
+}
+
+impl DocError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The same error for a document nested at `prefix` (`network[2]`).
+    pub fn within(mut self, prefix: &str) -> Self {
+        self.field = match (prefix.is_empty(), self.field.is_empty()) {
+            (true, _) => self.field,
+            (false, true) => prefix.to_string(),
+            (false, false) if self.field.starts_with('[') => format!("{prefix}{}", self.field),
+            (false, false) => format!("{prefix}.{}", self.field),
+        };
+        self
+    }
+}
+
+impl fmt::Display for DocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "field `{}`: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for DocError {}
+
+/// Parses a JSON object of type `T`, naming the field of the first
+/// error (`route[1].action.port`), as `serde_path_to_error` tracks it.
+pub fn from_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, DocError> {
+    // serde reads a struct from an array too; a body is always an object.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(DocError::new("", "the body is a JSON object"));
+    }
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    let v = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." { String::new() } else { path };
+        // serde_json appends " at line L column C"; keep it, it helps.
+        DocError::new(field, e.into_inner().to_string())
+    })?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_nest() {
+        let e = DocError::new("route[0].action.port", "no port `c`");
+        assert_eq!(
+            e.clone().within("network[2]").to_string(),
+            "field `network[2].route[0].action.port`: no port `c`"
+        );
+        assert_eq!(
+            DocError::new("", "x").within("network[1]").field,
+            "network[1]"
+        );
+        assert_eq!(DocError::new("", "bad").to_string(), "bad");
+    }
+}

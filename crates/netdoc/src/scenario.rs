@@ -1,0 +1,540 @@
+//! Scenario files: TOML declaring the device, the ports and the networks
+//! (docs/scenario.md).
+//!
+//! Every error names the file, the line and column, and the field: syntax
+//! and type errors come from the TOML parser with their span; errors found
+//! when the documents are compiled and placed carry the path of their
+//! field, resolved to its place in the text (`crate::span`).
+
+use crate::auto_tier::{self, AutoPlacer};
+use crate::compile::compile;
+use crate::doc::{NetworkDoc, TierChoice};
+use crate::error::DocError;
+use crate::fields::Rate;
+use crate::router::RouterConfig;
+use prism_pipeline::{Substrate, device};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+
+/// A scenario error, located in its file.
+#[derive(Debug, Clone)]
+pub struct ScenarioError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub msg: String,
+    pub source_line: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.msg
+        )?;
+        if !self.source_line.is_empty() {
+            write!(f, "\n    | {}", self.source_line)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn locate(file: &str, text: &str, span: Option<Range<usize>>, msg: String) -> ScenarioError {
+    let at = span.map_or(0, |s| s.start.min(text.len()));
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = at - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    let source_line = text
+        .lines()
+        .nth(line - 1)
+        .unwrap_or("")
+        .trim_end()
+        .to_string();
+    ScenarioError {
+        file: file.to_string(),
+        line,
+        column,
+        msg,
+        source_line,
+    }
+}
+
+/// How `tier = "auto"` networks are placed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementDoc {
+    /// `paper` (paper 000's heuristic), `no-migration` or `repack`.
+    #[serde(default = "default_policy")]
+    pub policy: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware_bandwidth: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub software_bandwidth: Option<Rate>,
+}
+
+fn default_policy() -> String {
+    "paper".into()
+}
+
+/// A port of the substrate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortDoc {
+    pub name: String,
+    /// Line rate; unset means the port sends whatever is queued at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// The Linux interface a live node attaches this port to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<String>,
+    /// A second interface on which software networks' traffic enters
+    /// straight into their routers (the multi-receiver path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub software_interface: Option<String>,
+}
+
+impl PortDoc {
+    pub fn named(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            rate: None,
+            interface: None,
+            software_interface: None,
+        }
+    }
+}
+
+/// A scenario file as data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioDoc {
+    #[serde(default = "default_device")]
+    pub device: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_network: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<PlacementDoc>,
+    #[serde(default)]
+    pub port: Vec<PortDoc>,
+    #[serde(default)]
+    pub network: Vec<NetworkDoc>,
+}
+
+fn default_device() -> String {
+    "alveo-u280".into()
+}
+
+impl ScenarioDoc {
+    /// A scenario of one network on `device` with `ports` (what a `prism`
+    /// router reads its network from).
+    pub fn single(device: &str, ports: &[String], doc: NetworkDoc) -> Self {
+        Self {
+            device: device.to_string(),
+            default_network: None,
+            placement: None,
+            port: ports.iter().map(PortDoc::named).collect(),
+            network: vec![doc],
+        }
+    }
+
+    pub fn to_toml(&self) -> Result<String, toml::ser::Error> {
+        toml::to_string(self)
+    }
+}
+
+/// A loaded scenario: the substrate with its networks, and the ports.
+#[derive(Debug)]
+pub struct Scenario {
+    pub substrate: Substrate,
+    pub port_names: Vec<String>,
+    pub port_rates: Vec<Option<u64>>,
+    /// Per port, the interface a live node attaches it to.
+    pub interfaces: Vec<Option<String>>,
+    /// Per port, its software interface (multi-receiver path), if any.
+    pub software_interfaces: Vec<Option<String>>,
+    /// Per network name, its software router (default: Prism's).
+    pub routers: BTreeMap<String, RouterConfig>,
+    /// Per network name, its document, with `tier = "auto"` replaced by the
+    /// tier chosen.
+    pub docs: BTreeMap<String, NetworkDoc>,
+    /// The device profile's name.
+    pub device: String,
+}
+
+impl Scenario {
+    /// A port by name or index.
+    pub fn port_index(&self, r: &str) -> Option<u16> {
+        self.port_names
+            .iter()
+            .position(|n| n == r)
+            .map(|i| i as u16)
+            .or_else(|| {
+                r.parse()
+                    .ok()
+                    .filter(|i| usize::from(*i) < self.port_names.len())
+            })
+    }
+}
+
+struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    /// An error about the field at `path`, located in the text.
+    fn at(&self, path: &str, msg: String) -> ScenarioError {
+        locate(
+            self.file,
+            self.text,
+            crate::span::locate(self.text, path),
+            msg,
+        )
+    }
+
+    /// A document error of network `i` named `name`.
+    fn doc(&self, i: usize, name: &str, e: DocError) -> ScenarioError {
+        let path = e.clone().within(&format!("network[{i}]")).field;
+        self.at(&path, format!("network `{name}`: {e}"))
+    }
+}
+
+/// Parses and loads a scenario; `file` names it in errors.
+pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+    let raw: ScenarioDoc =
+        toml::from_str(text).map_err(|e| locate(file, text, e.span(), e.message().to_string()))?;
+    let ctx = Ctx { file, text };
+    let profile = device::profile(&raw.device).ok_or_else(|| {
+        let names: Vec<_> = device::PROFILES.iter().map(|p| p.name).collect();
+        ctx.at(
+            "device",
+            format!(
+                "field `device`: unknown device `{}` (known: {})",
+                raw.device,
+                names.join(", ")
+            ),
+        )
+    })?;
+    if raw.port.is_empty() {
+        return Err(locate(
+            file,
+            text,
+            None,
+            "field `port`: a scenario needs at least one [[port]]".into(),
+        ));
+    }
+    let mut port_names: Vec<String> = Vec::new();
+    for (i, p) in raw.port.iter().enumerate() {
+        if port_names.contains(&p.name) {
+            return Err(ctx.at(
+                &format!("port[{i}].name"),
+                format!("field `port.name`: duplicate port name `{}`", p.name),
+            ));
+        }
+        port_names.push(p.name.clone());
+    }
+    let mut substrate = Substrate::new(profile.clone(), port_names.len() as u16);
+    let pl = raw.placement.as_ref();
+    let policy = pl.map_or_else(default_policy, |p| p.policy.clone());
+    let mut placer = AutoPlacer::new(
+        &policy,
+        usize::from(profile.slots),
+        pl.and_then(|p| p.hardware_bandwidth)
+            .map_or(1000.0, |r| r.0 as f64 / 1e6),
+        pl.and_then(|p| p.software_bandwidth)
+            .map_or(100.0, |r| r.0 as f64 / 1e6),
+        profile.partial_reconfig_ms,
+    )
+    .ok_or_else(|| {
+        ctx.at(
+            "placement.policy",
+            format!(
+                "field `placement.policy`: unknown policy `{policy}` (paper, no-migration, repack)"
+            ),
+        )
+    })?;
+    let mut routers = BTreeMap::new();
+    let mut docs = BTreeMap::new();
+    for (i, n) in raw.network.iter().enumerate() {
+        let c = compile(n, &port_names).map_err(|e| ctx.doc(i, &n.name, e))?;
+        let mut spec = c.spec;
+        if n.router.is_some() {
+            routers.insert(spec.name.clone(), c.router);
+        }
+        let here = format!("network[{i}].name");
+        let mbps = n
+            .bandwidth
+            .map(|b| b.0 as f64 / 1e6)
+            .or(spec.rate_limit.map(|(r, _)| r as f64 / 1e6));
+        let mut migrations = Vec::new();
+        if n.tier == TierChoice::Auto {
+            let mbps = mbps.ok_or_else(|| ctx.at(&here, format!("network `{}`: field `bandwidth`: `tier = \"auto\"` needs `bandwidth` (or a `rate_limit`) to place the network", spec.name)))?;
+            let next = substrate.networks().count() as u64;
+            let (tier, m) = placer.admit(next, mbps).ok_or_else(|| {
+                let (hw, sw) = placer.used();
+                ctx.at(&here, format!("network `{}`: field `tier`: the `{}` policy found no room for {mbps} Mbit/s (hardware carries {hw:.1} Mbit/s, software {sw:.1})", spec.name, placer.policy_name))
+            })?;
+            spec.tier = tier;
+            migrations = m;
+        }
+        let tier = spec.tier;
+        let id = substrate
+            .add_network(spec)
+            .map_err(|e| ctx.at(&here, e.to_string()))?;
+        if n.tier != TierChoice::Auto {
+            placer.record(u64::from(id), tier, mbps.unwrap_or(0.0));
+        }
+        for m in &migrations {
+            let name = substrate
+                .networks()
+                .find(|(i, _)| u64::from(*i) == m.id)
+                .map(|(_, s)| s.name.clone())
+                .unwrap_or_default();
+            substrate
+                .set_tier(&name, auto_tier::destination(m))
+                .map_err(|e| ctx.at(&here, format!("placing `{}` moves `{name}`: {e}", n.name)))?;
+        }
+        docs.insert(n.name.clone(), n.clone());
+    }
+    if let Some(d) = &raw.default_network {
+        substrate
+            .set_default_network(Some(d))
+            .map_err(|e| ctx.at("default_network", format!("field `default_network`: {e}")))?;
+    }
+    for (name, doc) in docs.iter_mut() {
+        if let Some(s) = substrate.spec(name) {
+            doc.tier = match s.tier {
+                prism_pipeline::Tier::Hardware => TierChoice::Hardware,
+                prism_pipeline::Tier::Software => TierChoice::Software,
+            };
+        }
+    }
+    Ok(Scenario {
+        docs,
+        device: profile.name.to_string(),
+        substrate,
+        port_rates: raw.port.iter().map(|p| p.rate.map(|r| r.0)).collect(),
+        interfaces: raw.port.iter().map(|p| p.interface.clone()).collect(),
+        software_interfaces: raw
+            .port
+            .iter()
+            .map(|p| p.software_interface.clone())
+            .collect(),
+        routers,
+        port_names,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prism_pipeline::Tier;
+
+    const GOOD: &str = r#"
+device = "netfpga-v2p"
+[[port]]
+name = "wan"
+[[port]]
+name = "lan"
+rate = "1Gbit"
+
+[[network]]
+name = "red"
+tier = "hardware"
+forwarding = "destination"
+map = [{ in_port = "wan", vlan = 10 }]
+route = [{ prefix = "10.0.0.0/8", action = { port = "lan", decrement_ttl = true } }]
+"#;
+
+    fn err(text: &str) -> String {
+        load("s.toml", text).unwrap_err().to_string()
+    }
+
+    /// `s.toml:N:` for the (last) line of `text` containing `needle`.
+    fn at(text: &str, needle: &str) -> String {
+        let n = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains(needle))
+            .last()
+            .expect("needle present")
+            .0
+            + 1;
+        format!("s.toml:{n}:")
+    }
+
+    #[test]
+    fn loads() {
+        let s = load("s.toml", GOOD).unwrap();
+        assert_eq!(s.port_names, vec!["wan", "lan"]);
+        assert_eq!(s.port_rates, vec![None, Some(1_000_000_000)]);
+        assert_eq!(s.substrate.hardware().free_slots(), 1);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_field() {
+        let t = GOOD.replace("decrement_ttl = true", "decrement_ttl = true, colour = 1");
+        let e = err(&t);
+        assert!(
+            e.starts_with(&at(&t, "colour")) && e.contains("unknown field `colour`"),
+            "{e}"
+        );
+        let t = GOOD.replace("10.0.0.0/8", "10.0.0.0/33");
+        let e = err(&t);
+        assert!(
+            e.starts_with(&at(&t, "/33")) && e.contains("bad prefix `10.0.0.0/33`"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("10.0.0.0/8", "10.0.0.1/8"));
+        assert!(e.contains("bits set past"), "{e}");
+        let t = GOOD.replace("port = \"lan\"", "port = \"dmz\"");
+        let e = err(&t);
+        assert!(
+            e.starts_with(&at(&t, "dmz"))
+                && e.contains("field `route[0].action.port`: no port `dmz`"),
+            "{e}"
+        );
+        let dup = format!(
+            "{GOOD}\n[[network]]\nname = \"red\"\ntier = \"software\"\nforwarding = \"source\"\n"
+        );
+        let e = err(&dup);
+        assert!(
+            e.starts_with(&at(&dup, "name = \"red\"")) && e.contains("`red` already exists"),
+            "{e}"
+        );
+        let three = format!(
+            "{GOOD}\n[[network]]\nname = \"b\"\ntier = \"hardware\"\nforwarding = \"source\"\n\n[[network]]\nname = \"c\"\ntier = \"hardware\"\nforwarding = \"flow\"\n"
+        );
+        let e = err(&three);
+        assert!(
+            e.starts_with(&at(&three, "name = \"c\"")) && e.contains("all 2 hardware slots"),
+            "{e}"
+        );
+        let t = GOOD.replace("netfpga-v2p", "stratix");
+        let e = err(&t);
+        assert!(
+            e.starts_with(&at(&t, "stratix")) && e.contains("unknown device `stratix`"),
+            "{e}"
+        );
+        let t = GOOD.replace("vlan = 10", "vlan = 5000");
+        let e = err(&t);
+        assert!(e.starts_with(&at(&t, "5000")), "{e}");
+        let e = err("port = 3");
+        assert!(e.starts_with("s.toml:1:"), "{e}");
+        let t = GOOD.replace("\"1Gbit\"", "\"fast\"");
+        let e = err(&t);
+        assert!(
+            e.starts_with(&at(&t, "fast")) && e.contains("bad rate"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn auto_tier_follows_the_paper_heuristic() {
+        let base = "device = \"netfpga-v2p\"\n[placement]\npolicy = \"paper\"\nsoftware_bandwidth = \"100Mbit\"\n[[port]]\nname = \"p\"\n";
+        let net = |name: &str, bw: &str| {
+            format!(
+                "[[network]]\nname = \"{name}\"\ntier = \"auto\"\nforwarding = \"destination\"\nbandwidth = \"{bw}\"\n"
+            )
+        };
+        // Software first while its 100 Mbit/s last, then the 2 hardware slots, then refusal.
+        let text = format!(
+            "{base}{}{}{}{}",
+            net("a", "60Mbit"),
+            net("b", "50Mbit"),
+            net("c", "30Mbit"),
+            net("d", "200Mbit")
+        );
+        let s = load("s.toml", &text).unwrap();
+        let tiers: Vec<_> = s.substrate.networks().map(|(_, n)| n.tier).collect();
+        assert_eq!(
+            tiers,
+            vec![
+                Tier::Software,
+                Tier::Hardware,
+                Tier::Software,
+                Tier::Hardware
+            ]
+        );
+        let text = format!("{text}{}", net("e", "20Mbit"));
+        let e = load("s.toml", &text).unwrap_err().to_string();
+        assert!(
+            e.contains("network `e`: field `tier`: the `paper` policy found no room"),
+            "{e}"
+        );
+        let e = load(
+            "s.toml",
+            &format!("{base}[[network]]\nname = \"x\"\ntier = \"auto\"\nforwarding = \"source\"\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("needs `bandwidth`"), "{e}");
+        let e = load("s.toml", &base.replace("\"paper\"", "\"magic\""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:3:") && e.contains("unknown policy `magic`"),
+            "{e}"
+        );
+    }
+
+    fn with_router(router: &str) -> Result<Scenario, String> {
+        let text = format!(
+            "[[port]]\nname = \"a\"\n[[port]]\nname = \"b\"\n[[network]]\nname = \"n\"\ntier = \"software\"\nforwarding = \"destination\"\nroute = [{{ prefix = \"10.0.0.0/8\", action = {{ port = \"b\" }} }}]\nrouter = {router}\n"
+        );
+        load("t.toml", &text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn router_config_resolves_ports_and_defaults() {
+        let sc = with_router("{ kind = \"kernel\", addresses = { b = \"10.0.2.1/24\" }, cpu_weight = 50, memory_mib = 64 }").unwrap();
+        let r = &sc.routers["n"];
+        assert_eq!(r.kind, crate::RouterKind::Kernel);
+        assert_eq!(r.addresses, vec![(1, "10.0.2.1/24".to_string())]);
+        assert_eq!(r.memory_max, Some(64 << 20));
+        let sc = with_router("{}").unwrap();
+        assert_eq!(sc.routers["n"].kind, crate::RouterKind::Prism);
+    }
+
+    #[test]
+    fn router_errors_name_the_line_and_field() {
+        for (router, want) in [
+            (
+                "{ kind = \"kernel\", addresses = { c = \"10.0.2.1/24\" } }",
+                "field `router.addresses.c`: no port `c`",
+            ),
+            (
+                "{ kind = \"kernel\", addresses = { a = \"10.0.2.1\" } }",
+                "not an IPv4 address/length",
+            ),
+            ("{ kind = \"command\" }", "needs `command"),
+            (
+                "{ kind = \"prism\", command = [\"x\"] }",
+                "is for `kind = \"command\"`",
+            ),
+            ("{ kind = \"quagga\" }", "unknown variant"),
+            ("{ kind = \"prism\", cpu_weight = 0 }", "outside 1..=10000"),
+        ] {
+            let e = with_router(router).unwrap_err();
+            assert!(e.contains("t.toml:10"), "{router}: {e}");
+            assert!(e.contains(want), "{router}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_single_network_scenario_reloads_to_the_same_document() {
+        let s = load("s.toml", GOOD).unwrap();
+        let doc = s.docs["red"].clone();
+        let text = ScenarioDoc::single(&s.device, &s.port_names, doc.clone())
+            .to_toml()
+            .unwrap();
+        let again = load("r.toml", &text).unwrap();
+        assert_eq!(again.docs["red"], doc);
+        assert_eq!(again.substrate.spec("red"), s.substrate.spec("red"));
+    }
+}

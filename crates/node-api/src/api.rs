@@ -1,0 +1,31 @@
+//! The node API as a trait: what a node answers, with typed bodies. The
+//! node library implements it; `crate::server` serves any implementation
+//! over HTTP, and `crate::openapi` describes it.
+//!
+//! Methods block (a change may start a container): the server runs each on
+//! a blocking thread, so reads are not held up behind a slow change.
+
+use crate::error::ApiError;
+use crate::types::{
+    Changed, NetworkDetail, NetworkView, NodeInfo, PortView, RateLimitBody, RoutesBody, RulesBody,
+    TierBody,
+};
+use prism_netdoc::NetworkDoc;
+use prism_pipeline::CounterSnapshot;
+
+pub trait NodeApi: Send + Sync + 'static {
+    fn list_networks(&self) -> Result<Vec<NetworkView>, ApiError>;
+    fn get_network(&self, name: &str) -> Result<NetworkDetail, ApiError>;
+    /// Adds a network; 409 if one of that name exists.
+    fn add_network(&self, doc: NetworkDoc) -> Result<Changed, ApiError>;
+    /// Replaces a network's whole definition (any field, tier included).
+    fn replace_network(&self, name: &str, doc: NetworkDoc) -> Result<Changed, ApiError>;
+    fn remove_network(&self, name: &str) -> Result<Changed, ApiError>;
+    fn set_routes(&self, name: &str, body: RoutesBody) -> Result<Changed, ApiError>;
+    fn set_rules(&self, name: &str, body: RulesBody) -> Result<Changed, ApiError>;
+    fn set_rate_limit(&self, name: &str, body: RateLimitBody) -> Result<Changed, ApiError>;
+    fn set_tier(&self, name: &str, body: TierBody) -> Result<Changed, ApiError>;
+    fn counters(&self) -> Result<CounterSnapshot, ApiError>;
+    fn ports(&self) -> Result<Vec<PortView>, ApiError>;
+    fn node(&self) -> Result<NodeInfo, ApiError>;
+}

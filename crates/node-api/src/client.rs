@@ -1,0 +1,273 @@
+//! A typed client of the node API, over the node's Unix socket or over TCP
+//! with the control plane's credential. Used by `prism ctl`, the tests and
+//! (next) the controller.
+
+use crate::error::ApiError;
+use crate::types::{
+    Changed, NetworkDetail, NetworkView, NodeInfo, PortView, RateLimitBody, RoutesBody, RulesBody,
+    TierBody,
+};
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper::body::Bytes;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use prism_netdoc::NetworkDoc;
+use prism_pipeline::CounterSnapshot;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::path::PathBuf;
+
+/// Where the node is.
+#[derive(Clone)]
+pub enum Endpoint {
+    Unix(PathBuf),
+    /// `host:port`, and the bearer token to send.
+    Tcp {
+        addr: String,
+        token: Option<String>,
+    },
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Unix(p) => write!(f, "unix:{}", p.display()),
+            Endpoint::Tcp { addr, .. } => write!(f, "tcp:{addr}"),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot reach the node at {at:?} (is `prism node` running?): {source}")]
+    Connect {
+        at: Endpoint,
+        source: std::io::Error,
+    },
+    #[error("{method} {path}: {status}: {error}")]
+    Api {
+        method: &'static str,
+        path: String,
+        status: u16,
+        error: ApiError,
+    },
+    #[error("{method} {path}: {status}: an answer that is not the API's: {body}")]
+    Unexpected {
+        method: &'static str,
+        path: String,
+        status: u16,
+        body: String,
+    },
+    #[error("HTTP: {0}")]
+    Http(String),
+}
+
+impl ClientError {
+    /// The API's error, if the node answered with one.
+    pub fn api(&self) -> Option<&ApiError> {
+        match self {
+            ClientError::Api { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ClientError::Api { status, .. } | ClientError::Unexpected { status, .. } => {
+                Some(*status)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn http(e: impl std::fmt::Display) -> ClientError {
+    ClientError::Http(e.to_string())
+}
+
+/// What a path segment may not hold unencoded (RFC 3986 unreserved stays).
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+fn net(name: &str, rest: &str) -> String {
+    format!("/v1/networks/{}{rest}", utf8_percent_encode(name, SEGMENT))
+}
+
+#[derive(Debug, Clone)]
+pub struct NodeClient {
+    endpoint: Endpoint,
+}
+
+impl NodeClient {
+    pub fn new(endpoint: Endpoint) -> Self {
+        Self { endpoint }
+    }
+
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// One request; the raw status and body.
+    pub async fn raw(
+        &self,
+        method: &'static str,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<(u16, Bytes), ClientError> {
+        let connect = |source| ClientError::Connect {
+            at: self.endpoint.clone(),
+            source,
+        };
+        let mut req = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", "prism-node")
+            .header("content-type", "application/json");
+        let io = match &self.endpoint {
+            Endpoint::Unix(p) => {
+                let s = tokio::net::UnixStream::connect(p).await.map_err(connect)?;
+                Io::Unix(hyper_util::rt::TokioIo::new(s))
+            }
+            Endpoint::Tcp { addr, token } => {
+                if let Some(t) = token {
+                    req = req.header("authorization", format!("Bearer {t}"));
+                }
+                let s = tokio::net::TcpStream::connect(addr)
+                    .await
+                    .map_err(connect)?;
+                Io::Tcp(hyper_util::rt::TokioIo::new(s))
+            }
+        };
+        let req = req
+            .body(Full::new(Bytes::from(body.unwrap_or_default())))
+            .map_err(http)?;
+        let resp = match io {
+            Io::Unix(s) => send(s, req).await?,
+            Io::Tcp(s) => send(s, req).await?,
+        };
+        let status = resp.status().as_u16();
+        let bytes = resp.into_body().collect().await.map_err(http)?.to_bytes();
+        Ok((status, bytes))
+    }
+
+    async fn call<R: DeserializeOwned>(
+        &self,
+        method: &'static str,
+        path: String,
+        body: Option<&(impl Serialize + ?Sized)>,
+    ) -> Result<R, ClientError> {
+        let body = body.map(serde_json::to_vec).transpose().map_err(http)?;
+        let (status, bytes) = self.raw(method, &path, body).await?;
+        if (200..300).contains(&status) {
+            return serde_json::from_slice(&bytes).map_err(|_| ClientError::Unexpected {
+                method,
+                path,
+                status,
+                body: String::from_utf8_lossy(&bytes).into_owned(),
+            });
+        }
+        match serde_json::from_slice::<ApiError>(&bytes) {
+            Ok(error) => Err(ClientError::Api {
+                method,
+                path,
+                status,
+                error,
+            }),
+            Err(_) => Err(ClientError::Unexpected {
+                method,
+                path,
+                status,
+                body: String::from_utf8_lossy(&bytes).into_owned(),
+            }),
+        }
+    }
+
+    pub async fn list_networks(&self) -> Result<Vec<NetworkView>, ClientError> {
+        self.call("GET", "/v1/networks".into(), None::<&()>).await
+    }
+
+    pub async fn get_network(&self, name: &str) -> Result<NetworkDetail, ClientError> {
+        self.call("GET", net(name, ""), None::<&()>).await
+    }
+
+    pub async fn add_network(&self, doc: &NetworkDoc) -> Result<Changed, ClientError> {
+        self.call("POST", "/v1/networks".into(), Some(doc)).await
+    }
+
+    pub async fn replace_network(
+        &self,
+        name: &str,
+        doc: &NetworkDoc,
+    ) -> Result<Changed, ClientError> {
+        self.call("PUT", net(name, ""), Some(doc)).await
+    }
+
+    pub async fn remove_network(&self, name: &str) -> Result<Changed, ClientError> {
+        self.call("DELETE", net(name, ""), None::<&()>).await
+    }
+
+    pub async fn set_routes(&self, name: &str, b: &RoutesBody) -> Result<Changed, ClientError> {
+        self.call("PUT", net(name, "/routes"), Some(b)).await
+    }
+
+    pub async fn set_rules(&self, name: &str, b: &RulesBody) -> Result<Changed, ClientError> {
+        self.call("PUT", net(name, "/rules"), Some(b)).await
+    }
+
+    pub async fn set_rate_limit(
+        &self,
+        name: &str,
+        b: &RateLimitBody,
+    ) -> Result<Changed, ClientError> {
+        self.call("PUT", net(name, "/rate-limit"), Some(b)).await
+    }
+
+    pub async fn set_tier(&self, name: &str, b: &TierBody) -> Result<Changed, ClientError> {
+        self.call("PUT", net(name, "/tier"), Some(b)).await
+    }
+
+    pub async fn counters(&self) -> Result<CounterSnapshot, ClientError> {
+        self.call("GET", "/v1/counters".into(), None::<&()>).await
+    }
+
+    pub async fn ports(&self) -> Result<Vec<PortView>, ClientError> {
+        self.call("GET", "/v1/ports".into(), None::<&()>).await
+    }
+
+    pub async fn node(&self) -> Result<NodeInfo, ClientError> {
+        self.call("GET", "/v1/node".into(), None::<&()>).await
+    }
+}
+
+enum Io {
+    Unix(hyper_util::rt::TokioIo<tokio::net::UnixStream>),
+    Tcp(hyper_util::rt::TokioIo<tokio::net::TcpStream>),
+}
+
+async fn send<S>(
+    io: S,
+    req: Request<Full<Bytes>>,
+) -> Result<hyper::Response<hyper::body::Incoming>, ClientError>
+where
+    S: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let (mut tx, conn) = hyper::client::conn::http1::handshake(io)
+        .await
+        .map_err(http)?;
+    tokio::spawn(conn);
+    tx.send_request(req).await.map_err(http)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_encoded_as_one_segment() {
+        assert_eq!(net("a/b c", "/tier"), "/v1/networks/a%2Fb%20c/tier");
+        assert_eq!(net("hw-red_1.x", ""), "/v1/networks/hw-red_1.x");
+    }
+}

@@ -1,0 +1,24 @@
+//! The Prism node API: the [`NodeApi`] trait with typed bodies, the
+//! [`ApiError`] body with a stable code (mapped to HTTP status in one
+//! place), the HTTP server glue for any implementation (`server`), the
+//! control plane's credential (`auth`), the generated OpenAPI document
+//! (`openapi`, checked in as docs/api/node.json) and a typed client.
+
+mod api;
+mod auth;
+mod client;
+mod error;
+mod openapi;
+mod server;
+mod types;
+
+pub use api::NodeApi;
+pub use auth::{Credential, MIN_SECRET_LEN};
+pub use client::{ClientError, Endpoint, NodeClient};
+pub use error::{ApiError, ErrorCode};
+pub use openapi::{ApiDoc, spec_json};
+pub use server::{Body, Listener, PATHS, router, spawn};
+pub use types::{
+    Changed, NetworkDetail, NetworkView, NodeInfo, PlacedTier, PortView, RateLimitBody, RouterView,
+    RoutesBody, RulesBody, SlotsInfo, TierBody,
+};

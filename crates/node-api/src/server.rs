@@ -1,0 +1,272 @@
+//! Serves any [`NodeApi`] over HTTP+JSON, on a Unix socket (root's, by
+//! file permission) or on TCP (with the control plane's credential).
+//!
+//! Bodies are read as bytes and parsed by `prism_netdoc::from_json`, so a
+//! refused body names its field, and every error, the framework's own
+//! included (unknown path, wrong method, body too large), has the one
+//! [`ApiError`] body.
+
+use crate::api::NodeApi;
+use crate::auth::{Credential, require_bearer};
+use crate::error::{ApiError, ErrorCode};
+use crate::types::{
+    Changed, NetworkDetail, NetworkView, NodeInfo, PortView, RateLimitBody, RoutesBody, RulesBody,
+    TierBody,
+};
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Path, Request, State};
+use axum::http::StatusCode;
+use axum::routing::{get, put};
+use axum::{Json, Router};
+use prism_netdoc::NetworkDoc;
+use prism_pipeline::CounterSnapshot;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The paths served, as the OpenAPI document names them.
+pub const PATHS: [&str; 9] = [
+    "/v1/networks",
+    "/v1/networks/{name}",
+    "/v1/networks/{name}/routes",
+    "/v1/networks/{name}/rules",
+    "/v1/networks/{name}/rate-limit",
+    "/v1/networks/{name}/tier",
+    "/v1/counters",
+    "/v1/ports",
+    "/v1/node",
+];
+
+/// A JSON body of type `T`, refused with an [`ApiError`] naming the field.
+#[derive(Debug)]
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|r| {
+            let code = if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ErrorCode::PayloadTooLarge
+            } else {
+                ErrorCode::InvalidInput
+            };
+            ApiError::new(code, r.body_text())
+        })?;
+        Ok(Body(prism_netdoc::from_json(&bytes)?))
+    }
+}
+
+async fn blocking<A: NodeApi, T: Send + 'static>(
+    api: Arc<A>,
+    f: impl FnOnce(&A) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(move || f(&api))
+        .await
+        .map_err(|e| ApiError::internal(format!("the change did not complete: {e}")))?
+}
+
+type Ans<T> = Result<Json<T>, ApiError>;
+
+#[utoipa::path(get, path = "/v1/networks", tag = "networks",
+    responses((status = 200, body = Vec<NetworkView>), (status = "default", body = ApiError)))]
+pub(crate) async fn list_networks<A: NodeApi>(State(a): State<Arc<A>>) -> Ans<Vec<NetworkView>> {
+    blocking(a, |a| a.list_networks()).await.map(Json)
+}
+
+/// Adds a network defined by a document (the fields of a scenario's `[[network]]`).
+#[utoipa::path(post, path = "/v1/networks", tag = "networks", request_body = NetworkDoc,
+    responses((status = 201, body = Changed), (status = "default", body = ApiError)))]
+pub(crate) async fn add_network<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Body(doc): Body<NetworkDoc>,
+) -> Result<(StatusCode, Json<Changed>), ApiError> {
+    let c = blocking(a, move |a| a.add_network(doc)).await?;
+    Ok((StatusCode::CREATED, Json(c)))
+}
+
+#[utoipa::path(get, path = "/v1/networks/{name}", tag = "networks",
+    params(("name" = String, Path, description = "The network's name")),
+    responses((status = 200, body = NetworkDetail), (status = "default", body = ApiError)))]
+pub(crate) async fn get_network<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+) -> Ans<NetworkDetail> {
+    blocking(a, move |a| a.get_network(&name)).await.map(Json)
+}
+
+/// Replaces a network's definition: routes, router, tier, anything.
+#[utoipa::path(put, path = "/v1/networks/{name}", tag = "networks", request_body = NetworkDoc,
+    params(("name" = String, Path, description = "The network's name")),
+    responses((status = 200, body = Changed), (status = "default", body = ApiError)))]
+pub(crate) async fn replace_network<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+    Body(doc): Body<NetworkDoc>,
+) -> Ans<Changed> {
+    blocking(a, move |a| a.replace_network(&name, doc))
+        .await
+        .map(Json)
+}
+
+/// Removes a network (and its container).
+#[utoipa::path(delete, path = "/v1/networks/{name}", tag = "networks",
+    params(("name" = String, Path, description = "The network's name")),
+    responses((status = 200, body = Changed), (status = "default", body = ApiError)))]
+pub(crate) async fn remove_network<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+) -> Ans<Changed> {
+    blocking(a, move |a| a.remove_network(&name))
+        .await
+        .map(Json)
+}
+
+/// Replaces a network's routes, atomically under traffic.
+#[utoipa::path(put, path = "/v1/networks/{name}/routes", tag = "networks", request_body = RoutesBody,
+    params(("name" = String, Path, description = "The network's name")),
+    responses((status = 200, body = Changed), (status = "default", body = ApiError)))]
+pub(crate) async fn set_routes<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+    Body(b): Body<RoutesBody>,
+) -> Ans<Changed> {
+    blocking(a, move |a| a.set_routes(&name, b)).await.map(Json)
+}
+
+/// Replaces a rules network's rule table, atomically under traffic.
+#[utoipa::path(put, path = "/v1/networks/{name}/rules", tag = "networks", request_body = RulesBody,
+    params(("name" = String, Path, description = "The network's name")),
+    responses((status = 200, body = Changed), (status = "default", body = ApiError)))]
+pub(crate) async fn set_rules<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+    Body(b): Body<RulesBody>,
+) -> Ans<Changed> {
+    blocking(a, move |a| a.set_rules(&name, b)).await.map(Json)
+}
+
+/// Sets or removes a network's bandwidth guarantee.
+#[utoipa::path(put, path = "/v1/networks/{name}/rate-limit", tag = "networks", request_body = RateLimitBody,
+    params(("name" = String, Path, description = "The network's name")),
+    responses((status = 200, body = Changed), (status = "default", body = ApiError)))]
+pub(crate) async fn set_rate_limit<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+    Body(b): Body<RateLimitBody>,
+) -> Ans<Changed> {
+    blocking(a, move |a| a.set_rate_limit(&name, b))
+        .await
+        .map(Json)
+}
+
+/// Moves a network between the tiers (make-before-break).
+#[utoipa::path(put, path = "/v1/networks/{name}/tier", tag = "networks", request_body = TierBody,
+    params(("name" = String, Path, description = "The network's name")),
+    responses((status = 200, body = Changed), (status = "default", body = ApiError)))]
+pub(crate) async fn set_tier<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+    Body(b): Body<TierBody>,
+) -> Ans<Changed> {
+    blocking(a, move |a| a.set_tier(&name, b)).await.map(Json)
+}
+
+/// The pipeline's counters summed over the workers.
+#[utoipa::path(get, path = "/v1/counters", tag = "node",
+    responses((status = 200, body = CounterSnapshot), (status = "default", body = ApiError)))]
+pub(crate) async fn counters<A: NodeApi>(State(a): State<Arc<A>>) -> Ans<CounterSnapshot> {
+    blocking(a, |a| a.counters()).await.map(Json)
+}
+
+/// Every worker's sockets and their statistics.
+#[utoipa::path(get, path = "/v1/ports", tag = "node",
+    responses((status = 200, body = Vec<PortView>), (status = "default", body = ApiError)))]
+pub(crate) async fn ports<A: NodeApi>(State(a): State<Arc<A>>) -> Ans<Vec<PortView>> {
+    blocking(a, |a| a.ports()).await.map(Json)
+}
+
+/// The node: device profile, ports, I/O, workers, free hardware slots.
+#[utoipa::path(get, path = "/v1/node", tag = "node",
+    responses((status = 200, body = NodeInfo), (status = "default", body = ApiError)))]
+pub(crate) async fn node<A: NodeApi>(State(a): State<Arc<A>>) -> Ans<NodeInfo> {
+    blocking(a, |a| a.node()).await.map(Json)
+}
+
+/// The API's routes over `api`.
+pub fn router<A: NodeApi>(api: Arc<A>) -> Router {
+    Router::new()
+        .route(PATHS[0], get(list_networks::<A>).post(add_network::<A>))
+        .route(
+            PATHS[1],
+            get(get_network::<A>)
+                .put(replace_network::<A>)
+                .delete(remove_network::<A>),
+        )
+        .route(PATHS[2], put(set_routes::<A>))
+        .route(PATHS[3], put(set_rules::<A>))
+        .route(PATHS[4], put(set_rate_limit::<A>))
+        .route(PATHS[5], put(set_tier::<A>))
+        .route(PATHS[6], get(counters::<A>))
+        .route(PATHS[7], get(ports::<A>))
+        .route(PATHS[8], get(node::<A>))
+        .fallback(|| async { ApiError::not_found("no such path (see docs/api/node.json)") })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                ErrorCode::MethodNotAllowed,
+                "this path does not take that method (see docs/api/node.json)",
+            )
+        })
+        .with_state(api)
+}
+
+/// Where the API listens.
+#[derive(Debug)]
+pub enum Listener {
+    /// A Unix socket: whoever can open the file may call.
+    Unix(std::path::PathBuf),
+    /// TCP: every request must carry the credential.
+    Tcp(std::net::SocketAddr, Credential),
+}
+
+/// Serves `app` on `listener` from a thread of its own (a single-threaded
+/// runtime: the fast path never waits on it) until `stop` is set. Returns
+/// the address bound (for TCP port 0) and the thread.
+pub fn spawn(
+    listener: Listener,
+    app: Router,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<(String, std::thread::JoinHandle<()>)> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let shutdown = async move {
+        while !stop.load(Ordering::Relaxed) {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    };
+    match listener {
+        Listener::Unix(path) => {
+            let _ = std::fs::remove_file(&path);
+            let l = rt.block_on(async { tokio::net::UnixListener::bind(&path) })?;
+            let at = path.display().to_string();
+            let t = std::thread::spawn(move || {
+                rt.block_on(async move {
+                    let _ = axum::serve(l, app).with_graceful_shutdown(shutdown).await;
+                });
+                let _ = std::fs::remove_file(&path);
+            });
+            Ok((at, t))
+        }
+        Listener::Tcp(addr, cred) => {
+            let app = app.layer(axum::middleware::from_fn_with_state(cred, require_bearer));
+            let l = rt.block_on(async { tokio::net::TcpListener::bind(addr).await })?;
+            let at = l.local_addr()?.to_string();
+            let t = std::thread::spawn(move || {
+                rt.block_on(async move {
+                    let _ = axum::serve(l, app).with_graceful_shutdown(shutdown).await;
+                });
+            });
+            Ok((at, t))
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Request and response bodies of the node API.
+
+use prism_netdoc::{ActionDoc, NetworkDoc, RouteDoc, RouterKind, RuleDoc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The tier a running node places a network in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PlacedTier {
+    Hardware,
+    Software,
+}
+
+impl PlacedTier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlacedTier::Hardware => "hardware",
+            PlacedTier::Software => "software",
+        }
+    }
+}
+
+/// A software network's router as it runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RouterView {
+    pub kind: RouterKind,
+    /// The container (network namespace and cgroup) it runs in.
+    pub container: String,
+    /// Substrate ports the container has a link on.
+    pub ports: Vec<u16>,
+    /// Links on the multi-receiver path (joined to a bridge).
+    pub bridged: Vec<u16>,
+}
+
+/// A network as the node runs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct NetworkView {
+    pub id: u16,
+    pub name: String,
+    pub tier: PlacedTier,
+    /// The forwarding module: `destination`, `source`, `source+destination`, `rules`.
+    pub forwarding: String,
+    /// Routes or rules in its table.
+    pub entries: usize,
+    pub rate_bps: Option<u64>,
+    pub burst_bytes: Option<u64>,
+    /// The hardware slot (region) it occupies.
+    pub slot: Option<usize>,
+    pub router: Option<RouterView>,
+}
+
+/// One network: how it runs and the document it was defined by.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NetworkDetail {
+    pub network: NetworkView,
+    pub definition: NetworkDoc,
+}
+
+/// What a change did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Changed {
+    /// In words: `network `x` moved to software`.
+    pub result: String,
+    /// The network after the change (none after a removal).
+    pub network: Option<NetworkView>,
+}
+
+/// A network's new routes (destination, source and flow networks).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoutesBody {
+    pub route: Vec<RouteDoc>,
+}
+
+/// A rules network's new rule table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RulesBody {
+    #[serde(default)]
+    pub rule: Vec<RuleDoc>,
+    /// When no rule matches (absent: drop).
+    #[serde(default)]
+    pub default_action: Option<ActionDoc>,
+}
+
+/// A network's new bandwidth guarantee; no rate removes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimitBody {
+    pub rate_bps: Option<u64>,
+    #[serde(default)]
+    pub burst_bytes: Option<u64>,
+}
+
+/// The tier to move a network to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TierBody {
+    pub tier: PlacedTier,
+}
+
+/// Hardware slots of the node's device profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SlotsInfo {
+    pub total: u16,
+    pub free: usize,
+}
+
+/// The node: device profile, ports, I/O, workers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct NodeInfo {
+    /// The device profile (a model of an FPGA; see `prism profiles`).
+    pub device: String,
+    pub ports: Vec<String>,
+    /// Per port, whether it has a software interface (multi-receiver path).
+    pub software_interfaces: Vec<bool>,
+    /// `auto`, `xdp` or `packet`.
+    pub io: String,
+    pub workers: usize,
+    pub hardware_slots: SlotsInfo,
+}
+
+/// One socket of a worker, with its statistics.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PortView {
+    pub worker: usize,
+    /// The interface.
+    pub name: String,
+    /// `af_xdp native copy`, `af_packet`, ...
+    pub io: String,
+    /// Polled for received frames.
+    pub rx: bool,
+    pub rx_frames: u64,
+    pub tx_frames: u64,
+    /// Frames the interface refused on transmit.
+    pub tx_errors: u64,
+    /// Frames the kernel dropped because the receive ring was full.
+    pub rx_ring_drops: u64,
+}

@@ -1,0 +1,374 @@
+//! The node's control side: the networks it should have (one document
+//! each) and a reconciler that converges the substrate and, through the
+//! [`NodeRuntime`], the software routers to them.
+//!
+//! [`Control::apply`] takes a network's desired document (or none, to
+//! remove it). It checks the document and the substrate's capacities before
+//! it touches anything, then changes things in an order that never leaves a
+//! packet without a path:
+//!
+//! - hardware → hardware: the substrate publishes the new tables at once;
+//! - to software (new, or from hardware, paper 003 §3.4's migration): the
+//!   router starts and receives, then the substrate switches the network's
+//!   tier in one publication;
+//! - software → hardware, or removal: the substrate switches first, then
+//!   the router is stopped;
+//! - software → software: the running router takes the new table; a
+//!   different router or different links get a new container beside the
+//!   old one, and the old one goes after the switch.
+//!
+//! Applying the document a network already has changes nothing that
+//! matters (the substrate republishes the same tables): safe to run twice.
+
+use crate::runtime::{NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
+use prism_netdoc::{NetworkDoc, TierChoice};
+use prism_node_api::{ApiError, ErrorCode, NetworkView, PlacedTier};
+use prism_pipeline::{NetworkSpec, Substrate, SubstrateError, Tier};
+use std::collections::BTreeMap;
+
+/// Why a change was refused or failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyError {
+    pub code: ErrorCode,
+    pub message: String,
+    /// The document's field concerned, if any.
+    pub field: Option<String>,
+}
+
+impl ApplyError {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            field: None,
+        }
+    }
+
+    fn not_found(name: &str) -> Self {
+        Self::new(ErrorCode::NotFound, format!("no network `{name}`"))
+    }
+}
+
+impl std::fmt::Display for ApplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.field {
+            Some(x) => write!(f, "field `{x}`: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for ApplyError {}
+
+impl From<ApplyError> for ApiError {
+    fn from(e: ApplyError) -> Self {
+        ApiError::new(e.code, e.message).with_field(e.field.unwrap_or_default())
+    }
+}
+
+impl From<prism_netdoc::DocError> for ApplyError {
+    fn from(e: prism_netdoc::DocError) -> Self {
+        Self {
+            code: ErrorCode::InvalidInput,
+            message: e.message,
+            field: (!e.field.is_empty()).then_some(e.field),
+        }
+    }
+}
+
+impl From<RuntimeError> for ApplyError {
+    fn from(e: RuntimeError) -> Self {
+        let code = match e.kind {
+            RuntimeErrorKind::Unsupported => ErrorCode::InvalidInput,
+            RuntimeErrorKind::Conflict => ErrorCode::Conflict,
+            RuntimeErrorKind::Failed => ErrorCode::Internal,
+        };
+        Self::new(code, e.message)
+    }
+}
+
+/// A substrate refusal: capacity (slots, tables, channels) or a conflict.
+fn substrate_error(e: SubstrateError) -> ApplyError {
+    let code = match &e {
+        SubstrateError::Placement { .. }
+        | SubstrateError::Table { .. }
+        | SubstrateError::TooManyNetworks
+        | SubstrateError::ChannelTaken { .. } => ErrorCode::Capacity,
+        SubstrateError::DuplicateName(_) => ErrorCode::Conflict,
+        SubstrateError::UnknownNetwork(_) => ErrorCode::NotFound,
+        SubstrateError::BadPort { .. } | SubstrateError::BadChannel { .. } => {
+            ErrorCode::InvalidInput
+        }
+    };
+    ApplyError::new(code, e.to_string())
+}
+
+/// A failure after the checks passed: the node's fault, not the caller's.
+fn internal(e: impl std::fmt::Display) -> ApplyError {
+    ApplyError::new(ErrorCode::Internal, e.to_string())
+}
+
+fn placed(t: Tier) -> PlacedTier {
+    match t {
+        Tier::Hardware => PlacedTier::Hardware,
+        Tier::Software => PlacedTier::Software,
+    }
+}
+
+#[derive(Debug)]
+pub struct Control<R: NodeRuntime> {
+    pub substrate: Substrate,
+    pub device: String,
+    pub port_names: Vec<String>,
+    pub runtime: R,
+    docs: BTreeMap<String, NetworkDoc>,
+    routers: BTreeMap<String, R::Router>,
+    /// What changes did beyond the obvious, for the node's log.
+    pub events: Vec<String>,
+}
+
+impl<R: NodeRuntime> Control<R> {
+    /// A control side for a substrate loaded with the networks of `docs`
+    /// (their routers are started by [`Self::bring_up`]).
+    pub fn new(
+        substrate: Substrate,
+        device: String,
+        port_names: Vec<String>,
+        docs: BTreeMap<String, NetworkDoc>,
+        runtime: R,
+    ) -> Self {
+        Self {
+            substrate,
+            device,
+            port_names,
+            runtime,
+            docs,
+            routers: BTreeMap::new(),
+            events: Vec::new(),
+        }
+    }
+
+    pub fn doc(&self, name: &str) -> Option<&NetworkDoc> {
+        self.docs.get(name)
+    }
+
+    pub fn router(&self, name: &str) -> Option<&R::Router> {
+        self.routers.get(name)
+    }
+
+    /// How network `name` runs, for the API.
+    pub fn view(&self, name: &str) -> Option<NetworkView> {
+        let id = self.substrate.id(name)?;
+        let s = self.substrate.spec(name)?;
+        Some(NetworkView {
+            id,
+            name: s.name.clone(),
+            tier: placed(s.tier),
+            forwarding: s.forwarding.module().as_str().to_string(),
+            entries: s.forwarding.entries(),
+            rate_bps: s.rate_limit.map(|r| r.0),
+            burst_bytes: s.rate_limit.map(|r| r.1),
+            slot: self.substrate.hardware().slot_of(id),
+            router: self.routers.get(name).map(|r| self.runtime.view(r)),
+        })
+    }
+
+    fn start(
+        &mut self,
+        net: u16,
+        variant: bool,
+        spec: &NetworkSpec,
+        c: &prism_netdoc::Compiled,
+        doc: &NetworkDoc,
+    ) -> Result<R::Router, ApplyError> {
+        let r = self.runtime.start_router(RouterRequest {
+            net,
+            variant,
+            spec,
+            router: &c.router,
+            doc,
+        })?;
+        self.events.push(format!(
+            "network `{}`: {} router started",
+            spec.name,
+            c.router.kind.as_str()
+        ));
+        Ok(r)
+    }
+
+    fn stop(&mut self, r: R::Router) -> Result<(), ApplyError> {
+        self.runtime.stop_router(r)?;
+        Ok(())
+    }
+
+    /// Starts the router of a software network the scenario already placed
+    /// in the substrate (at node start).
+    pub fn bring_up(&mut self, name: &str) -> Result<(), ApplyError> {
+        let doc = self
+            .docs
+            .get(name)
+            .cloned()
+            .ok_or_else(|| ApplyError::not_found(name))?;
+        let c = prism_netdoc::compile(&doc, &self.port_names)?;
+        let id = self
+            .substrate
+            .id(name)
+            .ok_or_else(|| ApplyError::not_found(name))?;
+        let spec = c.spec.clone();
+        let r = self.start(id, false, &spec, &c, &doc)?;
+        self.routers.insert(name.to_string(), r);
+        Ok(())
+    }
+
+    /// Converges network `name` to `desired` (`None`: removed). Returns
+    /// what was done, in words.
+    pub fn apply(&mut self, name: &str, desired: Option<NetworkDoc>) -> Result<String, ApplyError> {
+        let current = self.substrate.spec(name).cloned();
+        let Some(doc) = desired else {
+            return match current {
+                None => Err(ApplyError::not_found(name)),
+                Some(_) => self.remove(name),
+            };
+        };
+        if doc.name != name {
+            return Err(ApplyError {
+                field: Some("name".into()),
+                ..ApplyError::new(
+                    ErrorCode::InvalidInput,
+                    format!(
+                        "`{}` does not match the network `{name}` being changed",
+                        doc.name
+                    ),
+                )
+            });
+        }
+        if doc.tier == TierChoice::Auto {
+            return Err(ApplyError {
+                field: Some("tier".into()),
+                ..ApplyError::new(
+                    ErrorCode::InvalidInput,
+                    "a running node places networks as told: `hardware` or `software` (`auto` is for scenario files)",
+                )
+            });
+        }
+        let c = prism_netdoc::compile(&doc, &self.port_names)?;
+        let spec = c.spec.clone();
+        let id = self.substrate.check(&spec).map_err(substrate_error)?;
+        let done = match (current.as_ref().map(|c| c.tier), spec.tier) {
+            (None, Tier::Hardware) => {
+                self.substrate.add_network(spec).map_err(internal)?;
+                format!("network `{name}` added in hardware")
+            }
+            (None, Tier::Software) => {
+                let r = self.start(id, false, &spec, &c, &doc)?;
+                if let Err(e) = self.substrate.add_network(spec) {
+                    let _ = self.stop(r);
+                    return Err(internal(e));
+                }
+                self.routers.insert(name.to_string(), r);
+                format!("network `{name}` added in software")
+            }
+            (Some(Tier::Hardware), Tier::Hardware) => {
+                self.substrate.replace_network(spec).map_err(internal)?;
+                format!("network `{name}` changed")
+            }
+            (Some(Tier::Hardware), Tier::Software) => {
+                // Make before break: the router receives before the switch.
+                let r = self.start(id, false, &spec, &c, &doc)?;
+                if let Err(e) = self.substrate.replace_network(spec) {
+                    let _ = self.stop(r);
+                    return Err(internal(e));
+                }
+                self.routers.insert(name.to_string(), r);
+                format!("network `{name}` moved to software")
+            }
+            (Some(Tier::Software), Tier::Hardware) => {
+                // The pipeline takes over before the router goes.
+                self.substrate.replace_network(spec).map_err(internal)?;
+                if let Some(r) = self.routers.remove(name) {
+                    self.stop(r)?;
+                }
+                format!("network `{name}` moved to hardware")
+            }
+            (Some(Tier::Software), Tier::Software) => {
+                let old = current.expect("a software network has a spec");
+                self.change_software(name, id, &old, &c, &doc)?
+            }
+        };
+        self.docs.insert(name.to_string(), doc);
+        self.events.push(done.clone());
+        Ok(done)
+    }
+
+    fn change_software(
+        &mut self,
+        name: &str,
+        id: u16,
+        old: &NetworkSpec,
+        c: &prism_netdoc::Compiled,
+        doc: &NetworkDoc,
+    ) -> Result<String, ApplyError> {
+        let spec = &c.spec;
+        let req = RouterRequest {
+            net: id,
+            variant: false,
+            spec,
+            router: &c.router,
+            doc,
+        };
+        if let Some(r) = self.routers.get_mut(name)
+            && self.runtime.can_update(r, req)
+        {
+            let req = RouterRequest {
+                variant: self.runtime.variant(r),
+                ..req
+            };
+            self.runtime.update_router(r, old, req)?;
+            self.substrate
+                .replace_network(spec.clone())
+                .map_err(internal)?;
+            return Ok(format!("network `{name}` changed"));
+        }
+        // A new router or new links: a new container beside the old one.
+        let variant = !self
+            .routers
+            .get(name)
+            .is_some_and(|r| self.runtime.variant(r));
+        let r = self.start(id, variant, spec, c, doc)?;
+        if let Err(e) = self.substrate.replace_network(spec.clone()) {
+            let _ = self.stop(r);
+            return Err(internal(e));
+        }
+        if let Some(old) = self.routers.insert(name.to_string(), r) {
+            self.stop(old)?;
+        }
+        Ok(format!("network `{name}` changed; its router restarted"))
+    }
+
+    fn remove(&mut self, name: &str) -> Result<String, ApplyError> {
+        self.substrate.remove_network(name).map_err(internal)?;
+        self.docs.remove(name);
+        if let Some(r) = self.routers.remove(name) {
+            self.stop(r)?;
+        }
+        let m = format!("network `{name}` removed");
+        self.events.push(m.clone());
+        Ok(m)
+    }
+
+    /// Stops every router (the workers have stopped) and what else the
+    /// runtime made.
+    pub fn shutdown(&mut self) -> Vec<RuntimeError> {
+        let mut errs = Vec::new();
+        for (_, r) in std::mem::take(&mut self.routers) {
+            if let Err(e) = self.runtime.stop_router(r) {
+                errs.push(e);
+            }
+        }
+        errs.extend(self.runtime.shutdown());
+        errs
+    }
+}
+
+#[cfg(test)]
+mod tests;

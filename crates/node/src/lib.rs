@@ -1,0 +1,28 @@
+//! The Prism node agent as a library.
+//!
+//! - [`control`]: the reconciler, converging the substrate and the software
+//!   routers to the networks' documents, in an order that never leaves a
+//!   packet without a path; it reaches the machine only through
+//!   [`runtime::NodeRuntime`];
+//! - [`linux`]: that runtime on Linux: containers, the `kernel`, `prism`
+//!   and `command` routers, the polling workers and their sockets;
+//! - [`node`]: a node on real interfaces (workers, routers, API state);
+//! - [`service`]: the node API served from the control side;
+//! - [`swrouter`]: Prism's software router process inside a container;
+//! - [`offline`]: the substrate over in-memory frames (`prism run`);
+//! - [`report`]: counter tables for people.
+
+pub mod control;
+pub mod linux;
+pub mod node;
+pub mod offline;
+pub mod report;
+pub mod runtime;
+pub mod service;
+pub mod swrouter;
+
+pub use control::{ApplyError, Control};
+pub use linux::{IoSettings, LinuxRuntime};
+pub use node::{Node, NodeOptions, gateway_mac, pin_to_core, sum_counters};
+pub use runtime::{NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
+pub use service::{NodeFacts, NodeService};

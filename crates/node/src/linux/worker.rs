@@ -1,0 +1,347 @@
+//! A node's polling worker: one thread, one pipeline, its own sockets.
+//!
+//! In: frames from the receive sockets it owns: wire ports (into the
+//! pipeline) and the root-namespace ends of software routers' links (a
+//! router's output, into the pipeline's output stage). Out: the pipeline's
+//! output queues onto the wire, and its software channels into the routers'
+//! containers, on the link of the packet's input port (paper 003 §3.4's
+//! single-receiver path).
+//!
+//! Every worker can transmit on every port and link: on the ones whose
+//! receive socket it owns it sends through that socket (AF_XDP binds one
+//! socket per queue), on the others through a packet socket of its own. So
+//! workers share nothing and the fast path takes no lock; the control side
+//! adds and removes a software network's links with [`WorkerCmd`]s, which
+//! the worker picks up between batches (a channel poll: one atomic load
+//! when empty), and counters are published every 200 ms.
+
+use prism_io::afpacket::PortStats;
+use prism_io::port::Port;
+use prism_pipeline::dataplane::SOFTWARE_CHANNELS;
+use prism_pipeline::{CounterSnapshot, IoDrop, Packet, Pipeline, boundary};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Frames taken from one socket per poll.
+const RX_BATCH: u32 = 256;
+
+/// Marks, in a flushed batch, a packet whose container link has no socket.
+const NO_LINK: u16 = u16::MAX;
+
+/// Where a socket's received frames come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Wire(u16),
+    /// The root-namespace end of network `net`'s link for port `port`.
+    Container {
+        net: u16,
+        port: u16,
+    },
+}
+
+/// One socket of a worker.
+#[derive(Debug)]
+pub struct Slot {
+    pub source: Source,
+    /// The interface, for reports.
+    pub name: String,
+    pub io: Port,
+    /// Polled for received frames.
+    pub rx: bool,
+    /// Used to transmit on its interface.
+    pub tx: bool,
+}
+
+/// Changes a worker applies between batches; `done` is answered after.
+#[derive(Debug)]
+pub enum WorkerCmd {
+    /// A software network's links: this worker's sockets on them.
+    Attach {
+        net: u16,
+        /// Strip IPIP towards the router and restore it after
+        /// (`prism_pipeline::boundary`), for routers that do not do IPIP.
+        terminate_ipip: bool,
+        slots: Vec<Slot>,
+        done: Sender<()>,
+    },
+    /// Closes this worker's sockets on these container links (by the
+    /// root-namespace link's name: a network being moved to a new
+    /// container has the old and the new ones for a moment).
+    Detach {
+        links: Vec<String>,
+        done: Sender<()>,
+    },
+}
+
+/// A socket's statistics, for reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PortReport {
+    pub name: String,
+    /// `af_xdp native copy`, `af_packet`, ...
+    pub io: String,
+    pub rx: bool,
+    #[serde(flatten)]
+    pub stats: PortStats,
+}
+
+/// The latest counters of one worker.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerReport {
+    pub counters: Option<CounterSnapshot>,
+    pub ports: Vec<PortReport>,
+}
+
+#[derive(Debug)]
+pub struct Worker {
+    pipeline: Pipeline,
+    slots: Vec<Slot>,
+    ports: u16,
+    /// Per wire port, the slot that transmits on it.
+    wire_tx: Vec<Option<usize>>,
+    /// Per `net * ports + port`, the slot that transmits into that link.
+    link_tx: Vec<Option<usize>>,
+    /// Slots polled for frames.
+    rx_slots: Vec<usize>,
+    /// Per network: strip and restore IPIP at its container's boundary.
+    terminate_ipip: Vec<bool>,
+    cmds: Receiver<WorkerCmd>,
+}
+
+impl Worker {
+    pub fn new(pipeline: Pipeline, ports: u16, wire: Vec<Slot>, cmds: Receiver<WorkerCmd>) -> Self {
+        let mut w = Self {
+            pipeline,
+            slots: wire,
+            ports,
+            wire_tx: Vec::new(),
+            link_tx: Vec::new(),
+            rx_slots: Vec::new(),
+            terminate_ipip: Vec::new(),
+            cmds,
+        };
+        w.index();
+        w
+    }
+
+    fn link(&self, net: u16, port: u16) -> usize {
+        usize::from(net) * usize::from(self.ports) + usize::from(port)
+    }
+
+    /// Rebuilds the lookup tables from the slots (on changes only).
+    fn index(&mut self) {
+        self.wire_tx = vec![None; usize::from(self.ports)];
+        self.link_tx.iter_mut().for_each(|x| *x = None);
+        self.rx_slots.clear();
+        for i in 0..self.slots.len() {
+            let s = &self.slots[i];
+            if s.rx {
+                self.rx_slots.push(i);
+            }
+            if !s.tx {
+                continue;
+            }
+            match s.source {
+                Source::Wire(p) => self.wire_tx[usize::from(p)] = Some(i),
+                Source::Container { net, port } => {
+                    let l = self.link(net, port);
+                    if self.link_tx.len() <= l {
+                        self.link_tx.resize(l + 1, None);
+                    }
+                    self.link_tx[l] = Some(i);
+                }
+            }
+        }
+    }
+
+    fn apply(&mut self, cmd: WorkerCmd) {
+        match cmd {
+            WorkerCmd::Attach {
+                net,
+                terminate_ipip,
+                slots,
+                done,
+            } => {
+                let n = usize::from(net);
+                if self.terminate_ipip.len() <= n {
+                    self.terminate_ipip.resize(n + 1, false);
+                }
+                self.terminate_ipip[n] = terminate_ipip;
+                self.slots.extend(slots);
+                self.index();
+                let _ = done.send(());
+            }
+            WorkerCmd::Detach { links, done } => {
+                self.slots.retain(|s| {
+                    !(matches!(s.source, Source::Container { .. }) && links.contains(&s.name))
+                });
+                self.index();
+                let _ = done.send(());
+            }
+        }
+    }
+
+    pub fn run(mut self, index: usize, stop: &AtomicBool, reports: &Arc<Mutex<Vec<WorkerReport>>>) {
+        let epoch = Instant::now();
+        let mut batch: Vec<Packet> = Vec::with_capacity(RX_BATCH as usize);
+        let mut out: Vec<Packet> = Vec::with_capacity(4096);
+        let mut last_report = epoch;
+        let mut idle = 0u32;
+        while !stop.load(Ordering::Relaxed) {
+            while let Ok(cmd) = self.cmds.try_recv() {
+                self.apply(cmd);
+            }
+            let mut work = 0;
+            for k in 0..self.rx_slots.len() {
+                let i = self.rx_slots[k];
+                let now = epoch.elapsed().as_nanos() as u64;
+                let source = self.slots[i].source;
+                let in_port = match source {
+                    Source::Wire(p) | Source::Container { port: p, .. } => p,
+                };
+                let pool = &mut self.pipeline.pool;
+                let got = self.slots[i].io.recv(RX_BATCH, |f| {
+                    if let Some(mut p) = pool.packet(f.data, in_port, now) {
+                        if let Some((tpid, tci)) = f.vlan {
+                            // The headroom always fits one tag; a frame
+                            // that lost its tag would map wrongly, so none
+                            // goes on without it.
+                            if !p.restore_vlan_tag(tpid, tci) {
+                                pool.recycle(p);
+                                return;
+                            }
+                        }
+                        batch.push(p);
+                    }
+                });
+                if got == 0 {
+                    continue;
+                }
+                work += got;
+                match source {
+                    Source::Wire(_) => self.pipeline.process(&mut batch, now),
+                    Source::Container { net, port } => {
+                        let t = self.terminate_ipip.get(usize::from(net)) == Some(&true);
+                        self.pipeline.from_router(&mut batch, net, port, t, now);
+                    }
+                }
+                self.flush(&mut out);
+            }
+            let now = Instant::now();
+            if now.duration_since(last_report) > Duration::from_millis(200) {
+                last_report = now;
+                self.report(index, reports);
+            }
+            if work == 0 {
+                idle += 1;
+                for s in &mut self.slots {
+                    s.io.flush();
+                }
+                if idle > 64 {
+                    let ports: Vec<&Port> =
+                        self.rx_slots.iter().map(|&i| &self.slots[i].io).collect();
+                    let _ = Port::wait_any(&ports, 20);
+                }
+            } else {
+                idle = 0;
+            }
+        }
+        self.report(index, reports);
+    }
+
+    /// Sends software channels' packets into their containers and drains
+    /// the output queues onto the wire.
+    fn flush(&mut self, out: &mut Vec<Packet>) {
+        for ch in 0..SOFTWARE_CHANNELS as u8 {
+            self.pipeline.software_pop(ch, usize::MAX, out);
+        }
+        let mut i = 0;
+        while i < out.len() {
+            let p = &mut out[i];
+            if self.terminate_ipip.get(usize::from(p.network)) == Some(&true)
+                && boundary::strip_tunnel(p).is_err()
+            {
+                // The pipeline parsed it already; counted should it ever fail.
+                let p = out.swap_remove(i);
+                let net = p.network;
+                self.pipeline.io_drop(p, Some(net), IoDrop::BoundaryStrip);
+                continue;
+            }
+            i += 1;
+        }
+        // One send per run of packets bound for the same container link.
+        let mut start = 0;
+        while start < out.len() {
+            let l = self.link(out[start].network, out[start].port);
+            let end = start
+                + out[start..]
+                    .iter()
+                    .take_while(|p| self.link(p.network, p.port) == l)
+                    .count();
+            match self.link_tx.get(l).copied().flatten() {
+                Some(i) => {
+                    self.slots[i]
+                        .io
+                        .send_batch(out[start..end].iter().map(Packet::data));
+                }
+                None => {
+                    for p in &mut out[start..end] {
+                        p.port = NO_LINK;
+                    }
+                }
+            }
+            start = end;
+        }
+        for p in out.drain(..) {
+            if p.port == NO_LINK {
+                let net = p.network;
+                self.pipeline.io_drop(p, Some(net), IoDrop::NoLink);
+            } else {
+                self.pipeline.pool.recycle(p);
+            }
+        }
+        for port in 0..self.ports {
+            self.pipeline.transmit(port, usize::MAX, out);
+            if out.is_empty() {
+                continue;
+            }
+            match self.wire_tx[usize::from(port)] {
+                Some(i) => {
+                    self.slots[i].io.send_batch(out.iter().map(Packet::data));
+                    for p in out.drain(..) {
+                        self.pipeline.pool.recycle(p);
+                    }
+                }
+                None => {
+                    for p in out.drain(..) {
+                        let net = p.network;
+                        self.pipeline.io_drop(p, Some(net), IoDrop::NoLink);
+                    }
+                }
+            }
+        }
+    }
+
+    fn report(&mut self, index: usize, reports: &Mutex<Vec<WorkerReport>>) {
+        let counters = self.pipeline.snapshot();
+        let ports = self
+            .slots
+            .iter_mut()
+            .map(|s| PortReport {
+                name: s.name.clone(),
+                io: s.io.describe(),
+                rx: s.rx,
+                stats: s.io.poll_stats(),
+            })
+            .collect();
+        if let Ok(mut g) = reports.lock()
+            && let Some(slot) = g.get_mut(index)
+        {
+            *slot = WorkerReport {
+                counters: Some(counters),
+                ports,
+            };
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! A live node: the scenario's ports attached to Linux interfaces through
+//! AF_XDP or AF_PACKET sockets, polled by worker threads that each run a
+//! pipeline (`worker`), and a container per software-tier network, kept in
+//! step with the node's networks by `control`.
+//!
+//! Single-receiver path (paper 003 §3.4): every frame enters a Prism port;
+//! a software network's frames leave the pipeline on its software channel,
+//! cross the veth "DMA channel" of the input port into the network's
+//! container, and whatever the router sends back out of its interface
+//! `eth<p>` re-enters the pipeline's output stage for port `p`.
+//!
+//! Multi-receiver path: a port with a software interface gets a Linux
+//! bridge joining that interface and the containers' links for the port;
+//! software networks' traffic arriving there goes straight to their routers
+//! and back out, without crossing the pipeline (paper 003 Fig. 8's PC NIC).
+//!
+//! Workers: receive sockets are dealt round-robin to `workers` threads (each
+//! pinned to a core if `cores` are given); see `worker` for what they share
+//! (nothing).
+
+use crate::control::Control;
+use crate::linux::worker::{PortReport, Slot, Source, Worker, WorkerReport};
+use crate::linux::{IoSettings, LinuxRuntime};
+use anyhow::{Context, Result, bail};
+use prism_io::container;
+use prism_netdoc::{RouterConfig, Scenario};
+use prism_pipeline::{CounterSnapshot, Pipeline, PipelineConfig, Tier};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+#[derive(Debug, Clone)]
+pub struct NodeOptions {
+    pub workers: usize,
+    /// Cores to pin workers to, in order (empty: not pinned).
+    pub cores: Vec<usize>,
+    /// Prefix of container namespace (and cgroup) names.
+    pub ns_prefix: String,
+    /// Prefix of the root-namespace ends of container veths and of bridges.
+    pub link_prefix: String,
+    /// Where router logs and `prism` routers' network files go.
+    pub state_dir: PathBuf,
+}
+
+/// The MAC address of a software network's interface on port `port`: the
+/// gateway address its hosts send to.
+pub fn gateway_mac(net: u16, port: u16) -> [u8; 6] {
+    [
+        0x02,
+        0x50,
+        (net >> 8) as u8,
+        net as u8,
+        (port >> 8) as u8,
+        port as u8,
+    ]
+}
+
+/// The bridge of port `port`'s multi-receiver path.
+pub fn bridge_name(opts: &NodeOptions, port: u16) -> String {
+    format!("{}br{port}", opts.link_prefix)
+}
+
+#[derive(Debug)]
+pub struct Node {
+    stop: Arc<AtomicBool>,
+    workers: Vec<JoinHandle<()>>,
+    pub control: Arc<Mutex<Control<LinuxRuntime>>>,
+    pub reports: Arc<Mutex<Vec<WorkerReport>>>,
+    /// What the start did beyond the obvious (stale containers removed,
+    /// I/O chosen, containers and their limits).
+    pub notes: Vec<String>,
+}
+
+impl Node {
+    /// Starts a node for `sc` with port `i` attached to `ifaces[i]` and, for
+    /// the multi-receiver path, its software interface `soft_ifaces[i]`.
+    pub fn start(
+        sc: Scenario,
+        ifaces: &[String],
+        soft_ifaces: &[Option<String>],
+        opts: &NodeOptions,
+        io: IoSettings,
+    ) -> Result<Node> {
+        if !prism_io::netns::have_privileges() {
+            bail!("a live node needs root (raw sockets, namespaces); `prism run` runs offline");
+        }
+        let mut notes = Vec::new();
+        let stale = container::cleanup(&opts.ns_prefix, &opts.link_prefix)?;
+        if !stale.is_empty() {
+            notes.push(format!(
+                "removed what a previous run left: {} namespaces, {} links, {} cgroups",
+                stale.namespaces.len(),
+                stale.links.len(),
+                stale.cgroups.len()
+            ));
+        }
+        std::fs::create_dir_all(&opts.state_dir)
+            .with_context(|| format!("state directory {}", opts.state_dir.display()))?;
+        let mut bridges = Vec::new();
+        for (p, soft) in soft_ifaces.iter().enumerate() {
+            bridges.push(match soft {
+                Some(i) => {
+                    let b = bridge_name(opts, p as u16);
+                    make_bridge(&b, i).with_context(|| format!("port {p}: bridge for `{i}`"))?;
+                    notes.push(format!(
+                        "port {p}: software interface {i} bridged by {b} (multi-receiver path)"
+                    ));
+                    Some(b)
+                }
+                None => None,
+            });
+        }
+        for i in ifaces {
+            // GRO would merge frames before our sockets see them.
+            if let Err(e) = prism_io::netns::wire_frames_only(None, i) {
+                notes.push(format!("{i}: offloads left on ({e})"));
+            }
+        }
+        let n = opts.workers.max(1);
+        let software: Vec<String> = sc
+            .substrate
+            .networks()
+            .filter(|(_, s)| s.tier == Tier::Software)
+            .map(|(_, s)| s.name.clone())
+            .collect();
+        let handle = sc.substrate.handle();
+        let ports = sc.port_names.len() as u16;
+        let mut runtime = LinuxRuntime::new(
+            opts.clone(),
+            sc.device.clone(),
+            sc.port_names.clone(),
+            bridges,
+            io,
+        );
+        let mut per: Vec<Vec<Slot>> = (0..n).map(|_| Vec::new()).collect();
+        for (i, f) in ifaces.iter().enumerate() {
+            let (slots, fallback) = runtime
+                .deal(f, Source::Wire(i as u16), true, n)
+                .with_context(|| format!("port {i} on `{f}`"))?;
+            if let Some(why) = fallback {
+                notes.push(format!("{f}: AF_XDP unavailable ({why}); using AF_PACKET"));
+            }
+            for (w, s) in slots.into_iter().enumerate() {
+                per[w].extend(s);
+            }
+        }
+        let describe: Vec<String> = per
+            .iter()
+            .flatten()
+            .filter(|s| s.rx)
+            .map(|s| format!("{} {}", s.name, s.io.describe()))
+            .collect();
+        notes.push(format!("receiving on {}", describe.join(", ")));
+        let mut senders = Vec::new();
+        let mut workers = Vec::new();
+        for (w, slots) in per.into_iter().enumerate() {
+            let (tx, rx) = std::sync::mpsc::channel();
+            senders.push(tx);
+            let cfg = PipelineConfig {
+                pipeline_id: w as u32,
+                ..PipelineConfig::default()
+            };
+            workers.push(Worker::new(
+                Pipeline::new(handle.clone(), cfg),
+                ports,
+                slots,
+                rx,
+            ));
+        }
+        runtime.set_workers(senders);
+        let control = Control::new(sc.substrate, sc.device, sc.port_names, sc.docs, runtime);
+        let mut node = Node {
+            stop: Arc::new(AtomicBool::new(false)),
+            workers: Vec::new(),
+            control: Arc::new(Mutex::new(control)),
+            reports: Arc::new(Mutex::new(vec![WorkerReport::default(); n])),
+            notes,
+        };
+        for (i, w) in workers.into_iter().enumerate() {
+            let stop = node.stop.clone();
+            let reports = node.reports.clone();
+            let core = opts.cores.get(i).copied();
+            node.workers.push(
+                std::thread::Builder::new()
+                    .name(format!("prism-worker-{i}"))
+                    .spawn(move || {
+                        if let Some(c) = core {
+                            pin_to_core(c);
+                        }
+                        w.run(i, &stop, &reports)
+                    })?,
+            );
+        }
+        {
+            let mut c = node.control.lock().unwrap_or_else(|e| e.into_inner());
+            for name in &software {
+                c.bring_up(name).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            node.notes.append(&mut c.runtime.events);
+            node.notes.append(&mut c.events);
+        }
+        Ok(node)
+    }
+
+    /// Counters summed over the workers (`None` before the first report).
+    pub fn counters(&self) -> Option<CounterSnapshot> {
+        sum_counters(&self.reports.lock().ok()?)
+    }
+
+    /// Statistics of every worker's sockets.
+    pub fn port_stats(&self) -> Vec<PortReport> {
+        self.reports
+            .lock()
+            .map(|r| r.iter().flat_map(|w| w.ports.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// What the control side did since the last call (for the node's log).
+    pub fn take_events(&self) -> Vec<String> {
+        self.control
+            .lock()
+            .map(|mut c| {
+                let mut e = std::mem::take(&mut c.runtime.events);
+                e.append(&mut c.events);
+                e
+            })
+            .unwrap_or_default()
+    }
+
+    fn halt(&mut self) -> Vec<std::io::Error> {
+        self.stop.store(true, Ordering::Relaxed);
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+        self.control
+            .lock()
+            .map(|mut c| c.shutdown())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| std::io::Error::other(e.to_string()))
+            .collect()
+    }
+
+    /// Stops the workers and removes the containers; returns the final counters.
+    pub fn stop(mut self) -> Result<Option<CounterSnapshot>> {
+        let errs = self.halt();
+        let c = self.counters();
+        match errs.into_iter().next() {
+            Some(e) => Err(e.into()),
+            None => Ok(c),
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+/// The counters of all workers, summed.
+pub fn sum_counters(reports: &[WorkerReport]) -> Option<CounterSnapshot> {
+    let mut it = reports.iter().filter_map(|w| w.counters.clone());
+    let mut total = it.next()?;
+    for s in it {
+        total.merge(&s);
+    }
+    Some(total)
+}
+
+fn make_bridge(name: &str, member: &str) -> std::io::Result<()> {
+    use prism_io::netns::{ip, wire_frames_only};
+    ip(&["link", "add", name, "type", "bridge"])?;
+    ip(&["link", "set", name, "up"])?;
+    wire_frames_only(None, member)?;
+    ip(&["link", "set", member, "master", name])?;
+    ip(&["link", "set", member, "up"])?;
+    Ok(())
+}
+
+/// The ports a software network's container is linked to: those its
+/// actions send to and those its router has addresses on. A frame of the
+/// network entering on another port finds no link and is dropped as
+/// `io/no-link`. With no output port at all
+/// (a user command's own routing), every port.
+pub fn used_ports(spec: &prism_pipeline::NetworkSpec, cfg: &RouterConfig, ports: u16) -> Vec<u16> {
+    let mut v: Vec<u16> = spec
+        .forwarding
+        .actions()
+        .iter()
+        .filter_map(|a| a.out_port)
+        .chain(cfg.addresses.iter().map(|(p, _)| *p))
+        .filter(|p| *p < ports)
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    if v.is_empty() {
+        v = (0..ports).collect();
+    }
+    v
+}
+
+/// Keeps the calling worker on `core` (a core that does not exist leaves
+/// it where the scheduler puts it).
+pub fn pin_to_core(core: usize) {
+    let _ = prism_io::sys::pin_to_core(core);
+}

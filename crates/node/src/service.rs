@@ -1,0 +1,208 @@
+//! The node API (`prism_node_api::NodeApi`) served by a node's control
+//! side: every change, whole or partial (routes, rules, rate limit, tier),
+//! becomes the network's new document and goes through `Control::apply`,
+//! which checks it completely before it changes anything. A refused change
+//! leaves everything as it was.
+//!
+//! Changes are made one at a time (the control side is behind a lock);
+//! counters and port statistics come from the workers' reports, behind
+//! another, so reads are not held up by a container starting.
+
+use crate::control::Control;
+use crate::linux::worker::WorkerReport;
+use crate::node::sum_counters;
+use crate::runtime::NodeRuntime;
+use prism_netdoc::{NetworkDoc, Rate, RateLimitDoc, TierChoice};
+use prism_node_api::{
+    ApiError, Changed, ErrorCode, NetworkDetail, NetworkView, NodeApi, NodeInfo, PlacedTier,
+    PortView, RateLimitBody, RoutesBody, RulesBody, SlotsInfo, TierBody,
+};
+use prism_pipeline::CounterSnapshot;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What the node says of itself beyond its networks.
+#[derive(Debug, Clone)]
+pub struct NodeFacts {
+    pub software_interfaces: Vec<bool>,
+    pub io: String,
+    pub workers: usize,
+}
+
+#[derive(Debug)]
+pub struct NodeService<R: NodeRuntime> {
+    pub control: Arc<Mutex<Control<R>>>,
+    pub reports: Arc<Mutex<Vec<WorkerReport>>>,
+    pub facts: NodeFacts,
+}
+
+impl<R: NodeRuntime> NodeService<R> {
+    fn lock(&self) -> MutexGuard<'_, Control<R>> {
+        // A panic while holding the lock leaves the control side as it
+        // was before the change (checks come before changes).
+        self.control.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Applies `edit` to network `name`'s document (`None` if it has none)
+    /// and converges to the result.
+    fn change(
+        &self,
+        name: &str,
+        edit: impl FnOnce(Option<NetworkDoc>) -> Result<Option<NetworkDoc>, ApiError>,
+    ) -> Result<Changed, ApiError> {
+        let mut c = self.lock();
+        let desired = edit(c.doc(name).cloned())?;
+        let result = c.apply(name, desired).map_err(ApiError::from)?;
+        Ok(Changed {
+            result,
+            network: c.view(name),
+        })
+    }
+
+    fn existing(name: &str, doc: Option<NetworkDoc>) -> Result<NetworkDoc, ApiError> {
+        doc.ok_or_else(|| ApiError::not_found(format!("no network `{name}`")))
+    }
+}
+
+impl<R: NodeRuntime> NodeApi for NodeService<R>
+where
+    R::Router: Sync,
+{
+    fn list_networks(&self) -> Result<Vec<NetworkView>, ApiError> {
+        let c = self.lock();
+        Ok(c.substrate
+            .networks()
+            .filter_map(|(_, n)| c.view(&n.name))
+            .collect())
+    }
+
+    fn get_network(&self, name: &str) -> Result<NetworkDetail, ApiError> {
+        let c = self.lock();
+        match (c.view(name), c.doc(name)) {
+            (Some(network), Some(d)) => Ok(NetworkDetail {
+                network,
+                definition: d.clone(),
+            }),
+            _ => Err(ApiError::not_found(format!("no network `{name}`"))),
+        }
+    }
+
+    fn add_network(&self, doc: NetworkDoc) -> Result<Changed, ApiError> {
+        let name = doc.name.clone();
+        self.change(&name.clone(), move |cur| match cur {
+            Some(_) => Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "a network named `{name}` already exists (PUT /v1/networks/{name} changes it)"
+                ),
+            )
+            .with_field("name")),
+            None => Ok(Some(doc)),
+        })
+    }
+
+    fn replace_network(&self, name: &str, doc: NetworkDoc) -> Result<Changed, ApiError> {
+        self.change(name, |cur| {
+            Self::existing(name, cur)?;
+            Ok(Some(doc))
+        })
+    }
+
+    fn remove_network(&self, name: &str) -> Result<Changed, ApiError> {
+        self.change(name, |cur| {
+            Self::existing(name, cur)?;
+            Ok(None)
+        })
+    }
+
+    fn set_routes(&self, name: &str, body: RoutesBody) -> Result<Changed, ApiError> {
+        self.change(name, |cur| {
+            let mut d = Self::existing(name, cur)?;
+            d.route = body.route;
+            Ok(Some(d))
+        })
+    }
+
+    fn set_rules(&self, name: &str, body: RulesBody) -> Result<Changed, ApiError> {
+        self.change(name, |cur| {
+            let mut d = Self::existing(name, cur)?;
+            d.rule = body.rule;
+            d.default_action = body.default_action;
+            Ok(Some(d))
+        })
+    }
+
+    fn set_rate_limit(&self, name: &str, body: RateLimitBody) -> Result<Changed, ApiError> {
+        self.change(name, |cur| {
+            let mut d = Self::existing(name, cur)?;
+            d.rate_limit = body.rate_bps.map(|r| RateLimitDoc {
+                rate: Rate(r),
+                burst: body.burst_bytes,
+            });
+            Ok(Some(d))
+        })
+        .map_err(|e| prefix_field(e, "rate_limit.rate", "rate_bps"))
+        .map_err(|e| prefix_field(e, "rate_limit.burst", "burst_bytes"))
+    }
+
+    fn set_tier(&self, name: &str, body: TierBody) -> Result<Changed, ApiError> {
+        self.change(name, |cur| {
+            let mut d = Self::existing(name, cur)?;
+            d.tier = match body.tier {
+                PlacedTier::Hardware => TierChoice::Hardware,
+                PlacedTier::Software => TierChoice::Software,
+            };
+            Ok(Some(d))
+        })
+    }
+
+    fn counters(&self) -> Result<CounterSnapshot, ApiError> {
+        let r = self.reports.lock().unwrap_or_else(|e| e.into_inner());
+        sum_counters(&r).ok_or_else(|| ApiError::new(ErrorCode::Unavailable, "no counters yet"))
+    }
+
+    fn ports(&self) -> Result<Vec<PortView>, ApiError> {
+        let r = self.reports.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(r.iter()
+            .enumerate()
+            .flat_map(|(w, rep)| {
+                rep.ports.iter().map(move |p| PortView {
+                    worker: w,
+                    name: p.name.clone(),
+                    io: p.io.clone(),
+                    rx: p.rx,
+                    rx_frames: p.stats.rx_frames,
+                    tx_frames: p.stats.tx_frames,
+                    tx_errors: p.stats.tx_errors,
+                    rx_ring_drops: p.stats.rx_ring_drops,
+                })
+            })
+            .collect())
+    }
+
+    fn node(&self) -> Result<NodeInfo, ApiError> {
+        let c = self.lock();
+        let hw = c.substrate.hardware();
+        Ok(NodeInfo {
+            device: c.device.clone(),
+            ports: c.port_names.clone(),
+            software_interfaces: self.facts.software_interfaces.clone(),
+            io: self.facts.io.clone(),
+            workers: self.facts.workers,
+            hardware_slots: SlotsInfo {
+                total: hw.profile.slots.into(),
+                free: hw.free_slots(),
+            },
+        })
+    }
+}
+
+/// A partial body's errors name the body's field, not the document's:
+/// `rate_limit.rate` is the body's `rate_bps`.
+fn prefix_field(mut e: ApiError, doc_field: &str, body_field: &str) -> ApiError {
+    if let Some(f) = &e.field
+        && let Some(rest) = f.strip_prefix(doc_field)
+    {
+        e.field = Some(format!("{body_field}{rest}"));
+    }
+    e
+}

@@ -1,0 +1,162 @@
+//! `prism swrouter`: Prism's software router as a process inside a software
+//! network's container (router kind `prism`).
+//!
+//! In: frames on the container's interfaces `eth<p>`, one per substrate
+//! port `p`. Out: each frame routed by the network's table with the same
+//! code the hardware tier runs (`software_router::route`), sent from
+//! `eth<out>`; dropped frames are counted by reason and the counts printed
+//! to the router's log when it stops (SIGTERM/SIGINT) and every 10 s.
+//!
+//! Its network comes from a scenario file the node writes; on SIGHUP it
+//! reads the file again and swaps in the new table between two batches, so
+//! each frame is routed by the old table or the new one. A file that does
+//! not load leaves the old table in force (and says why in the log).
+
+use crate::linux::kernel_router::inner_ifname;
+use anyhow::{Context, Result};
+use prism_io::port::{self, IoChoice, Port};
+use prism_io::xdp::XdpConfig;
+use prism_netdoc as scenario;
+use prism_pipeline::{Dataplane, PacketPool, ServiceScratch, software_router};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Loads network `network` from `config`: its data plane, id and port count.
+fn load(config: &Path, network: &str) -> Result<(Arc<Dataplane>, u16, u16)> {
+    let text = std::fs::read_to_string(config)
+        .with_context(|| format!("cannot read {}", config.display()))?;
+    let sc = scenario::load(&config.display().to_string(), &text)?;
+    let dp = sc.substrate.handle().load_full();
+    let net = dp
+        .network_id(network)
+        .with_context(|| format!("{}: no network `{network}`", config.display()))?;
+    Ok((dp, net, sc.port_names.len() as u16))
+}
+
+/// The file `prism swrouter` writes once it receives, beside its network file.
+pub fn ready_file(config: &Path) -> std::path::PathBuf {
+    config.with_extension("ready")
+}
+
+pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
+    let (mut dp, mut net, ports) = load(config, network)?;
+    // (port, socket, receives)
+    let mut socks: Vec<(u16, Port)> = Vec::new();
+    let mut tx: Vec<Option<usize>> = vec![None; usize::from(ports)];
+    let mut rx: Vec<usize> = Vec::new();
+    let mut how = Vec::new();
+    for p in 0..ports {
+        let name = inner_ifname(p);
+        if !prism_io::netns::link_exists(&name) {
+            continue;
+        }
+        let opened = port::open_rx(&name, io, &XdpConfig::default())?;
+        if let Some(why) = &opened.fallback {
+            eprintln!("prism swrouter: {name}: AF_XDP unavailable ({why}); using AF_PACKET");
+        }
+        for (q, s) in opened.ports.into_iter().enumerate() {
+            how.push(format!("{name} {}", s.describe()));
+            if q == 0 {
+                tx[usize::from(p)] = Some(socks.len());
+            }
+            rx.push(socks.len());
+            socks.push((p, s));
+        }
+    }
+    anyhow::ensure!(
+        !rx.is_empty(),
+        "no interface eth0..eth{} in this namespace",
+        ports - 1
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
+    signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
+    let reload = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone())?;
+    let mut pool = PacketPool::new(4096);
+    let mut scratch = ServiceScratch::new(0x5357);
+    let mut batch = Vec::with_capacity(4096);
+    let mut ready: Vec<prism_pipeline::Packet> = Vec::with_capacity(4096);
+    let mut routed = 0u64;
+    let mut drops: BTreeMap<String, u64> = BTreeMap::new();
+    let mut last = Instant::now();
+    eprintln!("prism swrouter: network `{network}` on {}", how.join(", "));
+    // Tells the node the sockets are open: traffic may come.
+    let ready_path = ready_file(config);
+    std::fs::write(&ready_path, std::process::id().to_string())
+        .with_context(|| format!("writing {}", ready_path.display()))?;
+    while !stop.load(Ordering::Relaxed) {
+        if reload.swap(false, Ordering::Relaxed) {
+            match load(config, network) {
+                Ok((d, n, _)) => {
+                    dp = d;
+                    net = n;
+                    eprintln!(
+                        "prism swrouter: reloaded `{network}` from {}",
+                        config.display()
+                    );
+                }
+                Err(e) => eprintln!("prism swrouter: reload refused, old table kept: {e:#}"),
+            }
+        }
+        let mut work = 0;
+        for &i in &rx {
+            let (p, sock) = &mut socks[i];
+            let p = *p;
+            work += sock.recv(256, |f| {
+                if let Some(mut pkt) = pool.packet(f.data, p, 0) {
+                    pkt.network = net;
+                    batch.push(pkt);
+                }
+            });
+            for mut pkt in batch.drain(..) {
+                match software_router::route(&dp, &mut pkt, &mut scratch) {
+                    Ok(out) if tx.get(usize::from(out)).is_some_and(Option::is_some) => {
+                        pkt.port = out;
+                        routed += 1;
+                        ready.push(pkt);
+                    }
+                    Ok(_) => {
+                        *drops.entry("output/no-interface".into()).or_default() += 1;
+                        pool.recycle(pkt);
+                    }
+                    Err(r) => {
+                        *drops.entry(r.to_string()).or_default() += 1;
+                        pool.recycle(pkt);
+                    }
+                }
+            }
+            // One send per run of packets for the same interface.
+            let mut start = 0;
+            while start < ready.len() {
+                let port = ready[start].port;
+                let end = start + ready[start..].iter().take_while(|p| p.port == port).count();
+                if let Some(t) = tx[usize::from(port)] {
+                    socks[t]
+                        .1
+                        .send_batch(ready[start..end].iter().map(|p| p.data()));
+                }
+                start = end;
+            }
+            for pkt in ready.drain(..) {
+                pool.recycle(pkt);
+            }
+        }
+        if work == 0 {
+            for (_, s) in socks.iter_mut() {
+                s.flush();
+            }
+            let waiting: Vec<&Port> = rx.iter().map(|&i| &socks[i].1).collect();
+            let _ = Port::wait_any(&waiting, 50);
+        }
+        if last.elapsed() > Duration::from_secs(10) {
+            last = Instant::now();
+            eprintln!("prism swrouter: routed {routed}, dropped {drops:?}");
+        }
+    }
+    eprintln!("prism swrouter: stopping; routed {routed}, dropped {drops:?}");
+    Ok(())
+}

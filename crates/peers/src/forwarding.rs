@@ -1,0 +1,362 @@
+//! Pure forwarding on one core, no NIC: DPDK's l3fwd in LPM mode against
+//! Prism's pipeline, on the same routes and the same frames.
+//!
+//! l3fwd reads the frames from a pcap file its pcap device replays from
+//! memory (`infinite_rx=1`, a copy per packet into a fresh mbuf) and sends
+//! them to a null device; its rate is the null port's `opackets`, read from
+//! DPDK's telemetry socket over a timed window. Between its windows l3fwd
+//! is stopped (SIGSTOP), so Prism's windows have the core to themselves.
+//! Prism copies each frame into a pool buffer (what the pcap device does),
+//! runs the whole pipeline (parse and validate, checksum included; map;
+//! LPM; TTL with checksum update and both MACs, as l3fwd's RFC 1812 path
+//! does; queue; DRR transmit) and recycles the buffer. Both on `--core`.
+//!
+//! Tables: 16 routes (l3fwd's own default table, all pointed at the null
+//! port), and the full BGP table (901,899 prefixes, frames to addresses
+//! inside them), the latter at 64 B only: rte_lpm takes about 3 minutes to
+//! load it (its adds scan the rules of the same depth), so one load is all
+//! the run affords.
+
+use crate::{Clock, PeersArgs, Row, median};
+use anyhow::{Context, Result, bail};
+use prism_io::seqpacket::SeqPacket;
+use prism_io::sys::{self, Signal};
+use prism_node::pin_to_core;
+use prism_pipeline::traffic::{FrameSpec, build};
+use prism_pipeline::{Action, ForwardingSpec, NetworkSpec, Substrate, Tier};
+use prism_tables::Ipv4Prefix;
+use prism_wire::{EthernetAddress, Ipv4Address};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const PREFIX: &str = "prism-peers-l3fwd";
+
+/// A running l3fwd and its telemetry connection.
+struct L3fwd {
+    child: Child,
+    tele: Option<SeqPacket>,
+}
+
+impl L3fwd {
+    fn start(bin: &Path, core: usize, pcap: &Path, rules: &Path, work: &Path) -> Result<Self> {
+        let rules6 = work.join("rules6.cfg");
+        std::fs::write(&rules6, "R2001:db8::/32 1\n")?;
+        let log = std::fs::File::create(work.join("l3fwd.log"))?;
+        let config = format!("(0,0,{core}),(1,0,{core})");
+        let child = Command::new(bin)
+            .args([
+                "-l",
+                &core.to_string(),
+                "--no-huge",
+                "-m",
+                "1024",
+                "--no-pci",
+                "--file-prefix",
+                PREFIX,
+                "--vdev",
+                &format!("net_pcap0,rx_pcap={},infinite_rx=1", pcap.display()),
+                "--vdev",
+                "net_null0,no-rx=1",
+                "--",
+                "-p",
+                "0x3",
+                "-P",
+                "--parse-ptype",
+                "--lookup=lpm",
+                "--config",
+                &config,
+                &format!("--rule_ipv4={}", rules.display()),
+                &format!("--rule_ipv6={}", rules6.display()),
+            ])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()
+            .with_context(|| format!("starting {}", bin.display()))?;
+        let mut l = Self { child, tele: None };
+        let socket = PathBuf::from(format!("/var/run/dpdk/{PREFIX}/dpdk_telemetry.v2"));
+        // Loading the full BGP table takes minutes: wait for forwarding.
+        let deadline = Instant::now() + Duration::from_secs(600);
+        loop {
+            if let Some(st) = l.child.try_wait()? {
+                bail!(
+                    "l3fwd exited ({st}); see {}",
+                    work.join("l3fwd.log").display()
+                );
+            }
+            if l.tele.is_none()
+                && let Ok(s) = SeqPacket::connect(&socket)
+            {
+                s.recv(16384)?; // the greeting
+                l.tele = Some(s);
+            }
+            if l.tele.is_some() && l.opackets().unwrap_or(0) > 0 {
+                break;
+            }
+            if Instant::now() > deadline {
+                bail!("l3fwd did not start forwarding within 10 minutes");
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        l.signal(Signal::Stop);
+        Ok(l)
+    }
+
+    fn signal(&self, sig: Signal) {
+        let _ = sys::signal(self.child.id(), sig);
+    }
+
+    /// Frames sent on the null port (port 1).
+    fn opackets(&self) -> Result<u64> {
+        let t = self.tele.as_ref().context("no telemetry connection")?;
+        t.send(b"/ethdev/stats,1")?;
+        let v: serde_json::Value = serde_json::from_slice(&t.recv(65536)?)?;
+        v["/ethdev/stats"]["opackets"]
+            .as_u64()
+            .context("telemetry reply without opackets")
+    }
+
+    /// Lets l3fwd run for `secs` (after a short warm-up) and returns its
+    /// rate in Mpps and, with perf counters, its cycles per packet.
+    fn window(&self, secs: f64, clock: &Clock) -> Result<(f64, Option<f64>)> {
+        self.signal(Signal::Continue);
+        std::thread::sleep(Duration::from_millis(200));
+        let perf = clock
+            .perf
+            .then(|| crate::perf_cycles(false, self.child.id(), secs));
+        let (c0, t0) = (self.opackets()?, Instant::now());
+        std::thread::sleep(Duration::from_secs_f64(secs));
+        let (c1, t1) = (self.opackets()?, Instant::now());
+        self.signal(Signal::Stop);
+        let n = c1.saturating_sub(c0) as f64;
+        let cycles = perf.and_then(crate::perf_result).map(|c| c / n);
+        Ok((n / (t1 - t0).as_secs_f64() / 1e6, cycles))
+    }
+}
+
+impl Drop for L3fwd {
+    fn drop(&mut self) {
+        self.signal(Signal::Continue);
+        self.signal(Signal::Terminate);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The MACs l3fwd writes: its null port's address is random, and its
+/// default destination for port 1 is 02:00:00:00:00:01.
+const DST_MAC: [u8; 6] = [2, 0, 0, 0, 0, 1];
+
+/// One network routing `routes` to port 1 as l3fwd does (TTL, both MACs),
+/// reached by default (l3fwd maps nothing).
+fn substrate(routes: &[Ipv4Prefix]) -> Result<Substrate> {
+    let mut s = Substrate::new(
+        prism_pipeline::device::profile("alveo-u280")
+            .context("profile")?
+            .clone(),
+        2,
+    );
+    let action = Action {
+        out_port: Some(1),
+        decrement_ttl: true,
+        set_src_mac: Some(EthernetAddress([2, 0, 0, 0, 0, 0xfe])),
+        set_dst_mac: Some(EthernetAddress(DST_MAC)),
+        ..Action::default()
+    };
+    s.add_network(NetworkSpec {
+        name: "l3fwd".into(),
+        tier: Tier::Hardware,
+        mapping: vec![],
+        forwarding: ForwardingSpec::Destination(routes.iter().map(|p| (*p, action)).collect()),
+        rate_limit: None,
+        software_channel: None,
+        quantum: 1514,
+    })?;
+    s.set_default_network(Some("l3fwd"))?;
+    Ok(s)
+}
+
+/// Runs Prism's pipeline over `frames` on `core` for `secs` after a short
+/// warm-up; returns Mpps and, with perf counters, cycles per packet.
+fn prism_window(
+    s: &Substrate,
+    frames: &[Vec<u8>],
+    core: usize,
+    secs: f64,
+    clock: &Clock,
+) -> (f64, Option<f64>) {
+    let mut step = prism_testbed::bench::pipeline_loop(s, frames, 1);
+    let per_step = frames.len() as u64;
+    let perf_on = clock.perf;
+    std::thread::scope(|sc| {
+        sc.spawn(move || {
+            pin_to_core(core);
+            let warm = Instant::now();
+            while warm.elapsed() < Duration::from_millis(200) {
+                step();
+            }
+            let tid = sys::thread_id();
+            let perf = perf_on.then(|| crate::perf_cycles(true, tid, secs));
+            let t = Instant::now();
+            let mut n = 0u64;
+            while t.elapsed().as_secs_f64() < secs {
+                step();
+                n += per_step;
+            }
+            let mpps = n as f64 / t.elapsed().as_secs_f64() / 1e6;
+            (
+                mpps,
+                perf.and_then(crate::perf_result).map(|c| c / n as f64),
+            )
+        })
+        .join()
+        .expect("the measuring thread does not panic")
+    })
+}
+
+fn frames(dsts: &[u32], size: usize) -> Vec<Vec<u8>> {
+    dsts.iter()
+        .map(|d| {
+            build(
+                &FrameSpec {
+                    src_mac: EthernetAddress([2, 0, 0, 0, 0, 2]),
+                    dst_mac: EthernetAddress([2, 0, 0, 0, 0, 3]),
+                    src: Ipv4Address([10, 0, 0, 1]),
+                    dst: Ipv4Address::from_u32(*d),
+                    frame_len: size - 4, // the FCS is the NIC's
+                    ..FrameSpec::default()
+                },
+                b"PRSM",
+            )
+        })
+        .collect()
+}
+
+fn write_pcap(path: &Path, frames: &[Vec<u8>]) -> Result<()> {
+    let mut w = prism_io::pcap::FrameWriter::create(path)?;
+    for (i, f) in frames.iter().enumerate() {
+        w.write(i as u64 * 1000, f)?;
+    }
+    Ok(())
+}
+
+fn write_rules(path: &Path, routes: &[Ipv4Prefix]) -> Result<()> {
+    let mut text = String::with_capacity(routes.len() * 24);
+    for p in routes {
+        text.push_str(&format!("R{p} 1\n"));
+    }
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// One table: l3fwd and Prism in turn, per size.
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    label: &str,
+    bin: &Path,
+    routes: &[Ipv4Prefix],
+    dsts: &[u32],
+    sizes: &[usize],
+    args: &PeersArgs,
+    clock: &Clock,
+    work: &Path,
+) -> Result<Vec<Row>> {
+    let rules = work.join("rules4.cfg");
+    write_rules(&rules, routes)?;
+    let s = substrate(routes)?;
+    let mut rows = Vec::new();
+    for &size in sizes {
+        let fr = frames(dsts, size);
+        let pcap = work.join(format!("frames-{size}.pcap"));
+        write_pcap(&pcap, &fr)?;
+        println!(
+            "  forwarding, {label}, {size} B: starting l3fwd ({} routes) ...",
+            routes.len()
+        );
+        let l = L3fwd::start(bin, args.core, &pcap, &rules, work)?;
+        let (mut peer, mut ours) = (Vec::new(), Vec::new());
+        let (mut pc, mut oc) = (Vec::new(), Vec::new());
+        for _ in 0..args.rounds {
+            let (m, c) = l.window(args.seconds, clock)?;
+            peer.push(m);
+            pc.extend(c);
+            let (m, c) = prism_window(&s, &fr, args.core, args.seconds, clock);
+            ours.push(m);
+            oc.extend(c);
+        }
+        drop(l);
+        let mut row = Row::rate(
+            format!("forwarding, one core, {label}, {size} B"),
+            "DPDK l3fwd (LPM, pcap+null vdevs)",
+            median(peer),
+            median(ours),
+        );
+        if !pc.is_empty() && !oc.is_empty() {
+            row.cycles = Some((median(pc), median(oc)));
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+pub fn run(args: &PeersArgs, clock: &Clock, work: &Path) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    let Some(bin) = &args.l3fwd else {
+        println!("  forwarding: skipped (no --l3fwd; bench/peers/run builds it)");
+        return Ok(rows);
+    };
+    // l3fwd's own table: 198.18.0.0/24 .. 198.18.15.0/24.
+    let small: Vec<Ipv4Prefix> = (0..16u32)
+        .map(|i| Ipv4Prefix::new(0xc612_0000 | (i << 8), 24))
+        .collect();
+    let dsts: Vec<u32> = prism_testbed::tables::addresses(&small, 4096, true, 11);
+    rows.extend(compare(
+        "16 routes",
+        bin,
+        &small,
+        &dsts,
+        &args.sizes,
+        args,
+        clock,
+        work,
+    )?);
+    if args.quick {
+        println!("  forwarding on the full BGP table: skipped (--quick)");
+        return Ok(rows);
+    }
+    let Some(big) = &args.l3fwd_big else {
+        println!("  forwarding on the full BGP table: skipped (no --l3fwd-big)");
+        return Ok(rows);
+    };
+    let path = args.data.join("bgp/prefixes.txt.gz");
+    anyhow::ensure!(
+        path.exists(),
+        "{} is missing: the BGP workloads need the shared data (--data)",
+        path.display()
+    );
+    let prefixes = prism_testbed::tables::load_prefixes(&path)?;
+    let dsts = prism_testbed::tables::addresses(&prefixes, 4096, true, 13);
+    println!("  (rte_lpm loads 901,899 routes in about 3 minutes)");
+    rows.extend(
+        compare(
+            &format!("full BGP table ({} routes)", prefixes.len()),
+            big,
+            &prefixes,
+            &dsts,
+            &[64],
+            args,
+            clock,
+            work,
+        )?
+        .into_iter()
+        .map(|r| r.note("l3fwd built with its LPM limits raised to hold the table")),
+    );
+    Ok(rows)
+}

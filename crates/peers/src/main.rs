@@ -1,0 +1,308 @@
+//! `prism-peers` (run by `bench/peers/run`): Prism against the systems a user would pick
+//! instead, on the same machine, in the same run, as ratios.
+//!
+//! The peers come from Debian's packages (`bench/peers/run` installs them
+//! and builds DPDK's l3fwd example): DPDK's l3fwd (LPM mode, on its pcap and
+//! null virtual devices), rte_fib and rte_lpm (`dpdk-test-fib`), rte_acl
+//! (`dpdk-test-acl`), Open vSwitch's userspace datapath, and Linux
+//! forwarding between namespaces. Each workload runs peer and Prism in turn
+//! (A B A B ...) for `--rounds` rounds and keeps the medians, so a drift of
+//! a noisy machine falls on both alike. Nothing here copies a peer's code;
+//! it starts the peers' own programs and reads what they report.
+//!
+//! Cycles: where `perf stat` has hardware counters, core cycles of the
+//! measured process; otherwise (virtual machines without a PMU, like the one
+//! the figures in docs/performance.md come from) cycles of the invariant
+//! time-stamp counter, which for a single busy-polling core is the TSC rate
+//! divided by the packet rate.
+
+mod acl;
+mod forwarding;
+mod lookups;
+mod veth;
+
+use anyhow::{Context, Result, bail};
+use prism_testbed::bench::tsc;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Prism against DPDK l3fwd, rte_fib/rte_lpm, rte_acl, Open vSwitch and
+/// Linux forwarding on this machine, as ratios.
+#[derive(clap::Parser, Debug)]
+#[command(name = "prism-peers", version)]
+pub struct PeersArgs {
+    /// DPDK's l3fwd example, built from Debian's sources (bench/peers/run).
+    #[arg(long)]
+    pub l3fwd: Option<PathBuf>,
+    /// l3fwd built with room for the full BGP table in its LPM.
+    #[arg(long)]
+    pub l3fwd_big: Option<PathBuf>,
+    /// Shared data (ClassBench, BGP table).
+    #[arg(long, default_value = "../shared/data")]
+    pub data: PathBuf,
+    /// Rounds of each workload (peer, Prism, peer, Prism, ...); medians kept.
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Seconds per rate measurement.
+    #[arg(long, default_value_t = 1.0)]
+    pub seconds: f64,
+    /// Frame sizes.
+    #[arg(long, value_delimiter = ',', default_values_t = [64usize, 512, 1518])]
+    pub sizes: Vec<usize>,
+    /// The core the single-core workloads run on (peer and Prism alike).
+    #[arg(long, default_value_t = 1)]
+    pub core: usize,
+    /// Only these parts: forwarding, lookup, acl, veth (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Skip the slow table loads: l3fwd with the full BGP table (rte_lpm
+    /// adds 900k routes in about 3 minutes).
+    #[arg(long)]
+    pub quick: bool,
+    /// Also rte_lpm's lookups on the full BGP table (`dpdk-test-fib -c`,
+    /// another 3+ minutes of loading).
+    #[arg(long)]
+    pub with_rte_lpm: bool,
+    /// Write the rows as JSON here too.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// One comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub workload: String,
+    pub peer: String,
+    /// `Mpps` (higher is better) or `cycles` per lookup (lower is better).
+    pub unit: &'static str,
+    pub peer_value: f64,
+    pub prism_value: f64,
+    /// Prism's speed over the peer's: above 1, Prism is faster.
+    pub ratio: f64,
+    /// Cycles per packet: (peer, Prism).
+    pub cycles: Option<(f64, f64)>,
+    /// Work spread over several threads and cores: no cycles per packet.
+    pub machine_wide: bool,
+    pub note: String,
+}
+
+impl Row {
+    pub fn rate(workload: String, peer: &str, peer_mpps: f64, prism_mpps: f64) -> Self {
+        Self {
+            workload,
+            peer: peer.into(),
+            unit: "Mpps",
+            peer_value: peer_mpps,
+            prism_value: prism_mpps,
+            ratio: prism_mpps / peer_mpps,
+            cycles: None,
+            machine_wide: false,
+            note: String::new(),
+        }
+    }
+
+    pub fn cost(workload: String, peer: &str, peer_cycles: f64, prism_cycles: f64) -> Self {
+        Self {
+            workload,
+            peer: peer.into(),
+            unit: "cycles",
+            peer_value: peer_cycles,
+            prism_value: prism_cycles,
+            ratio: peer_cycles / prism_cycles,
+            cycles: Some((peer_cycles, prism_cycles)),
+            machine_wide: false,
+            note: String::new(),
+        }
+    }
+
+    pub fn machine_wide(mut self) -> Self {
+        self.machine_wide = true;
+        self
+    }
+
+    pub fn note(mut self, n: impl Into<String>) -> Self {
+        self.note = n.into();
+        self
+    }
+}
+
+/// The machine's clock for cycle figures.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    /// TSC ticks per second (calibrated against the wall clock).
+    pub tsc_hz: f64,
+    /// `perf stat` reports core cycles here.
+    pub perf: bool,
+}
+
+impl Clock {
+    fn measure() -> Self {
+        let t = Instant::now();
+        let c = tsc();
+        std::thread::sleep(Duration::from_millis(200));
+        let tsc_hz = tsc().wrapping_sub(c) as f64 / t.elapsed().as_secs_f64();
+        let perf = std::process::Command::new("perf")
+            .args(["stat", "-x,", "-e", "cycles", "true"])
+            .output()
+            .map(|o| {
+                let e = String::from_utf8_lossy(&o.stderr);
+                o.status.success() && !e.contains("not supported") && !e.contains("not counted")
+            })
+            .unwrap_or(false);
+        Self { tsc_hz, perf }
+    }
+
+    /// TSC cycles per packet of one core busy at `mpps`.
+    pub fn per_packet(&self, mpps: f64) -> f64 {
+        self.tsc_hz / (mpps * 1e6)
+    }
+}
+
+/// Core cycles of process or thread `id` over `secs`, from `perf stat`, if
+/// the machine has the counters. Start it just before the window.
+pub fn perf_cycles(thread: bool, id: u32, secs: f64) -> std::process::Child {
+    let flag = if thread { "-t" } else { "-p" };
+    std::process::Command::new("perf")
+        .args([
+            "stat",
+            "-x,",
+            "-e",
+            "cycles",
+            flag,
+            &id.to_string(),
+            "--",
+            "sleep",
+            &format!("{secs}"),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("perf was found when the clock was measured")
+}
+
+/// The cycle count a finished `perf_cycles` printed.
+pub fn perf_result(c: std::process::Child) -> Option<f64> {
+    let out = c.wait_with_output().ok()?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    text.lines()
+        .find(|l| l.contains(",cycles"))
+        .and_then(|l| l.split(',').next())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+pub fn median(v: Vec<f64>) -> f64 {
+    prism_testbed::bench_live::median(v)
+}
+
+fn wanted(args: &PeersArgs, part: &str) -> bool {
+    args.only.is_empty() || args.only.iter().any(|o| o == part)
+}
+
+/// Versions of what runs, for the record.
+fn versions() -> String {
+    let pkg = |p: &str| {
+        std::process::Command::new("dpkg-query")
+            .args(["-W", "-f", "${Version}", p])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_else(|| "not installed".into())
+    };
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    format!(
+        "DPDK {} (Debian), Open vSwitch {} (Debian), Linux {}",
+        pkg("dpdk"),
+        pkg("openvswitch-switch"),
+        kernel.trim()
+    )
+}
+
+pub fn run(args: &PeersArgs) -> Result<()> {
+    if !prism_io::netns::have_privileges() {
+        bail!("prism-peers needs root (DPDK's tests, namespaces, Open vSwitch)");
+    }
+    anyhow::ensure!(args.rounds > 0, "--rounds must be at least 1");
+    let clock = Clock::measure();
+    let work = std::env::temp_dir().join("prism-peers");
+    std::fs::create_dir_all(&work).with_context(|| format!("{}", work.display()))?;
+    println!(
+        "prism-peers: {} rounds per workload, peer and Prism in turn, medians; single-core workloads on core {}",
+        args.rounds, args.core
+    );
+    println!("  machine: {}", prism_testbed::bench::machine());
+    println!("  {}", versions());
+    println!(
+        "  cycles: {}",
+        if clock.perf {
+            "core cycles from perf stat".to_string()
+        } else {
+            format!(
+                "TSC cycles at {:.3} GHz (perf stat has no hardware counters on this machine)",
+                clock.tsc_hz / 1e9
+            )
+        }
+    );
+    let mut rows: Vec<Row> = Vec::new();
+    let started = Instant::now();
+    if wanted(args, "forwarding") {
+        rows.extend(forwarding::run(args, &clock, &work)?);
+    }
+    if wanted(args, "lookup") {
+        rows.extend(lookups::run(args, &clock, &work)?);
+    }
+    if wanted(args, "acl") {
+        rows.extend(acl::run(args, &clock, &work)?);
+    }
+    if wanted(args, "veth") {
+        rows.extend(veth::run(args)?);
+    }
+    print_table(&rows, &clock);
+    println!("  ({:.0} s)", started.elapsed().as_secs_f64());
+    if let Some(p) = &args.json {
+        std::fs::write(p, serde_json::to_string_pretty(&rows)?)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}
+
+fn print_table(rows: &[Row], clock: &Clock) {
+    println!();
+    println!("| workload | peer | peer | Prism | Prism / peer | cycles/pkt peer / Prism | note |");
+    println!("|---|---|---:|---:|---:|---:|---|");
+    for r in rows {
+        let v = |x: f64| match r.unit {
+            "Mpps" => format!("{x:.3} Mpps"),
+            _ => format!("{x:.1} cycles"),
+        };
+        let cycles = match (r.unit, r.cycles) {
+            _ if r.machine_wide => "-".into(),
+            (_, Some((a, b))) => format!("{a:.0} / {b:.0}"),
+            ("Mpps", None) => format!(
+                "{:.0} / {:.0}",
+                clock.per_packet(r.peer_value),
+                clock.per_packet(r.prism_value)
+            ),
+            _ => "-".into(),
+        };
+        println!(
+            "| {} | {} | {} | {} | {:.2} | {} | {} |",
+            r.workload,
+            r.peer,
+            v(r.peer_value),
+            v(r.prism_value),
+            r.ratio,
+            cycles,
+            r.note
+        );
+    }
+}
+
+fn main() {
+    let args = <PeersArgs as clap::Parser>::parse();
+    if let Err(e) = run(&args) {
+        eprintln!("prism-peers: {e:#}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,154 @@
+//! `prism ctl`: the CLI as a client of a running node's API, through the
+//! typed client (`prism_node_api::NodeClient`).
+
+use anyhow::{Context, Result, bail};
+use prism_netdoc::NetworkDoc;
+use prism_node_api::{
+    Endpoint, NodeClient, PlacedTier, RateLimitBody, RoutesBody, RulesBody, TierBody,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::path::{Path, PathBuf};
+
+pub const DEFAULT_SOCKET: &str = "/run/prism/node.sock";
+
+#[derive(clap::Args, Debug)]
+pub struct CtlArgs {
+    /// The node's API socket.
+    #[arg(long, default_value = DEFAULT_SOCKET)]
+    pub socket: PathBuf,
+    /// Talk to the node's TCP API at ADDR (host:port) instead of the socket.
+    #[arg(long, value_name = "ADDR", requires = "credential_file")]
+    pub tcp: Option<String>,
+    /// The file holding the control plane's credential (with --tcp).
+    #[arg(long, value_name = "FILE")]
+    pub credential_file: Option<PathBuf>,
+    #[command(subcommand)]
+    pub cmd: CtlCmd,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum CtlCmd {
+    /// List the networks.
+    Networks,
+    /// Print the node's counters (JSON).
+    Counters,
+    /// Set a network's rate limit (e.g. 10Mbit), or `none`.
+    RateLimit { network: String, rate: String },
+    /// Replace a network's routes with those in a JSON or TOML file, written
+    /// as in a scenario file (`{"route": [{"prefix": "10.0.2.0/24", "action": {"port": "b"}}]}`).
+    Routes { network: String, file: PathBuf },
+    /// Replace a rules network's rule table with the one in a JSON or TOML
+    /// file (`{"rule": [...], "default_action": {...}}`).
+    Rules { network: String, file: PathBuf },
+    /// Add a network defined in a JSON or TOML file (the fields of a
+    /// scenario's `[[network]]` table, or one such table).
+    Add { file: PathBuf },
+    /// Replace a network's whole definition with the one in a file.
+    Replace { network: String, file: PathBuf },
+    /// Move a network to `hardware` or `software`.
+    Tier { network: String, tier: String },
+    /// Show one network and its definition.
+    Show { network: String },
+    /// Remove a network (and its container).
+    Remove { network: String },
+    /// The node's sockets and their statistics.
+    Ports,
+    /// The node: device, ports, I/O, workers, free hardware slots.
+    Node,
+}
+
+/// A body of type `T` from a file: JSON, or TOML (`.toml`) with the same
+/// fields; a TOML file holding one `[[network]]` table is that network.
+fn read_body<T: DeserializeOwned>(file: &Path) -> Result<T> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let name = file.display();
+    if file.extension().is_some_and(|e| e == "toml") {
+        let mut t: toml::Table = text.parse().with_context(|| format!("{name}: not TOML"))?;
+        if let Some(toml::Value::Array(mut a)) = t.remove("network") {
+            if a.len() != 1 || !t.is_empty() {
+                bail!("{name}: one [[network]] table per file, and nothing else");
+            }
+            return a
+                .remove(0)
+                .try_into()
+                .with_context(|| format!("{name}: the [[network]] table"));
+        }
+        return toml::from_str(&text).with_context(|| format!("{name}"));
+    }
+    prism_netdoc::from_json(text.as_bytes()).with_context(|| format!("{name}"))
+}
+
+fn print(v: &impl Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+pub fn run(a: &CtlArgs) -> Result<()> {
+    let endpoint = match (&a.tcp, &a.credential_file) {
+        (Some(addr), Some(f)) => {
+            let token = std::fs::read_to_string(f)
+                .with_context(|| format!("credential file {}", f.display()))?;
+            Endpoint::Tcp {
+                addr: addr.clone(),
+                token: Some(token.trim().to_string()),
+            }
+        }
+        _ => Endpoint::Unix(a.socket.clone()),
+    };
+    let client = NodeClient::new(endpoint);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(call(&client, &a.cmd))
+}
+
+async fn call(c: &NodeClient, cmd: &CtlCmd) -> Result<()> {
+    match cmd {
+        CtlCmd::Networks => print(&c.list_networks().await?),
+        CtlCmd::Counters => print(&c.counters().await?),
+        CtlCmd::Ports => print(&c.ports().await?),
+        CtlCmd::Node => print(&c.node().await?),
+        CtlCmd::Show { network } => print(&c.get_network(network).await?),
+        CtlCmd::RateLimit { network, rate } => {
+            let rate_bps = match rate.as_str() {
+                "none" => None,
+                r => Some(
+                    prism_netdoc::parse_rate(r)
+                        .with_context(|| format!("`{r}` is not a rate (e.g. 10Mbit)"))?,
+                ),
+            };
+            let b = RateLimitBody {
+                rate_bps,
+                burst_bytes: None,
+            };
+            print(&c.set_rate_limit(network, &b).await?)
+        }
+        CtlCmd::Routes { network, file } => {
+            let b: RoutesBody = read_body(file)?;
+            print(&c.set_routes(network, &b).await?)
+        }
+        CtlCmd::Rules { network, file } => {
+            let b: RulesBody = read_body(file)?;
+            print(&c.set_rules(network, &b).await?)
+        }
+        CtlCmd::Add { file } => {
+            let d: NetworkDoc = read_body(file)?;
+            print(&c.add_network(&d).await?)
+        }
+        CtlCmd::Replace { network, file } => {
+            let d: NetworkDoc = read_body(file)?;
+            print(&c.replace_network(network, &d).await?)
+        }
+        CtlCmd::Tier { network, tier } => {
+            let tier = match tier.as_str() {
+                "hardware" => PlacedTier::Hardware,
+                "software" => PlacedTier::Software,
+                t => bail!("`{t}` is not a tier: hardware or software"),
+            };
+            print(&c.set_tier(network, &TierBody { tier }).await?)
+        }
+        CtlCmd::Remove { network } => print(&c.remove_network(network).await?),
+    }
+}

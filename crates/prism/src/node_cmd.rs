@@ -1,0 +1,251 @@
+//! `prism node` and `prism cleanup`.
+
+use anyhow::{Context, Result};
+use prism_io::port::IoChoice;
+use prism_io::xdp::XdpConfig;
+use prism_netdoc as scenario;
+use prism_node::{IoSettings, Node, NodeFacts, NodeOptions, NodeService};
+use prism_node_api::{Credential, Listener};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Container namespaces and cgroups of `prism node` start with this.
+pub const NS_PREFIX: &str = "prism-c";
+/// Root-namespace ends of container veths start with this.
+pub const LINK_PREFIX: &str = "pc";
+
+#[derive(clap::Args, Debug)]
+pub struct NodeArgs {
+    /// Scenario file (TOML; ports name their `interface`).
+    #[arg(long)]
+    pub config: PathBuf,
+    /// PORT=IFACE: attach PORT to IFACE (overrides the scenario). Repeatable.
+    #[arg(long = "iface", value_name = "PORT=IFACE")]
+    pub iface: Vec<String>,
+    /// PORT=IFACE: software networks' traffic for PORT enters on IFACE,
+    /// straight into their routers (multi-receiver path). Repeatable.
+    #[arg(long = "soft-iface", value_name = "PORT=IFACE")]
+    pub soft_iface: Vec<String>,
+    /// Socket family: auto (AF_XDP where it works, else AF_PACKET), xdp, packet.
+    #[arg(long, default_value = "auto")]
+    pub io: IoChoice,
+    /// Polling threads.
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
+    /// Cores to pin the workers to, comma-separated (default: not pinned).
+    #[arg(long, value_delimiter = ',')]
+    pub cores: Vec<usize>,
+    /// Stop after this many seconds (default: run until Ctrl-C).
+    #[arg(long)]
+    pub seconds: Option<u64>,
+    /// Print counters as JSON every second instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Unix socket of the node API (`prism ctl`; docs/api/node.json).
+    #[arg(long, default_value = crate::ctl::DEFAULT_SOCKET)]
+    pub api: PathBuf,
+    /// Also serve the API on TCP at ADDR (e.g. 127.0.0.1:7700), for the
+    /// control plane; every request must carry the credential.
+    #[arg(long, value_name = "ADDR", requires = "api_credential_file")]
+    pub api_listen: Option<std::net::SocketAddr>,
+    /// File holding the control plane's credential (a secret of at least
+    /// 32 characters, e.g. `openssl rand -hex 32`), required with --api-listen.
+    #[arg(long, value_name = "FILE")]
+    pub api_credential_file: Option<PathBuf>,
+}
+
+impl NodeArgs {
+    /// The defaults of `prism node --config FILE` (for `prism run --live`).
+    pub fn for_config(config: PathBuf, json: bool) -> Self {
+        Self {
+            config,
+            iface: Vec::new(),
+            soft_iface: Vec::new(),
+            io: IoChoice::Auto,
+            workers: 1,
+            cores: Vec::new(),
+            seconds: None,
+            json,
+            api: PathBuf::from(crate::ctl::DEFAULT_SOCKET),
+            api_listen: None,
+            api_credential_file: None,
+        }
+    }
+}
+
+/// Applies `PORT=IFACE` overrides to a per-port list.
+fn override_ports(
+    sc: &scenario::Scenario,
+    list: &mut [Option<String>],
+    specs: &[String],
+    flag: &str,
+) -> Result<()> {
+    for spec in specs {
+        let (p, i) = spec
+            .split_once('=')
+            .with_context(|| format!("{flag} {spec}: not PORT=IFACE"))?;
+        let idx = sc.port_index(p).with_context(|| {
+            format!(
+                "{flag} {spec}: no port `{p}` (ports: {})",
+                sc.port_names.join(", ")
+            )
+        })?;
+        list[usize::from(idx)] = Some(i.to_string());
+    }
+    Ok(())
+}
+
+pub fn node(a: &NodeArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&a.config)
+        .with_context(|| format!("reading {}", a.config.display()))?;
+    let sc = scenario::load(&a.config.display().to_string(), &text)?;
+    let mut ifaces = sc.interfaces.clone();
+    override_ports(&sc, &mut ifaces, &a.iface, "--iface")?;
+    let mut soft = sc.software_interfaces.clone();
+    override_ports(&sc, &mut soft, &a.soft_iface, "--soft-iface")?;
+    let ifaces: Vec<String> = ifaces
+        .into_iter()
+        .zip(&sc.port_names)
+        .map(|(i, p)| {
+            i.with_context(|| {
+                format!(
+                    "{}: port `{p}` has no `interface` (or give --iface {p}=IFACE)",
+                    a.config.display()
+                )
+            })
+        })
+        .collect::<Result<_>>()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
+    let opts = NodeOptions {
+        workers: a.workers,
+        cores: a.cores.clone(),
+        ns_prefix: NS_PREFIX.into(),
+        link_prefix: LINK_PREFIX.into(),
+        state_dir: PathBuf::from("/run/prism"),
+    };
+    let io = IoSettings {
+        choice: a.io,
+        xdp: XdpConfig::default(),
+    };
+    // The credential is read (and refused) before anything is started.
+    let credential = a
+        .api_credential_file
+        .as_deref()
+        .map(Credential::from_file)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let networks = sc.substrate.networks().count();
+    let facts = NodeFacts {
+        software_interfaces: soft.iter().map(Option::is_some).collect(),
+        io: a.io.as_str().to_string(),
+        workers: a.workers.max(1),
+    };
+    let node = Node::start(sc, &ifaces, &soft, &opts, io)?;
+    if let Some(dir) = a.api.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let service = std::sync::Arc::new(NodeService {
+        control: node.control.clone(),
+        reports: node.reports.clone(),
+        facts,
+    });
+    let mut apis = Vec::new();
+    let (_, t) = prism_node_api::spawn(
+        Listener::Unix(a.api.clone()),
+        prism_node_api::router(service.clone()),
+        stop.clone(),
+    )
+    .with_context(|| format!("API socket {}", a.api.display()))?;
+    apis.push(t);
+    let mut tcp_at = None;
+    if let (Some(addr), Some(cred)) = (a.api_listen, credential) {
+        let (at, t) = prism_node_api::spawn(
+            Listener::Tcp(addr, cred),
+            prism_node_api::router(service),
+            stop.clone(),
+        )
+        .with_context(|| format!("API on TCP {addr}"))?;
+        apis.push(t);
+        tcp_at = Some(at);
+    }
+    eprintln!(
+        "prism node: {} ports, {} networks, {} worker(s); Ctrl-C stops and removes the containers",
+        ifaces.len(),
+        networks,
+        a.workers.max(1)
+    );
+    eprintln!("  API on {}", a.api.display());
+    if let Some(at) = &tcp_at {
+        eprintln!("  API on TCP {at} (bearer credential required)");
+    }
+    for n in &node.notes {
+        eprintln!("  {n}");
+    }
+    let started = std::time::Instant::now();
+    while !stop.load(Ordering::Relaxed)
+        && a.seconds
+            .is_none_or(|s| started.elapsed() < Duration::from_secs(s))
+    {
+        std::thread::sleep(Duration::from_secs(1));
+        for e in node.take_events() {
+            eprintln!("  {e}");
+        }
+        if let Some(c) = node.counters() {
+            // A closed stdout stops the printing, not the node.
+            let text = if a.json {
+                format!("{}\n", serde_json::to_string(&c)?)
+            } else {
+                prism_node::report::table(&c)
+            };
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        }
+    }
+    for p in node.port_stats() {
+        if p.stats.rx_ring_drops > 0 || p.stats.tx_errors > 0 {
+            eprintln!(
+                "  {} ({}): {} frames lost on receive, {} refused on transmit",
+                p.name, p.io, p.stats.rx_ring_drops, p.stats.tx_errors
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for t in apis {
+        let _ = t.join();
+    }
+    let c = node.stop()?;
+    if let Some(c) = c {
+        let _ = writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&c)?);
+    }
+    Ok(())
+}
+
+pub fn cleanup() -> Result<()> {
+    let mut total = 0;
+    for (ns, link) in [
+        (NS_PREFIX, LINK_PREFIX),
+        ("prism-demo-c", "pdc"),
+        (
+            prism_testbed::hosts::HOST_PREFIX,
+            prism_testbed::hosts::LINK_PREFIX,
+        ),
+    ] {
+        let r = prism_io::container::cleanup(ns, link)?;
+        for n in &r.namespaces {
+            println!("removed namespace {n}");
+        }
+        for l in &r.links {
+            println!("removed link {l}");
+        }
+        for g in &r.cgroups {
+            println!("removed cgroup {g}");
+        }
+        total += r.namespaces.len() + r.links.len() + r.cgroups.len();
+    }
+    println!("prism cleanup: {total} objects removed");
+    Ok(())
+}

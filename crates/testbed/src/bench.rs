@@ -1,0 +1,478 @@
+//! `prism bench`: throughput and per-packet cost of the hardware tier and its
+//! tables, measured in this process on this machine.
+//!
+//! Each figure is the best of several timed runs after a warm-up. Cycles are
+//! read with RDTSC (the invariant time-stamp counter, as DPDK's perf tests
+//! do), so they are reference cycles at the TSC rate; the core may run at
+//! another clock. Nothing here is a model: it is the real code on real data.
+
+use crate::tables as tables_cmd;
+use anyhow::{Context, Result};
+use prism_io::datasets::{read_filters, read_trace};
+use prism_pipeline::testbed;
+use prism_pipeline::{Packet, Pipeline, PipelineConfig, Substrate, Tier};
+use prism_tables::classbench::TraceEntry;
+use prism_tables::{Classifier, Key};
+use serde::Serialize;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Where the shared data lives (ClassBench, BGP table).
+    #[arg(long, default_value = "../shared/data")]
+    pub data: PathBuf,
+    /// Only benchmarks whose name contains this.
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Fewer repetitions (for a quick look, not for the record).
+    #[arg(long)]
+    pub quick: bool,
+    /// Print results as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Figure {
+    pub name: String,
+    pub items: u64,
+    pub mpps: f64,
+    pub ns_per_item: f64,
+    pub tsc_cycles_per_item: f64,
+    pub note: String,
+}
+
+#[inline]
+pub fn tsc() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: RDTSC has no preconditions on x86_64; it only reads the counter.
+        #[allow(unused_unsafe)]
+        unsafe {
+            core::arch::x86_64::_rdtsc()
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        0
+    }
+}
+
+/// Runs `f` (which processes `items` items) `reps` times; keeps the best run.
+fn measure(name: &str, items: u64, reps: usize, note: &str, mut f: impl FnMut()) -> Figure {
+    f(); // warm-up
+    let mut best_ns = f64::MAX;
+    let mut best_cyc = f64::MAX;
+    for _ in 0..reps {
+        let t = Instant::now();
+        let c = tsc();
+        f();
+        let cyc = tsc().wrapping_sub(c) as f64;
+        let ns = t.elapsed().as_nanos() as f64;
+        if ns < best_ns {
+            best_ns = ns;
+            best_cyc = cyc;
+        }
+    }
+    let per = best_ns / items as f64;
+    Figure {
+        name: name.into(),
+        items,
+        mpps: 1e3 / per,
+        ns_per_item: per,
+        tsc_cycles_per_item: best_cyc / items as f64,
+        note: note.into(),
+    }
+}
+
+/// Frames through the whole pipeline: copy-in, parse, map, route, actions,
+/// output queue, DRR transmit, buffer recycle.
+pub fn pipeline_loop(s: &Substrate, frames: &[Vec<u8>], rounds: usize) -> impl FnMut() {
+    let mut p = Pipeline::new(
+        s.handle(),
+        PipelineConfig {
+            pool_packets: 4096,
+            queue_limit: 4096,
+            channel_capacity: 1024,
+            ..Default::default()
+        },
+    );
+    let mut batch: Vec<Packet> = Vec::with_capacity(32);
+    let mut out: Vec<Packet> = Vec::with_capacity(64);
+    let frames = frames.to_vec();
+    move || {
+        for _ in 0..rounds {
+            for chunk in frames.chunks(32) {
+                for f in chunk {
+                    let pkt = p.pool.packet(f, 0, 0).expect("pool sized for a batch");
+                    batch.push(pkt);
+                }
+                p.process(&mut batch, 0);
+                p.transmit(1, usize::MAX, &mut out);
+                for pkt in out.drain(..) {
+                    p.pool.recycle(pkt);
+                }
+            }
+        }
+        assert_eq!(
+            p.pool.available(),
+            p.pool.capacity(),
+            "every packet forwarded or dropped"
+        );
+    }
+}
+
+/// Passes over the frames per timed run.
+fn rounds(quick: bool) -> usize {
+    if quick { 2 } else { 5 }
+}
+
+/// Times [`pipeline_loop`] over `frames`, repeated a few rounds per run.
+fn bench_pipeline(
+    name: &str,
+    s: &Substrate,
+    frames: &[Vec<u8>],
+    quick: bool,
+    reps: usize,
+    note: &str,
+) -> Figure {
+    let rounds = rounds(quick);
+    measure(
+        name,
+        (frames.len() * rounds) as u64,
+        reps,
+        note,
+        pipeline_loop(s, frames, rounds),
+    )
+}
+
+fn copy_loop(frames: &[Vec<u8>], rounds: usize) -> impl FnMut() {
+    let mut pool = prism_pipeline::PacketPool::new(64);
+    let frames = frames.to_vec();
+    move || {
+        for _ in 0..rounds {
+            for f in &frames {
+                let p = pool.packet(f, 0, 0).expect("pool");
+                black_box(&p);
+                pool.recycle(p);
+            }
+        }
+    }
+}
+
+fn wanted(args: &BenchArgs, name: &str) -> bool {
+    args.only.as_deref().is_none_or(|o| name.contains(o))
+}
+
+fn data(args: &BenchArgs, rel: &str) -> Result<PathBuf> {
+    let p = args.data.join(rel);
+    anyhow::ensure!(
+        p.exists(),
+        "{} is missing: benchmarks on standard data need the shared data (set --data)",
+        p.display()
+    );
+    Ok(p)
+}
+
+pub fn run(args: &BenchArgs) -> Result<()> {
+    let reps = if args.quick { 3 } else { 40 };
+    let mut figs: Vec<Figure> = Vec::new();
+    let mut push = |f: Figure| {
+        if !args.json {
+            println!(
+                "{:<44} {:>8.2} Mpps {:>8.1} ns {:>8.1} cycles  {}",
+                f.name, f.mpps, f.ns_per_item, f.tsc_cycles_per_item, f.note
+            );
+        }
+        figs.push(f);
+    };
+    if !args.json {
+        println!(
+            "{:<44} {:>13} {:>11} {:>15}",
+            "benchmark (per packet or lookup)", "rate", "time", "TSC cycles"
+        );
+    }
+    // The whole pipeline with 1, 16 and 1024 networks.
+    for &nets in &[1u16, 16, 1024] {
+        for &size in &[64usize, 1500] {
+            let name = format!("pipeline/{nets}-networks/{size}B");
+            if !wanted(args, &name) {
+                continue;
+            }
+            let s = testbed::vlan_networks(nets, 16);
+            let frames = testbed::vlan_traffic(nets, 4096, size);
+            push(bench_pipeline(
+                &name,
+                &s,
+                &frames,
+                args.quick,
+                reps,
+                "copy-in+parse+map+LPM+TTL/MAC/VLAN+DRR out",
+            ));
+            if nets == 1 {
+                let cname = format!("copy-in-only/{size}B");
+                push(measure(
+                    &cname,
+                    (frames.len() * rounds(args.quick)) as u64,
+                    reps,
+                    "frame copy into a pool buffer (part of the line above)",
+                    copy_loop(&frames, rounds(args.quick)),
+                ));
+            }
+        }
+    }
+    let need_bgp = ["lpm/", "pipeline/bgp"].iter().any(|n| wanted(args, n));
+    if need_bgp {
+        let path = data(args, "bgp/prefixes.txt.gz")?;
+        let prefixes = tables_cmd::load_prefixes(&path)?;
+        let table = tables_cmd::build_lpm(&prefixes)?;
+        let n = 1 << 20;
+        for (label, in_prefix) in [("random", false), ("in-prefix", true)] {
+            let addrs = tables_cmd::addresses(&prefixes, n, in_prefix, 7);
+            let name = format!("lpm/bgp-{}k/{label}/batch", prefixes.len() / 1000);
+            if wanted(args, &name) {
+                let mut out = vec![None; addrs.len()];
+                push(measure(
+                    &name,
+                    n as u64,
+                    reps,
+                    "lookup_batch, 64 at a time",
+                    || {
+                        table.lookup_batch(&addrs, &mut out);
+                        black_box(&out);
+                    },
+                ));
+            }
+            let name = format!("lpm/bgp-{}k/{label}/single", prefixes.len() / 1000);
+            if wanted(args, &name) {
+                push(measure(
+                    &name,
+                    n as u64,
+                    reps,
+                    "lookup() one address at a time",
+                    || {
+                        let mut acc = 0u32;
+                        for a in &addrs {
+                            acc = acc.wrapping_add(table.lookup(*a).unwrap_or(0));
+                        }
+                        black_box(acc);
+                    },
+                ));
+            }
+        }
+        let name = format!("pipeline/bgp-{}k-routes/64B", prefixes.len() / 1000);
+        if wanted(args, &name) {
+            let s = bgp_substrate(&prefixes)?;
+            let addrs = tables_cmd::addresses(&prefixes, 4096, true, 9);
+            let frames: Vec<Vec<u8>> = addrs
+                .iter()
+                .map(|a| {
+                    let spec = prism_pipeline::traffic::FrameSpec {
+                        dst: prism_wire::Ipv4Address::from_u32(*a),
+                        ..Default::default()
+                    };
+                    prism_pipeline::traffic::build(&spec, b"bgp")
+                })
+                .collect();
+            push(bench_pipeline(
+                &name,
+                &s,
+                &frames,
+                args.quick,
+                reps,
+                "one hardware network routing on the full table",
+            ));
+        }
+    }
+    // Payload services (paper 004's units, for real): per 1500-byte UDP packet.
+    {
+        use prism_pipeline::{Service, ServiceScratch, services};
+        let text: Vec<u8> = (0..1458u32)
+            .map(|i| b"prism multi-service edge router "[(i % 32) as usize])
+            .collect();
+        let spec = prism_pipeline::traffic::FrameSpec {
+            frame_len: 1500,
+            ..Default::default()
+        };
+        let mut plain = prism_pipeline::traffic::build(&spec, b"");
+        plain[42..1500].copy_from_slice(&text);
+        // A repetitive text payload: the UDP checksum is left stale, which the
+        // services neither check nor need (they recompute it).
+        let key = [3u8; 32];
+        let dkey = [5u8; 8];
+        let mut pool = prism_pipeline::PacketPool::new(2);
+        let mut scratch = ServiceScratch::new(9);
+        let transformed = |svc: Service,
+                           input: &[u8],
+                           scratch: &mut ServiceScratch,
+                           pool: &mut prism_pipeline::PacketPool|
+         -> Vec<u8> {
+            let mut p = pool.packet(input, 0, 0).expect("pool");
+            let info = prism_wire::parse_frame(p.data(), 0).expect("valid frame");
+            services::apply(&svc, &mut p, &info, scratch).expect("service applies");
+            let v = p.data().to_vec();
+            pool.recycle(p);
+            v
+        };
+        let sealed = transformed(Service::Seal { key }, &plain, &mut scratch, &mut pool);
+        let des = transformed(
+            Service::DesEncrypt { key: dkey },
+            &plain,
+            &mut scratch,
+            &mut pool,
+        );
+        let lz = transformed(Service::Compress, &plain, &mut scratch, &mut pool);
+        let cases: [(&str, Service, &[u8]); 6] = [
+            (
+                "service/chacha20poly1305-seal/1500B",
+                Service::Seal { key },
+                &plain,
+            ),
+            (
+                "service/chacha20poly1305-open/1500B",
+                Service::Open { key },
+                &sealed,
+            ),
+            (
+                "service/des-cbc-encrypt/1500B",
+                Service::DesEncrypt { key: dkey },
+                &plain,
+            ),
+            (
+                "service/des-cbc-decrypt/1500B",
+                Service::DesDecrypt { key: dkey },
+                &des,
+            ),
+            ("service/lz4-compress/1500B", Service::Compress, &plain),
+            ("service/lz4-decompress/1500B", Service::Decompress, &lz),
+        ];
+        for (name, svc, input) in cases {
+            if !wanted(args, name) {
+                continue;
+            }
+            let n = 2000u64;
+            let mut f = measure(name, n, reps, "", || {
+                for _ in 0..n {
+                    let mut p = pool.packet(input, 0, 0).expect("pool");
+                    let info = prism_wire::parse_frame(p.data(), 0).expect("valid frame");
+                    black_box(services::apply(&svc, &mut p, &info, &mut scratch))
+                        .expect("service applies");
+                    pool.recycle(p);
+                }
+            });
+            f.note = format!(
+                "{:.2} Gbit/s of payload, incl. copy-in and parse",
+                1458.0 * 8.0 * f.mpps / 1e3
+            );
+            push(f);
+        }
+    }
+    for set in ["fw1_10k", "ipc1_10k", "acl1_10k"] {
+        let name = format!("classifier/{set}");
+        if !wanted(args, &name) {
+            continue;
+        }
+        let rules = read_filters(&data(args, &format!("classbench/{set}"))?)?;
+        let mut c = Classifier::new();
+        for r in &rules {
+            c.insert(*r);
+        }
+        let trace_path = args.data.join(format!("classbench/{set}_trace"));
+        let (keys, note) = if trace_path.exists() {
+            let t: Vec<TraceEntry> = read_trace(&trace_path)?;
+            (
+                t.into_iter().map(|e| e.key).collect::<Vec<Key>>(),
+                format!(
+                    "{} rules, {} tuples, ClassBench trace",
+                    rules.len(),
+                    c.tuple_count()
+                ),
+            )
+        } else {
+            (
+                in_rule_headers(&rules),
+                format!(
+                    "{} rules, {} tuples, one header inside each rule (no trace ships)",
+                    rules.len(),
+                    c.tuple_count()
+                ),
+            )
+        };
+        push(measure(&name, keys.len() as u64, reps, &note, || {
+            let mut acc = 0u32;
+            for k in &keys {
+                acc = acc.wrapping_add(c.lookup(k).map_or(0, |m| m.action));
+            }
+            black_box(acc);
+        }));
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&figs)?);
+    } else {
+        println!("\nmachine: {}", machine());
+    }
+    Ok(())
+}
+
+fn bgp_substrate(prefixes: &[prism_tables::Ipv4Prefix]) -> Result<Substrate> {
+    let mut s = Substrate::new(
+        prism_pipeline::device::profile("alveo-u280")
+            .context("profile")?
+            .clone(),
+        2,
+    );
+    let action = prism_pipeline::Action {
+        out_port: Some(1),
+        decrement_ttl: true,
+        ..Default::default()
+    };
+    let spec = prism_pipeline::NetworkSpec {
+        name: "internet".into(),
+        tier: Tier::Hardware,
+        mapping: vec![],
+        forwarding: prism_pipeline::ForwardingSpec::Destination(
+            prefixes.iter().map(|p| (*p, action)).collect(),
+        ),
+        rate_limit: None,
+        software_channel: None,
+        quantum: 1514,
+    };
+    s.add_network(spec)?;
+    s.set_default_network(Some("internet"))?;
+    Ok(s)
+}
+
+/// One header inside each rule, for rule sets without a trace.
+pub fn in_rule_headers(rules: &[prism_tables::Rule]) -> Vec<Key> {
+    rules
+        .iter()
+        .map(|r| {
+            let f = r.fields;
+            let k = prism_wire::FlowKey {
+                src_ip: (f.value[0] >> 32) as u32,
+                dst_ip: f.value[0] as u32,
+                src_port: r.src_port.lo,
+                dst_port: r.dst_port.lo,
+                proto: ((f.value[4] >> 48) & 0xff) as u8,
+                ..Default::default()
+            };
+            Key::from_flow(&k)
+        })
+        .collect()
+}
+
+/// A one-line description of this machine.
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{cpu}, {cores} cores, {}", std::env::consts::ARCH)
+}

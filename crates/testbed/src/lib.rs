@@ -1,0 +1,17 @@
+//! Prism's test bed, apart from the product (as quinn keeps its bench and
+//! tools apart): what the demo, the benchmarks, the peers harness and the
+//! end-to-end tests share.
+//!
+//! - [`hosts`]: test hosts in network namespaces, the demo topology, a
+//!   node started on it;
+//! - [`live_demo`], [`offline_demo`]: `prism demo`, as root and not;
+//! - [`bench`]: `prism bench`, the pipeline and tables in memory;
+//! - [`bench_live`]: `prism bench-live`, forwarding over veth;
+//! - [`tables`]: `prism tables`, build, check and time lookup tables.
+
+pub mod bench;
+pub mod bench_live;
+pub mod hosts;
+pub mod live_demo;
+pub mod offline_demo;
+pub mod tables;

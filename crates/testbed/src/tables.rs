@@ -1,0 +1,160 @@
+//! `prism tables`: build, check and time the lookup structures on standard data.
+
+use anyhow::{Context, Result};
+use prism_io::datasets::{read_filters, read_prefixes, read_trace};
+use prism_tables::classbench::TraceEntry;
+use prism_tables::{Classifier, Ipv4Prefix, LinearClassifier, LpmTable, ReferenceLpm};
+use rand::{Rng, SeedableRng};
+use std::path::Path;
+use std::time::Instant;
+
+/// Reads a prefix list's IPv4 prefixes, decompressing `.gz`.
+pub fn load_prefixes(path: &Path) -> Result<Vec<Ipv4Prefix>> {
+    Ok(read_prefixes(path)?.0)
+}
+
+pub fn build_lpm(prefixes: &[Ipv4Prefix]) -> Result<LpmTable> {
+    let mut t = LpmTable::for_routes(prefixes.len());
+    for (i, p) in prefixes.iter().enumerate() {
+        t.insert(*p, (i as u32) & prism_tables::lpm::MAX_VALUE)?;
+    }
+    Ok(t)
+}
+
+/// Addresses for timing: uniformly random, or one inside each prefix.
+pub fn addresses(prefixes: &[Ipv4Prefix], n: usize, in_prefix: bool, seed: u64) -> Vec<u32> {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            if in_prefix && !prefixes.is_empty() {
+                let p = prefixes[rng.random_range(0..prefixes.len())];
+                p.addr() | (rng.random::<u32>() & !p.mask())
+            } else {
+                rng.random()
+            }
+        })
+        .collect()
+}
+
+pub fn lpm(prefixes_path: &Path, lookups: usize, check: bool) -> Result<()> {
+    let t0 = Instant::now();
+    let prefixes = load_prefixes(prefixes_path)?;
+    let read = t0.elapsed();
+    let t1 = Instant::now();
+    let table = build_lpm(&prefixes)?;
+    let built = t1.elapsed();
+    println!(
+        "{}: {} IPv4 prefixes read in {:.2?}; LPM built in {:.2?} (first stride {} bits, {:.1} MiB, {} distinct)",
+        prefixes_path.display(),
+        prefixes.len(),
+        read,
+        built,
+        table.first_stride(),
+        table.memory_bytes() as f64 / 1048576.0,
+        table.len()
+    );
+    for (label, in_prefix) in [
+        ("random addresses", false),
+        ("addresses inside prefixes", true),
+    ] {
+        let addrs = addresses(&prefixes, lookups, in_prefix, 42);
+        let mut out = vec![None; addrs.len()];
+        let t = Instant::now();
+        table.lookup_batch(&addrs, &mut out);
+        let ns = t.elapsed().as_nanos() as f64 / addrs.len() as f64;
+        let hits = out.iter().filter(|o| o.is_some()).count();
+        println!(
+            "  {label}: {:.1} ns/lookup ({:.1} Mlookup/s), {:.1}% matched",
+            ns,
+            1e3 / ns,
+            100.0 * hits as f64 / addrs.len() as f64
+        );
+        if check {
+            let mut r = ReferenceLpm::new();
+            for (i, p) in prefixes.iter().enumerate() {
+                r.insert(*p, (i as u32) & prism_tables::lpm::MAX_VALUE);
+            }
+            let bad = addrs
+                .iter()
+                .zip(&out)
+                .filter(|(a, o)| r.lookup(**a) != **o)
+                .count();
+            anyhow::ensure!(bad == 0, "{bad} lookups disagree with the reference");
+            println!("  checked against the reference: all {} agree", addrs.len());
+        }
+    }
+    Ok(())
+}
+
+pub fn classify(
+    filters: &Path,
+    trace: Option<&Path>,
+    check: bool,
+    matches_out: Option<&Path>,
+) -> Result<()> {
+    let rules = read_filters(filters)?;
+    let t = Instant::now();
+    let mut c = Classifier::new();
+    for r in &rules {
+        c.insert(*r);
+    }
+    println!(
+        "{}: {} rules, {} tuples, built in {:.2?}",
+        filters.display(),
+        rules.len(),
+        c.tuple_count(),
+        t.elapsed()
+    );
+    let Some(trace) = trace else { return Ok(()) };
+    let entries: Vec<TraceEntry> = read_trace(trace)?;
+    let t = Instant::now();
+    let mut matched = Vec::with_capacity(entries.len());
+    for e in &entries {
+        matched.push(c.lookup(&e.key));
+    }
+    let ns = t.elapsed().as_nanos() as f64 / entries.len().max(1) as f64;
+    let hit = matched.iter().filter(|m| m.is_some()).count();
+    let earlier = entries
+        .iter()
+        .zip(&matched)
+        .filter(|(e, m)| m.is_some_and(|m| m.id < e.generated_from))
+        .count();
+    println!(
+        "  {}: {} headers, {:.0} ns/lookup ({:.2} Mlookup/s), {} matched; first match earlier than the generating rule for {}",
+        trace.display(),
+        entries.len(),
+        ns,
+        1e3 / ns,
+        hit,
+        earlier
+    );
+    if let Some(path) = matches_out {
+        let mut text = String::with_capacity(entries.len() * 6);
+        for m in &matched {
+            match m {
+                Some(m) => text.push_str(&m.id.to_string()),
+                None => text.push_str("-1"),
+            }
+            text.push('\n');
+        }
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        println!("  matches written to {}", path.display());
+    }
+    if check {
+        let mut l = LinearClassifier::new();
+        for r in &rules {
+            l.insert(*r);
+        }
+        let bad = entries
+            .iter()
+            .zip(&matched)
+            .filter(|(e, m)| l.lookup(&e.key) != **m)
+            .count();
+        anyhow::ensure!(bad == 0, "{bad} headers disagree with the linear reference");
+        println!(
+            "  checked against the linear reference: all {} agree",
+            entries.len()
+        );
+    }
+    Ok(())
+}
