@@ -52,7 +52,11 @@ pub fn from_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, DocE
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     let v = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        let field = if path == "." { String::new() } else { path };
+        let field = if path == "." || path == "?" {
+            String::new()
+        } else {
+            path
+        };
         // serde_json appends " at line L column C"; keep it, it helps.
         DocError::new(field, e.into_inner().to_string())
     })?;

@@ -8,7 +8,8 @@
 //!   and `command` routers, the polling workers and their sockets;
 //! - [`node`]: a node on real interfaces (workers, routers, API state);
 //! - [`service`]: the node API served from the control side;
-//! - [`swrouter`]: Prism's software router process inside a container;
+//! - [`swrouter`]: Prism's software router process inside a container
+//!   (`linux::swrouter`);
 //! - [`offline`]: the substrate over in-memory frames (`prism run`);
 //! - [`report`]: counter tables for people.
 
@@ -19,10 +20,11 @@ pub mod offline;
 pub mod report;
 pub mod runtime;
 pub mod service;
-pub mod swrouter;
 
 pub use control::{ApplyError, Control};
+pub use linux::names::{NodeOptions, gateway_mac};
+pub use linux::swrouter;
 pub use linux::{IoSettings, LinuxRuntime};
-pub use node::{Node, NodeOptions, gateway_mac, pin_to_core, sum_counters};
+pub use node::{Node, pin_to_core, sum_counters};
 pub use runtime::{NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
 pub use service::{NodeFacts, NodeService};

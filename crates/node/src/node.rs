@@ -19,47 +19,16 @@
 //! (nothing).
 
 use crate::control::Control;
+use crate::linux::names::{NodeOptions, bridge_name};
 use crate::linux::worker::{PortReport, Slot, Source, Worker, WorkerReport};
 use crate::linux::{IoSettings, LinuxRuntime};
 use anyhow::{Context, Result, bail};
 use prism_io::container;
-use prism_netdoc::{RouterConfig, Scenario};
+use prism_netdoc::Scenario;
 use prism_pipeline::{CounterSnapshot, Pipeline, PipelineConfig, Tier};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-
-#[derive(Debug, Clone)]
-pub struct NodeOptions {
-    pub workers: usize,
-    /// Cores to pin workers to, in order (empty: not pinned).
-    pub cores: Vec<usize>,
-    /// Prefix of container namespace (and cgroup) names.
-    pub ns_prefix: String,
-    /// Prefix of the root-namespace ends of container veths and of bridges.
-    pub link_prefix: String,
-    /// Where router logs and `prism` routers' network files go.
-    pub state_dir: PathBuf,
-}
-
-/// The MAC address of a software network's interface on port `port`: the
-/// gateway address its hosts send to.
-pub fn gateway_mac(net: u16, port: u16) -> [u8; 6] {
-    [
-        0x02,
-        0x50,
-        (net >> 8) as u8,
-        net as u8,
-        (port >> 8) as u8,
-        port as u8,
-    ]
-}
-
-/// The bridge of port `port`'s multi-receiver path.
-pub fn bridge_name(opts: &NodeOptions, port: u16) -> String {
-    format!("{}br{port}", opts.link_prefix)
-}
 
 #[derive(Debug)]
 pub struct Node {
@@ -235,7 +204,11 @@ impl Node {
         }
         self.control
             .lock()
-            .map(|mut c| c.shutdown())
+            .map(|mut c| {
+                // The workers are gone: routers go without detaching.
+                c.runtime.set_workers(Vec::new());
+                c.shutdown()
+            })
             .unwrap_or_default()
             .into_iter()
             .map(|e| std::io::Error::other(e.to_string()))
@@ -277,28 +250,6 @@ fn make_bridge(name: &str, member: &str) -> std::io::Result<()> {
     ip(&["link", "set", member, "master", name])?;
     ip(&["link", "set", member, "up"])?;
     Ok(())
-}
-
-/// The ports a software network's container is linked to: those its
-/// actions send to and those its router has addresses on. A frame of the
-/// network entering on another port finds no link and is dropped as
-/// `io/no-link`. With no output port at all
-/// (a user command's own routing), every port.
-pub fn used_ports(spec: &prism_pipeline::NetworkSpec, cfg: &RouterConfig, ports: u16) -> Vec<u16> {
-    let mut v: Vec<u16> = spec
-        .forwarding
-        .actions()
-        .iter()
-        .filter_map(|a| a.out_port)
-        .chain(cfg.addresses.iter().map(|(p, _)| *p))
-        .filter(|p| *p < ports)
-        .collect();
-    v.sort_unstable();
-    v.dedup();
-    if v.is_empty() {
-        v = (0..ports).collect();
-    }
-    v
 }
 
 /// Keeps the calling worker on `core` (a core that does not exist leaves

@@ -27,7 +27,7 @@ pub fn table(c: &CounterSnapshot) -> String {
             drops.join(" ")
         );
     }
-    let unmapped: u64 = c.unmapped_drops.iter().map(|(_, k)| k).sum();
+    let unmapped: u64 = c.unmapped_drops.values().sum();
     let drops: Vec<String> = c
         .unmapped_drops
         .iter()

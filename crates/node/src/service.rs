@@ -189,7 +189,7 @@ where
             io: self.facts.io.clone(),
             workers: self.facts.workers,
             hardware_slots: SlotsInfo {
-                total: hw.profile.slots.into(),
+                total: hw.profile.slots,
                 free: hw.free_slots(),
             },
         })

@@ -184,10 +184,10 @@ mod tests {
     #[test]
     fn dpdk_test_fib_output_is_read() {
         let t = "AVG FIB add 9947\nAVG FIB lookup 27.3\nAVG LPM lookup 59.3\nFIB and LPM lookup returns same values\n";
-        assert_eq!(crate::avg(t, "AVG FIB lookup"), Some(27.3));
-        assert_eq!(crate::avg(t, "AVG LPM lookup"), Some(59.3));
+        assert_eq!(super::avg(t, "AVG FIB lookup"), Some(27.3));
+        assert_eq!(super::avg(t, "AVG LPM lookup"), Some(59.3));
         assert_eq!(
-            crate::avg("Can not add a route to FIB, err -22", "AVG FIB lookup"),
+            super::avg("Can not add a route to FIB, err -22", "AVG FIB lookup"),
             None
         );
     }

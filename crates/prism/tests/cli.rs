@@ -105,10 +105,10 @@ fn every_shared_capture_runs_and_is_accounted_for() {
             net["dropped"].as_u64().unwrap(),
         );
         let unmapped: u64 = c["unmapped_drops"]
-            .as_array()
+            .as_object()
             .unwrap()
-            .iter()
-            .map(|d| d[1].as_u64().unwrap())
+            .values()
+            .map(|n| n.as_u64().unwrap())
             .sum();
         assert_eq!(
             tx + dropped + unmapped,
@@ -118,8 +118,8 @@ fn every_shared_capture_runs_and_is_accounted_for() {
         );
         // Real captures are well formed: nothing may fail to parse.
         assert_eq!(unmapped, 0, "{}: {}", f.display(), c["unmapped_drops"]);
-        for d in net["drops"].as_array().unwrap() {
-            let reason = d[0].as_str().unwrap();
+        for (reason, n) in net["drops"].as_object().unwrap() {
+            let reason = reason.as_str();
             // Only non-IPv4 frames, and IPv4 whose TTL runs out (multicast
             // and VXLAN frames sent with TTL 1), may be dropped.
             assert!(
@@ -128,11 +128,11 @@ fn every_shared_capture_runs_and_is_accounted_for() {
                 f.display()
             );
             if reason == "matching/not-ipv4" {
-                not_ipv4_total += d[1].as_u64().unwrap();
+                not_ipv4_total += n.as_u64().unwrap();
             } else {
                 let ttl1 = read_out(f).iter().filter(|fr| matches!(SlicedPacket::from_ethernet(fr).ok().and_then(|s| s.net), Some(InternetSlice::Ipv4(ip)) if ip.header().ttl() <= 1)).count();
                 assert_eq!(
-                    d[1].as_u64().unwrap() as usize,
+                    n.as_u64().unwrap() as usize,
                     ttl1,
                     "{}: TTL drops are exactly the TTL<=1 frames",
                     f.display()
@@ -355,5 +355,39 @@ fn classify_writes_one_checked_match_per_header() {
         ids.iter().zip(&generators).all(|(m, g)| *m >= 0 && m <= g),
         "first match is the generating rule or earlier"
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `prism sim rmu | head -3`: a reader that goes away ends the command
+/// quietly (SIGPIPE, as other Unix tools), never with a panic.
+#[test]
+fn a_closed_stdout_ends_a_command_without_a_panic() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tmpdir("pipe");
+    for args in [
+        vec!["sim", "rmu", "--periods", "12", "--out"],
+        vec!["profiles"],
+    ] {
+        let mut c = prism();
+        c.args(&args);
+        if args[0] == "sim" {
+            c.arg(&dir);
+        }
+        let mut child = c
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        out.read_line(&mut first).unwrap();
+        assert!(!first.is_empty(), "{args:?} printed nothing");
+        drop(out);
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains("Broken pipe"), "{args:?}: {err}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -84,8 +84,41 @@ fn networks_are_added_changed_moved_and_removed_at_run_time() {
     let _t = Topology::build_n(4);
     // The node starts with one hardware network; the rest come by API.
     let text = ports_toml(4) + &network_toml(0, "hw", "hardware");
-    let node = start_node_with("api-add", &text, &[]);
+    let secret = "4c0d1e6a9f2b8e7d3c5a1f0e9d8c7b6a";
+    let cred = temp_file("cred", secret);
+    let node = start_node_with(
+        "api-add",
+        &text,
+        &[
+            "--api-listen",
+            "127.0.0.1:17711",
+            "--api-credential-file",
+            &cred,
+        ],
+    );
     wait_for_ping("pte0a", 10);
+
+    // The TCP API answers the control plane's credential only.
+    let tcp = |cred: &str, args: &[&str]| {
+        let mut v = vec![
+            PRISM,
+            "ctl",
+            "--tcp",
+            "127.0.0.1:17711",
+            "--credential-file",
+            cred,
+        ];
+        v.extend_from_slice(args);
+        sh(&v)
+    };
+    let o = tcp(&cred, &["node"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"alveo-u280\""));
+    let wrong = temp_file("wrong-cred", &secret.replace('4', "5"));
+    let o = tcp(&wrong, &["networks"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("401"), "{err}");
+    assert!(!err.contains(secret), "{err}");
 
     // Added at run time: a kernel-router network (TOML file), a
     // prism-router one (JSON) and a hardware rule table (JSON).
@@ -109,7 +142,7 @@ fn networks_are_added_changed_moved_and_removed_at_run_time() {
     let bad = network_toml(1, "bad", "kernel").replace("{ port = \"1-b\"", "{ port = \"9-z\"");
     let o = ctl(&["add", &temp_file("bad.toml", &bad)]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("422"), "{err}");
+    assert!(!o.status.success() && err.contains("400"), "{err}");
     assert!(
         err.contains("field `route[1].action.port`: no port `9-z`"),
         "{err}"

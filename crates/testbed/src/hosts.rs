@@ -172,13 +172,25 @@ pub fn make_spare_links(ks: &[usize]) -> Result<()> {
 
 /// Hosts of the demo; removed on drop.
 pub fn remove_hosts() {
+    remove_hosts_with(HOST_PREFIX, LINK_PREFIX);
+}
+
+/// Removes the namespaces named `host_prefix*` and the root-namespace links
+/// named `link_prefix*`, and waits (up to 5 s) until the links are gone:
+/// deleting a namespace removes its veths' peers a moment later.
+pub fn remove_hosts_with(host_prefix: &str, link_prefix: &str) {
     if let Ok(list) = netns::list_namespaces() {
-        for ns in list.iter().filter(|n| n.starts_with(HOST_PREFIX)) {
+        for ns in list.iter().filter(|n| n.starts_with(host_prefix)) {
             let _ = netns::delete_namespace(ns);
         }
     }
-    for l in netns::links_with_prefix(LINK_PREFIX) {
+    for l in netns::links_with_prefix(link_prefix) {
         let _ = netns::delete_link(&l);
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !netns::links_with_prefix(link_prefix).is_empty() && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 

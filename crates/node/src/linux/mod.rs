@@ -3,11 +3,13 @@
 //! sockets (AF_XDP, else AF_PACKET), and the multi-receiver bridges.
 
 pub mod kernel_router;
+pub mod names;
 pub mod router;
+pub mod swrouter;
 pub mod worker;
 
-use crate::node::NodeOptions;
 use crate::runtime::{NodeRuntime, RouterRequest, RuntimeError};
+use names::NodeOptions;
 use prism_io::port::{self, IoChoice};
 use prism_io::xdp::XdpConfig;
 use prism_netdoc::RouterKind;

@@ -14,7 +14,7 @@
 //! pipeline does not see that traffic.
 
 use super::kernel_router::{self, Generation, inner_ifname};
-use crate::node::{NodeOptions, gateway_mac, used_ports};
+use super::names::{NodeOptions, gateway_mac, used_ports};
 use crate::runtime::{RouterRequest, RuntimeError};
 use anyhow::{Context, Result, bail};
 use prism_io::container::{Container, ContainerSpec, LinkSpec};
@@ -184,7 +184,7 @@ impl SoftwareRouter {
                     "--io".into(),
                     env.io.as_str().into(),
                 ];
-                let ready = crate::swrouter::ready_file(&file);
+                let ready = super::swrouter::ready_file(&file);
                 let _ = std::fs::remove_file(&ready);
                 self.spec_file = Some(file);
                 self.pid = Some(self.container.spawn(&argv, Some(&log))?);
@@ -348,7 +348,7 @@ impl SoftwareRouter {
     pub fn remove(self) -> std::io::Result<()> {
         if let Some(f) = &self.spec_file {
             let _ = std::fs::remove_file(f);
-            let _ = std::fs::remove_file(crate::swrouter::ready_file(f));
+            let _ = std::fs::remove_file(super::swrouter::ready_file(f));
         }
         self.container.remove()
     }

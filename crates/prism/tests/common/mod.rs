@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 pub use prism_io::netns::root_or_skip;
+use prism_testbed::hosts;
 
 /// The tests share interface and namespace names: one at a time.
 pub static SERIAL: Mutex<()> = Mutex::new(());
@@ -41,10 +42,10 @@ pub fn in_ns(ns: &str, args: &[&str]) -> std::process::Output {
 pub const NETS: [(&str, &str); 3] = [("hw", "hardware"), ("swk", "kernel"), ("swp", "prism")];
 
 pub fn gw_mac(net: usize, port: usize) -> String {
-    format!("02:50:00:{net:02x}:00:{port:02x}")
+    hosts::mac(prism_node::gateway_mac(net as u16, port as u16))
 }
 pub fn host_mac(net: usize, side: usize) -> String {
-    format!("02:10:00:{net:02x}:00:{side:02x}")
+    hosts::mac(hosts::host_mac(net, side))
 }
 
 /// The `[[port]]` tables of networks `0..n`: ports `k-a`, `k-b` on
@@ -116,89 +117,28 @@ impl Topology {
     }
 
     /// Hosts `pte{k}a` (10.0.1.2/24) and `pte{k}b` (10.0.2.2/24) for
-    /// networks `0..n`, behind root-namespace links `pth{k}a`, `pth{k}b`.
+    /// networks `0..n`, behind root-namespace links `pth{k}a`, `pth{k}b`
+    /// (the test bed's hosts, under the tests' own names).
     pub fn build_n(n: usize) -> Topology {
         assert!(n <= MAX_NETS);
         Topology::remove();
         for k in 0..n {
-            for (side, sname) in ["a", "b"].iter().enumerate() {
-                let ns = format!("pte{k}{sname}");
-                ok(&["ip", "netns", "add", &ns]);
-                ok(&[
-                    "ip",
-                    "link",
-                    "add",
-                    &format!("pth{k}{sname}"),
-                    "type",
-                    "veth",
-                    "peer",
-                    "name",
-                    "eth0",
-                    "netns",
-                    &ns,
-                ]);
-                ok(&["ip", "link", "set", &format!("pth{k}{sname}"), "up"]);
-                ok(&[
-                    "ip",
-                    "-n",
-                    &ns,
-                    "link",
-                    "set",
-                    "eth0",
-                    "address",
-                    &host_mac(k, side),
-                ]);
-                ok(&[
-                    "ip", "netns", "exec", &ns, "ethtool", "-K", "eth0", "tx", "off", "tso", "off",
-                    "gso", "off",
-                ]);
-                ok(&["ip", "-n", &ns, "link", "set", "eth0", "up"]);
-                ok(&["ip", "-n", &ns, "link", "set", "lo", "up"]);
-                ok(&[
-                    "ip",
-                    "-n",
-                    &ns,
-                    "addr",
-                    "add",
-                    &format!("10.0.{}.2/24", side + 1),
-                    "dev",
-                    "eth0",
-                ]);
-                let gw = format!("10.0.{}.1", side + 1);
-                ok(&["ip", "-n", &ns, "route", "add", "default", "via", &gw]);
-                ok(&[
-                    "ip",
-                    "-n",
-                    &ns,
-                    "neigh",
-                    "replace",
-                    &gw,
-                    "lladdr",
-                    &gw_mac(k, 2 * k + side),
-                    "dev",
-                    "eth0",
-                    "nud",
-                    "permanent",
-                ]);
+            for (side, s) in ["a", "b"].iter().enumerate() {
+                hosts::make_host(
+                    &format!("pte{k}{s}"),
+                    &format!("pth{k}{s}"),
+                    side,
+                    hosts::host_mac(k, side),
+                    prism_node::gateway_mac(k as u16, (2 * k + side) as u16),
+                )
+                .unwrap();
             }
         }
         Topology
     }
+
     pub fn remove() {
-        for k in 0..MAX_NETS {
-            for s in ["a", "b"] {
-                let _ = sh(&["ip", "netns", "delete", &format!("pte{k}{s}")]);
-                let _ = sh(&["ip", "link", "delete", &format!("pth{k}{s}")]);
-            }
-        }
-        // Deleting a namespace removes its veths' peers a moment later.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while (0..MAX_NETS)
-            .any(|k| std::path::Path::new(&format!("/sys/class/net/pth{k}a")).exists())
-            && Instant::now() < deadline
-        {
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        hosts::remove_hosts_with("pte", "pth");
     }
 }
 impl Drop for Topology {

@@ -12,7 +12,7 @@
 //! each frame is routed by the old table or the new one. A file that does
 //! not load leaves the old table in force (and says why in the log).
 
-use crate::linux::kernel_router::inner_ifname;
+use super::kernel_router::inner_ifname;
 use anyhow::{Context, Result};
 use prism_io::port::{self, IoChoice, Port};
 use prism_io::xdp::XdpConfig;

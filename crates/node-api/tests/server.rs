@@ -1,0 +1,263 @@
+//! The server glue against a real client over real sockets: the
+//! credential on TCP (401 without it, 200 with it), the one error body for
+//! every refusal (the framework's own included), and typed bodies.
+
+use prism_netdoc::{NetworkDoc, TierChoice};
+use prism_node_api::{
+    ApiError, Changed, Credential, Endpoint, ErrorCode, Listener, NetworkDetail, NetworkView,
+    NodeApi, NodeClient, NodeInfo, PlacedTier, PortView, RateLimitBody, RoutesBody, RulesBody,
+    SlotsInfo, TierBody,
+};
+use prism_pipeline::CounterSnapshot;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+const SECRET: &str = "6f1d0c3a9b8e7d6c5b4a39281706f5e4";
+
+/// An API over a list of documents: enough to see bodies go through.
+#[derive(Default)]
+struct Fake {
+    docs: Mutex<Vec<NetworkDoc>>,
+}
+
+fn view(d: &NetworkDoc) -> NetworkView {
+    NetworkView {
+        id: 0,
+        name: d.name.clone(),
+        tier: if d.tier == TierChoice::Hardware {
+            PlacedTier::Hardware
+        } else {
+            PlacedTier::Software
+        },
+        forwarding: "destination".into(),
+        entries: d.route.len(),
+        rate_bps: None,
+        burst_bytes: None,
+        slot: None,
+        router: None,
+    }
+}
+
+fn missing(name: &str) -> ApiError {
+    ApiError::not_found(format!("no network `{name}`"))
+}
+
+impl NodeApi for Fake {
+    fn list_networks(&self) -> Result<Vec<NetworkView>, ApiError> {
+        Ok(self.docs.lock().unwrap().iter().map(view).collect())
+    }
+    fn get_network(&self, name: &str) -> Result<NetworkDetail, ApiError> {
+        let d = self.docs.lock().unwrap();
+        let d = d
+            .iter()
+            .find(|d| d.name == name)
+            .ok_or_else(|| missing(name))?;
+        Ok(NetworkDetail {
+            network: view(d),
+            definition: d.clone(),
+        })
+    }
+    fn add_network(&self, doc: NetworkDoc) -> Result<Changed, ApiError> {
+        let network = Some(view(&doc));
+        self.docs.lock().unwrap().push(doc);
+        Ok(Changed {
+            result: "added".into(),
+            network,
+        })
+    }
+    fn replace_network(&self, name: &str, _: NetworkDoc) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn remove_network(&self, name: &str) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn set_routes(&self, name: &str, _: RoutesBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn set_rules(&self, name: &str, _: RulesBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn set_rate_limit(&self, name: &str, _: RateLimitBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn set_tier(&self, name: &str, _: TierBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn counters(&self) -> Result<CounterSnapshot, ApiError> {
+        Err(ApiError::new(ErrorCode::Unavailable, "no counters yet"))
+    }
+    fn ports(&self) -> Result<Vec<PortView>, ApiError> {
+        Ok(Vec::new())
+    }
+    fn node(&self) -> Result<NodeInfo, ApiError> {
+        Ok(NodeInfo {
+            device: "fake".into(),
+            ports: vec!["a".into()],
+            software_interfaces: vec![false],
+            io: "none".into(),
+            workers: 1,
+            hardware_slots: SlotsInfo { total: 2, free: 2 },
+        })
+    }
+}
+
+fn serve_tcp() -> (String, Arc<AtomicBool>) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (at, _t) = prism_node_api::spawn(
+        Listener::Tcp(
+            "127.0.0.1:0".parse().unwrap(),
+            Credential::new(SECRET).unwrap(),
+        ),
+        prism_node_api::router(Arc::new(Fake::default())),
+        stop.clone(),
+    )
+    .unwrap();
+    (at, stop)
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn tcp_needs_the_control_planes_credential() {
+    let (addr, stop) = serve_tcp();
+    let rt = rt();
+    for token in [
+        None,
+        Some("wrong".to_string()),
+        Some(SECRET[1..].to_string()),
+    ] {
+        let c = NodeClient::new(Endpoint::Tcp {
+            addr: addr.clone(),
+            token,
+        });
+        let e = rt.block_on(c.node()).unwrap_err();
+        assert_eq!(e.status(), Some(401), "{e}");
+        assert_eq!(e.api().unwrap().code, ErrorCode::Unauthorized);
+        // Refused before the handler: nothing was added.
+        let doc = prism_netdoc::NetworkDoc::new(
+            "x",
+            TierChoice::Hardware,
+            prism_netdoc::ForwardingMode::Destination,
+        );
+        assert_eq!(
+            rt.block_on(c.add_network(&doc)).unwrap_err().status(),
+            Some(401)
+        );
+    }
+    let c = NodeClient::new(Endpoint::Tcp {
+        addr: addr.clone(),
+        token: Some(SECRET.into()),
+    });
+    assert_eq!(rt.block_on(c.node()).unwrap().device, "fake");
+    assert!(rt.block_on(c.list_networks()).unwrap().is_empty());
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
+fn every_refusal_has_the_one_error_body() {
+    let (addr, stop) = serve_tcp();
+    let rt = rt();
+    let c = NodeClient::new(Endpoint::Tcp {
+        addr,
+        token: Some(SECRET.into()),
+    });
+    let body = |s: &str| Some(s.as_bytes().to_vec());
+    for (method, path, b, status, code, field) in [
+        ("GET", "/v1/nothing", None, 404, "not_found", None),
+        ("DELETE", "/v1/node", None, 405, "method_not_allowed", None),
+        (
+            "POST",
+            "/v1/networks",
+            body("{"),
+            400,
+            "invalid_input",
+            None,
+        ),
+        (
+            "POST",
+            "/v1/networks",
+            body("[1]"),
+            400,
+            "invalid_input",
+            None,
+        ),
+        (
+            "POST",
+            "/v1/networks",
+            body(
+                r#"{"name": "a", "tier": "hardware", "forwarding": "destination", "route": [{"prefix": "10.0.0.0/33", "action": {"drop": true}}]}"#,
+            ),
+            400,
+            "invalid_input",
+            Some("route[0].prefix"),
+        ),
+        (
+            "POST",
+            "/v1/networks",
+            // The message names the duplicate; the path is the object's.
+            body(r#"{"name": "a", "name": "b", "tier": "hardware", "forwarding": "source"}"#),
+            400,
+            "invalid_input",
+            None,
+        ),
+        (
+            "PUT",
+            "/v1/networks/x/tier",
+            body(r#"{"tier": "auto"}"#),
+            400,
+            "invalid_input",
+            Some("tier"),
+        ),
+        (
+            "PUT",
+            "/v1/networks/x/tier",
+            body(r#"{"tier": "software"}"#),
+            404,
+            "not_found",
+            None,
+        ),
+        ("GET", "/v1/counters", None, 503, "unavailable", None),
+    ] {
+        let (st, bytes) = rt.block_on(c.raw(method, path, b)).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+            panic!(
+                "{method} {path}: not JSON: {}",
+                String::from_utf8_lossy(&bytes)
+            )
+        });
+        assert_eq!(st, status, "{method} {path}: {v}");
+        assert_eq!(v["code"], code, "{method} {path}: {v}");
+        assert!(v["message"].as_str().is_some_and(|m| !m.is_empty()), "{v}");
+        assert_eq!(v["field"].as_str(), field, "{method} {path}: {v}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
+fn a_unix_socket_serves_typed_bodies_and_encoded_names() {
+    let path = std::env::temp_dir().join(format!("prism-api-test-{}.sock", std::process::id()));
+    let stop = Arc::new(AtomicBool::new(false));
+    prism_node_api::spawn(
+        Listener::Unix(path.clone()),
+        prism_node_api::router(Arc::new(Fake::default())),
+        stop.clone(),
+    )
+    .unwrap();
+    let rt = rt();
+    let c = NodeClient::new(Endpoint::Unix(path));
+    let doc: NetworkDoc = prism_netdoc::from_json(
+        br#"{"name": "a/b c", "tier": "hardware", "forwarding": "destination",
+             "route": [{"prefix": "10.0.0.0/8", "action": {"port": "a"}}]}"#,
+    )
+    .unwrap();
+    let added = rt.block_on(c.add_network(&doc)).unwrap();
+    assert_eq!(added.network.unwrap().entries, 1);
+    let got = rt.block_on(c.get_network("a/b c")).unwrap();
+    assert_eq!(got.definition, doc);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+}

@@ -1,0 +1,227 @@
+//! The layout of the workspace, checked: no import circle between the
+//! modules of any crate (cargo already forbids them between crates), and
+//! no source file with over 600 lines before its tests. A module's edges are the `crate::` and
+//! `super::` paths in its code (comments and test modules aside), resolved
+//! to the module file they land in.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rs_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// `a/b.rs` and `a/b/mod.rs` → `a::b`; `lib.rs`, `main.rs` → the root.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut v: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(v.last().map(String::as_str), Some("lib" | "main" | "mod")) {
+        v.pop();
+    }
+    v
+}
+
+/// The code of a file without comments and without its test module.
+fn code(text: &str) -> String {
+    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Paths after `crate::` or `super::` (with the super count), as segments.
+fn references(code: &str) -> Vec<(usize, Vec<String>)> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while i < code.len() {
+        let rest = &code[i..];
+        let starts_word = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let (supers, skip) = if starts_word && rest.starts_with("crate::") {
+            (usize::MAX, 7)
+        } else if starts_word && rest.starts_with("super::") {
+            let mut n = 0;
+            let mut j = 0;
+            while code[i + j..].starts_with("super::") {
+                n += 1;
+                j += 7;
+            }
+            (n, j)
+        } else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        let path: Vec<String> = code[i + skip..]
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .next()
+            .unwrap_or("")
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        out.push((supers, path));
+        i += skip;
+    }
+    out
+}
+
+fn cycles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<Vec<String>>> {
+    fn dfs(
+        n: &Vec<String>,
+        g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        state: &mut BTreeMap<Vec<String>, u8>,
+        stack: &mut Vec<Vec<String>>,
+        found: &mut Vec<Vec<Vec<String>>>,
+    ) {
+        state.insert(n.clone(), 1);
+        stack.push(n.clone());
+        for t in g.get(n).into_iter().flatten() {
+            match state.get(t) {
+                Some(1) => {
+                    let at = stack.iter().position(|x| x == t).unwrap();
+                    let mut c = stack[at..].to_vec();
+                    c.push(t.clone());
+                    found.push(c);
+                }
+                Some(_) => {}
+                None => dfs(t, g, state, stack, found),
+            }
+        }
+        stack.pop();
+        state.insert(n.clone(), 2);
+    }
+    let mut state = BTreeMap::new();
+    let mut found = Vec::new();
+    for n in graph.keys() {
+        if !state.contains_key(n) {
+            dfs(n, graph, &mut state, &mut Vec::new(), &mut found);
+        }
+    }
+    found
+}
+
+fn crates() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("src"))
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn no_crate_has_an_import_circle_between_its_modules() {
+    let mut report = Vec::new();
+    for src in crates() {
+        let mut files = Vec::new();
+        rs_files(&src, &mut files);
+        let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(&src, f)).collect();
+        let mut graph: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+        for f in &files {
+            let m = module_of(&src, f);
+            if m.is_empty() || m.last().is_some_and(|x| x == "tests") {
+                continue;
+            }
+            let text = std::fs::read_to_string(f).unwrap();
+            for (supers, path) in references(&code(&text)) {
+                let mut full = if supers == usize::MAX {
+                    Vec::new()
+                } else {
+                    // `super` from a file module is its parent module.
+                    m[..m.len().saturating_sub(supers)].to_vec()
+                };
+                full.extend(path);
+                // The deepest module file the path lands in.
+                while !full.is_empty() && !modules.contains(&full) {
+                    full.pop();
+                }
+                let is_ancestor = m.starts_with(&full);
+                if !full.is_empty() && full != m && !is_ancestor {
+                    graph.entry(m.clone()).or_default().insert(full);
+                }
+            }
+        }
+        for c in cycles(&graph) {
+            let names: Vec<String> = c.iter().map(|m| m.join("::")).collect();
+            report.push(format!("{}: {}", src.display(), names.join(" → ")));
+        }
+    }
+    assert!(report.is_empty(), "import circles:\n{}", report.join("\n"));
+}
+
+#[test]
+fn no_source_file_has_over_600_lines_of_code() {
+    let mut long = Vec::new();
+    for src in crates() {
+        let mut files = Vec::new();
+        rs_files(&src, &mut files);
+        for f in files {
+            // Byte-literal tests beside the code (as smoltcp keeps them) do
+            // not count.
+            let text = std::fs::read_to_string(&f).unwrap();
+            let n = text
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap_or("")
+                .lines()
+                .count();
+            if n > 600 {
+                long.push(format!("{}: {n} lines", f.display()));
+            }
+        }
+    }
+    assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_a_circle() {
+    let dir = std::env::temp_dir().join(format!("prism-layout-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/a.rs"), "use crate::b::X;\n").unwrap();
+    std::fs::write(
+        dir.join("src/b.rs"),
+        "// crate::a is only mentioned\npub use super::a::Y;\n",
+    )
+    .unwrap();
+    let mut files = Vec::new();
+    rs_files(&dir.join("src"), &mut files);
+    let refs: Vec<_> = files
+        .iter()
+        .map(|f| references(&code(&std::fs::read_to_string(f).unwrap())))
+        .collect();
+    assert!(
+        refs.iter()
+            .flatten()
+            .any(|(s, p)| *s == usize::MAX && p == &["b", "X"])
+    );
+    assert!(
+        refs.iter()
+            .flatten()
+            .any(|(s, p)| *s == 1 && p == &["a", "Y"])
+    );
+    let mut g = BTreeMap::new();
+    g.insert(
+        vec!["a".to_string()],
+        BTreeSet::from([vec!["b".to_string()]]),
+    );
+    g.insert(
+        vec!["b".to_string()],
+        BTreeSet::from([vec!["a".to_string()]]),
+    );
+    assert_eq!(cycles(&g).len(), 1);
+    std::fs::remove_dir_all(dir).unwrap();
+}
