@@ -196,6 +196,25 @@ impl<R: NodeRuntime> Control<R> {
         Ok(r)
     }
 
+    /// Make before break: starts the router, and only once it receives
+    /// publishes `c.spec` with `publish`; a refused publication stops the
+    /// router again, leaving everything as it was.
+    fn start_then_publish(
+        &mut self,
+        id: u16,
+        variant: bool,
+        c: &prism_netdoc::Compiled,
+        doc: &NetworkDoc,
+        publish: impl FnOnce(&mut Substrate, NetworkSpec) -> Result<(), SubstrateError>,
+    ) -> Result<R::Router, ApplyError> {
+        let r = self.start(id, variant, &c.spec, c, doc)?;
+        if let Err(e) = publish(&mut self.substrate, c.spec.clone()) {
+            let _ = self.stop(r);
+            return Err(internal(e));
+        }
+        Ok(r)
+    }
+
     fn stop(&mut self, r: R::Router) -> Result<(), ApplyError> {
         self.runtime.stop_router(r)?;
         Ok(())
@@ -260,11 +279,9 @@ impl<R: NodeRuntime> Control<R> {
                 format!("network `{name}` added in hardware")
             }
             (None, Tier::Software) => {
-                let r = self.start(id, false, &spec, &c, &doc)?;
-                if let Err(e) = self.substrate.add_network(spec) {
-                    let _ = self.stop(r);
-                    return Err(internal(e));
-                }
+                let r = self.start_then_publish(id, false, &c, &doc, |s, spec| {
+                    s.add_network(spec).map(drop)
+                })?;
                 self.routers.insert(name.to_string(), r);
                 format!("network `{name}` added in software")
             }
@@ -273,12 +290,7 @@ impl<R: NodeRuntime> Control<R> {
                 format!("network `{name}` changed")
             }
             (Some(Tier::Hardware), Tier::Software) => {
-                // Make before break: the router receives before the switch.
-                let r = self.start(id, false, &spec, &c, &doc)?;
-                if let Err(e) = self.substrate.replace_network(spec) {
-                    let _ = self.stop(r);
-                    return Err(internal(e));
-                }
+                let r = self.start_then_publish(id, false, &c, &doc, Substrate::replace_network)?;
                 self.routers.insert(name.to_string(), r);
                 format!("network `{name}` moved to software")
             }
@@ -334,11 +346,7 @@ impl<R: NodeRuntime> Control<R> {
             .routers
             .get(name)
             .is_some_and(|r| self.runtime.variant(r));
-        let r = self.start(id, variant, spec, c, doc)?;
-        if let Err(e) = self.substrate.replace_network(spec.clone()) {
-            let _ = self.stop(r);
-            return Err(internal(e));
-        }
+        let r = self.start_then_publish(id, variant, c, doc, Substrate::replace_network)?;
         if let Some(old) = self.routers.insert(name.to_string(), r) {
             self.stop(old)?;
         }
