@@ -15,6 +15,7 @@ pub mod afpacket;
 pub mod bpf;
 pub mod container;
 pub mod datasets;
+pub mod instance;
 pub mod netns;
 pub mod pcap;
 pub mod port;

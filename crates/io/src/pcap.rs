@@ -23,6 +23,8 @@ pub enum PcapError {
     },
     #[error("{path}: not a pcap or pcapng file: {msg}")]
     Format { path: PathBuf, msg: String },
+    #[error("{path}: writing failed: {msg}")]
+    Write { path: PathBuf, msg: String },
 }
 
 /// One frame read from a capture.
@@ -219,12 +221,40 @@ impl FrameWriter {
 
     pub fn write(&mut self, timestamp_ns: u64, data: &[u8]) -> Result<(), PcapError> {
         let p = PcapPacket::new(Duration::from_nanos(timestamp_ns), data.len() as u32, data);
-        self.w.write_packet(&p).map_err(|e| PcapError::Format {
+        self.w.write_packet(&p).map_err(|e| PcapError::Write {
             path: self.path.clone(),
             msg: e.to_string(),
         })?;
         self.written += 1;
         Ok(())
+    }
+
+    /// Flushes what is buffered: a full disk or a closed pipe shows here at
+    /// the latest, with the file's name, instead of being lost on drop.
+    pub fn finish(self) -> Result<usize, PcapError> {
+        let mut w = self.w.into_writer();
+        std::io::Write::flush(&mut w).map_err(|e| PcapError::Write {
+            path: self.path.clone(),
+            msg: e.to_string(),
+        })?;
+        w.into_inner()
+            .map_err(|e| PcapError::Write {
+                path: self.path.clone(),
+                msg: e.error().to_string(),
+            })?
+            .sync_all()
+            .or_else(|e| {
+                // Pipes and character devices cannot be synced; that is fine.
+                if e.raw_os_error() == Some(libc::EINVAL) || e.raw_os_error() == Some(libc::EROFS) {
+                    Ok(())
+                } else {
+                    Err(PcapError::Write {
+                        path: self.path.clone(),
+                        msg: e.to_string(),
+                    })
+                }
+            })?;
+        Ok(self.written)
     }
 }
 

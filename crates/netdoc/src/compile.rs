@@ -32,6 +32,34 @@ pub fn default_burst(rate: u64) -> u64 {
     (rate / 8 / 100).max(3028)
 }
 
+/// The smallest token bucket: one full-size Ethernet frame, without which
+/// a rate-limited network drops every such frame.
+pub const MIN_BURST: u64 = 1514;
+
+/// The longest network name, in bytes.
+pub const MAX_NAME: usize = 64;
+
+/// A network name: 1 to 64 bytes, no control characters (names go into
+/// paths, logs and file names).
+fn check_name(name: &str) -> Result<(), DocError> {
+    if name.is_empty() {
+        return Err(err("name", "a network needs a name"));
+    }
+    if name.len() > MAX_NAME {
+        return Err(err(
+            "name",
+            format!("{} bytes; at most {MAX_NAME}", name.len()),
+        ));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(err(
+            "name",
+            format!("{:?} is not printable; names are printable text", c),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks `doc` against the node's `ports` and compiles it.
 pub fn compile(doc: &NetworkDoc, ports: &[String]) -> Result<Compiled, DocError> {
     let c = Ctx { ports };
@@ -291,9 +319,7 @@ impl Ctx<'_> {
 
     fn network(&self, n: &NetworkDoc) -> Result<NetworkSpec, DocError> {
         let name = n.name.clone();
-        if name.is_empty() {
-            return Err(err("name", "a network needs a name"));
-        }
+        check_name(&name)?;
         let mut mapping = Vec::new();
         for (i, m) in n.map.iter().enumerate() {
             let (fields, src_port, dst_port) = self.fields(m, &format!("map[{i}]"))?;
@@ -305,6 +331,24 @@ impl Ctx<'_> {
             });
         }
         let forwarding = self.forwarding(n)?;
+        if let Some(r) = &n.rate_limit {
+            if r.rate.0 == 0 {
+                return Err(err(
+                    "rate_limit.rate",
+                    "0 bit/s forwards nothing; leave the rate limit out for none",
+                ));
+            }
+            if let Some(b) = r.burst
+                && b < MIN_BURST
+            {
+                return Err(err(
+                    "rate_limit.burst",
+                    format!(
+                        "{b} bytes cannot hold one full-size frame; the bucket needs at least {MIN_BURST}"
+                    ),
+                ));
+            }
+        }
         Ok(NetworkSpec {
             name,
             tier: match n.tier {
@@ -409,6 +453,34 @@ mod tests {
                 "needs a name",
             ),
             (json!({"tier": "hardware"}), "", "missing field `name`"),
+            (
+                json!({"name": "a\u{0}b", "tier": "hardware", "forwarding": "destination"}),
+                "name",
+                "not printable",
+            ),
+            (
+                json!({"name": "n".repeat(65), "tier": "hardware", "forwarding": "destination"}),
+                "name",
+                "at most 64",
+            ),
+            (
+                json!({"name": "n", "tier": "hardware", "forwarding": "destination",
+                       "rate_limit": {"rate": 0}}),
+                "rate_limit.rate",
+                "forwards nothing",
+            ),
+            (
+                json!({"name": "n", "tier": "hardware", "forwarding": "destination",
+                       "rate_limit": {"rate": "1Mbit", "burst": 0}}),
+                "rate_limit.burst",
+                "at least 1514",
+            ),
+            (
+                json!({"name": "n", "tier": "software", "forwarding": "destination",
+                       "router": {"kind": "command", "command": ["/bin/echo", "a\u{0}b"]}}),
+                "router.command[1]",
+                "NUL",
+            ),
             (json!([1, 2]), "", "a JSON object"),
         ] {
             let e = compile_json(doc.clone()).unwrap_err();

@@ -16,7 +16,7 @@ mod scenario;
 mod span;
 
 pub use auto_tier::AutoPlacer;
-pub use compile::{Compiled, compile, default_burst};
+pub use compile::{Compiled, MAX_NAME, MIN_BURST, compile, default_burst};
 pub use doc::{
     ActionDoc, CipherDoc, CipherName, Endpoints, ForwardingMode, MatchDoc, NetworkDoc,
     RateLimitDoc, RouteDoc, RouterDoc, RouterKind, RuleDoc, TierChoice,
@@ -24,4 +24,6 @@ pub use doc::{
 pub use error::{DocError, from_json};
 pub use fields::{Addr, Mac, PortRef, Ports, Prefix, Rate, Vlan, hex_key, parse_rate};
 pub use router::RouterConfig;
-pub use scenario::{PlacementDoc, PortDoc, Scenario, ScenarioDoc, ScenarioError, load};
+pub use scenario::{
+    PlacementDoc, PortDoc, Scenario, ScenarioDoc, ScenarioError, load, load_with_networks,
+};

@@ -53,6 +53,15 @@ pub fn check(r: &RouterDoc, ports: &[String]) -> Result<RouterConfig, DocError> 
         }
         (_, None) => Vec::new(),
     };
+    if let Some(i) = command.iter().position(|a| a.contains('\0')) {
+        return Err(e(
+            &format!("command[{i}]"),
+            "a NUL byte cannot be passed to a program".into(),
+        ));
+    }
+    if command.first().is_some_and(String::is_empty) {
+        return Err(e("command[0]", "the program is empty".into()));
+    }
     let mut addresses = Vec::new();
     for (port, cidr) in &r.addresses {
         let f = format!("addresses.{port}");

@@ -208,7 +208,26 @@ impl Ctx<'_> {
 pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let raw: ScenarioDoc =
         toml::from_str(text).map_err(|e| locate(file, text, e.span(), e.message().to_string()))?;
-    let ctx = Ctx { file, text };
+    build(Ctx { file, text }, raw)
+}
+
+/// Loads the scenario in `text` with `networks` in place of its own: how a
+/// node restores the networks it was told through its API. Errors in the
+/// networks (there should be none: they were accepted once) point at the
+/// file's start.
+pub fn load_with_networks(
+    file: &str,
+    text: &str,
+    networks: Vec<NetworkDoc>,
+) -> Result<Scenario, ScenarioError> {
+    let mut raw: ScenarioDoc =
+        toml::from_str(text).map_err(|e| locate(file, text, e.span(), e.message().to_string()))?;
+    raw.network = networks;
+    build(Ctx { file, text }, raw)
+}
+
+fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
+    let (file, text) = (ctx.file, ctx.text);
     let profile = device::profile(&raw.device).ok_or_else(|| {
         let names: Vec<_> = device::PROFILES.iter().map(|p| p.name).collect();
         ctx.at(

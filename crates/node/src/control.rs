@@ -123,6 +123,8 @@ pub struct Control<R: NodeRuntime> {
     pub runtime: R,
     docs: BTreeMap<String, NetworkDoc>,
     routers: BTreeMap<String, R::Router>,
+    /// Of the desired state: one more for every change applied.
+    generation: u64,
     /// What changes did beyond the obvious, for the node's log.
     pub events: Vec<String>,
 }
@@ -144,8 +146,19 @@ impl<R: NodeRuntime> Control<R> {
             runtime,
             docs,
             routers: BTreeMap::new(),
+            generation: 0,
             events: Vec::new(),
         }
+    }
+
+    /// The desired state's generation: how many changes were applied.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Continues the numbering of a restored desired state.
+    pub fn restore_generation(&mut self, generation: u64) {
+        self.generation = generation;
     }
 
     pub fn doc(&self, name: &str) -> Option<&NetworkDoc> {
@@ -309,7 +322,20 @@ impl<R: NodeRuntime> Control<R> {
         };
         self.docs.insert(name.to_string(), doc);
         self.events.push(done.clone());
+        self.save();
         Ok(done)
+    }
+
+    /// Records the desired state after a change. The change stands either
+    /// way (it is made); a failure to record it is said in the log.
+    fn save(&mut self) {
+        self.generation += 1;
+        if let Err(e) = self.runtime.save(self.generation, &self.docs) {
+            self.events.push(format!(
+                "generation {} applied but not saved: {e}",
+                self.generation
+            ));
+        }
     }
 
     fn change_software(
@@ -361,6 +387,7 @@ impl<R: NodeRuntime> Control<R> {
         }
         let m = format!("network `{name}` removed");
         self.events.push(m.clone());
+        self.save();
         Ok(m)
     }
 

@@ -10,6 +10,7 @@
 //! - [`service`]: the node API served from the control side;
 //! - [`swrouter`]: Prism's software router process inside a container
 //!   (`linux::swrouter`);
+//! - [`saved`]: the desired state on disk, restored at the next start;
 //! - [`offline`]: the substrate over in-memory frames (`prism run`);
 //! - [`report`]: counter tables for people.
 
@@ -19,6 +20,7 @@ pub mod node;
 pub mod offline;
 pub mod report;
 pub mod runtime;
+pub mod saved;
 pub mod service;
 
 pub use control::{ApplyError, Control};

@@ -24,6 +24,7 @@ use crate::linux::worker::{PortReport, Slot, Source, Worker, WorkerReport};
 use crate::linux::{IoSettings, LinuxRuntime};
 use anyhow::{Context, Result, bail};
 use prism_io::container;
+use prism_io::instance::InstanceLock;
 use prism_netdoc::Scenario;
 use prism_pipeline::{CounterSnapshot, Pipeline, PipelineConfig, Tier};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,6 +40,7 @@ pub struct Node {
     /// What the start did beyond the obvious (stale containers removed,
     /// I/O chosen, containers and their limits).
     pub notes: Vec<String>,
+    _lock: InstanceLock,
 }
 
 impl Node {
@@ -55,17 +57,19 @@ impl Node {
             bail!("a live node needs root (raw sockets, namespaces); `prism run` runs offline");
         }
         let mut notes = Vec::new();
-        let stale = container::cleanup(&opts.ns_prefix, &opts.link_prefix)?;
+        // Held until the node ends: what carries its names is its own, and
+        // no other node or `prism cleanup` touches it meanwhile.
+        let lock = InstanceLock::acquire(&opts.state_dir)?;
+        let stale = remove_leftovers(opts)?;
         if !stale.is_empty() {
             notes.push(format!(
-                "removed what a previous run left: {} namespaces, {} links, {} cgroups",
-                stale.namespaces.len(),
-                stale.links.len(),
-                stale.cgroups.len()
+                "removed what a previous run left: {} namespaces, {} links, {} cgroups, {} files",
+                stale.report.namespaces.len(),
+                stale.report.links.len(),
+                stale.report.cgroups.len(),
+                stale.files.len()
             ));
         }
-        std::fs::create_dir_all(&opts.state_dir)
-            .with_context(|| format!("state directory {}", opts.state_dir.display()))?;
         let mut bridges = Vec::new();
         for (p, soft) in soft_ifaces.iter().enumerate() {
             bridges.push(match soft {
@@ -145,6 +149,7 @@ impl Node {
             control: Arc::new(Mutex::new(control)),
             reports: Arc::new(Mutex::new(vec![WorkerReport::default(); n])),
             notes,
+            _lock: lock,
         };
         for (i, w) in workers.into_iter().enumerate() {
             let stop = node.stop.clone();
@@ -230,6 +235,48 @@ impl Drop for Node {
     fn drop(&mut self) {
         self.halt();
     }
+}
+
+/// What a dead instance left and was removed.
+#[derive(Debug, Default)]
+pub struct Leftovers {
+    pub report: container::CleanupReport,
+    /// Router files (network files, ready marks, logs) in the state directory.
+    pub files: Vec<std::path::PathBuf>,
+}
+
+impl Leftovers {
+    pub fn is_empty(&self) -> bool {
+        self.report.is_empty() && self.files.is_empty()
+    }
+}
+
+/// Removes the namespaces, links, cgroups (killing their processes) and
+/// router files of a dead instance with `opts`' names. The caller holds
+/// the instance's lock.
+fn remove_leftovers(opts: &NodeOptions) -> Result<Leftovers> {
+    let report = container::cleanup(&opts.ns_prefix, &opts.link_prefix)?;
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(&opts.state_dir)
+        .with_context(|| format!("state directory {}", opts.state_dir.display()))?
+        .flatten()
+    {
+        let p = e.path();
+        let ours = p
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(&opts.ns_prefix));
+        if ours && std::fs::remove_file(&p).is_ok() {
+            files.push(p);
+        }
+    }
+    Ok(Leftovers { report, files })
+}
+
+/// `prism cleanup` for one instance's names: removes what a dead instance
+/// left; `Err` names the live one and touches nothing of it.
+pub fn cleanup_instance(opts: &NodeOptions) -> Result<Leftovers> {
+    let _lock = InstanceLock::acquire(&opts.state_dir)?;
+    remove_leftovers(opts)
 }
 
 /// The counters of all workers, summed.

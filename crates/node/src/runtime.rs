@@ -99,6 +99,14 @@ pub trait NodeRuntime: Send + 'static {
     /// How `r` runs, for the API.
     fn view(&self, r: &Self::Router) -> RouterView;
 
+    /// Keeps generation `generation` of the desired state (every network's
+    /// document) where a restarted node finds it.
+    fn save(
+        &mut self,
+        generation: u64,
+        docs: &std::collections::BTreeMap<String, NetworkDoc>,
+    ) -> Result<(), RuntimeError>;
+
     /// Removes what the runtime made besides routers (bridges), after the
     /// workers have stopped.
     fn shutdown(&mut self) -> Vec<RuntimeError>;

@@ -51,6 +51,11 @@ pub struct NodeArgs {
     /// control plane; every request must carry the credential.
     #[arg(long, value_name = "ADDR", requires = "api_credential_file")]
     pub api_listen: Option<std::net::SocketAddr>,
+    /// Start from the scenario, forgetting the networks the API changed
+    /// before (by default a node restores them when its scenario file is
+    /// unchanged; see docs/live.md).
+    #[arg(long)]
+    pub fresh: bool,
     /// File holding the control plane's credential (a secret of at least
     /// 32 characters, e.g. `openssl rand -hex 32`), required with --api-listen.
     #[arg(long, value_name = "FILE")]
@@ -72,6 +77,7 @@ impl NodeArgs {
             api: PathBuf::from(crate::ctl::DEFAULT_SOCKET),
             api_listen: None,
             api_credential_file: None,
+            fresh: false,
         }
     }
 }
@@ -101,7 +107,8 @@ fn override_ports(
 pub fn node(a: &NodeArgs) -> Result<()> {
     let text = std::fs::read_to_string(&a.config)
         .with_context(|| format!("reading {}", a.config.display()))?;
-    let sc = scenario::load(&a.config.display().to_string(), &text)?;
+    let file = a.config.display().to_string();
+    let (sc, restored) = load_desired(a, &file, &text)?;
     let mut ifaces = sc.interfaces.clone();
     override_ports(&sc, &mut ifaces, &a.iface, "--iface")?;
     let mut soft = sc.software_interfaces.clone();
@@ -121,13 +128,8 @@ pub fn node(a: &NodeArgs) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
-    let opts = NodeOptions {
-        workers: a.workers,
-        cores: a.cores.clone(),
-        ns_prefix: NS_PREFIX.into(),
-        link_prefix: LINK_PREFIX.into(),
-        state_dir: PathBuf::from("/run/prism"),
-    };
+    let mut opts = node_options(a.workers, a.cores.clone());
+    opts.persist = Some(text.clone());
     let io = IoSettings {
         choice: a.io,
         xdp: XdpConfig::default(),
@@ -145,7 +147,16 @@ pub fn node(a: &NodeArgs) -> Result<()> {
         io: a.io.as_str().to_string(),
         workers: a.workers.max(1),
     };
-    let node = Node::start(sc, &ifaces, &soft, &opts, io)?;
+    let mut node = Node::start(sc, &ifaces, &soft, &opts, io)?;
+    if a.fresh {
+        prism_node::saved::forget(&opts.state_dir)?;
+    }
+    if let Some((generation, note)) = restored {
+        if let Ok(mut c) = node.control.lock() {
+            c.restore_generation(generation);
+        }
+        node.notes.insert(0, note);
+    }
     if let Some(dir) = a.api.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -224,28 +235,103 @@ pub fn node(a: &NodeArgs) -> Result<()> {
     Ok(())
 }
 
+/// The scenario to start from: the saved desired state's networks when
+/// the scenario file is the one they were saved with (and not `--fresh`),
+/// else the file's own. Also the restored generation, with a note.
+fn load_desired(
+    a: &NodeArgs,
+    file: &str,
+    text: &str,
+) -> Result<(scenario::Scenario, Option<(u64, String)>)> {
+    let dir = node_options(1, Vec::new()).state_dir;
+    if a.fresh {
+        // Forgotten once this node holds the state directory.
+        return Ok((scenario::load(file, text)?, None));
+    }
+    match prism_node::saved::load(&dir) {
+        Ok(Some(s)) if s.scenario_text == text => {
+            let n = s.networks.len();
+            let sc = scenario::load_with_networks(file, text, s.networks)?;
+            let note = format!(
+                "restored the desired state of generation {} ({n} networks) from {} (--fresh starts from the scenario)",
+                s.generation,
+                prism_node::saved::path(&dir).display()
+            );
+            Ok((sc, Some((s.generation, note))))
+        }
+        Ok(Some(_)) => {
+            eprintln!(
+                "prism node: {file} changed since the saved desired state; starting from the scenario"
+            );
+            Ok((scenario::load(file, text)?, None))
+        }
+        Ok(None) => Ok((scenario::load(file, text)?, None)),
+        Err(e) => {
+            eprintln!("prism node: {e}; starting from the scenario");
+            Ok((scenario::load(file, text)?, None))
+        }
+    }
+}
+
+/// The names and state directory of `prism node`.
+fn node_options(workers: usize, cores: Vec<usize>) -> NodeOptions {
+    NodeOptions {
+        workers,
+        cores,
+        ns_prefix: NS_PREFIX.into(),
+        link_prefix: LINK_PREFIX.into(),
+        state_dir: PathBuf::from("/run/prism"),
+        persist: None,
+    }
+}
+
+/// Removes what dead nodes (`prism node`, the demo, the benchmarks) left;
+/// a running one's things are left alone, and it is named.
 pub fn cleanup() -> Result<()> {
     let mut total = 0;
-    for (ns, link) in [
-        (NS_PREFIX, LINK_PREFIX),
-        ("prism-demo-c", "pdc"),
-        (
-            prism_testbed::hosts::HOST_PREFIX,
-            prism_testbed::hosts::LINK_PREFIX,
-        ),
+    let mut running = Vec::new();
+    for (opts, hosts) in [
+        (node_options(1, Vec::new()), false),
+        (prism_testbed::hosts::demo_options(), true),
     ] {
-        let r = prism_io::container::cleanup(ns, link)?;
-        for n in &r.namespaces {
+        let r = match prism_node::node::cleanup_instance(&opts) {
+            Ok(r) => r,
+            Err(e) => {
+                running.push(format!("{e:#}"));
+                continue;
+            }
+        };
+        for n in &r.report.namespaces {
             println!("removed namespace {n}");
         }
-        for l in &r.links {
+        for l in &r.report.links {
             println!("removed link {l}");
         }
-        for g in &r.cgroups {
+        for g in &r.report.cgroups {
             println!("removed cgroup {g}");
         }
-        total += r.namespaces.len() + r.links.len() + r.cgroups.len();
+        for f in &r.files {
+            println!("removed file {}", f.display());
+        }
+        total += r.report.namespaces.len()
+            + r.report.links.len()
+            + r.report.cgroups.len()
+            + r.files.len();
+        if hosts {
+            // The demo's test hosts belong to the demo's (dead) instance.
+            let h = prism_io::container::cleanup(
+                prism_testbed::hosts::HOST_PREFIX,
+                prism_testbed::hosts::LINK_PREFIX,
+            )?;
+            for n in &h.namespaces {
+                println!("removed namespace {n}");
+            }
+            total += h.namespaces.len() + h.links.len();
+        }
     }
     println!("prism cleanup: {total} objects removed");
+    for r in running {
+        println!("left alone: {r}");
+    }
     Ok(())
 }

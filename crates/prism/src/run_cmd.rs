@@ -75,10 +75,11 @@ pub fn run(
             prism_pipeline::packet::MAX_FRAME
         ));
     }
-    for (p, w) in &mut writers {
-        for (t, f) in &result.outputs[usize::from(*p)].frames {
+    for (p, mut w) in writers {
+        for (t, f) in &result.outputs[usize::from(p)].frames {
             w.write(*t, f)?;
         }
+        w.finish()?;
     }
     if json {
         let v = serde_json::json!({ "counters": result.counters, "notes": notes });

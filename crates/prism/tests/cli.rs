@@ -391,3 +391,24 @@ fn a_closed_stdout_ends_a_command_without_a_panic() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// An output that cannot be written is an error naming the file, with a
+/// non-zero exit, not a silent success.
+#[test]
+fn a_full_output_device_is_an_error_naming_it() {
+    let dir = tmpdir("full");
+    let scenario = dir.join("all.toml");
+    std::fs::write(&scenario, format!("default_network = \"all\"\n{ROUTE_ALL}")).unwrap();
+    let input = shared_pcaps().join("ping__veth2.pcap");
+    let o = prism()
+        .args(["run", "--config"])
+        .arg(&scenario)
+        .arg(format!("--pcap-in=0={}", input.display()))
+        .arg("--pcap-out=out=/dev/full")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("/dev/full: writing failed"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

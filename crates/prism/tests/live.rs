@@ -9,6 +9,7 @@ mod common;
 use common::*;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use std::time::Instant;
 
 #[test]
 fn ping_iperf3_and_ttl_through_hardware_and_software_networks() {
@@ -96,6 +97,84 @@ fn a_killed_node_leaves_nothing_the_next_start_or_cleanup_cannot_remove() {
     assert!(!ok(&["ip", "-o", "link"]).contains(" pc1p"));
     let out = ok(&[PRISM, "cleanup"]);
     assert!(out.contains("0 objects removed"), "{out}");
+}
+
+/// A second node, or `prism cleanup`, while a node runs: refused, or
+/// leaves it alone; the running node's software networks keep forwarding.
+#[test]
+fn a_running_nodes_containers_are_its_own() {
+    if !root_or_skip("instance lock") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _t = Topology::build();
+    let node = start_node("owner");
+    let other = temp_file("other.toml", &scenario());
+    let o = sh(&[
+        PRISM,
+        "node",
+        "--config",
+        &other,
+        "--api",
+        "/run/prism/other.sock",
+        "--seconds",
+        "2",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "a second node started: {err}");
+    assert!(err.contains("held by a running instance"), "{err}");
+    let out = ok(&[PRISM, "cleanup"]);
+    assert!(
+        out.contains("left alone") && !out.contains("prism-c1"),
+        "{out}"
+    );
+    assert!(ok(&["ip", "netns", "list"]).contains("prism-c1"));
+    for ns in ["pte1a", "pte2a"] {
+        assert!(pings(ns, 3), "{ns} lost its network to a second node");
+    }
+    stop_node(node);
+    // Its lock went with it: now cleanup has nothing to leave alone.
+    let out = ok(&[PRISM, "cleanup"]);
+    assert!(!out.contains("left alone"), "{out}");
+}
+
+/// What the API changed survives a `kill -9`: the node started again on
+/// the same scenario restores it (and `--fresh` forgets it).
+#[test]
+fn a_node_killed_and_started_again_restores_what_the_api_changed() {
+    if !root_or_skip("restore") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _t = Topology::build();
+    let text = scenario();
+    let mut node = start_node_with("restore", &text, &[]);
+    wait_for_api(15);
+    wait_for_ping("pte1a", 10);
+    ctl_ok(&["tier", "hw", "software"]);
+    ctl_ok(&["remove", "swp"]);
+    ctl_ok(&["rate-limit", "swk", "50Mbit"]);
+    node.0.kill().unwrap();
+    node.0.wait().unwrap();
+
+    let t0 = Instant::now();
+    let node = start_node_args("restore2", &text, &[]);
+    wait_for_ping("pte0a", 20);
+    eprintln!(
+        "kill -9, start again: the restored networks forward after {:.2} s",
+        t0.elapsed().as_secs_f64()
+    );
+    assert!(ctl_ok(&["show", "hw"]).contains("\"tier\": \"software\""));
+    assert!(ctl_ok(&["show", "swk"]).contains("\"rate_bps\": 50000000"));
+    assert!(!ctl_ok(&["networks"]).contains("\"swp\""));
+    assert!(pings("pte1a", 2), "swk does not forward after the restart");
+    assert!(!pings("pte2a", 1), "swp came back");
+    stop_node(node);
+
+    let node = start_node_with("restore3", &text, &[]);
+    wait_for_ping("pte2a", 20);
+    assert!(ctl_ok(&["show", "hw"]).contains("\"tier\": \"hardware\""));
+    stop_node(node);
 }
 
 #[test]

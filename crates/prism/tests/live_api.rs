@@ -147,6 +147,17 @@ fn networks_are_added_changed_moved_and_removed_at_run_time() {
         err.contains("field `route[1].action.port`: no port `9-z`"),
         "{err}"
     );
+    let nonexistent = network_toml(1, "nox", "kernel").replace(
+        "kind = \"kernel\"",
+        "kind = \"command\", command = [\"/nonexistent\"]",
+    );
+    let o = ctl(&["add", &temp_file("nox.toml", &nonexistent)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("400") && err.contains("not an executable program"),
+        "{err}"
+    );
+    assert!(!ok(&["ip", "netns", "list"]).contains("prism-c4"));
     let o = ctl(&["add", &temp_file("dup.json", &swp)]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(

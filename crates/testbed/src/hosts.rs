@@ -201,22 +201,25 @@ pub const STATE_DIR: &str = "/run/prism-demo";
 /// links, software interfaces as the scenario gives them), with the
 /// demo's names, which `prism cleanup` knows.
 pub fn start_node(sc: Scenario, io: IoSettings) -> Result<Node> {
-    let state = std::path::PathBuf::from(STATE_DIR);
-    std::fs::create_dir_all(&state)?;
     let ifaces: Vec<String> = sc
         .interfaces
         .iter()
         .map(|i| i.clone().unwrap_or_default())
         .collect();
     let soft = sc.software_interfaces.clone();
-    let opts = NodeOptions {
+    Node::start(sc, &ifaces, &soft, &demo_options(), io)
+}
+
+/// The names and state directory of the demo's and the benchmarks' nodes.
+pub fn demo_options() -> NodeOptions {
+    NodeOptions {
         workers: 1,
         cores: vec![],
         ns_prefix: "prism-demo-c".into(),
         link_prefix: "pdc".into(),
-        state_dir: state,
-    };
-    Node::start(sc, &ifaces, &soft, &opts, io)
+        state_dir: std::path::PathBuf::from(STATE_DIR),
+        persist: None,
+    }
 }
 
 pub fn leftovers() -> Vec<String> {

@@ -32,6 +32,8 @@ struct Fake {
     dp: Arc<ArcSwap<Dataplane>>,
     calls: Arc<Mutex<Vec<Call>>>,
     fail_start: Option<RuntimeError>,
+    /// The last desired state saved: (generation, network names).
+    saved: Option<(u64, Vec<String>)>,
 }
 
 impl Fake {
@@ -97,6 +99,15 @@ impl NodeRuntime for Fake {
         }
     }
 
+    fn save(
+        &mut self,
+        generation: u64,
+        docs: &BTreeMap<String, NetworkDoc>,
+    ) -> Result<(), RuntimeError> {
+        self.saved = Some((generation, docs.keys().cloned().collect()));
+        Ok(())
+    }
+
     fn shutdown(&mut self) -> Vec<RuntimeError> {
         Vec::new()
     }
@@ -110,6 +121,7 @@ fn control() -> (Control<Fake>, Arc<Mutex<Vec<Call>>>) {
         dp: substrate.handle(),
         calls: calls.clone(),
         fail_start: None,
+        saved: None,
     };
     let ports = vec!["a".to_string(), "b".to_string()];
     (
@@ -285,4 +297,18 @@ fn refusals_are_typed_and_change_nothing() {
     assert_eq!(c.apply("nope", None).unwrap_err().code, ErrorCode::NotFound);
     assert_eq!(c.doc("x").unwrap(), &doc("x", TierChoice::Hardware));
     assert!(take(&calls).is_empty());
+}
+
+#[test]
+fn every_applied_change_is_saved_and_refusals_are_not() {
+    let (mut c, _) = control();
+    c.apply("a", Some(doc("a", TierChoice::Hardware))).unwrap();
+    c.apply("b", Some(doc("b", TierChoice::Software))).unwrap();
+    assert_eq!(c.runtime.saved, Some((2, vec!["a".into(), "b".into()])));
+    assert!(c.apply("a", Some(doc("a", TierChoice::Auto))).is_err());
+    c.runtime.fail_start = Some(RuntimeError::failed("no"));
+    assert!(c.apply("c", Some(doc("c", TierChoice::Software))).is_err());
+    assert_eq!(c.generation(), 2);
+    c.apply("a", None).unwrap();
+    assert_eq!(c.runtime.saved, Some((3, vec!["b".into()])));
 }

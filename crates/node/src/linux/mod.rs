@@ -238,6 +238,22 @@ impl NodeRuntime for LinuxRuntime {
         }
     }
 
+    fn save(
+        &mut self,
+        generation: u64,
+        docs: &std::collections::BTreeMap<String, prism_netdoc::NetworkDoc>,
+    ) -> Result<(), RuntimeError> {
+        let Some(text) = &self.opts.persist else {
+            return Ok(());
+        };
+        let s = crate::saved::SavedState {
+            generation,
+            scenario_text: text.clone(),
+            networks: docs.values().cloned().collect(),
+        };
+        crate::saved::store(&self.opts.state_dir, &s).map_err(RuntimeError::failed)
+    }
+
     fn shutdown(&mut self) -> Vec<RuntimeError> {
         self.bridges
             .iter()

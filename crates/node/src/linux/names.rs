@@ -16,6 +16,9 @@ pub struct NodeOptions {
     pub link_prefix: String,
     /// Where router logs and `prism` routers' network files go.
     pub state_dir: PathBuf,
+    /// The scenario's text, to save the desired state with at every change
+    /// (`crate::saved`); `None`: not saved (demos, benchmarks).
+    pub persist: Option<String>,
 }
 
 /// The MAC address of a software network's interface on port `port`: the

@@ -60,6 +60,20 @@ pub struct SoftwareRouter {
     rate: Option<(u64, u64)>,
 }
 
+/// Whether `prog` names an executable file: a path, or a name on `PATH`
+/// (containers share the node's file system).
+fn executable(prog: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let runs = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if prog.contains('/') {
+        return runs(std::path::Path::new(prog));
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| runs(&d.join(prog))))
+}
+
 /// The container of network `net`. A network whose router is replaced gets
 /// its new container beside the old one, under the other `variant`, so that
 /// traffic moves over before the old one goes.
@@ -87,6 +101,16 @@ impl SoftwareRouter {
             router: cfg,
             doc,
         } = req;
+        // A program that cannot run is the caller's to fix: said before
+        // anything is made, not found later in a log.
+        if let Some(prog) = cfg.command.first()
+            && !executable(prog)
+        {
+            return Err(RuntimeError::unsupported(format!(
+                "network `{}`: field `router.command[0]`: `{prog}` is not an executable program on this node",
+                spec.name
+            )));
+        }
         // A table the kernel router cannot express is the caller's to fix:
         // say so before anything is made.
         if cfg.kind == RouterKind::Kernel
@@ -351,5 +375,20 @@ impl SoftwareRouter {
             let _ = std::fs::remove_file(super::swrouter::ready_file(f));
         }
         self.container.remove()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::executable;
+
+    #[test]
+    fn programs_are_found_as_exec_would_find_them() {
+        assert!(executable("sh"));
+        assert!(executable("/bin/sh"));
+        assert!(!executable("/nonexistent"));
+        assert!(!executable("/etc/passwd"));
+        assert!(!executable("/etc"));
+        assert!(!executable("no-such-program-here"));
     }
 }

@@ -165,8 +165,18 @@ pub fn start_node(tag: &str) -> NodeProc {
     n
 }
 
-/// Starts `prism node` on scenario `text` with extra arguments; does not wait.
+/// Starts `prism node` on scenario `text` with extra arguments, from the
+/// scenario alone (`--fresh`: what an earlier test changed through the API
+/// is not restored); does not wait.
 pub fn start_node_with(tag: &str, text: &str, extra: &[&str]) -> NodeProc {
+    let mut args = vec!["--fresh"];
+    args.extend_from_slice(extra);
+    start_node_args(tag, text, &args)
+}
+
+/// Starts `prism node` on scenario `text` with exactly `extra` as further
+/// arguments (so restoring a saved desired state); does not wait.
+pub fn start_node_args(tag: &str, text: &str, extra: &[&str]) -> NodeProc {
     let path = std::env::temp_dir().join(format!("prism-live-test-{tag}.toml"));
     std::fs::write(&path, text).unwrap();
     let mut args = vec![
