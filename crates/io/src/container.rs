@@ -200,17 +200,22 @@ impl Container {
             cmd.stdout(f.try_clone()?).stderr(f);
         }
         // SAFETY: the closure only calls write(2) on descriptors opened
-        // before the fork, which is async-signal-safe.
+        // before the fork and prctl(2), both async-signal-safe.
         unsafe {
             cmd.pre_exec(move || {
                 for fd in &fds {
                     // "0" moves the writing process: the child, before exec.
                     libc::write(*fd, b"0".as_ptr().cast(), 1);
                 }
+                // The router dies with its node, however the node dies
+                // (`kill -9` included). The signal follows the death of the
+                // forking *thread*, so every router is forked by the
+                // spawner thread, which lives as long as the process.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 Ok(())
             });
         }
-        let child = cmd.spawn().map_err(|e| {
+        let child = spawn_from_long_lived_thread(cmd).map_err(|e| {
             io::Error::new(
                 e.kind(),
                 format!("container `{}`: {prog}: {e}", self.spec.name),
@@ -339,4 +344,37 @@ pub fn cleanup(ns_prefix: &str, link_prefix: &str) -> io::Result<CleanupReport> 
         rep.cgroups.push(g.display().to_string());
     }
     Ok(rep)
+}
+
+type SpawnRequest = (Command, std::sync::mpsc::Sender<io::Result<Child>>);
+
+/// Forks `cmd` from a thread that never ends, so that a child's
+/// `PR_SET_PDEATHSIG` fires when the process dies and not when some
+/// short-lived thread (an API request's) does.
+fn spawn_from_long_lived_thread(cmd: Command) -> io::Result<Child> {
+    type Spawner = Option<std::sync::Mutex<std::sync::mpsc::Sender<SpawnRequest>>>;
+    static SPAWNER: std::sync::OnceLock<Spawner> = std::sync::OnceLock::new();
+    let tx = SPAWNER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<SpawnRequest>();
+        std::thread::Builder::new()
+            .name("prism-spawner".into())
+            .spawn(move || {
+                for (mut cmd, reply) in rx {
+                    let _ = reply.send(cmd.spawn());
+                }
+            })
+            .ok()
+            .map(|_| std::sync::Mutex::new(tx))
+    });
+    let tx = tx
+        .as_ref()
+        .ok_or_else(|| io::Error::other("no thread could be started to spawn routers"))?;
+    let (reply, answer) = std::sync::mpsc::channel();
+    tx.lock()
+        .map_err(|_| io::Error::other("the spawner's lock is poisoned"))?
+        .send((cmd, reply))
+        .map_err(|_| io::Error::other("the spawner thread has stopped"))?;
+    answer
+        .recv()
+        .map_err(|_| io::Error::other("the spawner thread has stopped"))?
 }

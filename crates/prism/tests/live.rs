@@ -79,8 +79,19 @@ fn a_killed_node_leaves_nothing_the_next_start_or_cleanup_cannot_remove() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let _t = Topology::build();
     let mut node = start_node("stale");
+    assert!(!swrouters().is_empty(), "no prism router to watch");
     node.0.kill().unwrap();
     node.0.wait().unwrap();
+    // Its routers die with it (PR_SET_PDEATHSIG), not reparented to init.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while !swrouters().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        swrouters().is_empty(),
+        "routers outlived their node: {:?}",
+        swrouters()
+    );
     let ns = ok(&["ip", "netns", "list"]);
     assert!(ns.contains("prism-c1"), "no containers to find: {ns}");
     // A new start removes them and runs.
@@ -97,6 +108,21 @@ fn a_killed_node_leaves_nothing_the_next_start_or_cleanup_cannot_remove() {
     assert!(!ok(&["ip", "-o", "link"]).contains(" pc1p"));
     let out = ok(&[PRISM, "cleanup"]);
     assert!(out.contains("0 objects removed"), "{out}");
+}
+
+/// The pids of running `prism swrouter` processes.
+fn swrouters() -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
+                let c = String::from_utf8_lossy(&c);
+                c.contains("swrouter\0--config")
+            })
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
 }
 
 /// A second node, or `prism cleanup`, while a node runs: refused, or
