@@ -13,6 +13,7 @@
 
 pub mod afpacket;
 pub mod bpf;
+pub mod capture;
 pub mod container;
 pub mod datasets;
 pub mod instance;

@@ -7,10 +7,9 @@
 //! into a port. Other link types are skipped and counted, never guessed at.
 
 use pcap_file::DataLink;
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapReader, PcapWriter};
-use pcap_file::pcapng::{Block, PcapNgReader};
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -47,7 +46,7 @@ pub struct ReadStats {
 }
 
 impl ReadStats {
-    fn unsupported(&mut self, link: DataLink) {
+    pub(crate) fn unsupported(&mut self, link: DataLink) {
         let name = format!("{link:?}");
         match self.unsupported_link.iter_mut().find(|(n, _)| *n == name) {
             Some((_, c)) => *c += 1,
@@ -100,94 +99,6 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> PcapError + '_ {
     move |source| PcapError::Io {
         path: path.to_path_buf(),
         source,
-    }
-}
-
-/// Reads every frame of a pcap or pcapng file.
-pub fn read_frames(path: &Path) -> Result<(Vec<Frame>, ReadStats), PcapError> {
-    let mut f = File::open(path).map_err(io_err(path))?;
-    let mut magic = [0u8; 4];
-    let n = f.read(&mut magic).map_err(io_err(path))?;
-    f.seek(SeekFrom::Start(0)).map_err(io_err(path))?;
-    let fmt = |e: pcap_file::PcapError| PcapError::Format {
-        path: path.to_path_buf(),
-        msg: e.to_string(),
-    };
-    let mut frames = Vec::new();
-    let mut stats = ReadStats::default();
-    if n == 4 && magic == [0x0a, 0x0d, 0x0d, 0x0a] {
-        let mut r = PcapNgReader::new(BufReader::new(f)).map_err(fmt)?;
-        let mut links: Vec<DataLink> = Vec::new();
-        while let Some(block) = r.next_block() {
-            match block.map_err(fmt)? {
-                Block::InterfaceDescription(i) => links.push(i.linktype),
-                Block::EnhancedPacket(p) => {
-                    let link = links
-                        .get(p.interface_id as usize)
-                        .copied()
-                        .unwrap_or(DataLink::ETHERNET);
-                    push(
-                        &mut frames,
-                        &mut stats,
-                        link,
-                        p.timestamp,
-                        &p.data,
-                        p.original_len as usize,
-                    );
-                }
-                Block::SimplePacket(p) => {
-                    let link = links.first().copied().unwrap_or(DataLink::ETHERNET);
-                    push(
-                        &mut frames,
-                        &mut stats,
-                        link,
-                        Duration::ZERO,
-                        &p.data,
-                        p.original_len as usize,
-                    );
-                }
-                _ => {}
-            }
-        }
-    } else {
-        let mut r = PcapReader::new(BufReader::new(f)).map_err(fmt)?;
-        let link = r.header().datalink;
-        while let Some(p) = r.next_packet() {
-            let p = p.map_err(fmt)?;
-            push(
-                &mut frames,
-                &mut stats,
-                link,
-                p.timestamp,
-                &p.data,
-                p.orig_len as usize,
-            );
-        }
-    }
-    Ok((frames, stats))
-}
-
-fn push(
-    frames: &mut Vec<Frame>,
-    stats: &mut ReadStats,
-    link: DataLink,
-    ts: Duration,
-    data: &[u8],
-    orig_len: usize,
-) {
-    stats.frames += 1;
-    if orig_len > data.len() {
-        stats.truncated_by_snaplen += 1;
-    }
-    match to_ethernet(link, data) {
-        Some((data, converted)) => {
-            stats.converted += usize::from(converted);
-            frames.push(Frame {
-                timestamp_ns: ts.as_nanos() as u64,
-                data,
-            });
-        }
-        None => stats.unsupported(link),
     }
 }
 
@@ -261,6 +172,15 @@ impl FrameWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_frames(path: &Path) -> Result<(Vec<Frame>, ReadStats), String> {
+        let mut r = crate::capture::CaptureReader::open(path).map_err(|e| e.to_string())?;
+        let mut v = Vec::new();
+        while let Some(f) = r.next_frame() {
+            v.push(f.map_err(|e| e.to_string())?);
+        }
+        Ok((v, r.stats.clone()))
+    }
 
     #[test]
     fn write_then_read() {

@@ -412,3 +412,34 @@ fn a_full_output_device_is_an_error_naming_it() {
     assert!(err.contains("/dev/full: writing failed"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A capture cut short: the frames before the bad record are processed,
+/// and the bad record is named by its number and byte offset.
+#[test]
+fn a_cut_capture_is_processed_up_to_the_bad_record() {
+    let dir = tmpdir("cut");
+    let scenario = dir.join("all.toml");
+    std::fs::write(&scenario, format!("default_network = \"all\"\n{ROUTE_ALL}")).unwrap();
+    let input = shared_pcaps().join("ping__veth2.pcap");
+    let bytes = std::fs::read(&input).unwrap();
+    let cut = dir.join("cut.pcap");
+    std::fs::write(&cut, &bytes[..bytes.len() - 5]).unwrap();
+    let whole = count_frames(&input);
+    let o = prism()
+        .args(["run", "--json", "--config"])
+        .arg(&scenario)
+        .arg(format!("--pcap-in=0={}", cut.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains(&format!("record {whole} at byte")), "{err}");
+    assert!(err.contains("cut short"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["counters"]["rx_packets"].as_u64().unwrap() as usize,
+        whole - 1,
+        "every frame before the cut is processed"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
