@@ -279,47 +279,51 @@ fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
     })?;
     let mut routers = BTreeMap::new();
     let mut docs = BTreeMap::new();
-    for (i, n) in raw.network.iter().enumerate() {
-        let c = compile(n, &port_names).map_err(|e| ctx.doc(i, &n.name, e))?;
-        let mut spec = c.spec;
-        if n.router.is_some() {
-            routers.insert(spec.name.clone(), c.router);
+    // One publication for the whole scenario, not one per network.
+    substrate.batch(|substrate| -> Result<(), ScenarioError> {
+        for (i, n) in raw.network.iter().enumerate() {
+            let c = compile(n, &port_names).map_err(|e| ctx.doc(i, &n.name, e))?;
+            let mut spec = c.spec;
+            if n.router.is_some() {
+                routers.insert(spec.name.clone(), c.router);
+            }
+            let here = format!("network[{i}].name");
+            let mbps = n
+                .bandwidth
+                .map(|b| b.0 as f64 / 1e6)
+                .or(spec.rate_limit.map(|(r, _)| r as f64 / 1e6));
+            let mut migrations = Vec::new();
+            if n.tier == TierChoice::Auto {
+                let mbps = mbps.ok_or_else(|| ctx.at(&here, format!("network `{}`: field `bandwidth`: `tier = \"auto\"` needs `bandwidth` (or a `rate_limit`) to place the network", spec.name)))?;
+                let next = substrate.networks().count() as u64;
+                let (tier, m) = placer.admit(next, mbps).ok_or_else(|| {
+                    let (hw, sw) = placer.used();
+                    ctx.at(&here, format!("network `{}`: field `tier`: the `{}` policy found no room for {mbps} Mbit/s (hardware carries {hw:.1} Mbit/s, software {sw:.1})", spec.name, placer.policy_name))
+                })?;
+                spec.tier = tier;
+                migrations = m;
+            }
+            let tier = spec.tier;
+            let id = substrate
+                .add_network(spec)
+                .map_err(|e| ctx.at(&here, e.to_string()))?;
+            if n.tier != TierChoice::Auto {
+                placer.record(u64::from(id), tier, mbps.unwrap_or(0.0));
+            }
+            for m in &migrations {
+                let name = substrate
+                    .networks()
+                    .find(|(i, _)| u64::from(*i) == m.id)
+                    .map(|(_, s)| s.name.clone())
+                    .unwrap_or_default();
+                substrate
+                    .set_tier(&name, auto_tier::destination(m))
+                    .map_err(|e| ctx.at(&here, format!("placing `{}` moves `{name}`: {e}", n.name)))?;
+            }
+            docs.insert(n.name.clone(), n.clone());
         }
-        let here = format!("network[{i}].name");
-        let mbps = n
-            .bandwidth
-            .map(|b| b.0 as f64 / 1e6)
-            .or(spec.rate_limit.map(|(r, _)| r as f64 / 1e6));
-        let mut migrations = Vec::new();
-        if n.tier == TierChoice::Auto {
-            let mbps = mbps.ok_or_else(|| ctx.at(&here, format!("network `{}`: field `bandwidth`: `tier = \"auto\"` needs `bandwidth` (or a `rate_limit`) to place the network", spec.name)))?;
-            let next = substrate.networks().count() as u64;
-            let (tier, m) = placer.admit(next, mbps).ok_or_else(|| {
-                let (hw, sw) = placer.used();
-                ctx.at(&here, format!("network `{}`: field `tier`: the `{}` policy found no room for {mbps} Mbit/s (hardware carries {hw:.1} Mbit/s, software {sw:.1})", spec.name, placer.policy_name))
-            })?;
-            spec.tier = tier;
-            migrations = m;
-        }
-        let tier = spec.tier;
-        let id = substrate
-            .add_network(spec)
-            .map_err(|e| ctx.at(&here, e.to_string()))?;
-        if n.tier != TierChoice::Auto {
-            placer.record(u64::from(id), tier, mbps.unwrap_or(0.0));
-        }
-        for m in &migrations {
-            let name = substrate
-                .networks()
-                .find(|(i, _)| u64::from(*i) == m.id)
-                .map(|(_, s)| s.name.clone())
-                .unwrap_or_default();
-            substrate
-                .set_tier(&name, auto_tier::destination(m))
-                .map_err(|e| ctx.at(&here, format!("placing `{}` moves `{name}`: {e}", n.name)))?;
-        }
-        docs.insert(n.name.clone(), n.clone());
-    }
+        Ok(())
+    })?;
     if let Some(d) = &raw.default_network {
         substrate
             .set_default_network(Some(d))

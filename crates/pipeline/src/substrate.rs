@@ -137,6 +137,13 @@ pub struct Substrate {
     default_network: Option<u16>,
     generation: u64,
     published: Arc<ArcSwap<Dataplane>>,
+    /// Network ids by name.
+    index: std::collections::HashMap<String, u16>,
+    /// Mapping rules over all networks (the design-select table's size).
+    mapping_rules: usize,
+    /// While set, changes are not published (a scenario loading many
+    /// networks publishes once at the end: `Self::batch`).
+    deferred: bool,
 }
 
 impl Substrate {
@@ -149,7 +156,23 @@ impl Substrate {
             default_network: None,
             generation: 0,
             published: Arc::new(ArcSwap::from_pointee(Dataplane::empty(ports))),
+            index: std::collections::HashMap::new(),
+            mapping_rules: 0,
+            deferred: false,
         }
+    }
+
+    /// Runs `f`, publishing its changes once at the end rather than one by
+    /// one: loading n networks costs O(n) publications' work once, not n
+    /// times. Readers see the data plane of before, then of after.
+    pub fn batch<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let was = std::mem::replace(&mut self.deferred, true);
+        let r = f(self);
+        self.deferred = was;
+        if !was {
+            self.publish();
+        }
+        r
     }
 
     /// The handle pipelines read the configuration through.
@@ -166,10 +189,7 @@ impl Substrate {
     }
 
     pub fn id(&self, name: &str) -> Option<u16> {
-        self.specs
-            .iter()
-            .position(|s| s.as_ref().is_some_and(|s| s.name == name))
-            .map(|i| i as u16)
+        self.index.get(name).copied()
     }
 
     pub fn spec(&self, name: &str) -> Option<&NetworkSpec> {
@@ -232,12 +252,10 @@ impl Substrate {
     fn prepare(&self, spec: &NetworkSpec) -> Result<(u16, Network, HardwareTier), SubstrateError> {
         self.check_actions(spec)?;
         let existing = self.id(&spec.name);
-        let mapping_total: usize = self
-            .networks()
-            .filter(|(id, _)| Some(*id) != existing)
-            .map(|(_, s)| s.mapping.len())
-            .sum::<usize>()
-            + spec.mapping.len();
+        let replaced = existing
+            .and_then(|id| self.specs[usize::from(id)].as_ref())
+            .map_or(0, |s| s.mapping.len());
+        let mapping_total = self.mapping_rules - replaced + spec.mapping.len();
         self.hw
             .check_mapping(mapping_total)
             .map_err(|source| SubstrateError::Placement {
@@ -272,6 +290,11 @@ impl Substrate {
             self.compiled.push(None);
         }
         self.hw = hw;
+        if let Some(old) = &self.specs[i] {
+            self.mapping_rules -= old.mapping.len();
+        }
+        self.mapping_rules += spec.mapping.len();
+        self.index.insert(spec.name.clone(), id);
         self.specs[i] = Some(spec);
         self.compiled[i] = Some(net);
         self.publish();
@@ -293,7 +316,10 @@ impl Substrate {
             .id(name)
             .ok_or_else(|| SubstrateError::UnknownNetwork(name.to_string()))?;
         self.hw.release(id);
-        self.specs[usize::from(id)] = None;
+        if let Some(old) = self.specs[usize::from(id)].take() {
+            self.mapping_rules -= old.mapping.len();
+        }
+        self.index.remove(name);
         self.compiled[usize::from(id)] = None;
         if self.default_network == Some(id) {
             self.default_network = None;
@@ -337,6 +363,9 @@ impl Substrate {
     }
 
     fn publish(&mut self) {
+        if self.deferred {
+            return;
+        }
         self.generation += 1;
         let mut mapping = Classifier::new();
         let mut next_id = 0u32;

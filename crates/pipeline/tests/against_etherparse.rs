@@ -687,3 +687,46 @@ fn service_failures_are_counted() {
     );
     assert_eq!(c.drops[DropReason::Action(ActionDrop::NotUdp).index()], 1);
 }
+
+/// A batch publishes once, at its end; names, ids and the mapping total
+/// stay right through removals and re-adds.
+#[test]
+fn a_batch_publishes_once_and_the_index_follows_changes() {
+    let mut s = substrate();
+    let h = s.handle();
+    let before = h.load().generation;
+    let dst = |p: &str| ForwardingSpec::Destination(vec![(pfx(p), out(1))]);
+    s.batch(|s| {
+        for i in 0..100u16 {
+            let m = map(Ternary::ANY.vlan(Some(i)));
+            s.add_network(net(
+                &format!("n{i}"),
+                Tier::Software,
+                vec![m],
+                dst("10.0.0.0/8"),
+            ))
+            .unwrap();
+        }
+        // Nothing is published inside the batch.
+        assert_eq!(h.load().generation, before);
+    });
+    assert_eq!(h.load().generation, before + 1);
+    assert_eq!(h.load().network_id("n42"), Some(42));
+    s.remove_network("n42").unwrap();
+    assert_eq!(s.id("n42"), None);
+    assert_eq!(h.load().network_id("n42"), None);
+    let id = s
+        .add_network(net(
+            "again",
+            Tier::Software,
+            vec![map(Ternary::ANY)],
+            dst("10.0.0.0/8"),
+        ))
+        .unwrap();
+    assert_eq!((id, s.id("again")), (42, Some(42)));
+    assert!(matches!(
+        s.add_network(net("again", Tier::Software, vec![], dst("10.0.0.0/8"))),
+        Err(SubstrateError::DuplicateName(_))
+    ));
+    assert_eq!(s.networks().count(), 100);
+}

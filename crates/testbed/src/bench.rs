@@ -162,6 +162,23 @@ fn copy_loop(frames: &[Vec<u8>], rounds: usize) -> impl FnMut() {
     }
 }
 
+/// A scenario of `n` software networks, each mapped by a VLAN on port a
+/// and routing one /24 to port b.
+fn many_networks(n: usize) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from("[[port]]\nname = \"a\"\n[[port]]\nname = \"b\"\n");
+    for i in 0..n {
+        let _ = write!(
+            s,
+            "[[network]]\nname = \"n{i}\"\ntier = \"software\"\nforwarding = \"destination\"\nmap = [{{ vlan = {}, in_port = \"a\" }}]\nroute = [{{ prefix = \"10.{}.{}.0/24\", action = {{ port = \"b\" }} }}]\n",
+            i % 4096,
+            i / 256 % 256,
+            i % 256
+        );
+    }
+    s
+}
+
 fn wanted(args: &BenchArgs, name: &str) -> bool {
     args.only.as_deref().is_none_or(|o| name.contains(o))
 }
@@ -222,6 +239,24 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 ));
             }
         }
+    }
+    // The control side: a scenario of n software networks loaded (parsed,
+    // compiled, placed, published); per network, so linear means flat.
+    for &n in &[1_000usize, 10_000] {
+        let name = format!("control/load-{n}-networks");
+        if !wanted(args, &name) {
+            continue;
+        }
+        let text = many_networks(n);
+        push(measure(
+            &name,
+            n as u64,
+            if args.quick || n > 1_000 { 1 } else { 3 },
+            "scenario parse + compile + place + one publication, per network",
+            move || {
+                black_box(prism_netdoc::load("bench.toml", &text).expect("loads"));
+            },
+        ));
     }
     let need_bgp = ["lpm/", "pipeline/bgp"].iter().any(|n| wanted(args, n));
     if need_bgp {
