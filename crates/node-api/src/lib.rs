@@ -17,7 +17,7 @@ pub use auth::{Credential, MIN_SECRET_LEN};
 pub use client::{ClientError, Endpoint, NodeClient};
 pub use error::{ApiError, ErrorCode};
 pub use openapi::{ApiDoc, spec_json};
-pub use server::{Body, Listener, PATHS, router, spawn};
+pub use server::{Body, Listener, MAX_BODY, PATHS, router, router_with_body_limit, spawn};
 pub use types::{
     Changed, NetworkDetail, NetworkView, NodeInfo, PlacedTier, PortView, RateLimitBody, RouterView,
     RoutesBody, RulesBody, SlotsInfo, TierBody,

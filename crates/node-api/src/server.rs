@@ -192,8 +192,17 @@ pub(crate) async fn node<A: NodeApi>(State(a): State<Arc<A>>) -> Ans<NodeInfo> {
     blocking(a, |a| a.node()).await.map(Json)
 }
 
+/// The largest request body: a route table as large as a device profile
+/// allows (a million routes per slot, about 100 bytes each as JSON).
+pub const MAX_BODY: usize = 128 << 20;
+
 /// The API's routes over `api`.
 pub fn router<A: NodeApi>(api: Arc<A>) -> Router {
+    router_with_body_limit(api, MAX_BODY)
+}
+
+/// As [`router`], refusing bodies over `limit` bytes (413).
+pub fn router_with_body_limit<A: NodeApi>(api: Arc<A>, limit: usize) -> Router {
     Router::new()
         .route(PATHS[0], get(list_networks::<A>).post(add_network::<A>))
         .route(
@@ -216,6 +225,7 @@ pub fn router<A: NodeApi>(api: Arc<A>) -> Router {
                 "this path does not take that method (see docs/api/node.json)",
             )
         })
+        .layer(axum::extract::DefaultBodyLimit::max(limit))
         .with_state(api)
 }
 

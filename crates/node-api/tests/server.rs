@@ -261,3 +261,30 @@ fn a_unix_socket_serves_typed_bodies_and_encoded_names() {
     assert_eq!(got.definition, doc);
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
 }
+
+#[test]
+fn a_body_over_the_limit_is_413_with_the_error_body() {
+    let path = std::env::temp_dir().join(format!("prism-api-limit-{}.sock", std::process::id()));
+    let stop = Arc::new(AtomicBool::new(false));
+    prism_node_api::spawn(
+        Listener::Unix(path.clone()),
+        prism_node_api::router_with_body_limit(Arc::new(Fake::default()), 1024),
+        stop.clone(),
+    )
+    .unwrap();
+    let c = NodeClient::new(Endpoint::Unix(path));
+    let big = format!(
+        r#"{{"name": "{}", "tier": "hardware", "forwarding": "source"}}"#,
+        "x".repeat(2000)
+    );
+    let (st, bytes) = rt()
+        .block_on(c.raw("POST", "/v1/networks", Some(big.into_bytes())))
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(
+        (st, v["code"].as_str()),
+        (413, Some("payload_too_large")),
+        "{v}"
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+}
