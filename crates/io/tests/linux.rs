@@ -65,7 +65,7 @@ fn frames_cross_a_veth_through_the_ring_intact_and_in_order() {
     }
     assert_eq!(tx.stats.tx_errors, 0, "veth refused frames");
     assert_eq!(got.len(), sent.len(), "frames lost between the ports");
-    assert!(got == sent, "a frame changed or arrived out of order");
+    same_frames(&got, &sent, "received");
 }
 
 #[test]
@@ -137,6 +137,23 @@ fn container_gets_namespace_links_addresses_and_cleanup_finds_leftovers() {
     );
 }
 
+/// `got == sent`, or a message saying which frame differs and how.
+fn same_frames(got: &[Vec<u8>], sent: &[Vec<u8>], what: &str) {
+    if let Some(i) = (0..sent.len()).find(|&i| got.get(i) != sent.get(i)) {
+        let at = sent.iter().position(|s| Some(s) == got.get(i));
+        let g = got.get(i).map_or(&[][..], |g| &g[..g.len().min(48)]);
+        panic!(
+            "{what} frame {i} of {}: {} (got equals sent[{at:?}]; got {g:02x?})",
+            sent.len(),
+            if at.is_some() {
+                "arrived out of order"
+            } else {
+                "changed"
+            },
+        );
+    }
+}
+
 fn xdp_round_trip(native: bool, a: &'static str, b: &'static str) {
     use prism_io::xdp::{XdpConfig, XdpCopy, XdpPort};
     let _pair = Pair::new(a, b);
@@ -179,7 +196,22 @@ fn xdp_round_trip(native: bool, a: &'static str, b: &'static str) {
     }
     assert_eq!(rx.poll_drops(), 0, "frames lost in the XDP socket");
     assert_eq!(got.len(), sent.len(), "frames lost between the ports");
-    assert!(got == sent, "a frame changed or arrived out of order");
+    if let Some(i) = (0..sent.len()).find(|&i| got[i] != sent[i]) {
+        let at = sent.iter().position(|s| *s == got[i]);
+        let differ = got[i].iter().zip(&sent[i]).position(|(x, y)| x != y);
+        panic!(
+            "frame {i} of {}: {} (len got {} sent {}, first differing byte {differ:?}; got equals sent[{at:?}]; got {:02x?})",
+            sent.len(),
+            if at.is_some() {
+                "arrived out of order"
+            } else {
+                "changed"
+            },
+            got[i].len(),
+            sent[i].len(),
+            &got[i][..got[i].len().min(48)]
+        );
+    }
 
     // And back: AF_XDP transmit, packet-socket receive.
     let mut back =
@@ -198,10 +230,7 @@ fn xdp_round_trip(native: bool, a: &'static str, b: &'static str) {
     }
     assert_eq!(rx.stats.tx_errors, 0, "AF_XDP refused frames");
     assert_eq!(echoed.len(), sent.len(), "transmitted frames lost");
-    assert!(
-        echoed == sent,
-        "a transmitted frame changed or arrived out of order"
-    );
+    same_frames(&echoed, &sent, "transmitted");
     drop(rx);
     // The program belongs to the socket's link: gone with it.
     let mut shown = String::new();
