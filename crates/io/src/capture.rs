@@ -155,46 +155,46 @@ impl CaptureReader {
             if avail.is_empty() && self.eof {
                 return None;
             }
-            // (bytes used, link type, timestamp, data, original length)
+            // (bytes used, and for a packet: link type, timestamp, the frame
+            // as Ethernet if its link type allows, captured and original
+            // lengths). The record is converted straight from the buffer.
+            let rec = |link: DataLink, ts: u64, data: &[u8], orig: usize| {
+                (link, ts, to_ethernet(link, data), data.len(), orig)
+            };
             let format = self.format.as_mut()?;
             let parsed = match format {
                 Format::Pcap(p) => p.next_packet(avail).map(|(rest, pkt)| {
                     let link = p.header().datalink;
-                    let r = (
+                    let r = rec(
                         link,
                         pkt.timestamp.as_nanos() as u64,
-                        pkt.data.into_owned(),
+                        &pkt.data,
                         pkt.orig_len as usize,
                     );
                     (avail.len() - rest.len(), Some(r))
                 }),
                 Format::PcapNg(p) => p.next_block(avail).map(|(rest, block)| {
                     let used = avail.len() - rest.len();
-                    let first = |p: &PcapNgParser| {
-                        p.interfaces()
-                            .first()
-                            .map_or(DataLink::ETHERNET, |i| i.linktype)
-                    };
                     let link_of = |p: &PcapNgParser, id: usize| {
                         p.interfaces()
                             .get(id)
                             .map_or(DataLink::ETHERNET, |i| i.linktype)
                     };
                     let r = match block {
-                        Block::EnhancedPacket(b) => Some((
+                        Block::EnhancedPacket(b) => Some(rec(
                             link_of(p, b.interface_id as usize),
                             b.timestamp.as_nanos() as u64,
-                            b.data.into_owned(),
+                            &b.data,
                             b.original_len as usize,
                         )),
-                        Block::Packet(b) => Some((
+                        Block::Packet(b) => Some(rec(
                             link_of(p, usize::from(b.interface_id)),
                             b.timestamp.saturating_mul(1000),
-                            b.data.into_owned(),
+                            &b.data,
                             b.original_len as usize,
                         )),
                         Block::SimplePacket(b) => {
-                            Some((first(p), 0, b.data.into_owned(), b.original_len as usize))
+                            Some(rec(link_of(p, 0), 0, &b.data, b.original_len as usize))
                         }
                         _ => None,
                     };
@@ -205,14 +205,14 @@ impl CaptureReader {
                 Ok((used, rec)) => {
                     self.consume(used);
                     self.record += 1;
-                    let Some((link, ts, data, orig_len)) = rec else {
+                    let Some((link, ts, frame, captured, orig_len)) = rec else {
                         continue;
                     };
                     self.stats.frames += 1;
-                    if orig_len > data.len() {
+                    if orig_len > captured {
                         self.stats.truncated_by_snaplen += 1;
                     }
-                    match to_ethernet(link, &data) {
+                    match frame {
                         Some((data, converted)) => {
                             self.stats.converted += usize::from(converted);
                             return Some(Ok(Frame {

@@ -190,10 +190,10 @@ impl<R: NodeRuntime> Control<R> {
         &mut self,
         net: u16,
         variant: bool,
-        spec: &NetworkSpec,
         c: &prism_netdoc::Compiled,
         doc: &NetworkDoc,
     ) -> Result<R::Router, ApplyError> {
+        let spec = &c.spec;
         let r = self.runtime.start_router(RouterRequest {
             net,
             variant,
@@ -220,7 +220,7 @@ impl<R: NodeRuntime> Control<R> {
         doc: &NetworkDoc,
         publish: impl FnOnce(&mut Substrate, NetworkSpec) -> Result<(), SubstrateError>,
     ) -> Result<R::Router, ApplyError> {
-        let r = self.start(id, variant, &c.spec, c, doc)?;
+        let r = self.start(id, variant, c, doc)?;
         if let Err(e) = publish(&mut self.substrate, c.spec.clone()) {
             let _ = self.stop(r);
             return Err(internal(e));
@@ -246,8 +246,7 @@ impl<R: NodeRuntime> Control<R> {
             .substrate
             .id(name)
             .ok_or_else(|| ApplyError::not_found(name))?;
-        let spec = c.spec.clone();
-        let r = self.start(id, false, &spec, &c, &doc)?;
+        let r = self.start(id, false, &c, &doc)?;
         self.routers.insert(name.to_string(), r);
         Ok(())
     }

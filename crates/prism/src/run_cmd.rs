@@ -116,6 +116,10 @@ pub fn run(
     for w in writers.into_iter().flatten() {
         w.finish()?;
     }
+    // Bad records are said on stderr too, whatever the output format.
+    for n in &merge.notes {
+        eprintln!("prism run: {n}");
+    }
     let mut notes = std::mem::take(&mut merge.notes);
     for (file, (_, r, _)) in files.iter().zip(&merge.inputs) {
         if r.stats.converted > 0 {
@@ -150,10 +154,6 @@ pub fn run(
         for n in &notes {
             println!("note: {n}");
         }
-    }
-    // Bad records are said on stderr too, whatever the output format.
-    for n in notes.iter().filter(|n| n.contains(": record ")) {
-        eprintln!("prism run: {n}");
     }
     Ok(())
 }

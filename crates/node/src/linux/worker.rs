@@ -263,7 +263,8 @@ impl Worker {
                 && boundary::strip_tunnel(p).is_err()
             {
                 // The pipeline parsed it already; counted should it ever fail.
-                let p = out.swap_remove(i);
+                // `remove`, not `swap_remove`: the rest keep their order.
+                let p = out.remove(i);
                 let net = p.network;
                 self.pipeline.io_drop(p, Some(net), IoDrop::BoundaryStrip);
                 continue;
