@@ -69,12 +69,56 @@ impl Default for XdpConfig {
     }
 }
 
+/// The frame memory shared with the kernel, unmapped when dropped: one
+/// owner, so one `munmap`. (Unmapping twice once unmapped whatever another
+/// thread had mapped at that address in between: frames read as zeros or as
+/// the backtrace reader's debug info, one test run in ten under load.)
+#[derive(Debug)]
+struct Umem {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Umem {
+    fn map(len: usize) -> io::Result<Self> {
+        // SAFETY: an anonymous private mapping.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        // Children (an `ip` run, a container) need none of it, and the
+        // kernel need not copy pinned pages at each fork.
+        // SAFETY: advising our own fresh mapping.
+        unsafe { libc::madvise(ptr, len, libc::MADV_DONTFORK) };
+        Ok(Self {
+            ptr: ptr.cast(),
+            len,
+        })
+    }
+}
+
+impl Drop for Umem {
+    fn drop(&mut self) {
+        // SAFETY: ptr/len are what mmap returned, unmapped only here.
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
 /// An AF_XDP socket on one queue of one interface.
 #[derive(Debug)]
 pub struct XdpPort {
+    // Fields drop in order: the socket closes before its memory goes.
     fd: OwnedFd,
-    umem: *mut u8,
-    umem_len: usize,
+    umem: Umem,
     frame_size: u32,
     fill: Ring,
     comp: Ring,
@@ -95,9 +139,7 @@ unsafe impl Send for XdpPort {}
 impl Drop for XdpPort {
     fn drop(&mut self) {
         let _ = self.redirect.map.remove(self.queue);
-        // The rings unmap themselves; the socket closes after this.
-        // SAFETY: umem/umem_len are what mmap returned.
-        unsafe { libc::munmap(self.umem.cast(), self.umem_len) };
+        // The socket, the rings and the UMEM close and unmap themselves.
     }
 }
 
@@ -156,34 +198,13 @@ impl XdpPort {
             check(unsafe { libc::socket(libc::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) })?;
         // SAFETY: a fresh descriptor we own.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let umem_len = cfg.frames as usize * cfg.frame_size as usize;
-        // SAFETY: an anonymous private mapping.
-        let umem = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                umem_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE,
-                -1,
-                0,
-            )
-        };
-        if umem == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let umem = umem.cast::<u8>();
-        let r = Self::build(fd, umem, umem_len, queue, redirect, cfg, copy);
-        if r.is_err() {
-            // SAFETY: as mapped above; on success the port owns it.
-            unsafe { libc::munmap(umem.cast(), umem_len) };
-        }
-        r
+        let umem = Umem::map(cfg.frames as usize * cfg.frame_size as usize)?;
+        Self::build(fd, umem, queue, redirect, cfg, copy)
     }
 
     fn build(
         fd: OwnedFd,
-        umem: *mut u8,
-        umem_len: usize,
+        umem: Umem,
         queue: u32,
         redirect: Arc<XdpRedirect>,
         cfg: &XdpConfig,
@@ -191,8 +212,8 @@ impl XdpPort {
     ) -> io::Result<Self> {
         let raw = fd.as_raw_fd();
         let reg = libc::xdp_umem_reg {
-            addr: umem as u64,
-            len: umem_len as u64,
+            addr: umem.ptr as u64,
+            len: umem.len as u64,
             chunk_size: cfg.frame_size,
             headroom: 0,
             flags: 0,
@@ -241,7 +262,6 @@ impl XdpPort {
         let mut port = Self {
             fd,
             umem,
-            umem_len,
             frame_size: cfg.frame_size,
             fill,
             comp,
@@ -311,11 +331,11 @@ impl XdpPort {
             let d = unsafe { self.rx.xdesc(slot).read() };
             self.rx.local = slot.wrapping_add(1);
             let start = d.addr as usize;
-            if start + d.len as usize <= self.umem_len {
+            if start + d.len as usize <= self.umem.len {
                 // SAFETY: the frame lies inside the UMEM (checked) and the
                 // kernel does not touch it until we put it on the fill ring.
                 let data =
-                    unsafe { std::slice::from_raw_parts(self.umem.add(start), d.len as usize) };
+                    unsafe { std::slice::from_raw_parts(self.umem.ptr.add(start), d.len as usize) };
                 f(RxFrame {
                     data,
                     vlan: None,
@@ -391,7 +411,7 @@ impl XdpPort {
             };
             // SAFETY: `addr` is a free frame of our UMEM, `f` fits in it.
             unsafe {
-                std::ptr::copy_nonoverlapping(f.as_ptr(), self.umem.add(addr as usize), f.len())
+                std::ptr::copy_nonoverlapping(f.as_ptr(), self.umem.ptr.add(addr as usize), f.len())
             };
             let slot = self.tx.local;
             // SAFETY: `tx.free() > 0` was checked.
