@@ -220,11 +220,19 @@ impl<R: NodeRuntime> Control<R> {
         doc: &NetworkDoc,
         publish: impl FnOnce(&mut Substrate, NetworkSpec) -> Result<(), SubstrateError>,
     ) -> Result<R::Router, ApplyError> {
+        let t = std::time::Instant::now();
         let r = self.start(id, variant, c, doc)?;
+        let ready = t.elapsed();
         if let Err(e) = publish(&mut self.substrate, c.spec.clone()) {
             let _ = self.stop(r);
             return Err(internal(e));
         }
+        self.events.push(format!(
+            "network `{}`: router ready {} ms after the call; traffic switched to it {} us later",
+            c.spec.name,
+            ready.as_millis(),
+            (t.elapsed() - ready).as_micros()
+        ));
         Ok(r)
     }
 

@@ -282,6 +282,7 @@ fn node_options(workers: usize, cores: Vec<usize>) -> NodeOptions {
         link_prefix: LINK_PREFIX.into(),
         state_dir: PathBuf::from("/run/prism"),
         persist: None,
+        router_exe: None,
     }
 }
 

@@ -55,6 +55,16 @@ pub struct BenchLiveArgs {
     /// instead of every host sending as fast as it can.
     #[arg(long)]
     pub rate: Option<f64>,
+    /// Instead: frames lost while a network moves between the tiers under
+    /// traffic, counted at the receiving host (see `bench_migrate`).
+    #[arg(long)]
+    pub migrate: bool,
+    /// With --migrate: offered rates, frames per second.
+    #[arg(long, value_delimiter = ',', default_values_t = [10_000.0, 50_000.0, 100_000.0])]
+    pub rates: Vec<f64>,
+    /// With --migrate: the software router kinds to move to.
+    #[arg(long, value_delimiter = ',', default_values_t = ["prism".to_string(), "kernel".to_string()])]
+    pub routers: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -223,6 +233,9 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
         netns::have_privileges(),
         "bench-live needs root (namespaces, raw sockets)"
     );
+    if args.migrate {
+        return crate::bench_migrate::run(&args.rates, &args.routers, io(args));
+    }
     if !args.networks.is_empty() {
         return scale(args);
     }

@@ -201,13 +201,19 @@ pub const STATE_DIR: &str = "/run/prism-demo";
 /// links, software interfaces as the scenario gives them), with the
 /// demo's names, which `prism cleanup` knows.
 pub fn start_node(sc: Scenario, io: IoSettings) -> Result<Node> {
+    start_node_with(sc, io, &demo_options())
+}
+
+/// As [`start_node`], with other options (a test names the `prism`
+/// executable its in-process node runs routers with).
+pub fn start_node_with(sc: Scenario, io: IoSettings, opts: &NodeOptions) -> Result<Node> {
     let ifaces: Vec<String> = sc
         .interfaces
         .iter()
         .map(|i| i.clone().unwrap_or_default())
         .collect();
     let soft = sc.software_interfaces.clone();
-    Node::start(sc, &ifaces, &soft, &demo_options(), io)
+    Node::start(sc, &ifaces, &soft, opts, io)
 }
 
 /// The names and state directory of the demo's and the benchmarks' nodes.
@@ -219,6 +225,7 @@ pub fn demo_options() -> NodeOptions {
         link_prefix: "pdc".into(),
         state_dir: std::path::PathBuf::from(STATE_DIR),
         persist: None,
+        router_exe: None,
     }
 }
 

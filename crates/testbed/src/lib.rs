@@ -7,10 +7,13 @@
 //! - [`live_demo`], [`offline_demo`]: `prism demo`, as root and not;
 //! - [`bench`]: `prism bench`, the pipeline and tables in memory;
 //! - [`bench_live`]: `prism bench-live`, forwarding over veth;
+//! - [`bench_migrate`]: `prism bench-live --migrate`, loss while a
+//!   network changes tier under traffic;
 //! - [`tables`]: `prism tables`, build, check and time lookup tables.
 
 pub mod bench;
 pub mod bench_live;
+pub mod bench_migrate;
 pub mod hosts;
 pub mod live_demo;
 pub mod offline_demo;

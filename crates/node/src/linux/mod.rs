@@ -91,7 +91,11 @@ impl LinuxRuntime {
         let mut per: Vec<Vec<Slot>> = (0..workers).map(|_| Vec::new()).collect();
         let mut fallback = None;
         if receive {
-            let opened = port::open_rx(name, self.io.choice, &self.io.xdp)?;
+            let xdp = match source {
+                Source::Wire(_) => self.io.xdp,
+                Source::Container { .. } => XdpConfig::link(),
+            };
+            let opened = port::open_rx(name, self.io.choice, &xdp)?;
             fallback = opened.fallback;
             for io in opened.ports {
                 let w = self.next_owner % workers;
@@ -119,11 +123,11 @@ impl LinuxRuntime {
     }
 
     /// Sends worker `i` the command `make(i, done)` and waits until every
-    /// worker has applied its own.
-    fn send_all(
+    /// worker has applied its own; returns their answers.
+    fn send_all<T>(
         &self,
-        mut make: impl FnMut(usize, Sender<()>) -> WorkerCmd,
-    ) -> Result<(), RuntimeError> {
+        mut make: impl FnMut(usize, Sender<T>) -> WorkerCmd,
+    ) -> Result<Vec<T>, RuntimeError> {
         let mut waits = Vec::new();
         for (i, w) in self.workers.iter().enumerate() {
             let (tx, rx) = channel();
@@ -131,11 +135,14 @@ impl LinuxRuntime {
                 .map_err(|_| RuntimeError::failed("a worker has stopped"))?;
             waits.push(rx);
         }
-        for rx in waits {
-            rx.recv_timeout(Duration::from_secs(5))
-                .map_err(|_| RuntimeError::failed("a worker did not take the change within 5 s"))?;
-        }
-        Ok(())
+        waits
+            .into_iter()
+            .map(|rx| {
+                rx.recv_timeout(Duration::from_secs(5)).map_err(|_| {
+                    RuntimeError::failed("a worker did not take the change within 5 s")
+                })
+            })
+            .collect()
     }
 
     /// Gives the workers sockets on `r`'s links.
@@ -168,14 +175,19 @@ impl LinuxRuntime {
             slots: std::mem::take(&mut per[w]),
             done,
         })
+        .map(drop)
     }
 
+    /// Takes `r`'s sockets from the workers and closes them here, on the
+    /// control thread.
     fn detach(&self, r: &SoftwareRouter) -> Result<(), RuntimeError> {
         let links: Vec<String> = r.links.iter().map(|l| l.host.clone()).collect();
-        self.send_all(|_, done| WorkerCmd::Detach {
+        let taken = self.send_all(|_, done| WorkerCmd::Detach {
             links: links.clone(),
             done,
-        })
+        })?;
+        drop(taken);
+        Ok(())
     }
 }
 

@@ -19,6 +19,10 @@ pub struct NodeOptions {
     /// The scenario's text, to save the desired state with at every change
     /// (`crate::saved`); `None`: not saved (demos, benchmarks).
     pub persist: Option<String>,
+    /// The `prism` executable whose `swrouter` command runs `prism`
+    /// routers (`None`: this process's own executable, which is `prism`
+    /// everywhere but in tests that start a node in-process).
+    pub router_exe: Option<PathBuf>,
 }
 
 /// The MAC address of a software network's interface on port `port`: the

@@ -197,7 +197,10 @@ impl SoftwareRouter {
             RouterKind::Prism => {
                 let file = env.opts.state_dir.join(format!("{ns}.toml"));
                 self.write_spec(&file, env, doc)?;
-                let exe = std::env::current_exe()?;
+                let exe = match &env.opts.router_exe {
+                    Some(e) => e.clone(),
+                    None => std::env::current_exe()?,
+                };
                 let argv = vec![
                     exe.display().to_string(),
                     "swrouter".into(),

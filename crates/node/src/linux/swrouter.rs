@@ -53,7 +53,7 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
         if !prism_io::netns::link_exists(&name) {
             continue;
         }
-        let opened = port::open_rx(&name, io, &XdpConfig::default())?;
+        let opened = port::open_rx(&name, io, &XdpConfig::link())?;
         if let Some(why) = &opened.fallback {
             eprintln!("prism swrouter: {name}: AF_XDP unavailable ({why}); using AF_PACKET");
         }

@@ -30,6 +30,20 @@ const RX_BATCH: u32 = 256;
 /// Marks, in a flushed batch, a packet whose container link has no socket.
 const NO_LINK: u16 = u16::MAX;
 
+/// A link being detached is drained once it has received nothing for this long.
+pub const QUIET: Duration = Duration::from_millis(30);
+/// ... or after this long whatever it receives.
+pub const DRAIN_MAX: Duration = Duration::from_millis(500);
+
+/// A detach waiting for its links to drain.
+#[derive(Debug)]
+struct Draining {
+    links: Vec<String>,
+    since: Instant,
+    last_rx: Instant,
+    done: Sender<Vec<Slot>>,
+}
+
 /// Where a socket's received frames come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -66,12 +80,21 @@ pub enum WorkerCmd {
         slots: Vec<Slot>,
         done: Sender<()>,
     },
-    /// Closes this worker's sockets on these container links (by the
+    /// Takes this worker's sockets on these container links (by the
     /// root-namespace link's name: a network being moved to a new
-    /// container has the old and the new ones for a moment).
+    /// container has the old and the new ones for a moment) once they have
+    /// drained, and hands them back through `done`, to be closed off the
+    /// fast path: closing an AF_XDP socket and detaching its program waits
+    /// for RCU grace periods, tens of milliseconds in which this worker
+    /// would receive nothing.
+    ///
+    /// Drained: the router may still hold frames it took before the
+    /// pipeline stopped sending it any (a router process waiting for a
+    /// core, say). The sockets stay, receiving and forwarding, until none of
+    /// them has received for [`QUIET`] (at most [`DRAIN_MAX`]).
     Detach {
         links: Vec<String>,
-        done: Sender<()>,
+        done: Sender<Vec<Slot>>,
     },
 }
 
@@ -106,6 +129,8 @@ pub struct Worker {
     rx_slots: Vec<usize>,
     /// Per network: strip and restore IPIP at its container's boundary.
     terminate_ipip: Vec<bool>,
+    /// Detaches waiting for their links to drain.
+    draining: Vec<Draining>,
     cmds: Receiver<WorkerCmd>,
 }
 
@@ -119,6 +144,7 @@ impl Worker {
             link_tx: Vec::new(),
             rx_slots: Vec::new(),
             terminate_ipip: Vec::new(),
+            draining: Vec::new(),
             cmds,
         };
         w.index();
@@ -173,12 +199,44 @@ impl Worker {
                 let _ = done.send(());
             }
             WorkerCmd::Detach { links, done } => {
-                self.slots.retain(|s| {
-                    !(matches!(s.source, Source::Container { .. }) && links.contains(&s.name))
+                let now = Instant::now();
+                self.draining.push(Draining {
+                    links,
+                    since: now,
+                    last_rx: now,
+                    done,
                 });
-                self.index();
-                let _ = done.send(());
             }
+        }
+    }
+
+    /// Notes that slot `i` received, if a detach is draining it.
+    fn note_rx(&mut self, i: usize, now: Instant) {
+        let name = &self.slots[i].name;
+        for d in &mut self.draining {
+            if d.links.contains(name) {
+                d.last_rx = now;
+            }
+        }
+    }
+
+    /// Completes the detaches whose links have drained.
+    fn finish_drains(&mut self, now: Instant) {
+        let mut k = 0;
+        while k < self.draining.len() {
+            let d = &self.draining[k];
+            if now.duration_since(d.last_rx) < QUIET && now.duration_since(d.since) < DRAIN_MAX {
+                k += 1;
+                continue;
+            }
+            let d = self.draining.swap_remove(k);
+            let (gone, kept) = std::mem::take(&mut self.slots).into_iter().partition(|s| {
+                matches!(s.source, Source::Container { .. }) && d.links.contains(&s.name)
+            });
+            self.slots = kept;
+            self.index();
+            // Should the control side have gone, the sockets close here.
+            let _ = d.done.send(gone);
         }
     }
 
@@ -219,6 +277,9 @@ impl Worker {
                     continue;
                 }
                 work += got;
+                if !self.draining.is_empty() {
+                    self.note_rx(i, Instant::now());
+                }
                 match source {
                     Source::Wire(_) => self.pipeline.process(&mut batch, now),
                     Source::Container { net, port } => {
@@ -229,6 +290,9 @@ impl Worker {
                 self.flush(&mut out);
             }
             let now = Instant::now();
+            if !self.draining.is_empty() {
+                self.finish_drains(now);
+            }
             if now.duration_since(last_report) > Duration::from_millis(200) {
                 last_report = now;
                 self.report(index, reports);
