@@ -46,6 +46,7 @@ impl Modify for BearerAuth {
         server::counters,
         server::ports,
         server::node,
+        server::metrics,
     ),
     modifiers(&BearerAuth),
     security(("control_plane" = [])),

@@ -9,6 +9,7 @@
 use crate::api::NodeApi;
 use crate::auth::{Credential, require_bearer};
 use crate::error::{ApiError, ErrorCode};
+use crate::metrics::{CONTENT_TYPE, NodeMetrics};
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeInfo, PortView, RateLimitBody, RoutesBody, RulesBody,
     TierBody,
@@ -24,7 +25,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 9] = [
+pub const PATHS: [&str; 10] = [
     "/v1/networks",
     "/v1/networks/{name}",
     "/v1/networks/{name}/routes",
@@ -34,6 +35,7 @@ pub const PATHS: [&str; 9] = [
     "/v1/counters",
     "/v1/ports",
     "/v1/node",
+    "/metrics",
 ];
 
 /// A JSON body of type `T`, refused with an [`ApiError`] naming the field.
@@ -192,6 +194,18 @@ pub(crate) async fn node<A: NodeApi>(State(a): State<Arc<A>>) -> Ans<NodeInfo> {
     blocking(a, |a| a.node()).await.map(Json)
 }
 
+/// The node in OpenMetrics text, for Prometheus (see `metrics` for the
+/// families). Over TCP it takes the same bearer credential as every call.
+#[utoipa::path(get, path = "/metrics", tag = "node",
+    responses((status = 200, content_type = "application/openmetrics-text", body = String),
+        (status = "default", body = ApiError)))]
+pub(crate) async fn metrics<A: NodeApi>(
+    State(a): State<Arc<A>>,
+) -> Result<impl axum::response::IntoResponse, ApiError> {
+    let text = blocking(a, |a| NodeMetrics::gather(a)?.encode()).await?;
+    Ok(([(axum::http::header::CONTENT_TYPE, CONTENT_TYPE)], text))
+}
+
 /// The largest request body: a route table as large as a device profile
 /// allows (a million routes per slot, about 100 bytes each as JSON).
 pub const MAX_BODY: usize = 128 << 20;
@@ -218,6 +232,7 @@ pub fn router_with_body_limit<A: NodeApi>(api: Arc<A>, limit: usize) -> Router {
         .route(PATHS[6], get(counters::<A>))
         .route(PATHS[7], get(ports::<A>))
         .route(PATHS[8], get(node::<A>))
+        .route(PATHS[9], get(metrics::<A>))
         .fallback(|| async { ApiError::not_found("no such path (see docs/api/node.json)") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

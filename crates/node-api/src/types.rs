@@ -48,6 +48,9 @@ pub struct NetworkView {
     /// The hardware slot (region) it occupies.
     pub slot: Option<usize>,
     pub router: Option<RouterView>,
+    /// Moves between the tiers since the node started.
+    #[serde(default)]
+    pub tier_moves: u64,
 }
 
 /// One network: how it runs and the document it was defined by.

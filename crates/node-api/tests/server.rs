@@ -35,6 +35,7 @@ fn view(d: &NetworkDoc) -> NetworkView {
         burst_bytes: None,
         slot: None,
         router: None,
+        tier_moves: 0,
     }
 }
 
@@ -286,5 +287,43 @@ fn a_body_over_the_limit_is_413_with_the_error_body() {
         (413, Some("payload_too_large")),
         "{v}"
     );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
+fn metrics_need_the_credential_and_are_openmetrics() {
+    let (addr, stop) = serve_tcp();
+    let rt = rt();
+    let anon = NodeClient::new(Endpoint::Tcp {
+        addr: addr.clone(),
+        token: None,
+    });
+    let (st, _) = rt.block_on(anon.raw("GET", "/metrics", None)).unwrap();
+    assert_eq!(st, 401);
+    let c = NodeClient::new(Endpoint::Tcp {
+        addr,
+        token: Some(SECRET.into()),
+    });
+    let doc = prism_netdoc::NetworkDoc::new(
+        "net-a",
+        TierChoice::Hardware,
+        prism_netdoc::ForwardingMode::Destination,
+    );
+    rt.block_on(c.add_network(&doc)).unwrap();
+    let (st, body) = rt.block_on(c.raw("GET", "/metrics", None)).unwrap();
+    let text = String::from_utf8_lossy(&body);
+    assert_eq!(st, 200, "{text}");
+    // No counters yet (the fake has none): the families that need none.
+    for line in [
+        "prism_node_info{device=\"fake\",io=\"none\"} 1",
+        "prism_hardware_slots{state=\"free\"} 2",
+        "prism_network_info{network=\"net-a\",tier=\"hardware\",forwarding=\"destination\",slot=\"\"} 1",
+        "prism_network_hardware{network=\"net-a\"} 1",
+        "prism_network_tier_moves_total{network=\"net-a\"} 0",
+        "# TYPE prism_network_tier_moves counter",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no `{line}` in:\n{text}");
+    }
+    assert!(text.ends_with("# EOF\n"), "{text}");
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
 }

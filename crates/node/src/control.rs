@@ -125,6 +125,8 @@ pub struct Control<R: NodeRuntime> {
     routers: BTreeMap<String, R::Router>,
     /// Of the desired state: one more for every change applied.
     generation: u64,
+    /// Per network, its moves between the tiers since the node started.
+    moves: BTreeMap<String, u64>,
     /// What changes did beyond the obvious, for the node's log.
     pub events: Vec<String>,
 }
@@ -147,6 +149,7 @@ impl<R: NodeRuntime> Control<R> {
             docs,
             routers: BTreeMap::new(),
             generation: 0,
+            moves: BTreeMap::new(),
             events: Vec::new(),
         }
     }
@@ -183,6 +186,7 @@ impl<R: NodeRuntime> Control<R> {
             burst_bytes: s.rate_limit.map(|r| r.1),
             slot: self.substrate.hardware().slot_of(id),
             router: self.routers.get(name).map(|r| self.runtime.view(r)),
+            tier_moves: self.moves.get(name).copied().unwrap_or(0),
         })
     }
 
@@ -293,6 +297,7 @@ impl<R: NodeRuntime> Control<R> {
         let c = prism_netdoc::compile(&doc, &self.port_names)?;
         let spec = c.spec.clone();
         let id = self.substrate.check(&spec).map_err(substrate_error)?;
+        let moved = current.as_ref().is_some_and(|c| c.tier != spec.tier);
         let done = match (current.as_ref().map(|c| c.tier), spec.tier) {
             (None, Tier::Hardware) => {
                 self.substrate.add_network(spec).map_err(internal)?;
@@ -327,6 +332,9 @@ impl<R: NodeRuntime> Control<R> {
                 self.change_software(name, id, &old, &c, &doc)?
             }
         };
+        if moved {
+            *self.moves.entry(name.to_string()).or_default() += 1;
+        }
         self.docs.insert(name.to_string(), doc);
         self.events.push(done.clone());
         self.save();
@@ -389,6 +397,7 @@ impl<R: NodeRuntime> Control<R> {
     fn remove(&mut self, name: &str) -> Result<String, ApplyError> {
         self.substrate.remove_network(name).map_err(internal)?;
         self.docs.remove(name);
+        self.moves.remove(name);
         if let Some(r) = self.routers.remove(name) {
             self.stop(r)?;
         }
