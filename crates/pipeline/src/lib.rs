@@ -20,6 +20,7 @@ pub mod services;
 pub mod software;
 pub mod software_router;
 pub mod substrate;
+pub mod tap;
 pub mod testbed;
 pub mod traffic;
 
@@ -34,3 +35,4 @@ pub use services::{Service, ServiceScratch};
 pub use substrate::{
     ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, Substrate, SubstrateError,
 };
+pub use tap::{StageDecision, TapPoint, TapRecord, TapRequest};

@@ -24,6 +24,7 @@ use crate::packet::{Packet, PacketPool};
 use crate::reasons::{DropReason, MapDrop, SoftwareDrop};
 use crate::services::ServiceScratch;
 use crate::software::SoftwareChannels;
+use crate::tap::{Decided, Tap, TapRecord, TapRequest};
 use arc_swap::ArcSwap;
 use prism_tables::Key;
 use prism_wire::PacketInfo;
@@ -52,14 +53,14 @@ impl Default for PipelineConfig {
 
 /// What becomes of a packet, decided stage by stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fate {
+pub(crate) enum Fate {
     Pending,
     Output(u16),
     Software(u8),
     Drop(u16, DropReason),
 }
 
-const NO_NET: u16 = u16::MAX;
+pub(crate) const NO_NET: u16 = u16::MAX;
 
 /// Per-packet state between stages, kept across batches so that a batch
 /// allocates nothing once the largest batch size has been seen.
@@ -96,6 +97,11 @@ pub struct Pipeline {
     counters: Counters,
     channels: SoftwareChannels,
     output: OutputStage,
+    /// A trace or capture, when armed ([`crate::tap`]); `None` costs one
+    /// branch per batch.
+    tap: Option<Box<Tap>>,
+    /// Batch and record indices of the packets the tap took.
+    tap_marks: Vec<(usize, usize)>,
 }
 
 impl Pipeline {
@@ -110,6 +116,8 @@ impl Pipeline {
             channels: SoftwareChannels::new(cfg.channel_capacity),
             scratch: Scratch::default(),
             services: ServiceScratch::new(cfg.pipeline_id),
+            tap: None,
+            tap_marks: Vec::new(),
         };
         p.adopt(current);
         p
@@ -232,6 +240,9 @@ impl Pipeline {
                 *fate = Fate::Software(network.software_channel);
             }
         }
+        if let Some(t) = self.tap.as_deref_mut() {
+            t.ingress_pre(batch, net, &mut self.tap_marks);
+        }
         // Stage 3: action matching (the network's forwarding table).
         for (((((pkt, info), key), net), action), fate) in batch
             .iter()
@@ -276,6 +287,16 @@ impl Pipeline {
                 Verdict::Software(ch) => Fate::Software(ch),
                 Verdict::Drop(r) => Fate::Drop(*net, DropReason::Action(r)),
             };
+        }
+        if let Some(t) = self.tap.as_deref_mut() {
+            let d = Decided {
+                info,
+                key,
+                net,
+                action,
+                fate,
+            };
+            t.ingress_post(&dp, &d, &self.tap_marks);
         }
         // Stage 5: software hand-off or output queue.
         for ((mut pkt, net), fate) in batch.drain(..).zip(net.iter()).zip(fate.iter()) {
@@ -384,6 +405,35 @@ impl Pipeline {
             c.tx_bytes += p.len() as u64;
         }
         sent
+    }
+
+    /// Arms a trace or capture (replacing one armed before).
+    pub fn arm_tap(&mut self, req: TapRequest) {
+        self.tap = Some(Box::new(Tap::new(req)));
+    }
+
+    /// Whether a tap is armed.
+    #[inline]
+    pub fn tapping(&self) -> bool {
+        self.tap.is_some()
+    }
+
+    /// Whether the armed tap has taken all it asked for.
+    pub fn tap_full(&self) -> bool {
+        self.tap.as_ref().is_some_and(|t| t.full())
+    }
+
+    /// Disarms the tap; what it recorded.
+    pub fn take_tap(&mut self) -> Vec<TapRecord> {
+        self.tap.take().map(|t| t.records).unwrap_or_default()
+    }
+
+    /// Records frames leaving for the wire, if a capture is armed (the
+    /// caller has the clock: `now_ns` is when they leave).
+    pub fn tap_egress(&mut self, out: &[Packet], now_ns: u64) {
+        if let Some(t) = self.tap.as_deref_mut() {
+            t.egress(out, now_ns);
+        }
     }
 
     pub fn queued(&self, port: u16) -> usize {
