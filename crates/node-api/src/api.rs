@@ -8,7 +8,7 @@
 use crate::error::ApiError;
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeInfo, PortView, RateLimitBody, RoutesBody, RulesBody,
-    TierBody,
+    TapAnswer, TapBody, TierBody,
 };
 use prism_netdoc::NetworkDoc;
 use prism_pipeline::CounterSnapshot;
@@ -28,4 +28,8 @@ pub trait NodeApi: Send + Sync + 'static {
     fn counters(&self) -> Result<CounterSnapshot, ApiError>;
     fn ports(&self) -> Result<Vec<PortView>, ApiError>;
     fn node(&self) -> Result<NodeInfo, ApiError>;
+    /// Traces (each stage's decision) or captures (frames at ingress and
+    /// egress) the next `body.count` packets of network `name`, or of any
+    /// network and none (`None`); answers when it has them or the time is up.
+    fn tap(&self, name: Option<&str>, body: TapBody) -> Result<TapAnswer, ApiError>;
 }

@@ -5,7 +5,7 @@
 use crate::error::ApiError;
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeInfo, PortView, RateLimitBody, RoutesBody, RulesBody,
-    TierBody,
+    TapAnswer, TapBody, TierBody,
 };
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
@@ -78,6 +78,24 @@ impl ClientError {
             }
             _ => None,
         }
+    }
+}
+
+/// The error a non-2xx answer carries: the API's body, or what came.
+fn error_of(method: &'static str, path: String, status: u16, bytes: &[u8]) -> ClientError {
+    match serde_json::from_slice::<ApiError>(bytes) {
+        Ok(error) => ClientError::Api {
+            method,
+            path,
+            status,
+            error,
+        },
+        Err(_) => ClientError::Unexpected {
+            method,
+            path,
+            status,
+            body: String::from_utf8_lossy(bytes).into_owned(),
+        },
     }
 }
 
@@ -169,20 +187,7 @@ impl NodeClient {
                 body: String::from_utf8_lossy(&bytes).into_owned(),
             });
         }
-        match serde_json::from_slice::<ApiError>(&bytes) {
-            Ok(error) => Err(ClientError::Api {
-                method,
-                path,
-                status,
-                error,
-            }),
-            Err(_) => Err(ClientError::Unexpected {
-                method,
-                path,
-                status,
-                body: String::from_utf8_lossy(&bytes).into_owned(),
-            }),
-        }
+        Err(error_of(method, path, status, &bytes))
     }
 
     pub async fn list_networks(&self) -> Result<Vec<NetworkView>, ClientError> {
@@ -239,6 +244,28 @@ impl NodeClient {
 
     pub async fn node(&self) -> Result<NodeInfo, ClientError> {
         self.call("GET", "/v1/node".into(), None::<&()>).await
+    }
+
+    /// A trace (`capture` false) or capture of network `name`'s next
+    /// packets; `None`: a trace of any packet.
+    pub async fn tap(&self, name: Option<&str>, b: &TapBody) -> Result<TapAnswer, ClientError> {
+        let path = match (name, b.capture) {
+            (Some(n), true) => net(n, "/capture"),
+            (Some(n), false) => net(n, "/trace"),
+            (None, _) => "/v1/trace".into(),
+        };
+        self.call("POST", path, Some(b)).await
+    }
+
+    /// The node's metrics, OpenMetrics text.
+    pub async fn metrics(&self) -> Result<String, ClientError> {
+        let (status, body) = self.raw("GET", "/metrics", None).await?;
+        let text = String::from_utf8_lossy(&body).into_owned();
+        if status == 200 {
+            Ok(text)
+        } else {
+            Err(error_of("GET", "/metrics".into(), status, &body))
+        }
     }
 }
 

@@ -22,5 +22,5 @@ pub use openapi::{ApiDoc, spec_json};
 pub use server::{Body, Listener, MAX_BODY, PATHS, router, router_with_body_limit, spawn};
 pub use types::{
     Changed, NetworkDetail, NetworkView, NodeInfo, PlacedTier, PortView, RateLimitBody, RouterView,
-    RoutesBody, RulesBody, SlotsInfo, TierBody,
+    RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView, TierBody,
 };

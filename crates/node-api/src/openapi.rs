@@ -47,10 +47,13 @@ impl Modify for BearerAuth {
         server::ports,
         server::node,
         server::metrics,
+        server::trace_network,
+        server::capture_network,
+        server::trace_all,
     ),
     modifiers(&BearerAuth),
     security(("control_plane" = [])),
-    tags((name = "networks", description = "Virtual networks"), (name = "node", description = "The node and its counters"))
+    tags((name = "networks", description = "Virtual networks"), (name = "node", description = "The node and its counters"), (name = "observe", description = "Packet trace and capture"))
 )]
 pub struct ApiDoc;
 

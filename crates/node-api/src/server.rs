@@ -12,12 +12,12 @@ use crate::error::{ApiError, ErrorCode};
 use crate::metrics::{CONTENT_TYPE, NodeMetrics};
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeInfo, PortView, RateLimitBody, RoutesBody, RulesBody,
-    TierBody,
+    TapAnswer, TapBody, TierBody,
 };
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::StatusCode;
-use axum::routing::{get, put};
+use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use prism_netdoc::NetworkDoc;
 use prism_pipeline::CounterSnapshot;
@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 10] = [
+pub const PATHS: [&str; 13] = [
     "/v1/networks",
     "/v1/networks/{name}",
     "/v1/networks/{name}/routes",
@@ -36,6 +36,9 @@ pub const PATHS: [&str; 10] = [
     "/v1/ports",
     "/v1/node",
     "/metrics",
+    "/v1/networks/{name}/trace",
+    "/v1/networks/{name}/capture",
+    "/v1/trace",
 ];
 
 /// A JSON body of type `T`, refused with an [`ApiError`] naming the field.
@@ -206,6 +209,52 @@ pub(crate) async fn metrics<A: NodeApi>(
     Ok(([(axum::http::header::CONTENT_TYPE, CONTENT_TYPE)], text))
 }
 
+/// Traces the next `count` packets of a network: each stage's decision
+/// (parsed key, mapping rule, action, verdict), as VPP's `trace add` does.
+#[utoipa::path(post, path = "/v1/networks/{name}/trace", tag = "observe", request_body = TapBody,
+    params(("name" = String, Path, description = "The network's name")),
+    responses((status = 200, body = TapAnswer), (status = "default", body = ApiError)))]
+pub(crate) async fn trace_network<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+    Body(b): Body<TapBody>,
+) -> Ans<TapAnswer> {
+    let b = TapBody {
+        capture: false,
+        ..b
+    };
+    blocking(a, move |a| a.tap(Some(&name), b)).await.map(Json)
+}
+
+/// Captures the next `count` frames of a network at ingress and egress
+/// (`prism ctl capture` writes them as pcapng).
+#[utoipa::path(post, path = "/v1/networks/{name}/capture", tag = "observe", request_body = TapBody,
+    params(("name" = String, Path, description = "The network's name")),
+    responses((status = 200, body = TapAnswer), (status = "default", body = ApiError)))]
+pub(crate) async fn capture_network<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+    Body(b): Body<TapBody>,
+) -> Ans<TapAnswer> {
+    let b = TapBody { capture: true, ..b };
+    blocking(a, move |a| a.tap(Some(&name), b)).await.map(Json)
+}
+
+/// Traces the next `count` packets of any network, and those mapped to
+/// none (to see why a packet is not where it should be).
+#[utoipa::path(post, path = "/v1/trace", tag = "observe", request_body = TapBody,
+    responses((status = 200, body = TapAnswer), (status = "default", body = ApiError)))]
+pub(crate) async fn trace_all<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Body(b): Body<TapBody>,
+) -> Ans<TapAnswer> {
+    let b = TapBody {
+        capture: false,
+        ..b
+    };
+    blocking(a, move |a| a.tap(None, b)).await.map(Json)
+}
+
 /// The largest request body: a route table as large as a device profile
 /// allows (a million routes per slot, about 100 bytes each as JSON).
 pub const MAX_BODY: usize = 128 << 20;
@@ -233,6 +282,9 @@ pub fn router_with_body_limit<A: NodeApi>(api: Arc<A>, limit: usize) -> Router {
         .route(PATHS[7], get(ports::<A>))
         .route(PATHS[8], get(node::<A>))
         .route(PATHS[9], get(metrics::<A>))
+        .route(PATHS[10], post(trace_network::<A>))
+        .route(PATHS[11], post(capture_network::<A>))
+        .route(PATHS[12], post(trace_all::<A>))
         .fallback(|| async { ApiError::not_found("no such path (see docs/api/node.json)") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

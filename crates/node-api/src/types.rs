@@ -141,3 +141,48 @@ pub struct PortView {
     /// Frames the kernel dropped because the receive ring was full.
     pub rx_ring_drops: u64,
 }
+
+/// A trace or capture request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TapBody {
+    /// Packets to record (1 to 100,000); a capture counts ingress and
+    /// egress frames each.
+    pub count: usize,
+    /// Copy the frames (a capture) as well as the stages' decisions.
+    #[serde(default)]
+    pub capture: bool,
+    /// Bytes kept per frame in a capture (default and at most 2048).
+    #[serde(default)]
+    pub snaplen: Option<usize>,
+    /// How long to wait for the packets, ms (default 10,000, at most 60,000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// One packet seen by a trace or capture.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TapView {
+    pub point: prism_pipeline::TapPoint,
+    /// Unix time, ns.
+    pub timestamp_ns: u64,
+    /// The port's name: input at ingress, output at egress.
+    pub port: String,
+    pub network: Option<String>,
+    /// Length on the wire.
+    pub len: usize,
+    /// The frame as hex (a capture), at most the snap length.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub data: String,
+    /// Each stage's decision (ingress).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<prism_pipeline::StageDecision>,
+}
+
+/// What a trace or capture recorded, in time order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TapAnswer {
+    pub packets: Vec<TapView>,
+    /// Fewer than asked: the time ran out first.
+    pub timed_out: bool,
+}

@@ -6,7 +6,7 @@ use prism_netdoc::{NetworkDoc, TierChoice};
 use prism_node_api::{
     ApiError, Changed, Credential, Endpoint, ErrorCode, Listener, NetworkDetail, NetworkView,
     NodeApi, NodeClient, NodeInfo, PlacedTier, PortView, RateLimitBody, RoutesBody, RulesBody,
-    SlotsInfo, TierBody,
+    SlotsInfo, TapAnswer, TapBody, TapView, TierBody,
 };
 use prism_pipeline::CounterSnapshot;
 use std::sync::atomic::AtomicBool;
@@ -89,6 +89,30 @@ impl NodeApi for Fake {
     }
     fn ports(&self) -> Result<Vec<PortView>, ApiError> {
         Ok(Vec::new())
+    }
+    fn tap(&self, name: Option<&str>, body: TapBody) -> Result<TapAnswer, ApiError> {
+        if let Some(n) = name
+            && !self.docs.lock().unwrap().iter().any(|d| d.name == n)
+        {
+            return Err(missing(n));
+        }
+        // Echoes what it was asked, in the one record.
+        Ok(TapAnswer {
+            packets: vec![TapView {
+                point: prism_pipeline::TapPoint::Ingress,
+                timestamp_ns: body.count as u64,
+                port: format!("{name:?}"),
+                network: name.map(str::to_string),
+                len: 0,
+                data: if body.capture {
+                    "00".into()
+                } else {
+                    String::new()
+                },
+                stages: vec![],
+            }],
+            timed_out: false,
+        })
     }
     fn node(&self) -> Result<NodeInfo, ApiError> {
         Ok(NodeInfo {
@@ -325,5 +349,49 @@ fn metrics_need_the_credential_and_are_openmetrics() {
         assert!(text.lines().any(|l| l == line), "no `{line}` in:\n{text}");
     }
     assert!(text.ends_with("# EOF\n"), "{text}");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
+fn trace_and_capture_reach_the_api_by_their_paths() {
+    let (addr, stop) = serve_tcp();
+    let rt = rt();
+    let c = NodeClient::new(Endpoint::Tcp {
+        addr,
+        token: Some(SECRET.into()),
+    });
+    let doc = prism_netdoc::NetworkDoc::new(
+        "a/b",
+        TierChoice::Hardware,
+        prism_netdoc::ForwardingMode::Destination,
+    );
+    rt.block_on(c.add_network(&doc)).unwrap();
+    let body = |capture| TapBody {
+        count: 7,
+        capture,
+        snaplen: None,
+        timeout_ms: None,
+    };
+    let t = rt.block_on(c.tap(Some("a/b"), &body(false))).unwrap();
+    assert_eq!(
+        (t.packets[0].timestamp_ns, t.packets[0].data.as_str()),
+        (7, "")
+    );
+    let t = rt.block_on(c.tap(Some("a/b"), &body(true))).unwrap();
+    assert_eq!(t.packets[0].data, "00");
+    assert_eq!(t.packets[0].network.as_deref(), Some("a/b"));
+    let t = rt.block_on(c.tap(None, &body(false))).unwrap();
+    assert_eq!(t.packets[0].network, None);
+    let e = rt.block_on(c.tap(Some("nope"), &body(false))).unwrap_err();
+    assert_eq!(e.status(), Some(404));
+    // Unknown fields are refused, naming the field.
+    let (st, b) = rt
+        .block_on(c.raw(
+            "POST",
+            "/v1/trace",
+            Some(br#"{"count": 1, "cout": 2}"#.to_vec()),
+        ))
+        .unwrap();
+    assert_eq!(st, 400, "{}", String::from_utf8_lossy(&b));
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
 }

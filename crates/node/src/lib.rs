@@ -10,6 +10,7 @@
 //! - [`service`]: the node API served from the control side;
 //! - [`swrouter`]: Prism's software router process inside a container
 //!   (`linux::swrouter`);
+//! - [`taps`]: packet trace and capture across the workers;
 //! - [`saved`]: the desired state on disk, restored at the next start;
 //! - [`offline`]: the substrate over in-memory frames (`prism run`);
 //! - [`report`]: counter tables for people.
@@ -22,6 +23,7 @@ pub mod report;
 pub mod runtime;
 pub mod saved;
 pub mod service;
+pub mod taps;
 
 pub use control::{ApplyError, Control};
 pub use linux::names::{NodeOptions, gateway_mac};
@@ -30,3 +32,4 @@ pub use linux::{IoSettings, LinuxRuntime};
 pub use node::{Node, pin_to_core, sum_counters};
 pub use runtime::{NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
 pub use service::{NodeFacts, NodeService};
+pub use taps::TapSource;

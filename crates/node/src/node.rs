@@ -20,6 +20,7 @@
 
 use crate::control::Control;
 use crate::linux::names::{NodeOptions, bridge_name};
+use crate::linux::taps::WorkerTaps;
 use crate::linux::worker::{PortReport, Slot, Source, Worker, WorkerReport};
 use crate::linux::{IoSettings, LinuxRuntime};
 use anyhow::{Context, Result, bail};
@@ -37,6 +38,8 @@ pub struct Node {
     workers: Vec<JoinHandle<()>>,
     pub control: Arc<Mutex<Control<LinuxRuntime>>>,
     pub reports: Arc<Mutex<Vec<WorkerReport>>>,
+    /// Traces and captures, through the workers.
+    pub taps: Arc<WorkerTaps>,
     /// What the start did beyond the obvious (stale containers removed,
     /// I/O chosen, containers and their limits).
     pub notes: Vec<String>,
@@ -141,6 +144,7 @@ impl Node {
                 rx,
             ));
         }
+        let taps = Arc::new(WorkerTaps::new(senders.clone()));
         runtime.set_workers(senders);
         let control = Control::new(sc.substrate, sc.device, sc.port_names, sc.docs, runtime);
         let mut node = Node {
@@ -148,6 +152,7 @@ impl Node {
             workers: Vec::new(),
             control: Arc::new(Mutex::new(control)),
             reports: Arc::new(Mutex::new(vec![WorkerReport::default(); n])),
+            taps,
             notes,
             _lock: lock,
         };

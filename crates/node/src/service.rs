@@ -12,12 +12,15 @@ use crate::control::Control;
 use crate::linux::worker::WorkerReport;
 use crate::node::sum_counters;
 use crate::runtime::NodeRuntime;
+use crate::taps::TapSource;
 use prism_netdoc::{NetworkDoc, Rate, RateLimitDoc, TierChoice};
 use prism_node_api::{
     ApiError, Changed, ErrorCode, NetworkDetail, NetworkView, NodeApi, NodeInfo, PlacedTier,
-    PortView, RateLimitBody, RoutesBody, RulesBody, SlotsInfo, TierBody,
+    PortView, RateLimitBody, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView,
+    TierBody,
 };
 use prism_pipeline::CounterSnapshot;
+use prism_pipeline::TapRequest;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// What the node says of itself beyond its networks.
@@ -33,7 +36,15 @@ pub struct NodeService<R: NodeRuntime> {
     pub control: Arc<Mutex<Control<R>>>,
     pub reports: Arc<Mutex<Vec<WorkerReport>>>,
     pub facts: NodeFacts,
+    /// Where traces and captures are armed (`None`: not offered).
+    pub taps: Option<Arc<dyn TapSource>>,
 }
+
+/// Limits of a trace or capture request.
+pub const TAP_MAX_COUNT: usize = 100_000;
+pub const TAP_MAX_SNAPLEN: usize = 2048;
+pub const TAP_MAX_WAIT_MS: u64 = 60_000;
+const TAP_DEFAULT_WAIT_MS: u64 = 10_000;
 
 impl<R: NodeRuntime> NodeService<R> {
     fn lock(&self) -> MutexGuard<'_, Control<R>> {
@@ -177,6 +188,75 @@ where
                 })
             })
             .collect())
+    }
+
+    fn tap(&self, name: Option<&str>, body: TapBody) -> Result<TapAnswer, ApiError> {
+        let bad =
+            |field: &str, m: String| ApiError::new(ErrorCode::InvalidInput, m).with_field(field);
+        if body.count == 0 || body.count > TAP_MAX_COUNT {
+            return Err(bad("count", format!("from 1 to {TAP_MAX_COUNT} packets")));
+        }
+        let snaplen = body.snaplen.unwrap_or(TAP_MAX_SNAPLEN);
+        if !(14..=TAP_MAX_SNAPLEN).contains(&snaplen) {
+            return Err(bad(
+                "snaplen",
+                format!("from 14 to {TAP_MAX_SNAPLEN} bytes"),
+            ));
+        }
+        let wait = body.timeout_ms.unwrap_or(TAP_DEFAULT_WAIT_MS);
+        if wait > TAP_MAX_WAIT_MS {
+            return Err(bad("timeout_ms", format!("at most {TAP_MAX_WAIT_MS} ms")));
+        }
+        let Some(taps) = &self.taps else {
+            return Err(ApiError::new(
+                ErrorCode::Unavailable,
+                "this node offers no trace or capture",
+            ));
+        };
+        let (network, ports, names) = {
+            let c = self.lock();
+            let network = match name {
+                Some(n) => Some(
+                    c.substrate
+                        .id(n)
+                        .ok_or_else(|| ApiError::not_found(format!("no network `{n}`")))?,
+                ),
+                None => None,
+            };
+            let names: std::collections::BTreeMap<u16, String> = c
+                .substrate
+                .networks()
+                .map(|(id, n)| (id, n.name.clone()))
+                .collect();
+            (network, c.port_names.clone(), names)
+        };
+        let req = TapRequest {
+            network,
+            count: body.count,
+            capture: body.capture,
+            snaplen,
+        };
+        let (records, timed_out) = taps
+            .tap(req, std::time::Duration::from_millis(wait))
+            .map_err(ApiError::internal)?;
+        Ok(TapAnswer {
+            packets: records
+                .into_iter()
+                .map(|r| TapView {
+                    point: r.point,
+                    timestamp_ns: r.timestamp_ns,
+                    port: ports
+                        .get(usize::from(r.port))
+                        .cloned()
+                        .unwrap_or_else(|| r.port.to_string()),
+                    network: r.network.and_then(|n| names.get(&n).cloned()),
+                    len: r.len,
+                    data: r.data,
+                    stages: r.stages,
+                })
+                .collect(),
+            timed_out,
+        })
     }
 
     fn node(&self) -> Result<NodeInfo, ApiError> {

@@ -311,7 +311,7 @@ pub fn hex(b: &[u8]) -> String {
 /// The bytes of hex text `s`, or `None` if it is not hex of whole bytes.
 pub fn unhex(s: &str) -> Option<Vec<u8>> {
     let b = s.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     let v = |c: u8| (c as char).to_digit(16).map(|d| d as u8);

@@ -56,6 +56,13 @@ pub enum CtlCmd {
     Ports,
     /// The node: device, ports, I/O, workers, free hardware slots.
     Node,
+    /// Trace the next packets of a network (or of any): each stage's
+    /// decision, as VPP's `trace add` shows it.
+    Trace(crate::ctl_observe::TraceArgs),
+    /// Capture a network's next frames at ingress and egress to a pcapng file.
+    Capture(crate::ctl_observe::CaptureArgs),
+    /// The node's metrics, as Prometheus scrapes them (OpenMetrics text).
+    Metrics,
 }
 
 /// A body of type `T` from a file: JSON, or TOML (`.toml`) with the same
@@ -110,6 +117,9 @@ async fn call(c: &NodeClient, cmd: &CtlCmd) -> Result<()> {
         CtlCmd::Counters => print(&c.counters().await?),
         CtlCmd::Ports => print(&c.ports().await?),
         CtlCmd::Node => print(&c.node().await?),
+        CtlCmd::Trace(a) => crate::ctl_observe::trace(c, a).await,
+        CtlCmd::Capture(a) => crate::ctl_observe::capture(c, a).await,
+        CtlCmd::Metrics => crate::ctl_observe::metrics(c).await,
         CtlCmd::Show { network } => print(&c.get_network(network).await?),
         CtlCmd::RateLimit { network, rate } => {
             let rate_bps = match rate.as_str() {

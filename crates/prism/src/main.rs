@@ -3,6 +3,7 @@
 
 mod check_cmd;
 mod ctl;
+mod ctl_observe;
 mod demo_cmd;
 mod node_cmd;
 mod plot;

@@ -164,6 +164,7 @@ pub fn node(a: &NodeArgs) -> Result<()> {
         control: node.control.clone(),
         reports: node.reports.clone(),
         facts,
+        taps: Some(node.taps.clone()),
     });
     let mut apis = Vec::new();
     let (_, t) = prism_node_api::spawn(

@@ -117,3 +117,111 @@ fn prometheus_scrapes_the_nodes_metrics_with_the_credential() {
     prom_wait(web, "up{job=\"prism-wrong\"}", 10, |v| v == 0.0);
     stop_node(node);
 }
+
+/// `prism ctl` against a node: trace and capture of network `hw` while
+/// host a pings host b through it.
+#[test]
+fn trace_and_capture_show_a_networks_packets_and_tshark_reads_them() {
+    if !root_or_skip("trace and capture") {
+        return;
+    }
+    assert!(
+        sh(&["sh", "-c", "command -v tshark"]).status.success(),
+        "tshark is not installed (scripts/test installs Debian's package)"
+    );
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _t = Topology::build_n(2);
+    let text =
+        ports_toml(2) + &network_toml(0, "hw", "hardware") + &network_toml(1, "other", "hardware");
+    let node = start_node_with("observe", &text, &[]);
+    wait_for_ping("pte0a", 10);
+    wait_for_ping("pte1a", 10);
+
+    // Trace: three echo requests, each stage's decision.
+    let ping = |n: &str| {
+        Command::new("ip")
+            .args([
+                "netns", "exec", n, "ping", "-c", "5", "-i", "0.2", "10.0.2.2",
+            ])
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut p = (ping("pte0a"), ping("pte1a"));
+    let out = ctl_ok(&["trace", "hw", "-c", "3", "--timeout", "5"]);
+    let blocks: Vec<&str> = out.split("packet ").filter(|b| !b.is_empty()).collect();
+    assert_eq!(blocks.len(), 3, "{out}");
+    for b in &blocks {
+        for want in [
+            "network `hw`",
+            "parse",
+            "mapping",
+            "rule",
+            "matching",
+            "action",
+            "ttl-1",
+            "out port",
+        ] {
+            assert!(b.contains(want), "no `{want}` in:\n{b}");
+        }
+        assert!(!b.contains("`other`"), "{b}");
+    }
+    let _ = (p.0.wait(), p.1.wait());
+
+    // Capture: 5 pings = 20 frames (request and reply, in and out).
+    let file = std::env::temp_dir().join("prism-live-test-capture.pcapng");
+    let _ = std::fs::remove_file(&file);
+    p = (ping("pte0a"), ping("pte1a"));
+    ctl_ok(&[
+        "capture",
+        "hw",
+        "-c",
+        "20",
+        "-w",
+        file.to_str().unwrap(),
+        "--timeout",
+        "8",
+    ]);
+    let _ = (p.0.wait(), p.1.wait());
+    let out = ok(&[
+        "tshark",
+        "-r",
+        file.to_str().unwrap(),
+        "-T",
+        "fields",
+        "-E",
+        "separator=,",
+        "-e",
+        "frame.interface_name",
+        "-e",
+        "frame.packet_flags_direction",
+        "-e",
+        "icmp.type",
+        "-e",
+        "ip.ttl",
+        "-e",
+        "ip.dst",
+    ]);
+    let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split(',').collect()).collect();
+    // The direction comes as the masked flags field, `0x00000001`.
+    let dir = |d: &str| u32::from_str_radix(d.trim_start_matches("0x"), 16).ok();
+    let count = |iface: &str, d: u32, icmp: &str, ttl: &str| {
+        rows.iter()
+            .filter(|r| {
+                r.len() == 5 && r[0] == iface && dir(r[1]) == Some(d) && r[2] == icmp && r[3] == ttl
+            })
+            .count()
+    };
+    // In (1) on 0-a at TTL 64, out (2) of 0-b at 63 (the hardware router's hop).
+    let req = (count("0-a", 1, "8", "64"), count("0-b", 2, "8", "63"));
+    let rep = (count("0-b", 1, "0", "64"), count("0-a", 2, "0", "63"));
+    assert!(
+        req.0 >= 4 && req.1 >= 4 && rep.0 >= 4 && rep.1 >= 4,
+        "{req:?} {rep:?}:\n{out}"
+    );
+    assert!(
+        !out.contains("1-a") && !out.contains("1-b"),
+        "another network's frames:\n{out}"
+    );
+    stop_node(node);
+}

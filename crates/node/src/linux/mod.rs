@@ -6,6 +6,7 @@ pub mod kernel_router;
 pub mod names;
 pub mod router;
 pub mod swrouter;
+pub mod taps;
 pub mod worker;
 
 use crate::runtime::{NodeRuntime, RouterRequest, RuntimeError};

@@ -18,7 +18,7 @@
 use prism_io::afpacket::PortStats;
 use prism_io::port::Port;
 use prism_pipeline::dataplane::SOFTWARE_CHANNELS;
-use prism_pipeline::{CounterSnapshot, IoDrop, Packet, Pipeline, boundary};
+use prism_pipeline::{CounterSnapshot, IoDrop, Packet, Pipeline, TapRecord, TapRequest, boundary};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -96,6 +96,13 @@ pub enum WorkerCmd {
         links: Vec<String>,
         done: Sender<Vec<Slot>>,
     },
+    /// Arms a trace or capture; `done` gets what it recorded once it has
+    /// all it asked for or `until` passes (timestamps in Unix time, ns).
+    Tap {
+        req: TapRequest,
+        until: Instant,
+        done: Sender<Vec<TapRecord>>,
+    },
 }
 
 /// A socket's statistics, for reports.
@@ -131,6 +138,12 @@ pub struct Worker {
     terminate_ipip: Vec<bool>,
     /// Detaches waiting for their links to drain.
     draining: Vec<Draining>,
+    /// An armed tap's deadline and where its records go.
+    tap: Option<(Instant, Sender<Vec<TapRecord>>)>,
+    /// The worker's clock: packet timestamps are ns since `epoch`, which
+    /// was `epoch_unix_ns` in Unix time.
+    epoch: Instant,
+    epoch_unix_ns: u64,
     cmds: Receiver<WorkerCmd>,
 }
 
@@ -145,6 +158,11 @@ impl Worker {
             rx_slots: Vec::new(),
             terminate_ipip: Vec::new(),
             draining: Vec::new(),
+            tap: None,
+            epoch: Instant::now(),
+            epoch_unix_ns: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64),
             cmds,
         };
         w.index();
@@ -198,6 +216,12 @@ impl Worker {
                 self.index();
                 let _ = done.send(());
             }
+            WorkerCmd::Tap { req, until, done } => {
+                // One at a time: an earlier one ends with what it has.
+                self.finish_tap(true);
+                self.pipeline.arm_tap(req);
+                self.tap = Some((until, done));
+            }
             WorkerCmd::Detach { links, done } => {
                 let now = Instant::now();
                 self.draining.push(Draining {
@@ -207,6 +231,24 @@ impl Worker {
                     done,
                 });
             }
+        }
+    }
+
+    /// Sends an armed tap's records once it is full or its time is up
+    /// (or now, with `now`).
+    fn finish_tap(&mut self, now: bool) {
+        let Some((until, _)) = &self.tap else {
+            return;
+        };
+        if !(now || self.pipeline.tap_full() || Instant::now() >= *until) {
+            return;
+        }
+        let mut records = self.pipeline.take_tap();
+        for r in &mut records {
+            r.timestamp_ns += self.epoch_unix_ns;
+        }
+        if let Some((_, done)) = self.tap.take() {
+            let _ = done.send(records);
         }
     }
 
@@ -241,7 +283,7 @@ impl Worker {
     }
 
     pub fn run(mut self, index: usize, stop: &AtomicBool, reports: &Arc<Mutex<Vec<WorkerReport>>>) {
-        let epoch = Instant::now();
+        let epoch = self.epoch;
         let mut batch: Vec<Packet> = Vec::with_capacity(RX_BATCH as usize);
         let mut out: Vec<Packet> = Vec::with_capacity(4096);
         let mut last_report = epoch;
@@ -292,6 +334,9 @@ impl Worker {
             let now = Instant::now();
             if !self.draining.is_empty() {
                 self.finish_drains(now);
+            }
+            if self.tap.is_some() {
+                self.finish_tap(false);
             }
             if now.duration_since(last_report) > Duration::from_millis(200) {
                 last_report = now;
@@ -370,6 +415,10 @@ impl Worker {
             self.pipeline.transmit(port, usize::MAX, out);
             if out.is_empty() {
                 continue;
+            }
+            if self.pipeline.tapping() {
+                let now = self.epoch.elapsed().as_nanos() as u64;
+                self.pipeline.tap_egress(out, now);
             }
             match self.wire_tx[usize::from(port)] {
                 Some(i) => {

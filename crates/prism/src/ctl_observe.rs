@@ -1,0 +1,125 @@
+//! `prism ctl trace`, `capture` and `metrics`: seeing into a running node.
+
+use anyhow::{Context, Result, bail};
+use prism_io::pcapng::{CaptureWriter, Direction};
+use prism_node_api::{NodeClient, TapAnswer, TapBody};
+use prism_pipeline::TapPoint;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct TraceArgs {
+    /// The network (none: any packet, unmapped ones included).
+    pub network: Option<String>,
+    /// Packets to trace.
+    #[arg(short = 'c', long, default_value_t = 10)]
+    pub count: usize,
+    /// Seconds to wait for them.
+    #[arg(long, default_value_t = 10)]
+    pub timeout: u64,
+    /// Print the answer as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CaptureArgs {
+    pub network: String,
+    /// Frames to capture (ingress and egress each count one).
+    #[arg(short = 'c', long, default_value_t = 100)]
+    pub count: usize,
+    /// The pcapng file to write.
+    #[arg(short = 'w', long)]
+    pub write: PathBuf,
+    /// Bytes kept per frame.
+    #[arg(long, default_value_t = 2048)]
+    pub snaplen: usize,
+    /// Seconds to wait for them.
+    #[arg(long, default_value_t = 10)]
+    pub timeout: u64,
+}
+
+fn body(count: usize, capture: bool, snaplen: Option<usize>, timeout: u64) -> TapBody {
+    TapBody {
+        count,
+        capture,
+        snaplen,
+        timeout_ms: Some(timeout.saturating_mul(1000)),
+    }
+}
+
+/// VPP-style: one block per packet, one line per stage.
+pub async fn trace(c: &NodeClient, a: &TraceArgs) -> Result<()> {
+    let t = c
+        .tap(a.network.as_deref(), &body(a.count, false, None, a.timeout))
+        .await?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&t)?);
+        return Ok(());
+    }
+    for (i, p) in t.packets.iter().enumerate() {
+        println!(
+            "packet {i}: {} B in on {} at {}.{:09}{}",
+            p.len,
+            p.port,
+            p.timestamp_ns / 1_000_000_000,
+            p.timestamp_ns % 1_000_000_000,
+            p.network
+                .as_deref()
+                .map_or(String::new(), |n| format!(", network `{n}`"))
+        );
+        for s in &p.stages {
+            println!("  {:<9} {}", s.stage, s.decision);
+        }
+    }
+    note_short(&t, a.count);
+    Ok(())
+}
+
+fn note_short(t: &TapAnswer, count: usize) {
+    if t.timed_out {
+        eprintln!(
+            "prism ctl: {} of {count} packets came before the time ran out",
+            t.packets.len()
+        );
+    }
+}
+
+/// Writes the network's frames at ingress and egress as pcapng.
+pub async fn capture(c: &NodeClient, a: &CaptureArgs) -> Result<()> {
+    let t = c
+        .tap(
+            Some(&a.network),
+            &body(a.count, true, Some(a.snaplen), a.timeout),
+        )
+        .await?;
+    let mut ports: Vec<String> = t.packets.iter().map(|p| p.port.clone()).collect();
+    ports.sort();
+    ports.dedup();
+    let mut w = CaptureWriter::create(&a.write, &ports)?;
+    for p in &t.packets {
+        let Some(data) = prism_pipeline::tap::unhex(&p.data) else {
+            bail!("the node sent a frame that is not hex");
+        };
+        let iface = ports.binary_search(&p.port).unwrap_or(0) as u32;
+        let dir = match p.point {
+            TapPoint::Ingress => Direction::Inbound,
+            TapPoint::Egress => Direction::Outbound,
+        };
+        w.write(iface, p.timestamp_ns, p.len, &data, dir)?;
+    }
+    let n = w
+        .finish()
+        .with_context(|| format!("writing {}", a.write.display()))?;
+    eprintln!(
+        "prism ctl: {n} frames of `{}` written to {}",
+        a.network,
+        a.write.display()
+    );
+    note_short(&t, a.count);
+    Ok(())
+}
+
+pub async fn metrics(c: &NodeClient) -> Result<()> {
+    print!("{}", c.metrics().await?);
+    Ok(())
+}
