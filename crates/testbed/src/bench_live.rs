@@ -59,6 +59,11 @@ pub struct BenchLiveArgs {
     /// traffic, counted at the receiving host (see `bench_migrate`).
     #[arg(long)]
     pub migrate: bool,
+    /// Instead: a soak of this many seconds under route changes and moves
+    /// (see `soak`); fails if networks not moved lose a frame, memory grows
+    /// more than 5% or descriptors leak.
+    #[arg(long, value_name = "SECONDS")]
+    pub soak: Option<f64>,
     /// With --migrate: offered rates, frames per second.
     #[arg(long, value_delimiter = ',', default_values_t = [10_000.0, 50_000.0, 100_000.0])]
     pub rates: Vec<f64>,
@@ -233,6 +238,9 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
         netns::have_privileges(),
         "bench-live needs root (namespaces, raw sockets)"
     );
+    if let Some(secs) = args.soak {
+        return crate::soak::run(secs, io(args));
+    }
     if args.migrate {
         return crate::bench_migrate::run(&args.rates, &args.routers, io(args));
     }

@@ -63,7 +63,7 @@ pub struct MigrationRun {
 
 /// Sends numbered frames at `pps` from host `a` of network `k` until `stop`;
 /// `next` is the number of the next frame.
-fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()> {
+pub(crate) fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()> {
     let spec = FrameSpec {
         src_mac: EthernetAddress(host_mac(k, 0)),
         dst_mac: EthernetAddress(gateway_mac(k as u16, (2 * k) as u16)),
@@ -102,11 +102,14 @@ fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()>
 
 /// Records the numbers arriving at host `b` of network `k` until `stop`
 /// (and 300 ms more, for frames in flight).
-fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
+pub(crate) fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
     let mut rx = netns::in_namespace(&format!("{HOST_PREFIX}{k}b"), || {
         PacketPort::open("eth0", Some(RingConfig::default()))
     })?;
-    let mut seen = vec![false; 1 << 24];
+    // Written through now (not lazily zeroed pages): a long run's memory
+    // must not seem to grow as numbers arrive.
+    let mut seen = Vec::with_capacity(1 << 24);
+    seen.resize(1 << 24, false);
     let mut until = None;
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -131,7 +134,7 @@ fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
     Ok(seen)
 }
 
-fn lost(seen: &[bool], from: u64, to: u64) -> (u64, Option<u64>) {
+pub(crate) fn lost(seen: &[bool], from: u64, to: u64) -> (u64, Option<u64>) {
     let mut n = 0;
     let mut first = None;
     for s in from..to.min(seen.len() as u64) {

@@ -9,6 +9,7 @@
 //! - [`bench_live`]: `prism bench-live`, forwarding over veth;
 //! - [`bench_migrate`]: `prism bench-live --migrate`, loss while a
 //!   network changes tier under traffic;
+//! - [`soak`]: `prism bench-live --soak`, a node under churn;
 //! - [`tables`]: `prism tables`, build, check and time lookup tables.
 
 pub mod bench;
@@ -17,4 +18,5 @@ pub mod bench_migrate;
 pub mod hosts;
 pub mod live_demo;
 pub mod offline_demo;
+pub mod soak;
 pub mod tables;
