@@ -98,7 +98,7 @@ fn change_routes(node: &Node, i: u64) -> Result<()> {
     let mut c = node.control.lock().unwrap_or_else(|e| e.into_inner());
     let mut doc = c.doc("hw").cloned().context("network hw")?;
     doc.route.truncate(2);
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         let mut extra = doc.route[0].clone();
         let p: Prefix =
             serde_json::from_value(serde_json::json!(format!("10.99.{}.0/24", (i / 2) % 256)))?;
