@@ -106,10 +106,14 @@ pub(crate) fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
     let mut rx = netns::in_namespace(&format!("{HOST_PREFIX}{k}b"), || {
         PacketPort::open("eth0", Some(RingConfig::default()))
     })?;
-    // Written through now (not lazily zeroed pages): a long run's memory
-    // must not seem to grow as numbers arrive.
-    let mut seen = Vec::with_capacity(1 << 24);
-    seen.resize(1 << 24, false);
+    let mut seen = vec![false; 1 << 24];
+    // Touched now, page by page: zeroed memory comes as untouched pages
+    // (the compiler turns a zero fill into a zeroed allocation), and a long
+    // soak's resident memory would seem to grow as numbers arrive.
+    for i in (0..seen.len()).step_by(4096) {
+        // SAFETY: `i` < len; volatile so that it is not elided.
+        unsafe { std::ptr::write_volatile(&mut seen[i], false) };
+    }
     let mut until = None;
     loop {
         if stop.load(Ordering::Relaxed) {

@@ -30,6 +30,11 @@ pub struct SoakReport {
     pub rss_kib: (u64, u64, u64),
     /// Open descriptors after the warm-up and at the end.
     pub fds: (usize, usize),
+    /// Runs of lost frames on `sw` and `mover`: (network, seconds into the
+    /// traffic, frames), at most 20 each, to set beside the moves.
+    pub loss_runs: Vec<(&'static str, f64, u64)>,
+    /// When each move was made, seconds into the traffic.
+    pub move_times: Vec<f64>,
 }
 
 impl SoakReport {
@@ -147,6 +152,8 @@ pub fn soak(node: &Node, secs: f64, pps: f64) -> Result<SoakReport> {
         let (rss0, fds0) = (rss_kib(), fds());
         let mut rss_max = rss0;
         let start = Instant::now();
+        let traffic_start = start - warm;
+        let mut move_times = Vec::new();
         let (mut changes, mut moves) = (0u64, 0u64);
         let mut outcome = Ok(());
         while start.elapsed().as_secs_f64() < secs {
@@ -159,6 +166,7 @@ pub fn soak(node: &Node, secs: f64, pps: f64) -> Result<SoakReport> {
             let due_moves = (start.elapsed().as_secs_f64() / 10.0) as u64;
             if moves < due_moves && outcome.is_ok() {
                 moves += 1;
+                move_times.push(traffic_start.elapsed().as_secs_f64());
                 outcome = move_mover(node, moves % 2 == 1);
             }
             if outcome.is_err() {
@@ -166,6 +174,8 @@ pub fn soak(node: &Node, secs: f64, pps: f64) -> Result<SoakReport> {
             }
             if changes % 100 == 0 {
                 rss_max = rss_max.max(rss_kib());
+                // As `prism node` does: the control side's events go to the log.
+                drop(node.take_events());
             }
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -186,6 +196,23 @@ pub fn soak(node: &Node, secs: f64, pps: f64) -> Result<SoakReport> {
             .collect::<Result<_>>()?;
         outcome?;
         let sent = [0, 1, 2].map(|k| next[k].load(Ordering::Relaxed));
+        let mut loss_runs = Vec::new();
+        for (k, name) in [(1, "sw"), (2, "mover")] {
+            let mut runs = 0;
+            let mut s = 0u64;
+            while s < sent[k] && runs < 20 {
+                if seen[k][s as usize] {
+                    s += 1;
+                    continue;
+                }
+                let from = s;
+                while s < sent[k] && !seen[k][s as usize] {
+                    s += 1;
+                }
+                loss_runs.push((name, from as f64 / pps, s - from));
+                runs += 1;
+            }
+        }
         Ok(SoakReport {
             seconds,
             route_changes: changes,
@@ -194,6 +221,8 @@ pub fn soak(node: &Node, secs: f64, pps: f64) -> Result<SoakReport> {
             lost: [0, 1, 2].map(|k| lost(&seen[k], 0, sent[k]).0),
             rss_kib: (rss0, rss1, rss_max.max(rss1)),
             fds: (fds0, fds1),
+            loss_runs,
+            move_times,
         })
     })
 }
@@ -227,6 +256,13 @@ pub fn run(secs: f64, io: prism_node::IoSettings) -> Result<()> {
         "  open file descriptors: {} after warm-up, {} at the end",
         r.fds.0, r.fds.1
     );
+    for (name, at, n) in &r.loss_runs {
+        println!("  lost on {name}: {n} frames from {at:.2} s");
+    }
+    if !r.loss_runs.is_empty() {
+        let t: Vec<String> = r.move_times.iter().map(|t| format!("{t:.2}")).collect();
+        println!("  moves at (s): {}", t.join(" "));
+    }
     match r.check() {
         Ok(()) => {
             println!("  PASS");
