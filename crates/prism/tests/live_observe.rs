@@ -149,6 +149,7 @@ fn trace_and_capture_show_a_networks_packets_and_tshark_reads_them() {
     };
     let mut p = (ping("pte0a"), ping("pte1a"));
     let out = ctl_ok(&["trace", "hw", "-c", "3", "--timeout", "5"]);
+    eprintln!("{out}");
     let blocks: Vec<&str> = out.split("packet ").filter(|b| !b.is_empty()).collect();
     assert_eq!(blocks.len(), 3, "{out}");
     for b in &blocks {
