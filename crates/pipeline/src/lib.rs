@@ -11,6 +11,7 @@ pub mod boundary;
 pub mod counters;
 pub mod dataplane;
 pub mod device;
+mod fate;
 pub mod matching;
 pub mod output;
 pub mod packet;

@@ -18,6 +18,7 @@ use crate::counters::{
     CounterSnapshot, Counters, NamedCounters, NetworkCounters, Stage, StageReport,
 };
 use crate::dataplane::{Dataplane, Tier};
+use crate::fate::{Fate, NO_NET};
 use crate::matching;
 use crate::output::{OutputConfig, OutputStage};
 use crate::packet::{Packet, PacketPool};
@@ -50,17 +51,6 @@ impl Default for PipelineConfig {
         }
     }
 }
-
-/// What becomes of a packet, decided stage by stage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Fate {
-    Pending,
-    Output(u16),
-    Software(u8),
-    Drop(u16, DropReason),
-}
-
-pub(crate) const NO_NET: u16 = u16::MAX;
 
 /// Per-packet state between stages, kept across batches so that a batch
 /// allocates nothing once the largest batch size has been seen.

@@ -14,8 +14,8 @@
 
 use crate::action::Action;
 use crate::dataplane::{Dataplane, Tier};
+use crate::fate::{Fate, NO_NET};
 use crate::packet::Packet;
-use crate::pipeline::{Fate, NO_NET};
 use crate::reasons::DropReason;
 use prism_tables::Key;
 use prism_wire::{Ipv4Address, PacketInfo};

@@ -1,0 +1,15 @@
+//! A packet's fate as the pipeline's stages decide it, shared by the
+//! pipeline and the tap that reports it (`crate::tap`).
+
+use crate::reasons::DropReason;
+
+/// What becomes of a packet, decided stage by stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fate {
+    Pending,
+    Output(u16),
+    Software(u8),
+    Drop(u16, DropReason),
+}
+
+pub(crate) const NO_NET: u16 = u16::MAX;
