@@ -17,6 +17,7 @@ pub mod output;
 pub mod packet;
 pub mod pipeline;
 pub mod reasons;
+pub mod reconfig;
 pub mod services;
 pub mod software;
 pub mod software_router;

@@ -16,5 +16,27 @@ pub fn run() {
             p.clock_mhz
         );
         println!("{:<16} sources: {}", "", p.assumptions);
+        match prism_pipeline::reconfig::bitstreams(p.name) {
+            Some(b) => {
+                use prism_pipeline::ModuleKind as K;
+                let t = |k| b.partial_ms(k);
+                println!(
+                    "{:<16} modelled reconfiguration over {} ({:.1} MB/s + {} ms): destination {:.1} ms, source {:.1} ms, source+destination {:.1} ms, rules {:.1} ms, blank {:.1} ms; whole device {} ms",
+                    "",
+                    b.port.name,
+                    b.port.bytes_per_s / 1e6,
+                    b.port.overhead_ms,
+                    t(Some(K::DestinationRouting)),
+                    t(Some(K::SourceRouting)),
+                    t(Some(K::FlowRouting)),
+                    t(Some(K::RuleTable)),
+                    t(None),
+                    b.full_ms
+                );
+                println!("{:<16} port: {}", "", b.port.source);
+                println!("{:<16} bitstreams: {}", "", b.source);
+            }
+            None => println!("{:<16} slots are not reconfigured (a shared pipeline)", ""),
+        }
     }
 }
