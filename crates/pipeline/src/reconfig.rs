@@ -138,7 +138,6 @@ mod tests {
             "{d}"
         );
         assert!(u.partial_ms(Some(ModuleKind::RuleTable)) > d);
-        assert!(ICAP_ULTRASCALE.bytes_per_s > ICAP_SSI.bytes_per_s);
         assert!(bitstreams("nac-tcam").is_none());
         // Every built-in reconfigurable profile has its bitstreams.
         // ... and its summary figure agrees with them within 10%.
