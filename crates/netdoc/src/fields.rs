@@ -245,14 +245,8 @@ impl utoipa::ToSchema for Vlan {}
 
 /// `N` bytes written as `2N` hex digits.
 pub fn hex_key<const N: usize>(s: &str) -> Option<[u8; N]> {
-    let s = s.trim();
-    if s.len() != 2 * N {
-        return None;
-    }
     let mut out = [0u8; N];
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
+    hex::decode_to_slice(s.trim(), &mut out).ok()?;
     Some(out)
 }
 

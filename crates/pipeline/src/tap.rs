@@ -299,25 +299,12 @@ fn describe(a: &Action) -> String {
 
 /// Lower-case hex of `b`.
 pub fn hex(b: &[u8]) -> String {
-    const D: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(b.len() * 2);
-    for x in b {
-        s.push(char::from(D[usize::from(x >> 4)]));
-        s.push(char::from(D[usize::from(x & 15)]));
-    }
-    s
+    ::hex::encode(b)
 }
 
 /// The bytes of hex text `s`, or `None` if it is not hex of whole bytes.
 pub fn unhex(s: &str) -> Option<Vec<u8>> {
-    let b = s.as_bytes();
-    if !b.len().is_multiple_of(2) {
-        return None;
-    }
-    let v = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    b.chunks(2)
-        .map(|p| Some(v(p[0])? << 4 | v(p[1])?))
-        .collect()
+    ::hex::decode(s).ok()
 }
 
 #[cfg(test)]

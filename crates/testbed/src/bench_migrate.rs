@@ -21,7 +21,6 @@ use prism_netdoc::{Scenario, TierChoice};
 use prism_node::{Node, gateway_mac};
 use prism_pipeline::traffic::{FrameSpec, build};
 use prism_wire::{EthernetAddress, Ipv4Address};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -63,7 +62,7 @@ pub struct MigrationRun {
 
 /// Sends numbered frames at `pps` from host `a` of network `k` until `stop`;
 /// `next` is the number of the next frame.
-pub(crate) fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()> {
+fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()> {
     let spec = FrameSpec {
         src_mac: EthernetAddress(host_mac(k, 0)),
         dst_mac: EthernetAddress(gateway_mac(k as u16, (2 * k) as u16)),
@@ -102,7 +101,7 @@ pub(crate) fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) ->
 
 /// Records the numbers arriving at host `b` of network `k` until `stop`
 /// (and 300 ms more, for frames in flight).
-pub(crate) fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
+fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
     let mut rx = netns::in_namespace(&format!("{HOST_PREFIX}{k}b"), || {
         PacketPort::open("eth0", Some(RingConfig::default()))
     })?;
@@ -150,6 +149,57 @@ pub(crate) fn lost(seen: &[bool], from: u64, to: u64) -> (u64, Option<u64>) {
     (n, first)
 }
 
+/// Moves network `name` of `node` to `tier` through the reconciler.
+pub(crate) fn set_tier(node: &Node, name: &str, tier: TierChoice) -> Result<()> {
+    let mut c = node.control.lock().unwrap_or_else(|e| e.into_inner());
+    let mut doc = c
+        .doc(name)
+        .cloned()
+        .with_context(|| format!("network {name}"))?;
+    doc.tier = tier;
+    c.apply(name, Some(doc))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+/// Numbered traffic from host `a` to host `b` of networks `0..rates.len()`,
+/// network `k` at `rates[k]` frames/s, while `during` runs (given each
+/// sender's next number); then the numbers each `b` received.
+pub(crate) fn with_traffic<T>(
+    rates: &[f64],
+    during: impl FnOnce(&[AtomicU64]) -> T,
+) -> Result<(T, Vec<Vec<bool>>)> {
+    let stop = AtomicBool::new(false);
+    let next: Vec<AtomicU64> = rates.iter().map(|_| AtomicU64::new(0)).collect();
+    std::thread::scope(|sc| {
+        let rx: Vec<_> = (0..rates.len())
+            .map(|k| {
+                let stop = &stop;
+                sc.spawn(move || receiver(k, stop))
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(100));
+        let tx: Vec<_> = rates
+            .iter()
+            .enumerate()
+            .map(|(k, &rate)| {
+                let (stop, next) = (&stop, &next[k]);
+                sc.spawn(move || sender(k, rate, next, stop))
+            })
+            .collect();
+        let out = during(&next);
+        stop.store(true, Ordering::Relaxed);
+        for h in tx {
+            h.join().map_err(|_| anyhow::anyhow!("sender panicked"))??;
+        }
+        let seen = rx
+            .into_iter()
+            .map(|h| h.join().map_err(|_| anyhow::anyhow!("receiver panicked"))?)
+            .collect::<Result<_>>()?;
+        Ok((out, seen))
+    })
+}
+
 /// Runs the moves on a started node whose network 0 (`m`) moves and
 /// network 1 (`steady`) stays.
 pub fn measure(
@@ -159,27 +209,16 @@ pub fn measure(
     flips: usize,
     interval: Duration,
 ) -> Result<MigrationRun> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let next = [Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0))];
-    std::thread::scope(|sc| -> Result<MigrationRun> {
-        let rx: Vec<_> = (0..2)
-            .map(|k| {
-                let stop = &stop;
-                sc.spawn(move || receiver(k, stop))
-            })
-            .collect();
-        std::thread::sleep(Duration::from_millis(100));
-        let tx: Vec<_> = (0..2)
-            .map(|k| {
-                let (stop, next) = (&stop, &next[k]);
-                let rate = if k == 0 { pps } else { pps / 10.0 };
-                sc.spawn(move || sender(k, rate, next, stop))
-            })
-            .collect();
+    let rates = [pps, pps / 10.0];
+    let ((marks, settled, calls, outcome), seen) = with_traffic(&rates, |next| {
+        let now = || {
+            [
+                next[0].load(Ordering::Relaxed),
+                next[1].load(Ordering::Relaxed),
+            ]
+        };
         std::thread::sleep(Duration::from_secs(1));
-        let mut marks = Vec::new();
-        let mut settled = Vec::new();
-        let mut calls = Vec::new();
+        let (mut marks, mut settled, mut calls) = (Vec::new(), Vec::new(), Vec::new());
         let mut outcome = Ok(());
         for i in 0..flips {
             let tier = if i % 2 == 0 {
@@ -187,19 +226,10 @@ pub fn measure(
             } else {
                 TierChoice::Hardware
             };
-            let at = [
-                next[0].load(Ordering::Relaxed),
-                next[1].load(Ordering::Relaxed),
-            ];
+            marks.push(now());
             let t = Instant::now();
-            let r = {
-                let mut c = node.control.lock().unwrap_or_else(|e| e.into_inner());
-                let mut doc = c.doc("m").cloned().context("network m")?;
-                doc.tier = tier;
-                c.apply("m", Some(doc))
-            };
+            let r = set_tier(node, "m", tier);
             calls.push(t.elapsed().as_secs_f64() * 1e3);
-            marks.push(at);
             if let Err(e) = r {
                 outcome = Err(anyhow::anyhow!("move {i}: {e}"));
                 break;
@@ -208,19 +238,11 @@ pub fn measure(
             settled.push(next[0].load(Ordering::Relaxed));
             std::thread::sleep(interval.saturating_sub(SETTLE));
         }
-        marks.push([
-            next[0].load(Ordering::Relaxed),
-            next[1].load(Ordering::Relaxed),
-        ]);
-        stop.store(true, Ordering::Relaxed);
-        for h in tx {
-            h.join().map_err(|_| anyhow::anyhow!("sender panicked"))??;
-        }
-        let seen: Vec<Vec<bool>> = rx
-            .into_iter()
-            .map(|h| h.join().map_err(|_| anyhow::anyhow!("receiver panicked"))?)
-            .collect::<Result<_>>()?;
-        outcome?;
+        marks.push(now());
+        (marks, settled, calls, outcome)
+    })?;
+    outcome?;
+    {
         let control_lost = lost(&seen[0], 0, marks[0][0]).0 + lost(&seen[1], 0, marks[0][1]).0;
         let flips = (0..calls.len())
             .map(|i| {
@@ -242,7 +264,7 @@ pub fn measure(
             flips,
             sent: marks.last().map_or(0, |m| m[0]),
         })
-    })
+    }
 }
 
 /// The scenario: `m` (hardware, with a router of `kind` for when it moves)

@@ -9,12 +9,12 @@
 //! and open file descriptors are sampled after a warm-up and at the end:
 //! memory must stay within 5%, descriptors must not grow.
 
-use crate::bench_migrate::{lost, receiver, sender};
+use crate::bench_migrate::{lost, set_tier, with_traffic};
 use crate::hosts as demo;
 use anyhow::{Context, Result};
 use prism_netdoc::{Prefix, TierChoice};
 use prism_node::Node;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// What a soak saw.
@@ -115,62 +115,33 @@ fn change_routes(node: &Node, i: u64) -> Result<()> {
     Ok(())
 }
 
-fn move_mover(node: &Node, to_software: bool) -> Result<()> {
-    let mut c = node.control.lock().unwrap_or_else(|e| e.into_inner());
-    let mut doc = c.doc("mover").cloned().context("network mover")?;
-    doc.tier = if to_software {
-        TierChoice::Software
-    } else {
-        TierChoice::Hardware
-    };
-    c.apply("mover", Some(doc))
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(())
-}
-
 /// Runs the soak for `secs` on a started node of [`scenario`], each network
 /// offered `pps` frames per second.
 pub fn soak(node: &Node, secs: f64, pps: f64) -> Result<SoakReport> {
-    let stop = AtomicBool::new(false);
-    let next = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
-    std::thread::scope(|sc| -> Result<SoakReport> {
-        let rx: Vec<_> = (0..3)
-            .map(|k| {
-                let stop = &stop;
-                sc.spawn(move || receiver(k, stop))
-            })
-            .collect();
-        std::thread::sleep(Duration::from_millis(100));
-        let tx: Vec<_> = (0..3)
-            .map(|k| {
-                let (stop, next) = (&stop, &next[k]);
-                sc.spawn(move || sender(k, pps, next, stop))
-            })
-            .collect();
-        let warm = Duration::from_secs(3).min(Duration::from_secs_f64(secs / 5.0));
+    let warm = Duration::from_secs(3).min(Duration::from_secs_f64(secs / 5.0));
+    let (run, seen) = with_traffic(&[pps; 3], |next| -> Result<SoakReport> {
         std::thread::sleep(warm);
         let (rss0, fds0) = (rss_kib(), fds());
         let mut rss_max = rss0;
         let start = Instant::now();
-        let traffic_start = start - warm;
         let mut move_times = Vec::new();
         let (mut changes, mut moves) = (0u64, 0u64);
-        let mut outcome = Ok(());
         while start.elapsed().as_secs_f64() < secs {
             // 100 route changes a second, on their own clock.
             let due = (start.elapsed().as_secs_f64() * 100.0) as u64;
-            while changes < due && outcome.is_ok() {
-                outcome = change_routes(node, changes);
+            while changes < due {
+                change_routes(node, changes)?;
                 changes += 1;
             }
-            let due_moves = (start.elapsed().as_secs_f64() / 10.0) as u64;
-            if moves < due_moves && outcome.is_ok() {
+            if moves < (start.elapsed().as_secs_f64() / 10.0) as u64 {
                 moves += 1;
-                move_times.push(traffic_start.elapsed().as_secs_f64());
-                outcome = move_mover(node, moves % 2 == 1);
-            }
-            if outcome.is_err() {
-                break;
+                move_times.push((start.elapsed() + warm).as_secs_f64());
+                let to = if moves % 2 == 1 {
+                    TierChoice::Software
+                } else {
+                    TierChoice::Hardware
+                };
+                set_tier(node, "mover", to)?;
             }
             if changes % 100 == 0 {
                 rss_max = rss_max.max(rss_kib());
@@ -181,49 +152,50 @@ pub fn soak(node: &Node, secs: f64, pps: f64) -> Result<SoakReport> {
         }
         let seconds = start.elapsed().as_secs_f64();
         // Back where it started, so that the last frames have a path.
-        if moves % 2 == 1 && outcome.is_ok() {
-            outcome = move_mover(node, false);
+        if moves % 2 == 1 {
+            set_tier(node, "mover", TierChoice::Hardware)?;
         }
         std::thread::sleep(Duration::from_millis(300));
         let (rss1, fds1) = (rss_kib(), fds());
-        stop.store(true, Ordering::Relaxed);
-        for h in tx {
-            h.join().map_err(|_| anyhow::anyhow!("sender panicked"))??;
-        }
-        let seen: Vec<Vec<bool>> = rx
-            .into_iter()
-            .map(|h| h.join().map_err(|_| anyhow::anyhow!("receiver panicked"))?)
-            .collect::<Result<_>>()?;
-        outcome?;
-        let sent = [0, 1, 2].map(|k| next[k].load(Ordering::Relaxed));
-        let mut loss_runs = Vec::new();
-        for (k, name) in [(1, "sw"), (2, "mover")] {
-            let mut runs = 0;
-            let mut s = 0u64;
-            while s < sent[k] && runs < 20 {
-                if seen[k][s as usize] {
-                    s += 1;
-                    continue;
-                }
-                let from = s;
-                while s < sent[k] && !seen[k][s as usize] {
-                    s += 1;
-                }
-                loss_runs.push((name, from as f64 / pps, s - from));
-                runs += 1;
-            }
-        }
         Ok(SoakReport {
             seconds,
             route_changes: changes,
             moves,
-            sent,
-            lost: [0, 1, 2].map(|k| lost(&seen[k], 0, sent[k]).0),
+            sent: [0, 1, 2].map(|k| next[k].load(Ordering::Relaxed)),
+            lost: [0; 3],
             rss_kib: (rss0, rss1, rss_max.max(rss1)),
             fds: (fds0, fds1),
-            loss_runs,
+            loss_runs: Vec::new(),
             move_times,
         })
+    })?;
+    let mut r = run?;
+    r.lost = [0, 1, 2].map(|k| lost(&seen[k], 0, r.sent[k]).0);
+    for (k, name) in [(1, "sw"), (2, "mover")] {
+        r.loss_runs.extend(
+            loss_runs(&seen[k], r.sent[k])
+                .take(20)
+                .map(|(from, n)| (name, from as f64 / pps, n)),
+        );
+    }
+    Ok(r)
+}
+
+/// Runs of consecutive numbers missing below `sent`: (first, how many).
+fn loss_runs(seen: &[bool], sent: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+    let mut s = 0u64;
+    std::iter::from_fn(move || {
+        while s < sent && seen[s as usize] {
+            s += 1;
+        }
+        if s >= sent {
+            return None;
+        }
+        let from = s;
+        while s < sent && !seen[s as usize] {
+            s += 1;
+        }
+        Some((from, s - from))
     })
 }
 
