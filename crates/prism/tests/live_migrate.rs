@@ -1,9 +1,12 @@
 //! A network moves hardware -> software -> hardware -> software -> hardware
-//! under 50,000 numbered frames per second, with each software router, and
+//! under 20,000 numbered frames per second, with each software router, and
 //! the receiving host misses none of them during the switches; its
 //! neighbour in hardware misses none at all. (Before the workers handed
 //! closed sockets back to the control thread, every move back to hardware
-//! lost about 40 ms of traffic on both networks.) The same measurement at
+//! lost about 40 ms of traffic on both networks: 800 frames at this rate.)
+//! 20k, not the 50k the benchmark also passes at: with both cores busy
+//! (another job on a CI machine) the software tier itself cannot carry
+//! 50k on 2 vCPUs, and the test would measure the machine, not the switch. The same measurement at
 //! 10k/50k/100k is `prism bench-live --migrate`.
 
 mod common;
@@ -12,7 +15,7 @@ use prism_testbed::{bench_migrate, hosts};
 use std::time::Duration;
 
 #[test]
-fn moves_between_tiers_lose_no_frame_at_50k_pps() {
+fn moves_between_tiers_lose_no_frame_at_20k_pps() {
     if !root_or_skip("migration under load") {
         return;
     }
@@ -28,7 +31,7 @@ fn moves_between_tiers_lose_no_frame_at_50k_pps() {
             let sc = bench_migrate::scenario(router)?;
             let node = hosts::start_node_with(sc, Default::default(), &opts)?;
             std::thread::sleep(Duration::from_millis(500));
-            let r = bench_migrate::measure(&node, router, 50_000.0, 4, Duration::from_secs(1));
+            let r = bench_migrate::measure(&node, router, 20_000.0, 4, Duration::from_secs(1));
             std::thread::sleep(Duration::from_millis(300));
             r.map(|r| (r, bench_migrate::where_lost(&node)))
         })();
@@ -36,7 +39,7 @@ fn moves_between_tiers_lose_no_frame_at_50k_pps() {
         let (run, seen) = run.unwrap();
         eprintln!("{router}: {run:?}\n{seen}");
         assert!(
-            run.sent > 200_000,
+            run.sent > 80_000,
             "{router}: the sender fell short: {run:?}"
         );
         assert_eq!(run.flips.len(), 4, "{router}");
