@@ -48,6 +48,9 @@ pub struct Network {
     pub rate_limit: Option<(u64, u64)>,
     /// Hardware slot, when in hardware.
     pub slot: Option<usize>,
+    /// The slot forwards nothing before this time (ns, the pipeline's
+    /// clock): it is loading a module (`reconfig`). 0 when ready.
+    pub dark_until_ns: u64,
 }
 
 /// Everything the pipeline reads, for one configuration generation.

@@ -7,6 +7,7 @@
 //! are models: Prism runs the modules in software and enforces the limits so
 //! that placement behaves as it would on the device.
 
+use crate::reconfig::{Bitstreams, SlotConfig, Timing};
 use serde::Serialize;
 
 /// The module a slot is configured with (a partial bitstream on an FPGA).
@@ -147,21 +148,105 @@ pub struct SlotUse {
     pub tcam_slices: u32,
 }
 
-/// The hardware tier's slots and TCAM slices.
+/// The hardware tier's slots and TCAM slices, and what each slot's
+/// configuration memory holds (`reconfig`).
 #[derive(Debug, Clone)]
 pub struct HardwareTier {
     pub profile: DeviceProfile,
     slots: Vec<Option<SlotUse>>,
+    config: Vec<SlotConfig>,
+    timing: Timing,
     tcam_slices_used: u32,
 }
 
 impl HardwareTier {
+    /// A tier whose modules load instantly; [`Self::set_timing`] models
+    /// the device's reconfiguration times.
     pub fn new(profile: DeviceProfile) -> Self {
         Self {
             slots: vec![None; usize::from(profile.slots)],
+            config: vec![SlotConfig::default(); usize::from(profile.slots)],
+            timing: Timing::default(),
             profile,
             tcam_slices_used: 0,
         }
+    }
+
+    /// Models loading modules with `bitstreams` (`None`: instantly).
+    pub fn set_timing(&mut self, bitstreams: Option<Bitstreams>) {
+        self.timing.bitstreams = bitstreams;
+    }
+
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    /// The caller's clock, for the loads that follow.
+    pub fn set_now(&mut self, now_ns: u64) {
+        self.timing.now_ns = now_ns;
+    }
+
+    pub fn config(&self) -> &[SlotConfig] {
+        &self.config
+    }
+
+    /// Loads a blank module into `slot` (a network left it).
+    pub fn blank(&mut self, slot: usize) {
+        let c = &mut self.config[slot];
+        if c.loaded.is_some() {
+            c.ready_ns = self.timing.load_ends(c.ready_ns, None);
+            c.loaded = None;
+        }
+    }
+
+    /// Starts loading `module` into the free `slot` and keeps the slot for
+    /// `network`; returns when the load ends.
+    pub fn reserve(&mut self, slot: usize, network: u16, module: ModuleKind) -> Option<u64> {
+        if self.slots.get(slot)?.is_some() {
+            return None;
+        }
+        let c = &mut self.config[slot];
+        if c.loaded != Some(module) {
+            c.ready_ns = self.timing.load_ends(c.ready_ns, Some(module));
+            c.loaded = Some(module);
+        }
+        c.reserved_for = Some(network);
+        Some(c.ready_ns)
+    }
+
+    /// Reprograms the whole device from now, with `changes` (slot, module)
+    /// in the new bitstream; returns when it ends. Every slot is dark.
+    pub fn reprogram(&mut self, changes: &[(usize, ModuleKind)]) -> u64 {
+        let end = self.timing.full_ends();
+        for c in &mut self.config {
+            c.ready_ns = c.ready_ns.max(end);
+        }
+        for &(slot, m) in changes {
+            if let Some(c) = self.config.get_mut(slot) {
+                c.loaded = Some(m);
+            }
+        }
+        end
+    }
+
+    /// Which free slot `network` gets for `module`: the one kept for it,
+    /// then one with the module loaded and ready (its own first), then any
+    /// ready one, then the rest.
+    fn choose(&self, network: u16, module: ModuleKind) -> Option<usize> {
+        let now = self.timing.now_ns;
+        (0..self.slots.len())
+            .filter(|&i| self.slots[i].is_none())
+            .filter(|&i| self.config[i].reserved_for.is_none_or(|n| n == network))
+            .min_by_key(|&i| {
+                let c = &self.config[i];
+                (
+                    c.reserved_for != Some(network),
+                    c.loaded != Some(module),
+                    c.loading(now),
+                    c.last != Some(network),
+                    i,
+                )
+            })
     }
 
     pub fn slots(&self) -> &[Option<SlotUse>] {
@@ -196,14 +281,12 @@ impl HardwareTier {
         entries: usize,
     ) -> Result<usize, PlacementError> {
         let p = &self.profile;
-        let free =
-            self.slots
-                .iter()
-                .position(Option::is_none)
-                .ok_or(PlacementError::NoFreeSlot {
-                    device: p.name,
-                    slots: p.slots,
-                })?;
+        let free = self
+            .choose(network, module)
+            .ok_or(PlacementError::NoFreeSlot {
+                device: p.name,
+                slots: p.slots,
+            })?;
         let mut tcam_slices = 0;
         if module == ModuleKind::RuleTable {
             let slice = p.tcam_slice.max(1);
@@ -226,6 +309,12 @@ impl HardwareTier {
             });
         }
         self.tcam_slices_used += tcam_slices;
+        let c = &mut self.config[free];
+        if c.loaded != Some(module) {
+            c.ready_ns = self.timing.load_ends(c.ready_ns, Some(module));
+            c.loaded = Some(module);
+        }
+        c.reserved_for = None;
         self.slots[free] = Some(SlotUse {
             network,
             module,
@@ -243,6 +332,7 @@ impl HardwareTier {
         if let Some(u) = self.slots[i].take() {
             self.tcam_slices_used -= u.tcam_slices;
         }
+        self.config[i].last = Some(network);
         Some(i)
     }
 

@@ -16,6 +16,7 @@ pub mod matching;
 pub mod output;
 pub mod packet;
 pub mod pipeline;
+pub mod power;
 pub mod reasons;
 pub mod reconfig;
 pub mod services;

@@ -22,7 +22,7 @@ use crate::fate::{Fate, NO_NET};
 use crate::matching;
 use crate::output::{OutputConfig, OutputStage};
 use crate::packet::{Packet, PacketPool};
-use crate::reasons::{DropReason, MapDrop, SoftwareDrop};
+use crate::reasons::{DropReason, HardwareDrop, MapDrop, SoftwareDrop};
 use crate::services::ServiceScratch;
 use crate::software::SoftwareChannels;
 use crate::tap::{Decided, Tap, TapRecord, TapRequest};
@@ -228,6 +228,8 @@ impl Pipeline {
             c.rx_bytes += pkt.len() as u64;
             if network.tier == Tier::Software {
                 *fate = Fate::Software(network.software_channel);
+            } else if network.dark_until_ns > now_ns {
+                *fate = Fate::Drop(id, DropReason::Hardware(HardwareDrop::Reconfiguring));
             }
         }
         if let Some(t) = self.tap.as_deref_mut() {

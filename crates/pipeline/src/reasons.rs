@@ -11,6 +11,15 @@ reasons! {
 }
 
 reasons! {
+    /// The hardware tier's slots (modelled reconfiguration, `reconfig`).
+    HardwareDrop {
+        /// The network's slot is loading a module (partial or full
+        /// reconfiguration): it forwards nothing until the load ends.
+        Reconfiguring => "reconfiguring",
+    }
+}
+
+reasons! {
     /// Action matching (forwarding decision) stage.
     MatchDrop {
         /// The network routes on IPv4 and the frame is something else.
@@ -90,6 +99,7 @@ reasons! {
 pub enum DropReason {
     Parse(Malformed),
     Map(MapDrop),
+    Hardware(HardwareDrop),
     Match(MatchDrop),
     Action(ActionDrop),
     Software(SoftwareDrop),
@@ -98,7 +108,8 @@ pub enum DropReason {
 }
 
 const OFF_MAP: usize = Malformed::COUNT;
-const OFF_MATCH: usize = OFF_MAP + MapDrop::COUNT;
+const OFF_HARDWARE: usize = OFF_MAP + MapDrop::COUNT;
+const OFF_MATCH: usize = OFF_HARDWARE + HardwareDrop::COUNT;
 const OFF_ACTION: usize = OFF_MATCH + MatchDrop::COUNT;
 const OFF_SOFTWARE: usize = OFF_ACTION + ActionDrop::COUNT;
 const OFF_OUTPUT: usize = OFF_SOFTWARE + SoftwareDrop::COUNT;
@@ -113,6 +124,7 @@ impl DropReason {
         match self {
             DropReason::Parse(r) => r.index(),
             DropReason::Map(r) => OFF_MAP + r.index(),
+            DropReason::Hardware(r) => OFF_HARDWARE + r.index(),
             DropReason::Match(r) => OFF_MATCH + r.index(),
             DropReason::Action(r) => OFF_ACTION + r.index(),
             DropReason::Software(r) => OFF_SOFTWARE + r.index(),
@@ -125,6 +137,7 @@ impl DropReason {
         match self {
             DropReason::Parse(_) => "parse",
             DropReason::Map(_) => "mapping",
+            DropReason::Hardware(_) => "hardware",
             DropReason::Match(_) => "matching",
             DropReason::Action(_) => "action",
             DropReason::Software(_) => "software",
@@ -137,6 +150,7 @@ impl DropReason {
         match self {
             DropReason::Parse(r) => r.as_str(),
             DropReason::Map(r) => r.as_str(),
+            DropReason::Hardware(r) => r.as_str(),
             DropReason::Match(r) => r.as_str(),
             DropReason::Action(r) => r.as_str(),
             DropReason::Software(r) => r.as_str(),
@@ -151,6 +165,7 @@ impl DropReason {
             .iter()
             .map(|r| DropReason::Parse(*r))
             .chain(MapDrop::ALL.iter().map(|r| DropReason::Map(*r)))
+            .chain(HardwareDrop::ALL.iter().map(|r| DropReason::Hardware(*r)))
             .chain(MatchDrop::ALL.iter().map(|r| DropReason::Match(*r)))
             .chain(ActionDrop::ALL.iter().map(|r| DropReason::Action(*r)))
             .chain(SoftwareDrop::ALL.iter().map(|r| DropReason::Software(*r)))

@@ -7,7 +7,7 @@
 //! profile's [`Bitstreams::source`].
 
 use crate::device::ModuleKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A way bitstreams reach the configuration memory.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -84,6 +84,96 @@ impl Bitstreams {
     pub fn partial_ms(&self, kind: Option<ModuleKind>) -> f64 {
         self.bytes(kind) as f64 / self.port.bytes_per_s * 1e3 + self.port.overhead_ms
     }
+}
+
+/// How a hardware network's module is changed (issue 11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// Paper 000: only the network's slot is reconfigured; that network
+    /// forwards nothing meanwhile, every other slot forwards on.
+    #[default]
+    Partial,
+    /// Make before break: the network is served by the software tier while
+    /// its slot is reconfigured, then returns to it (Prism, beyond the papers).
+    Fallback,
+    /// Paper 003 §3.5: the other hardware networks move to software, the
+    /// whole device is reprogrammed, then they return; the reconfigured
+    /// network exists only in the new bitstream, so it is dark meanwhile.
+    Full,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 3] = [Strategy::Partial, Strategy::Fallback, Strategy::Full];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Partial => "partial",
+            Strategy::Fallback => "fallback",
+            Strategy::Full => "full",
+        }
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Strategy::ALL
+            .into_iter()
+            .find(|x| x.as_str() == s)
+            .ok_or_else(|| format!("unknown strategy `{s}` (partial, fallback or full)"))
+    }
+}
+
+/// What a slot's configuration memory holds, and until when it is loading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct SlotConfig {
+    /// The module loaded (`None`: a blank region).
+    pub loaded: Option<ModuleKind>,
+    /// The slot forwards nothing before this time (ns, the caller's clock).
+    pub ready_ns: u64,
+    /// Kept free for this network, whose module is being loaded into it
+    /// while the software tier serves it (`Strategy::Fallback`).
+    pub reserved_for: Option<u16>,
+    /// The network that used it last (it gets it back first).
+    pub last: Option<u16>,
+}
+
+impl SlotConfig {
+    pub fn loading(&self, now_ns: u64) -> bool {
+        self.ready_ns > now_ns
+    }
+}
+
+/// Reconfiguration timing of a hardware tier: the device's bitstreams and
+/// the current time, both given by the caller. Without bitstreams (the
+/// default, and devices that are not reconfigured) loads take no time.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timing {
+    pub bitstreams: Option<Bitstreams>,
+    pub now_ns: u64,
+}
+
+impl Timing {
+    /// When a load of `kind` into a slot that is ready at `ready_ns` ends.
+    pub fn load_ends(&self, ready_ns: u64, kind: Option<ModuleKind>) -> u64 {
+        match self.bitstreams {
+            Some(b) => ready_ns.max(self.now_ns) + ms_to_ns(b.partial_ms(kind)),
+            None => ready_ns,
+        }
+    }
+
+    /// When reprogramming the whole device, starting now, ends.
+    pub fn full_ends(&self) -> u64 {
+        match self.bitstreams {
+            Some(b) => self.now_ns + ms_to_ns(b.full_ms),
+            None => self.now_ns,
+        }
+    }
+}
+
+pub fn ms_to_ns(ms: f64) -> u64 {
+    (ms * 1e6).round() as u64
 }
 
 /// The configuration of profile `name` (`None`: a device whose slots are

@@ -315,7 +315,9 @@ impl Substrate {
         let id = self
             .id(name)
             .ok_or_else(|| SubstrateError::UnknownNetwork(name.to_string()))?;
-        self.hw.release(id);
+        if let Some(slot) = self.hw.release(id) {
+            self.hw.blank(slot);
+        }
         if let Some(old) = self.specs[usize::from(id)].take() {
             self.mapping_rules -= old.mapping.len();
         }
@@ -347,6 +349,66 @@ impl Substrate {
             .ok_or_else(|| SubstrateError::UnknownNetwork(name.to_string()))?;
         spec.tier = tier;
         self.replace_network(spec)
+    }
+
+    /// Models the device's reconfiguration times (`None`: modules load
+    /// instantly, as before any of this existed).
+    pub fn set_reconfig_timing(&mut self, bitstreams: Option<crate::reconfig::Bitstreams>) {
+        self.hw.set_timing(bitstreams);
+    }
+
+    /// The caller's clock (the pipelines' `now_ns`), for the changes that
+    /// follow: a slot loading a module is dark until its load ends.
+    pub fn set_now(&mut self, now_ns: u64) {
+        self.hw.set_now(now_ns);
+    }
+
+    /// When the slot of hardware network `name` is ready (`None`: not in
+    /// hardware).
+    pub fn slot_ready_ns(&self, name: &str) -> Option<u64> {
+        let slot = self.hw.slot_of(self.id(name)?)?;
+        Some(self.hw.config()[slot].ready_ns)
+    }
+
+    /// Keeps free `slot` for network `name` and starts loading `module`
+    /// into it (the fallback strategy, while software serves the
+    /// network); returns when the load ends.
+    pub fn reserve_slot(
+        &mut self,
+        slot: usize,
+        name: &str,
+        module: ModuleKind,
+    ) -> Result<u64, SubstrateError> {
+        let id = self
+            .id(name)
+            .ok_or_else(|| SubstrateError::UnknownNetwork(name.to_string()))?;
+        let r = self
+            .hw
+            .reserve(slot, id, module)
+            .ok_or_else(|| SubstrateError::Placement {
+                network: name.to_string(),
+                source: PlacementError::NoFreeSlot {
+                    device: self.hw.profile.name,
+                    slots: self.hw.profile.slots,
+                },
+            })?;
+        self.publish();
+        Ok(r)
+    }
+
+    /// Replaces hardware network `spec.name` by `spec` through a full
+    /// reprogramming of the device (paper 003 §3.5): every slot is dark
+    /// until the returned time. Nothing changes on error.
+    pub fn reprogram_with(&mut self, spec: NetworkSpec) -> Result<u64, SubstrateError> {
+        if self.id(&spec.name).is_none() {
+            return Err(SubstrateError::UnknownNetwork(spec.name));
+        }
+        let module = spec.forwarding.module();
+        let (id, net, mut hw) = self.prepare(&spec)?;
+        let changes: Vec<(usize, ModuleKind)> = net.slot.map(|s| (s, module)).into_iter().collect();
+        let end = hw.reprogram(&changes);
+        self.commit(id, spec, net, hw);
+        Ok(end)
     }
 
     /// Where unmatched packets go; `None` drops them as `no-network`.
@@ -383,7 +445,16 @@ impl Substrate {
             ports: self.ports,
             mapping,
             default_network: self.default_network,
-            networks: self.compiled.clone(),
+            networks: self
+                .compiled
+                .iter()
+                .map(|n| {
+                    n.clone().map(|mut n| {
+                        n.dark_until_ns = n.slot.map_or(0, |s| self.hw.config()[s].ready_ns);
+                        n
+                    })
+                })
+                .collect(),
         };
         self.published.store(Arc::new(dp));
     }
@@ -466,5 +537,6 @@ pub fn compile(spec: &NetworkSpec) -> Result<Network, SubstrateError> {
         quantum: spec.quantum,
         rate_limit: spec.rate_limit,
         slot: None,
+        dark_until_ns: 0,
     })
 }
