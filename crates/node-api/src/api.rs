@@ -7,8 +7,8 @@
 
 use crate::error::ApiError;
 use crate::types::{
-    Changed, NetworkDetail, NetworkView, NodeInfo, PortView, RateLimitBody, RoutesBody, RulesBody,
-    TapAnswer, TapBody, TierBody,
+    Changed, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
+    ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, TapAnswer, TapBody, TierBody,
 };
 use prism_netdoc::NetworkDoc;
 use prism_pipeline::CounterSnapshot;
@@ -32,4 +32,10 @@ pub trait NodeApi: Send + Sync + 'static {
     /// egress) the next `body.count` packets of network `name`, or of any
     /// network and none (`None`); answers when it has them or the time is up.
     fn tap(&self, name: Option<&str>, body: TapBody) -> Result<TapAnswer, ApiError>;
+    /// Starts loading a hardware network's new module into its slot.
+    fn reconfigure(&self, name: &str, body: ReconfigureBody) -> Result<Reconfiguring, ApiError>;
+    /// Events numbered above `since`, oldest first.
+    fn events(&self, since: u64) -> Result<Vec<NodeEvent>, ApiError>;
+    /// The device's modelled power.
+    fn power(&self) -> Result<PowerView, ApiError>;
 }

@@ -4,8 +4,8 @@
 
 use crate::error::ApiError;
 use crate::types::{
-    Changed, NetworkDetail, NetworkView, NodeInfo, PortView, RateLimitBody, RoutesBody, RulesBody,
-    TapAnswer, TapBody, TierBody,
+    Changed, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
+    ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, TapAnswer, TapBody, TierBody,
 };
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
@@ -255,6 +255,24 @@ impl NodeClient {
             (None, _) => "/v1/trace".into(),
         };
         self.call("POST", path, Some(b)).await
+    }
+
+    pub async fn reconfigure(
+        &self,
+        name: &str,
+        b: &ReconfigureBody,
+    ) -> Result<Reconfiguring, ClientError> {
+        self.call("POST", net(name, "/reconfigure"), Some(b)).await
+    }
+
+    /// Events numbered above `since`.
+    pub async fn events(&self, since: u64) -> Result<Vec<NodeEvent>, ClientError> {
+        self.call("GET", format!("/v1/events?since={since}"), None::<&()>)
+            .await
+    }
+
+    pub async fn power(&self) -> Result<PowerView, ClientError> {
+        self.call("GET", "/v1/power".into(), None::<&()>).await
     }
 
     /// The node's metrics, OpenMetrics text.

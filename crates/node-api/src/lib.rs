@@ -21,6 +21,7 @@ pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
 pub use openapi::{ApiDoc, spec_json};
 pub use server::{Body, Listener, MAX_BODY, PATHS, router, router_with_body_limit, spawn};
 pub use types::{
-    Changed, NetworkDetail, NetworkView, NodeInfo, PlacedTier, PortView, RateLimitBody, RouterView,
-    RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView, TierBody,
+    Changed, EventKind, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PlacedTier, PortView,
+    PowerView, RateLimitBody, ReconfigureBody, Reconfiguring, RegionPowerView, RouterView,
+    RoutesBody, RulesBody, SlotsInfo, StrategyName, TapAnswer, TapBody, TapView, TierBody,
 };

@@ -50,10 +50,13 @@ impl Modify for BearerAuth {
         server::trace_network,
         server::capture_network,
         server::trace_all,
+        server::reconfigure,
+        server::events,
+        server::power,
     ),
     modifiers(&BearerAuth),
     security(("control_plane" = [])),
-    tags((name = "networks", description = "Virtual networks"), (name = "node", description = "The node and its counters"), (name = "observe", description = "Packet trace and capture"))
+    tags((name = "networks", description = "Virtual networks"), (name = "node", description = "The node and its counters"), (name = "observe", description = "Packet trace and capture, events, modelled power"))
 )]
 pub struct ApiDoc;
 

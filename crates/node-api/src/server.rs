@@ -11,11 +11,11 @@ use crate::auth::{Credential, require_bearer};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::{CONTENT_TYPE, NodeMetrics};
 use crate::types::{
-    Changed, NetworkDetail, NetworkView, NodeInfo, PortView, RateLimitBody, RoutesBody, RulesBody,
-    TapAnswer, TapBody, TierBody,
+    Changed, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
+    ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, TapAnswer, TapBody, TierBody,
 };
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Path, Request, State};
+use axum::extract::{FromRequest, Path, Query, Request, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 13] = [
+pub const PATHS: [&str; 16] = [
     "/v1/networks",
     "/v1/networks/{name}",
     "/v1/networks/{name}/routes",
@@ -39,6 +39,9 @@ pub const PATHS: [&str; 13] = [
     "/v1/networks/{name}/trace",
     "/v1/networks/{name}/capture",
     "/v1/trace",
+    "/v1/networks/{name}/reconfigure",
+    "/v1/events",
+    "/v1/power",
 ];
 
 /// A JSON body of type `T`, refused with an [`ApiError`] naming the field.
@@ -255,6 +258,50 @@ pub(crate) async fn trace_all<A: NodeApi>(
     blocking(a, move |a| a.tap(None, b)).await.map(Json)
 }
 
+/// Loads a hardware network's new module into its slot: a modelled
+/// reconfiguration (`partial`, `fallback` or `full`). Answers when it has
+/// started; `GET /v1/events` says when it is done and how long it took.
+#[utoipa::path(post, path = "/v1/networks/{name}/reconfigure", tag = "networks",
+    request_body = ReconfigureBody,
+    params(("name" = String, Path, description = "The network's name")),
+    responses((status = 202, body = Reconfiguring), (status = "default", body = ApiError)))]
+pub(crate) async fn reconfigure<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+    Body(b): Body<ReconfigureBody>,
+) -> Result<(StatusCode, Json<Reconfiguring>), ApiError> {
+    let r = blocking(a, move |a| a.reconfigure(&name, b)).await?;
+    Ok((StatusCode::ACCEPTED, Json(r)))
+}
+
+/// Which events to return.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+pub struct EventsQuery {
+    /// Only events numbered above this one.
+    pub since: Option<u64>,
+}
+
+/// The node's event log: reconfigurations (started, done, with modelled
+/// and measured durations) and automatic moves, oldest first.
+#[utoipa::path(get, path = "/v1/events", tag = "observe", params(EventsQuery),
+    responses((status = 200, body = Vec<NodeEvent>), (status = "default", body = ApiError)))]
+pub(crate) async fn events<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Query(q): Query<EventsQuery>,
+) -> Ans<Vec<NodeEvent>> {
+    blocking(a, move |a| a.events(q.since.unwrap_or(0)))
+        .await
+        .map(Json)
+}
+
+/// The device's power, per region and per network, from the profile's
+/// model (never measured).
+#[utoipa::path(get, path = "/v1/power", tag = "observe",
+    responses((status = 200, body = PowerView), (status = "default", body = ApiError)))]
+pub(crate) async fn power<A: NodeApi>(State(a): State<Arc<A>>) -> Ans<PowerView> {
+    blocking(a, |a| a.power()).await.map(Json)
+}
+
 /// The largest request body: a route table as large as a device profile
 /// allows (a million routes per slot, about 100 bytes each as JSON).
 pub const MAX_BODY: usize = 128 << 20;
@@ -285,6 +332,9 @@ pub fn router_with_body_limit<A: NodeApi>(api: Arc<A>, limit: usize) -> Router {
         .route(PATHS[10], post(trace_network::<A>))
         .route(PATHS[11], post(capture_network::<A>))
         .route(PATHS[12], post(trace_all::<A>))
+        .route(PATHS[13], post(reconfigure::<A>))
+        .route(PATHS[14], get(events::<A>))
+        .route(PATHS[15], get(power::<A>))
         .fallback(|| async { ApiError::not_found("no such path (see docs/api/node.json)") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

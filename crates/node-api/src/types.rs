@@ -186,3 +186,118 @@ pub struct TapAnswer {
     /// Fewer than asked: the time ran out first.
     pub timed_out: bool,
 }
+
+/// How a hardware network's module is changed: `partial` (paper 000: only
+/// its slot is dark for the load), `fallback` (served by software while its
+/// slot loads: no loss), `full` (paper 003 §3.5: the whole device is
+/// reprogrammed, the other hardware networks are carried by software).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StrategyName {
+    Partial,
+    Fallback,
+    Full,
+}
+
+impl From<StrategyName> for prism_pipeline::reconfig::Strategy {
+    fn from(s: StrategyName) -> Self {
+        use prism_pipeline::reconfig::Strategy;
+        match s {
+            StrategyName::Partial => Strategy::Partial,
+            StrategyName::Fallback => Strategy::Fallback,
+            StrategyName::Full => Strategy::Full,
+        }
+    }
+}
+
+impl From<prism_pipeline::reconfig::Strategy> for StrategyName {
+    fn from(s: prism_pipeline::reconfig::Strategy) -> Self {
+        use prism_pipeline::reconfig::Strategy;
+        match s {
+            Strategy::Partial => StrategyName::Partial,
+            Strategy::Fallback => StrategyName::Fallback,
+            Strategy::Full => StrategyName::Full,
+        }
+    }
+}
+
+/// A hardware network's new definition, loaded by reconfiguring its slot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReconfigureBody {
+    /// The network's new document (tier `hardware`), usually with another
+    /// `forwarding` mode.
+    pub definition: NetworkDoc,
+    /// Absent: the node's default (`prism node --reconfig-strategy`).
+    #[serde(default)]
+    pub strategy: Option<StrategyName>,
+}
+
+/// What an event is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventKind {
+    ReconfigurationStarted,
+    ReconfigurationDone,
+    ReconfigurationFailed,
+    /// `tier = "auto"`: the node moved a network on its measured rate.
+    AutoMove,
+}
+
+/// One entry of the node's event log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NodeEvent {
+    /// Increasing from 1 since the node started.
+    pub seq: u64,
+    /// Unix time, ms.
+    pub unix_ms: u64,
+    pub kind: EventKind,
+    pub network: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<StrategyName>,
+    /// The device model's time for the reconfiguration (a model: Prism runs
+    /// no FPGA): the slot's load, or the whole device's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modelled_ms: Option<f64>,
+    /// Measured on this node: from the call to the network forwarding in
+    /// hardware on its new module (router starts and moves included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_ms: Option<f64>,
+    pub message: String,
+}
+
+/// A reconfiguration as started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Reconfiguring {
+    pub event: NodeEvent,
+    pub network: Option<NetworkView>,
+}
+
+/// One region of the device and what it draws (modelled).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RegionPowerView {
+    pub slot: usize,
+    /// `active` (a network's module), `gated` (a module no network uses,
+    /// clock-gated) or `blank`.
+    pub state: String,
+    pub network: Option<String>,
+    pub mw: f64,
+}
+
+/// The device's power as the profile's model gives it for what the node
+/// holds now. Never measured: Prism runs no FPGA.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PowerView {
+    /// Always `model`.
+    pub kind: String,
+    pub device: String,
+    pub total_mw: f64,
+    pub device_static_mw: f64,
+    pub static_region_mw: f64,
+    pub regions: Vec<RegionPowerView>,
+    /// Each hardware network's region, mW (software networks draw none
+    /// from the device).
+    pub networks: std::collections::BTreeMap<String, f64>,
+    /// Where the model's figures come from.
+    pub source: String,
+}

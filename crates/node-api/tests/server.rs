@@ -8,6 +8,9 @@ use prism_node_api::{
     NodeApi, NodeClient, NodeInfo, PlacedTier, PortView, RateLimitBody, RoutesBody, RulesBody,
     SlotsInfo, TapAnswer, TapBody, TapView, TierBody,
 };
+use prism_node_api::{
+    EventKind, NodeEvent, PowerView, ReconfigureBody, Reconfiguring, StrategyName,
+};
 use prism_pipeline::CounterSnapshot;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -36,6 +39,19 @@ fn view(d: &NetworkDoc) -> NetworkView {
         slot: None,
         router: None,
         tier_moves: 0,
+    }
+}
+
+fn event(seq: u64, network: &str, strategy: Option<StrategyName>) -> NodeEvent {
+    NodeEvent {
+        seq,
+        unix_ms: 0,
+        kind: EventKind::ReconfigurationStarted,
+        network: network.into(),
+        strategy,
+        modelled_ms: Some(600.2),
+        measured_ms: None,
+        message: String::new(),
     }
 }
 
@@ -112,6 +128,30 @@ impl NodeApi for Fake {
                 stages: vec![],
             }],
             timed_out: false,
+        })
+    }
+    fn reconfigure(&self, name: &str, b: ReconfigureBody) -> Result<Reconfiguring, ApiError> {
+        if !self.docs.lock().unwrap().iter().any(|d| d.name == name) {
+            return Err(missing(name));
+        }
+        Ok(Reconfiguring {
+            event: event(1, name, b.strategy),
+            network: None,
+        })
+    }
+    fn events(&self, since: u64) -> Result<Vec<NodeEvent>, ApiError> {
+        Ok((since + 1..=3).map(|s| event(s, "x", None)).collect())
+    }
+    fn power(&self) -> Result<PowerView, ApiError> {
+        Ok(PowerView {
+            kind: "model".into(),
+            device: "fake".into(),
+            total_mw: 1.5,
+            device_static_mw: 1.0,
+            static_region_mw: 0.5,
+            regions: Vec::new(),
+            networks: Default::default(),
+            source: "none".into(),
         })
     }
     fn node(&self) -> Result<NodeInfo, ApiError> {
@@ -393,5 +433,61 @@ fn trace_and_capture_reach_the_api_by_their_paths() {
         ))
         .unwrap();
     assert_eq!(st, 400, "{}", String::from_utf8_lossy(&b));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
+fn reconfigure_events_and_power_reach_the_api_by_their_paths() {
+    let (addr, stop) = serve_tcp();
+    let rt = rt();
+    let c = NodeClient::new(Endpoint::Tcp {
+        addr: addr.clone(),
+        token: Some(SECRET.into()),
+    });
+    let doc = prism_netdoc::NetworkDoc::new(
+        "b",
+        TierChoice::Hardware,
+        prism_netdoc::ForwardingMode::Flow,
+    );
+    rt.block_on(c.add_network(&doc)).unwrap();
+    let body = ReconfigureBody {
+        definition: doc.clone(),
+        strategy: Some(StrategyName::Fallback),
+    };
+    let r = rt.block_on(c.reconfigure("b", &body)).unwrap();
+    assert_eq!(r.event.strategy, Some(StrategyName::Fallback));
+    assert_eq!(
+        rt.block_on(c.reconfigure("nope", &body))
+            .unwrap_err()
+            .status(),
+        Some(404)
+    );
+    // 202, and a strategy that does not exist is refused by name.
+    let raw = |b: &str| {
+        rt.block_on(c.raw(
+            "POST",
+            "/v1/networks/b/reconfigure",
+            Some(b.as_bytes().to_vec()),
+        ))
+        .unwrap()
+    };
+    let ok = serde_json::json!({"definition": doc, "strategy": "partial"}).to_string();
+    assert_eq!(raw(&ok).0, 202);
+    let bad = serde_json::json!({"definition": doc, "strategy": "static"}).to_string();
+    let (st, b) = raw(&bad);
+    assert_eq!(st, 400);
+    assert!(String::from_utf8_lossy(&b).contains("strategy"));
+    let seqs: Vec<u64> = rt
+        .block_on(c.events(1))
+        .unwrap()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(seqs, [2, 3]);
+    assert_eq!(rt.block_on(c.power()).unwrap().kind, "model");
+    // Without the credential: 401, as everywhere.
+    let anon = NodeClient::new(Endpoint::Tcp { addr, token: None });
+    assert_eq!(rt.block_on(anon.power()).unwrap_err().status(), Some(401));
+    assert_eq!(rt.block_on(anon.events(0)).unwrap_err().status(), Some(401));
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
 }

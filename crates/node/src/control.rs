@@ -129,6 +129,14 @@ pub struct Control<R: NodeRuntime> {
     moves: BTreeMap<String, u64>,
     /// What changes did beyond the obvious, for the node's log.
     pub events: Vec<String>,
+    /// Reconfigurations under way (`reconfigure`).
+    ops: Vec<reconfigure::Op>,
+    /// The event log the API returns, and its last number.
+    journal: std::collections::VecDeque<prism_node_api::NodeEvent>,
+    seq: u64,
+    /// How a hardware network's module is changed when the request does
+    /// not say.
+    pub default_strategy: prism_pipeline::reconfig::Strategy,
 }
 
 impl<R: NodeRuntime> Control<R> {
@@ -151,6 +159,10 @@ impl<R: NodeRuntime> Control<R> {
             generation: 0,
             moves: BTreeMap::new(),
             events: Vec::new(),
+            ops: Vec::new(),
+            journal: Default::default(),
+            seq: 0,
+            default_strategy: Default::default(),
         }
     }
 
@@ -266,6 +278,9 @@ impl<R: NodeRuntime> Control<R> {
     /// Converges network `name` to `desired` (`None`: removed). Returns
     /// what was done, in words.
     pub fn apply(&mut self, name: &str, desired: Option<NetworkDoc>) -> Result<String, ApplyError> {
+        if let Some(why) = self.busy(name) {
+            return Err(ApplyError::new(ErrorCode::Conflict, why));
+        }
         let current = self.substrate.spec(name).cloned();
         let Some(doc) = desired else {
             return match current {
@@ -297,6 +312,16 @@ impl<R: NodeRuntime> Control<R> {
         let c = prism_netdoc::compile(&doc, &self.port_names)?;
         let spec = c.spec.clone();
         let id = self.substrate.check(&spec).map_err(substrate_error)?;
+        // Another module in a hardware slot is a reconfiguration of it.
+        if let Some(cur) = &current
+            && cur.tier == Tier::Hardware
+            && spec.tier == Tier::Hardware
+            && cur.forwarding.module() != spec.forwarding.module()
+            && prism_pipeline::reconfig::bitstreams(&self.device).is_some()
+        {
+            return self.reconfigure(name, doc, None).map(|e| e.message);
+        }
+        self.substrate.set_now(self.runtime.now_ns());
         let moved = current.as_ref().is_some_and(|c| c.tier != spec.tier);
         let done = match (current.as_ref().map(|c| c.tier), spec.tier) {
             (None, Tier::Hardware) => {
@@ -395,6 +420,7 @@ impl<R: NodeRuntime> Control<R> {
     }
 
     fn remove(&mut self, name: &str) -> Result<String, ApplyError> {
+        self.substrate.set_now(self.runtime.now_ns());
         self.substrate.remove_network(name).map_err(internal)?;
         self.docs.remove(name);
         self.moves.remove(name);
@@ -421,5 +447,6 @@ impl<R: NodeRuntime> Control<R> {
     }
 }
 
+mod reconfigure;
 #[cfg(test)]
 mod tests;

@@ -142,11 +142,20 @@ impl Node {
                 ports,
                 slots,
                 rx,
+                runtime.epoch,
             ));
         }
         let taps = Arc::new(WorkerTaps::new(senders.clone()));
         runtime.set_workers(senders);
-        let control = Control::new(sc.substrate, sc.device, sc.port_names, sc.docs, runtime);
+        let device = sc.device.clone();
+        let mut control = Control::new(sc.substrate, sc.device, sc.port_names, sc.docs, runtime);
+        // The device was programmed with the scenario's modules before the
+        // node started; from now on loading a module takes the profile's
+        // modelled time.
+        control
+            .substrate
+            .set_reconfig_timing(prism_pipeline::reconfig::bitstreams(&device));
+        control.default_strategy = opts.reconfig_strategy;
         let mut node = Node {
             stop: Arc::new(AtomicBool::new(false)),
             workers: Vec::new(),
@@ -169,6 +178,15 @@ impl Node {
                         }
                         w.run(i, &stop, &reports)
                     })?,
+            );
+        }
+        {
+            let stop = node.stop.clone();
+            let control = node.control.clone();
+            node.workers.push(
+                std::thread::Builder::new()
+                    .name("prism-control".into())
+                    .spawn(move || tick_until(&stop, &control))?,
             );
         }
         {
@@ -303,6 +321,20 @@ fn make_bridge(name: &str, member: &str) -> std::io::Result<()> {
     ip(&["link", "set", member, "up"])?;
     Ok(())
 }
+
+/// Takes the control side's due steps (reconfigurations ending) every few
+/// milliseconds until `stop`.
+fn tick_until(stop: &AtomicBool, control: &Mutex<Control<LinuxRuntime>>) {
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(std::time::Duration::from_millis(TICK_MS));
+        let mut c = control.lock().unwrap_or_else(|e| e.into_inner());
+        c.tick();
+    }
+}
+
+/// How often the control side looks for due steps: a reconfiguration is
+/// reported done (and carried networks return) at most this late.
+const TICK_MS: u64 = 5;
 
 /// Keeps the calling worker on `core` (a core that does not exist leaves
 /// it where the scheduler puts it).

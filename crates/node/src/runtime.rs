@@ -110,4 +110,8 @@ pub trait NodeRuntime: Send + 'static {
     /// Removes what the runtime made besides routers (bridges), after the
     /// workers have stopped.
     fn shutdown(&mut self) -> Vec<RuntimeError>;
+
+    /// The pipelines' clock, ns: a slot loading a module is dark until a
+    /// time on it (`prism_pipeline::reconfig`).
+    fn now_ns(&self) -> u64;
 }

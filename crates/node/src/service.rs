@@ -15,9 +15,9 @@ use crate::runtime::NodeRuntime;
 use crate::taps::TapSource;
 use prism_netdoc::{NetworkDoc, Rate, RateLimitDoc, TierChoice};
 use prism_node_api::{
-    ApiError, Changed, ErrorCode, NetworkDetail, NetworkView, NodeApi, NodeInfo, PlacedTier,
-    PortView, RateLimitBody, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView,
-    TierBody,
+    ApiError, Changed, ErrorCode, NetworkDetail, NetworkView, NodeApi, NodeEvent, NodeInfo,
+    PlacedTier, PortView, PowerView, RateLimitBody, ReconfigureBody, Reconfiguring,
+    RegionPowerView, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView, TierBody,
 };
 use prism_pipeline::CounterSnapshot;
 use prism_pipeline::TapRequest;
@@ -256,6 +256,68 @@ where
                 })
                 .collect(),
             timed_out,
+        })
+    }
+
+    fn reconfigure(&self, name: &str, body: ReconfigureBody) -> Result<Reconfiguring, ApiError> {
+        let mut c = self.lock();
+        let event = c
+            .reconfigure(name, body.definition, body.strategy.map(Into::into))
+            .map_err(|e| {
+                let mut e = ApiError::from(e);
+                if let Some(f) = &e.field
+                    && !f.starts_with("definition")
+                {
+                    e.field = Some(format!("definition.{f}"));
+                }
+                e
+            })?;
+        Ok(Reconfiguring {
+            event,
+            network: c.view(name),
+        })
+    }
+
+    fn events(&self, since: u64) -> Result<Vec<NodeEvent>, ApiError> {
+        Ok(self.lock().events_since(since))
+    }
+
+    fn power(&self) -> Result<PowerView, ApiError> {
+        let c = self.lock();
+        let model = prism_pipeline::power::model(&c.device).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Unavailable,
+                format!("device `{}` has no power model", c.device),
+            )
+        })?;
+        let names: std::collections::BTreeMap<u16, String> = c
+            .substrate
+            .networks()
+            .map(|(id, n)| (id, n.name.clone()))
+            .collect();
+        let r = model.report(c.substrate.hardware());
+        let regions: Vec<RegionPowerView> = r
+            .regions
+            .iter()
+            .map(|g| RegionPowerView {
+                slot: g.slot,
+                state: format!("{:?}", g.state).to_lowercase(),
+                network: g.network.and_then(|n| names.get(&n).cloned()),
+                mw: g.mw,
+            })
+            .collect();
+        Ok(PowerView {
+            kind: "model".into(),
+            device: c.device.clone(),
+            total_mw: r.total_mw,
+            device_static_mw: r.device_static_mw,
+            static_region_mw: r.static_region_mw,
+            networks: regions
+                .iter()
+                .filter_map(|g| Some((g.network.clone()?, g.mw)))
+                .collect(),
+            regions,
+            source: model.source.to_string(),
         })
     }
 

@@ -92,10 +92,11 @@ impl Bitstreams {
 pub enum Strategy {
     /// Paper 000: only the network's slot is reconfigured; that network
     /// forwards nothing meanwhile, every other slot forwards on.
-    #[default]
     Partial,
     /// Make before break: the network is served by the software tier while
-    /// its slot is reconfigured, then returns to it (Prism, beyond the papers).
+    /// its slot is reconfigured, then returns to it (Prism, beyond the
+    /// papers; a node's default: nothing is lost).
+    #[default]
     Fallback,
     /// Paper 003 §3.5: the other hardware networks move to software, the
     /// whole device is reprogrammed, then they return; the reconfigured

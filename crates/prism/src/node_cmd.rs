@@ -60,6 +60,12 @@ pub struct NodeArgs {
     /// 32 characters, e.g. `openssl rand -hex 32`), required with --api-listen.
     #[arg(long, value_name = "FILE")]
     pub api_credential_file: Option<PathBuf>,
+    /// How a hardware network's module is changed when a request does not
+    /// say: partial (paper 000: its slot is dark for the modelled load),
+    /// fallback (served by software meanwhile: nothing lost) or full
+    /// (paper 003: the whole device is reprogrammed).
+    #[arg(long, default_value = "fallback")]
+    pub reconfig_strategy: prism_pipeline::reconfig::Strategy,
 }
 
 impl NodeArgs {
@@ -78,6 +84,7 @@ impl NodeArgs {
             api_listen: None,
             api_credential_file: None,
             fresh: false,
+            reconfig_strategy: Default::default(),
         }
     }
 }
@@ -130,6 +137,7 @@ pub fn node(a: &NodeArgs) -> Result<()> {
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
     let mut opts = node_options(a.workers, a.cores.clone());
     opts.persist = Some(text.clone());
+    opts.reconfig_strategy = a.reconfig_strategy;
     let io = IoSettings {
         choice: a.io,
         xdp: XdpConfig::default(),
@@ -284,6 +292,7 @@ fn node_options(workers: usize, cores: Vec<usize>) -> NodeOptions {
         state_dir: PathBuf::from("/run/prism"),
         persist: None,
         router_exe: None,
+        reconfig_strategy: Default::default(),
     }
 }
 

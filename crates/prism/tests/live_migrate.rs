@@ -26,6 +26,7 @@ fn moves_between_tiers_lose_no_frame_at_20k_pps() {
             hosts::make_hosts(2)?;
             let opts = prism_node::NodeOptions {
                 router_exe: Some(common::PRISM.into()),
+                reconfig_strategy: Default::default(),
                 ..hosts::demo_options()
             };
             let sc = bench_migrate::scenario(router)?;
@@ -72,6 +73,7 @@ fn a_minute_under_churn_loses_nothing_and_leaks_nothing() {
         hosts::make_hosts(3)?;
         let opts = prism_node::NodeOptions {
             router_exe: Some(common::PRISM.into()),
+            reconfig_strategy: Default::default(),
             ..hosts::demo_options()
         };
         let node =

@@ -226,6 +226,7 @@ pub fn demo_options() -> NodeOptions {
         state_dir: std::path::PathBuf::from(STATE_DIR),
         persist: None,
         router_exe: None,
+        reconfig_strategy: Default::default(),
     }
 }
 

@@ -34,6 +34,8 @@ struct Fake {
     fail_start: Option<RuntimeError>,
     /// The last desired state saved: (generation, network names).
     saved: Option<(u64, Vec<String>)>,
+    /// The clock, set by the test.
+    now: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Fake {
@@ -111,6 +113,10 @@ impl NodeRuntime for Fake {
     fn shutdown(&mut self) -> Vec<RuntimeError> {
         Vec::new()
     }
+
+    fn now_ns(&self) -> u64 {
+        self.now.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 fn control() -> (Control<Fake>, Arc<Mutex<Vec<Call>>>) {
@@ -122,6 +128,7 @@ fn control() -> (Control<Fake>, Arc<Mutex<Vec<Call>>>) {
         calls: calls.clone(),
         fail_start: None,
         saved: None,
+        now: Default::default(),
     };
     let ports = vec!["a".to_string(), "b".to_string()];
     (
@@ -311,4 +318,169 @@ fn every_applied_change_is_saved_and_refusals_are_not() {
     assert_eq!(c.generation(), 2);
     c.apply("a", None).unwrap();
     assert_eq!(c.runtime.saved, Some((3, vec!["b".into()])));
+}
+
+/// A control side on the NetFPGA with its modelled reconfiguration times,
+/// and its clock: hardware networks `a` and `b` (destination routing).
+fn timed() -> (
+    Control<Fake>,
+    Arc<Mutex<Vec<Call>>>,
+    Arc<std::sync::atomic::AtomicU64>,
+) {
+    let (mut c, calls) = control();
+    let now = c.runtime.now.clone();
+    // Programmed with `a` and `b` before the clock starts, as a node's
+    // scenario is.
+    for n in ["a", "b"] {
+        c.apply(n, Some(doc(n, TierChoice::Hardware))).unwrap();
+    }
+    c.substrate
+        .set_reconfig_timing(prism_pipeline::reconfig::bitstreams("netfpga-v2p"));
+    now.store(1_000_000_000, std::sync::atomic::Ordering::Relaxed);
+    take(&calls);
+    (c, calls, now)
+}
+
+/// Paper 000's configuration II: source+destination routing.
+fn flow(name: &str) -> NetworkDoc {
+    let mut d = doc(name, TierChoice::Hardware);
+    d.forwarding = prism_netdoc::ForwardingMode::Flow;
+    let r = &mut d.route[0];
+    r.dst = r.prefix.take();
+    r.src = Some(prism_netdoc::Prefix("10.0.1.0/24".parse().unwrap()));
+    d
+}
+
+fn dark_until(c: &Control<Fake>, name: &str) -> u64 {
+    let dp = c.substrate.handle().load_full();
+    dp.network(dp.network_id(name).unwrap())
+        .unwrap()
+        .dark_until_ns
+}
+
+const LOAD_NS: u64 = 600_213_333;
+
+#[test]
+fn partial_darkens_the_slot_and_ends_when_the_load_does() {
+    use prism_pipeline::reconfig::Strategy;
+    let (mut c, calls, now) = timed();
+    let e = c
+        .reconfigure("b", flow("b"), Some(Strategy::Partial))
+        .unwrap();
+    assert_eq!(e.modelled_ms.map(|m| m.round()), Some(600.0));
+    assert_eq!(dark_until(&c, "b"), 1_000_000_000 + LOAD_NS);
+    assert_eq!(dark_until(&c, "a"), 0);
+    assert!(
+        take(&calls).is_empty(),
+        "no router for a partial reconfiguration"
+    );
+    // Busy meanwhile: another change to `b` waits, `a` is free.
+    let busy = c
+        .apply("b", Some(doc("b", TierChoice::Software)))
+        .unwrap_err();
+    assert_eq!(busy.code, ErrorCode::Conflict);
+    c.apply("a", Some(doc("a", TierChoice::Hardware))).unwrap();
+    c.tick();
+    assert_eq!(c.events_since(0).len(), 1);
+    now.store(
+        1_000_000_000 + LOAD_NS,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    c.tick();
+    let ev = c.events_since(1);
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].kind, prism_node_api::EventKind::ReconfigurationDone);
+    assert!((ev[0].measured_ms.unwrap() - 600.2).abs() < 0.1);
+    assert!(!c.reconfiguring());
+    assert_eq!(
+        c.doc("b").unwrap().forwarding,
+        prism_netdoc::ForwardingMode::Flow
+    );
+}
+
+#[test]
+fn fallback_serves_from_software_and_returns_to_the_same_slot() {
+    use prism_pipeline::reconfig::Strategy;
+    let (mut c, calls, now) = timed();
+    let slot = c.view("b").unwrap().slot;
+    c.reconfigure("b", flow("b"), Some(Strategy::Fallback))
+        .unwrap();
+    // Make before break: the router started while `b` was in hardware.
+    assert_eq!(
+        take(&calls),
+        vec![call("start", "b", false, Some(Tier::Hardware))]
+    );
+    assert_eq!(c.view("b").unwrap().tier, PlacedTier::Software);
+    now.store(
+        1_000_000_000 + LOAD_NS - 1,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    c.tick();
+    assert_eq!(c.view("b").unwrap().tier, PlacedTier::Software);
+    now.store(
+        1_000_000_000 + LOAD_NS,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    c.tick();
+    // Back in hardware, in its slot, ready; the router stopped after.
+    assert_eq!(
+        take(&calls),
+        vec![call("stop", "b", false, Some(Tier::Hardware))]
+    );
+    let v = c.view("b").unwrap();
+    assert_eq!(
+        (v.tier, v.slot, v.forwarding.as_str()),
+        (PlacedTier::Hardware, slot, "flow-routing")
+    );
+    assert!(dark_until(&c, "b") <= 1_000_000_000 + LOAD_NS);
+    assert_eq!(v.tier_moves, 2);
+}
+
+#[test]
+fn full_carries_the_neighbours_and_darkens_the_device() {
+    use prism_pipeline::reconfig::Strategy;
+    let (mut c, calls, now) = timed();
+    let e = c.reconfigure("b", flow("b"), Some(Strategy::Full)).unwrap();
+    assert_eq!(e.modelled_ms, Some(12_000.0));
+    assert_eq!(
+        take(&calls),
+        vec![call("start", "a", false, Some(Tier::Hardware))]
+    );
+    assert_eq!(c.view("a").unwrap().tier, PlacedTier::Software);
+    assert_eq!(dark_until(&c, "b"), 13_000_000_000);
+    // Nothing else may start meanwhile.
+    let again = c.reconfigure("a", flow("a"), None).unwrap_err();
+    assert_eq!(again.code, ErrorCode::Conflict);
+    now.store(13_000_000_000, std::sync::atomic::Ordering::Relaxed);
+    c.tick();
+    assert_eq!(
+        take(&calls),
+        vec![call("stop", "a", false, Some(Tier::Hardware))]
+    );
+    assert_eq!(c.view("a").unwrap().tier, PlacedTier::Hardware);
+    assert_eq!(dark_until(&c, "a"), 13_000_000_000);
+}
+
+#[test]
+fn a_new_module_through_put_is_the_default_strategy_and_refusals_change_nothing() {
+    let (mut c, calls, _) = timed();
+    let said = c.apply("b", Some(flow("b"))).unwrap();
+    assert!(said.contains("fallback reconfiguration"), "{said}");
+    assert_eq!(
+        take(&calls),
+        vec![call("start", "b", false, Some(Tier::Hardware))]
+    );
+    // Refused: a software target, another name, an unknown network.
+    let (mut c, calls, _) = timed();
+    let mut soft = flow("b");
+    soft.tier = TierChoice::Software;
+    let e = c.reconfigure("b", soft, None).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("definition.tier"));
+    let e = c.reconfigure("b", flow("a"), None).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput);
+    let e = c.reconfigure("zz", flow("zz"), None).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+    assert!(take(&calls).is_empty());
+    assert!(c.events_since(0).is_empty());
+    assert_eq!(c.view("b").unwrap().forwarding, "destination-routing");
 }

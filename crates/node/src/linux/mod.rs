@@ -38,6 +38,8 @@ pub struct LinuxRuntime {
     pub io: IoSettings,
     workers: Vec<Sender<WorkerCmd>>,
     next_owner: usize,
+    /// The node's clock: the workers' `now_ns` counts from here too.
+    pub epoch: std::time::Instant,
     /// What it did beyond the obvious (fallbacks, limits), for the log.
     pub events: Vec<String>,
 }
@@ -58,6 +60,7 @@ impl LinuxRuntime {
             io,
             workers: Vec::new(),
             next_owner: 0,
+            epoch: std::time::Instant::now(),
             events: Vec::new(),
         }
     }
@@ -274,5 +277,9 @@ impl NodeRuntime for LinuxRuntime {
             .filter_map(|b| prism_io::netns::delete_link(b).err())
             .map(RuntimeError::failed)
             .collect()
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
     }
 }

@@ -23,6 +23,9 @@ pub struct NodeOptions {
     /// routers (`None`: this process's own executable, which is `prism`
     /// everywhere but in tests that start a node in-process).
     pub router_exe: Option<PathBuf>,
+    /// How a hardware network's module is changed when a request does not
+    /// say (`prism node --reconfig-strategy`).
+    pub reconfig_strategy: prism_pipeline::reconfig::Strategy,
 }
 
 /// The MAC address of a software network's interface on port `port`: the

@@ -148,7 +148,18 @@ pub struct Worker {
 }
 
 impl Worker {
-    pub fn new(pipeline: Pipeline, ports: u16, wire: Vec<Slot>, cmds: Receiver<WorkerCmd>) -> Self {
+    /// A worker whose clock counts from `epoch` (the node's, so that every
+    /// worker and the control side agree on when a slot is ready).
+    pub fn new(
+        pipeline: Pipeline,
+        ports: u16,
+        wire: Vec<Slot>,
+        cmds: Receiver<WorkerCmd>,
+        epoch: Instant,
+    ) -> Self {
+        let unix_now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
         let mut w = Self {
             pipeline,
             slots: wire,
@@ -159,10 +170,8 @@ impl Worker {
             terminate_ipip: Vec::new(),
             draining: Vec::new(),
             tap: None,
-            epoch: Instant::now(),
-            epoch_unix_ns: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64),
+            epoch,
+            epoch_unix_ns: unix_now.saturating_sub(epoch.elapsed().as_nanos() as u64),
             cmds,
         };
         w.index();
