@@ -116,6 +116,12 @@ impl Strategy {
     }
 }
 
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl std::str::FromStr for Strategy {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

@@ -5,6 +5,7 @@ mod check_cmd;
 mod ctl;
 mod ctl_observe;
 mod demo_cmd;
+mod experiment_cmd;
 mod node_cmd;
 mod plot;
 mod profiles_cmd;
@@ -48,6 +49,10 @@ enum Cmd {
     /// Forwarding rate and latency over veth per RFC 2544 size: hardware
     /// tier, software tier (prism and kernel routers), Linux forwarding.
     BenchLive(prism_testbed::bench_live::BenchLiveArgs),
+    /// The papers' reconfiguration and power experiments, Prism's figures
+    /// beside theirs (docs/experiments/live-reconfiguration.md).
+    #[command(subcommand)]
+    Experiment(experiment_cmd::Experiment),
     /// Talk to a running node through its API (docs/api/node.json).
     Ctl(ctl::CtlArgs),
     /// Remove every namespace, link and cgroup a killed Prism left behind.
@@ -142,6 +147,7 @@ fn main() {
         Cmd::Node(_)
             | Cmd::Demo { .. }
             | Cmd::BenchLive(_)
+            | Cmd::Experiment(_)
             | Cmd::Swrouter { .. }
             | Cmd::Run { live: true, .. }
     ) {
@@ -163,6 +169,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Node(args) => node_cmd::node(&args),
         Cmd::Cleanup => node_cmd::cleanup(),
         Cmd::Ctl(args) => ctl::run(&args),
+        Cmd::Experiment(e) => experiment_cmd::run(e),
         Cmd::BenchLive(args) => prism_testbed::bench_live::run(&args),
         Cmd::Swrouter {
             config,

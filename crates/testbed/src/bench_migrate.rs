@@ -288,8 +288,13 @@ pub fn where_lost(node: &Node) -> String {
     let mut parts: Vec<String> = node
         .port_stats()
         .iter()
-        .filter(|p| p.stats.rx_ring_drops > 0)
-        .map(|p| format!("{} ring drops {}", p.name, p.stats.rx_ring_drops))
+        .filter(|p| p.stats.rx_ring_drops > 0 || p.stats.tx_errors > 0)
+        .map(|p| {
+            format!(
+                "{} ring drops {}, tx errors {}",
+                p.name, p.stats.rx_ring_drops, p.stats.tx_errors
+            )
+        })
         .collect();
     if let Some(c) = node.counters() {
         for n in &c.networks {

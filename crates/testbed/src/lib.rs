@@ -9,12 +9,15 @@
 //! - [`bench_live`]: `prism bench-live`, forwarding over veth;
 //! - [`bench_migrate`]: `prism bench-live --migrate`, loss while a
 //!   network changes tier under traffic;
+//! - [`bench_reconfig`]: `prism bench-live --reconfig`, paper 000 Figs. 6
+//!   and 7 live (a network reconfigured beside another);
 //! - [`soak`]: `prism bench-live --soak`, a node under churn;
 //! - [`tables`]: `prism tables`, build, check and time lookup tables.
 
 pub mod bench;
 pub mod bench_live;
 pub mod bench_migrate;
+pub mod bench_reconfig;
 pub mod hosts;
 pub mod live_demo;
 pub mod offline_demo;

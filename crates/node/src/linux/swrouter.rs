@@ -154,9 +154,32 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
         }
         if last.elapsed() > Duration::from_secs(10) {
             last = Instant::now();
-            eprintln!("prism swrouter: routed {routed}, dropped {drops:?}");
+            eprintln!(
+                "prism swrouter: routed {routed}, dropped {drops:?}; {}",
+                socket_drops(&mut socks)
+            );
         }
     }
-    eprintln!("prism swrouter: stopping; routed {routed}, dropped {drops:?}");
+    eprintln!(
+        "prism swrouter: stopping; routed {routed}, dropped {drops:?}; {}",
+        socket_drops(&mut socks)
+    );
     Ok(())
+}
+
+/// What the router's sockets lost (frames the kernel could not deliver, or
+/// that found no room to leave): outside the node's counters, so said in
+/// the router's log.
+fn socket_drops(socks: &mut [(u16, Port)]) -> String {
+    let parts: Vec<String> = socks
+        .iter_mut()
+        .map(|(p, s)| {
+            let st = s.poll_stats();
+            format!(
+                "eth{p} ring drops {} tx errors {}",
+                st.rx_ring_drops, st.tx_errors
+            )
+        })
+        .collect();
+    parts.join(", ")
 }
