@@ -63,11 +63,28 @@ pub enum CtlCmd {
     Capture(crate::ctl_observe::CaptureArgs),
     /// The node's metrics, as Prometheus scrapes them (OpenMetrics text).
     Metrics,
+    /// Load a hardware network's new module into its slot (a modelled
+    /// reconfiguration: partial, fallback or full).
+    Reconfigure(crate::ctl_reconfig::ReconfigureArgs),
+    /// The node's event log: reconfigurations with modelled and measured
+    /// durations.
+    Events {
+        /// Only events numbered above this one.
+        #[arg(long, default_value_t = 0)]
+        since: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The device's power per region and network (a model, never measured).
+    Power {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A body of type `T` from a file: JSON, or TOML (`.toml`) with the same
 /// fields; a TOML file holding one `[[network]]` table is that network.
-fn read_body<T: DeserializeOwned>(file: &Path) -> Result<T> {
+pub fn read_body<T: DeserializeOwned>(file: &Path) -> Result<T> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let name = file.display();
@@ -120,6 +137,9 @@ async fn call(c: &NodeClient, cmd: &CtlCmd) -> Result<()> {
         CtlCmd::Trace(a) => crate::ctl_observe::trace(c, a).await,
         CtlCmd::Capture(a) => crate::ctl_observe::capture(c, a).await,
         CtlCmd::Metrics => crate::ctl_observe::metrics(c).await,
+        CtlCmd::Reconfigure(a) => crate::ctl_reconfig::reconfigure(c, a).await,
+        CtlCmd::Events { since, json } => crate::ctl_reconfig::events(c, *since, *json).await,
+        CtlCmd::Power { json } => crate::ctl_reconfig::power(c, *json).await,
         CtlCmd::Show { network } => print(&c.get_network(network).await?),
         CtlCmd::RateLimit { network, rate } => {
             let rate_bps = match rate.as_str() {

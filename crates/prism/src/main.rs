@@ -4,6 +4,7 @@
 mod check_cmd;
 mod ctl;
 mod ctl_observe;
+mod ctl_reconfig;
 mod demo_cmd;
 mod experiment_cmd;
 mod node_cmd;

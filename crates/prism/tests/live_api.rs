@@ -210,6 +210,63 @@ fn networks_are_added_changed_moved_and_removed_at_run_time() {
         "{got} of {sent} pings through two migrations"
     );
 
+    // A new module in `hw`'s slot (destination -> source+destination
+    // routing): a modelled partial reconfiguration, done when the event
+    // log says so, after which the network forwards on its new table.
+    let shown: serde_json::Value = serde_json::from_str(&ctl_ok(&["show", "hw"])).unwrap();
+    let mut flow = shown["definition"].clone();
+    flow["forwarding"] = "flow".into();
+    for r in flow["route"].as_array_mut().unwrap() {
+        let p = r["prefix"].take();
+        r.as_object_mut().unwrap().remove("prefix");
+        r["dst"] = p;
+        r["src"] = "0.0.0.0/0".into();
+    }
+    let file = temp_file("flow.json", &flow.to_string());
+    let said = ctl_ok(&[
+        "reconfigure",
+        "hw",
+        &file,
+        "--strategy",
+        "partial",
+        "--wait",
+    ]);
+    assert!(said.contains("reconfiguration-done"), "{said}");
+    let ev: serde_json::Value = serde_json::from_str(&ctl_ok(&["events", "--json"])).unwrap();
+    let done = ev
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|e| e["kind"] == "reconfiguration-done")
+        .unwrap();
+    // alveo-u280: 12 MiB over the SSI ICAP's 500 MB/s, + 1 ms.
+    assert!(
+        (done["modelled_ms"].as_f64().unwrap() - 26.2).abs() < 0.1,
+        "{done}"
+    );
+    assert!(done["measured_ms"].as_f64().unwrap() >= 26.0, "{done}");
+    assert!(ctl_ok(&["show", "hw"]).contains("\"forwarding\": \"flow-routing\""));
+    assert!(
+        pings("pte0a", 2),
+        "`hw` does not forward after its reconfiguration"
+    );
+    // Its region's power, as a model; a software target is refused.
+    let p: serde_json::Value = serde_json::from_str(&ctl_ok(&["power", "--json"])).unwrap();
+    assert_eq!(p["kind"], "model");
+    assert!(p["networks"]["hw"].as_f64().unwrap() > 0.0, "{p}");
+    assert!(p["networks"].get("swk").is_none(), "{p}");
+    flow["tier"] = "software".into();
+    let o = ctl(&[
+        "reconfigure",
+        "hw",
+        &temp_file("sw.json", &flow.to_string()),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("400") && err.contains("definition.tier"),
+        "{err}"
+    );
+
     // Removal: the container goes, the network stops forwarding.
     ctl_ok(&["remove", "swp"]);
     assert!(!ok(&["ip", "netns", "list"]).contains("prism-c2"));

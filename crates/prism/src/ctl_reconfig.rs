@@ -1,0 +1,105 @@
+//! `prism ctl reconfigure`, `events` and `power`: a hardware network's
+//! slot loaded with another module, the node's event log, and the device's
+//! modelled power.
+
+use anyhow::{Result, bail};
+use prism_netdoc::NetworkDoc;
+use prism_node_api::{EventKind, NodeClient, NodeEvent, ReconfigureBody, StrategyName};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct ReconfigureArgs {
+    pub network: String,
+    /// The network's new definition (JSON or TOML, as `ctl replace`),
+    /// usually with another `forwarding` mode.
+    pub file: PathBuf,
+    /// partial, fallback or full (default: the node's).
+    #[arg(long)]
+    pub strategy: Option<prism_pipeline::reconfig::Strategy>,
+    /// Wait until it is done and print its events.
+    #[arg(long)]
+    pub wait: bool,
+}
+
+pub async fn reconfigure(c: &NodeClient, a: &ReconfigureArgs) -> Result<()> {
+    let definition: NetworkDoc = crate::ctl::read_body(&a.file)?;
+    let body = ReconfigureBody {
+        definition,
+        strategy: a.strategy.map(StrategyName::from),
+    };
+    let started = c.reconfigure(&a.network, &body).await?;
+    println!("{}", line(&started.event));
+    if !a.wait {
+        return Ok(());
+    }
+    let mut since = started.event.seq;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while std::time::Instant::now() < deadline {
+        for e in c.events(since).await? {
+            since = e.seq;
+            println!("{}", line(&e));
+            if e.network == a.network
+                && matches!(
+                    e.kind,
+                    EventKind::ReconfigurationDone | EventKind::ReconfigurationFailed
+                )
+            {
+                return match e.kind {
+                    EventKind::ReconfigurationFailed => bail!("{}", e.message),
+                    _ => Ok(()),
+                };
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    bail!("not done after 120 s (see `prism ctl events`)")
+}
+
+pub async fn events(c: &NodeClient, since: u64, json: bool) -> Result<()> {
+    let ev = c.events(since).await?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&ev)?);
+    } else {
+        for e in &ev {
+            println!("{}", line(e));
+        }
+    }
+    Ok(())
+}
+
+fn line(e: &NodeEvent) -> String {
+    let ms = |x: Option<f64>| x.map_or("-".to_string(), |m| format!("{m:.1}"));
+    format!(
+        "#{:<4} {:<24} modelled {:>8} ms  measured {:>8} ms  {}",
+        e.seq,
+        serde_json::to_value(e.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        ms(e.modelled_ms),
+        ms(e.measured_ms),
+        e.message
+    )
+}
+
+pub async fn power(c: &NodeClient, json: bool) -> Result<()> {
+    let p = c.power().await?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&p)?);
+        return Ok(());
+    }
+    println!(
+        "{}: {:.1} mW MODELLED (device static {:.1}, static region {:.1}); {}",
+        p.device, p.total_mw, p.device_static_mw, p.static_region_mw, p.source
+    );
+    for r in &p.regions {
+        println!(
+            "  slot {:<3} {:<7} {:>9.2} mW  {}",
+            r.slot,
+            r.state,
+            r.mw,
+            r.network.as_deref().unwrap_or("")
+        );
+    }
+    Ok(())
+}
