@@ -164,6 +164,11 @@ pub struct Scenario {
     pub docs: BTreeMap<String, NetworkDoc>,
     /// The device profile's name.
     pub device: String,
+    /// Networks defined with `tier = "auto"` (their `docs` say the tier
+    /// chosen): a live node keeps placing them on their measured rate.
+    pub auto: std::collections::BTreeSet<String>,
+    /// The scenario's `[placement]` table, if it has one.
+    pub placement: Option<PlacementDoc>,
 }
 
 impl Scenario {
@@ -329,6 +334,11 @@ fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
             .set_default_network(Some(d))
             .map_err(|e| ctx.at("default_network", format!("field `default_network`: {e}")))?;
     }
+    let auto = docs
+        .iter()
+        .filter(|(_, d)| d.tier == TierChoice::Auto)
+        .map(|(n, _)| n.clone())
+        .collect();
     for (name, doc) in docs.iter_mut() {
         if let Some(s) = substrate.spec(name) {
             doc.tier = match s.tier {
@@ -339,6 +349,8 @@ fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
     }
     Ok(Scenario {
         docs,
+        auto,
+        placement: raw.placement.clone(),
         device: profile.name.to_string(),
         substrate,
         port_rates: raw.port.iter().map(|p| p.rate.map(|r| r.0)).collect(),

@@ -137,6 +137,8 @@ pub struct Control<R: NodeRuntime> {
     /// How a hardware network's module is changed when the request does
     /// not say.
     pub default_strategy: prism_pipeline::reconfig::Strategy,
+    /// `tier = "auto"` networks and what placement measured of them.
+    auto: auto::AutoState,
 }
 
 impl<R: NodeRuntime> Control<R> {
@@ -163,6 +165,7 @@ impl<R: NodeRuntime> Control<R> {
             journal: Default::default(),
             seq: 0,
             default_strategy: Default::default(),
+            auto: auto::AutoState::new(auto::AutoSettings::from_doc(None)),
         }
     }
 
@@ -281,13 +284,60 @@ impl<R: NodeRuntime> Control<R> {
         if let Some(why) = self.busy(name) {
             return Err(ApplyError::new(ErrorCode::Conflict, why));
         }
-        let current = self.substrate.spec(name).cloned();
-        let Some(doc) = desired else {
-            return match current {
+        let Some(mut doc) = desired else {
+            return match self.substrate.spec(name) {
                 None => Err(ApplyError::not_found(name)),
                 Some(_) => self.remove(name),
             };
         };
+        let auto = doc.tier == TierChoice::Auto;
+        if auto && doc.bandwidth.is_none() {
+            return Err(ApplyError {
+                field: Some("bandwidth".into()),
+                ..ApplyError::new(
+                    ErrorCode::InvalidInput,
+                    "`tier = \"auto\"` needs `bandwidth`: the rate it is placed by until its rate is measured",
+                )
+            });
+        }
+        if auto {
+            // An automatic network stays where it is; a new one goes where
+            // the policy puts its declared bandwidth.
+            let tier = match self.substrate.spec(name) {
+                Some(s) => s.tier,
+                None if doc.name == name => self.admit_auto(&doc)?,
+                None => Tier::Software,
+            };
+            doc.tier = match tier {
+                Tier::Hardware => TierChoice::Hardware,
+                Tier::Software => TierChoice::Software,
+            };
+        }
+        let mbps = doc.bandwidth.map_or(0.0, |b| b.0 as f64 / 1e6);
+        let done = self.apply_concrete(name, doc, auto)?;
+        match (auto, self.auto.accepted.contains_key(name)) {
+            (true, false) => {
+                self.auto.accepted.insert(name.to_string(), mbps);
+                self.save_only();
+            }
+            (false, true) => {
+                self.auto.accepted.remove(name);
+                self.save_only();
+            }
+            _ => {}
+        }
+        Ok(done)
+    }
+
+    /// [`Self::apply`] of a document with a concrete tier (`auto`: it
+    /// stands for an automatic network).
+    fn apply_concrete(
+        &mut self,
+        name: &str,
+        doc: NetworkDoc,
+        auto: bool,
+    ) -> Result<String, ApplyError> {
+        let current = self.substrate.spec(name).cloned();
         if doc.name != name {
             return Err(ApplyError {
                 field: Some("name".into()),
@@ -300,15 +350,7 @@ impl<R: NodeRuntime> Control<R> {
                 )
             });
         }
-        if doc.tier == TierChoice::Auto {
-            return Err(ApplyError {
-                field: Some("tier".into()),
-                ..ApplyError::new(
-                    ErrorCode::InvalidInput,
-                    "a running node places networks as told: `hardware` or `software` (`auto` is for scenario files)",
-                )
-            });
-        }
+        let _ = auto;
         let c = prism_netdoc::compile(&doc, &self.port_names)?;
         let spec = c.spec.clone();
         let id = self.substrate.check(&spec).map_err(substrate_error)?;
@@ -345,6 +387,13 @@ impl<R: NodeRuntime> Control<R> {
                 format!("network `{name}` moved to software")
             }
             (Some(Tier::Software), Tier::Hardware) => {
+                // A slot that must load the module first: the software tier
+                // serves on until it has (`tick` moves the network).
+                if let Some(ready) = self.substrate.load_for(&spec).map_err(substrate_error)? {
+                    self.docs.insert(name.to_string(), doc);
+                    self.save();
+                    return Ok(self.load_then_move(name, ready));
+                }
                 // The pipeline takes over before the router goes.
                 self.substrate.replace_network(spec).map_err(internal)?;
                 if let Some(r) = self.routers.remove(name) {
@@ -370,7 +419,13 @@ impl<R: NodeRuntime> Control<R> {
     /// way (it is made); a failure to record it is said in the log.
     fn save(&mut self) {
         self.generation += 1;
-        if let Err(e) = self.runtime.save(self.generation, &self.docs) {
+        self.save_only();
+    }
+
+    /// Records the desired state as it is (automatic networks as `auto`).
+    fn save_only(&mut self) {
+        let docs = self.definitions();
+        if let Err(e) = self.runtime.save(self.generation, &docs) {
             self.events.push(format!(
                 "generation {} applied but not saved: {e}",
                 self.generation
@@ -420,6 +475,7 @@ impl<R: NodeRuntime> Control<R> {
     }
 
     fn remove(&mut self, name: &str) -> Result<String, ApplyError> {
+        self.auto.accepted.remove(name);
         self.substrate.set_now(self.runtime.now_ns());
         self.substrate.remove_network(name).map_err(internal)?;
         self.docs.remove(name);
@@ -447,6 +503,7 @@ impl<R: NodeRuntime> Control<R> {
     }
 }
 
+pub mod auto;
 mod reconfigure;
 #[cfg(test)]
 mod tests;

@@ -148,6 +148,10 @@ impl Node {
         let taps = Arc::new(WorkerTaps::new(senders.clone()));
         runtime.set_workers(senders);
         let device = sc.device.clone();
+        let auto = (
+            crate::control::auto::AutoSettings::from_doc(sc.placement.as_ref()),
+            sc.auto.clone(),
+        );
         let mut control = Control::new(sc.substrate, sc.device, sc.port_names, sc.docs, runtime);
         // The device was programmed with the scenario's modules before the
         // node started; from now on loading a module takes the profile's
@@ -156,6 +160,7 @@ impl Node {
             .substrate
             .set_reconfig_timing(prism_pipeline::reconfig::bitstreams(&device));
         control.default_strategy = opts.reconfig_strategy;
+        control.set_auto(auto.0, &auto.1);
         let mut node = Node {
             stop: Arc::new(AtomicBool::new(false)),
             workers: Vec::new(),
@@ -183,10 +188,11 @@ impl Node {
         {
             let stop = node.stop.clone();
             let control = node.control.clone();
+            let reports = node.reports.clone();
             node.workers.push(
                 std::thread::Builder::new()
                     .name("prism-control".into())
-                    .spawn(move || tick_until(&stop, &control))?,
+                    .spawn(move || tick_until(&stop, &control, &reports))?,
             );
         }
         {
@@ -323,12 +329,34 @@ fn make_bridge(name: &str, member: &str) -> std::io::Result<()> {
 }
 
 /// Takes the control side's due steps (reconfigurations ending) every few
-/// milliseconds until `stop`.
-fn tick_until(stop: &AtomicBool, control: &Mutex<Control<LinuxRuntime>>) {
+/// milliseconds until `stop`, and gives automatic placement the bytes each
+/// network received every `auto::EVAL_MS`.
+fn tick_until(
+    stop: &AtomicBool,
+    control: &Mutex<Control<LinuxRuntime>>,
+    reports: &Mutex<Vec<WorkerReport>>,
+) {
+    let mut last_eval = std::time::Instant::now();
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(std::time::Duration::from_millis(TICK_MS));
+        let sample = (last_eval.elapsed().as_millis() as u64 >= crate::control::auto::EVAL_MS)
+            .then(|| {
+                last_eval = std::time::Instant::now();
+                let r = reports.lock().unwrap_or_else(|e| e.into_inner());
+                sum_counters(&r).map(|c| {
+                    c.networks
+                        .iter()
+                        .map(|n| (n.name.clone(), n.counters.rx_bytes))
+                        .collect()
+                })
+            })
+            .flatten();
         let mut c = control.lock().unwrap_or_else(|e| e.into_inner());
         c.tick();
+        if let Some(bytes) = sample {
+            let now = crate::runtime::NodeRuntime::now_ns(&c.runtime);
+            c.observe(now, bytes);
+        }
     }
 }
 

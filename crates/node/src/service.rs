@@ -61,7 +61,7 @@ impl<R: NodeRuntime> NodeService<R> {
         edit: impl FnOnce(Option<NetworkDoc>) -> Result<Option<NetworkDoc>, ApiError>,
     ) -> Result<Changed, ApiError> {
         let mut c = self.lock();
-        let desired = edit(c.doc(name).cloned())?;
+        let desired = edit(c.definition(name))?;
         let result = c.apply(name, desired).map_err(ApiError::from)?;
         Ok(Changed {
             result,
@@ -88,10 +88,10 @@ where
 
     fn get_network(&self, name: &str) -> Result<NetworkDetail, ApiError> {
         let c = self.lock();
-        match (c.view(name), c.doc(name)) {
-            (Some(network), Some(d)) => Ok(NetworkDetail {
+        match (c.view(name), c.definition(name)) {
+            (Some(network), Some(definition)) => Ok(NetworkDetail {
                 network,
-                definition: d.clone(),
+                definition,
             }),
             _ => Err(ApiError::not_found(format!("no network `{name}`"))),
         }

@@ -7,29 +7,9 @@
 //! are models: Prism runs the modules in software and enforces the limits so
 //! that placement behaves as it would on the device.
 
+pub use crate::reconfig::ModuleKind;
 use crate::reconfig::{Bitstreams, SlotConfig, Timing};
 use serde::Serialize;
-
-/// The module a slot is configured with (a partial bitstream on an FPGA).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ModuleKind {
-    DestinationRouting,
-    SourceRouting,
-    FlowRouting,
-    RuleTable,
-}
-
-impl ModuleKind {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ModuleKind::DestinationRouting => "destination-routing",
-            ModuleKind::SourceRouting => "source-routing",
-            ModuleKind::FlowRouting => "flow-routing",
-            ModuleKind::RuleTable => "rule-table",
-        }
-    }
-}
 
 /// Capacities and timings of one device.
 #[derive(Debug, Clone, PartialEq, Serialize)]

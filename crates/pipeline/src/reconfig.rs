@@ -6,8 +6,28 @@
 //! sources of each figure are in [`ConfigPort::source`] and in the
 //! profile's [`Bitstreams::source`].
 
-use crate::device::ModuleKind;
 use serde::{Deserialize, Serialize};
+
+/// The module a slot is configured with (a partial bitstream on an FPGA).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModuleKind {
+    DestinationRouting,
+    SourceRouting,
+    FlowRouting,
+    RuleTable,
+}
+
+impl ModuleKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ModuleKind::DestinationRouting => "destination-routing",
+            ModuleKind::SourceRouting => "source-routing",
+            ModuleKind::FlowRouting => "flow-routing",
+            ModuleKind::RuleTable => "rule-table",
+        }
+    }
+}
 
 /// A way bitstreams reach the configuration memory.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -396,6 +396,30 @@ impl Substrate {
         Ok(r)
     }
 
+    /// Before software network `spec.name` moves to hardware as `spec`:
+    /// if the slot it would get must first load its module, keeps that
+    /// slot for it and starts the load; returns when it ends (`None`: the
+    /// slot is ready, the move can be made at once). Make before break:
+    /// the caller moves the network once the load has ended.
+    pub fn load_for(&mut self, spec: &NetworkSpec) -> Result<Option<u64>, SubstrateError> {
+        let id = self
+            .id(&spec.name)
+            .ok_or_else(|| SubstrateError::UnknownNetwork(spec.name.clone()))?;
+        let (_, net, hw) = self.prepare(spec)?;
+        let Some(slot) = net.slot else {
+            return Ok(None);
+        };
+        if hw.config()[slot].ready_ns <= self.hw.timing().now_ns {
+            return Ok(None);
+        }
+        let _ = id;
+        Ok(Some(self.reserve_slot(
+            slot,
+            &spec.name,
+            spec.forwarding.module(),
+        )?))
+    }
+
     /// Replaces hardware network `spec.name` by `spec` through a full
     /// reprogramming of the device (paper 003 §3.5): every slot is dark
     /// until the returned time. Nothing changes on error.

@@ -84,7 +84,7 @@ pub enum CtlCmd {
 
 /// A body of type `T` from a file: JSON, or TOML (`.toml`) with the same
 /// fields; a TOML file holding one `[[network]]` table is that network.
-pub fn read_body<T: DeserializeOwned>(file: &Path) -> Result<T> {
+fn read_body<T: DeserializeOwned>(file: &Path) -> Result<T> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let name = file.display();
@@ -137,7 +137,10 @@ async fn call(c: &NodeClient, cmd: &CtlCmd) -> Result<()> {
         CtlCmd::Trace(a) => crate::ctl_observe::trace(c, a).await,
         CtlCmd::Capture(a) => crate::ctl_observe::capture(c, a).await,
         CtlCmd::Metrics => crate::ctl_observe::metrics(c).await,
-        CtlCmd::Reconfigure(a) => crate::ctl_reconfig::reconfigure(c, a).await,
+        CtlCmd::Reconfigure(a) => {
+            let d: NetworkDoc = read_body(&a.file)?;
+            crate::ctl_reconfig::reconfigure(c, a, d).await
+        }
         CtlCmd::Events { since, json } => crate::ctl_reconfig::events(c, *since, *json).await,
         CtlCmd::Power { json } => crate::ctl_reconfig::power(c, *json).await,
         CtlCmd::Show { network } => print(&c.get_network(network).await?),

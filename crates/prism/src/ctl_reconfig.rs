@@ -21,8 +21,12 @@ pub struct ReconfigureArgs {
     pub wait: bool,
 }
 
-pub async fn reconfigure(c: &NodeClient, a: &ReconfigureArgs) -> Result<()> {
-    let definition: NetworkDoc = crate::ctl::read_body(&a.file)?;
+/// `definition`: the file's document, read by the caller.
+pub async fn reconfigure(
+    c: &NodeClient,
+    a: &ReconfigureArgs,
+    definition: NetworkDoc,
+) -> Result<()> {
     let body = ReconfigureBody {
         definition,
         strategy: a.strategy.map(StrategyName::from),

@@ -137,7 +137,7 @@ fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
     Ok(seen)
 }
 
-pub(crate) fn lost(seen: &[bool], from: u64, to: u64) -> (u64, Option<u64>) {
+pub fn lost(seen: &[bool], from: u64, to: u64) -> (u64, Option<u64>) {
     let mut n = 0;
     let mut first = None;
     for s in from..to.min(seen.len() as u64) {
@@ -165,7 +165,7 @@ pub(crate) fn set_tier(node: &Node, name: &str, tier: TierChoice) -> Result<()> 
 /// Numbered traffic from host `a` to host `b` of networks `0..rates.len()`,
 /// network `k` at `rates[k]` frames/s, while `during` runs (given each
 /// sender's next number); then the numbers each `b` received.
-pub(crate) fn with_traffic<T>(
+pub fn with_traffic<T>(
     rates: &[f64],
     during: impl FnOnce(&[AtomicU64]) -> T,
 ) -> Result<(T, Vec<Vec<bool>>)> {

@@ -25,6 +25,10 @@ use prism_node_api::{ErrorCode, EventKind, NodeEvent, StrategyName};
 use prism_pipeline::reconfig::{self, Strategy};
 use prism_pipeline::{ModuleKind, Substrate, Tier};
 
+/// An op's note when it is a move to hardware waiting for a load, not a
+/// reconfiguration the API asked for.
+const MOVE: &str = "move";
+
 /// Events kept for `GET /v1/events`.
 const JOURNAL: usize = 4096;
 
@@ -333,6 +337,27 @@ impl<R: NodeRuntime> Control<R> {
         Ok(())
     }
 
+    /// Network `name` (in software, its document now in hardware) moves
+    /// once its slot's load ends at `ready_ns`.
+    pub(super) fn load_then_move(&mut self, name: &str, ready_ns: u64) -> String {
+        let now = self.runtime.now_ns();
+        let ms = ready_ns.saturating_sub(now) as f64 / 1e6;
+        let msg = format!(
+            "network `{name}` moves to hardware once its slot has loaded its module ({ms:.1} ms modelled); software serves it meanwhile"
+        );
+        self.events.push(msg.clone());
+        self.ops.push(Op {
+            network: name.to_string(),
+            strategy: Strategy::Fallback,
+            carried: vec![name.to_string()],
+            started_ns: now,
+            ready_ns,
+            modelled_ms: ms,
+            note: Some(MOVE.into()),
+        });
+        msg
+    }
+
     /// Takes the steps that are due: reconfigurations whose load has
     /// ended bring their carried networks back and are logged as done.
     pub fn tick(&mut self) {
@@ -349,6 +374,17 @@ impl<R: NodeRuntime> Control<R> {
                 }
             }
             let measured = (self.runtime.now_ns() - op.started_ns) as f64 / 1e6;
+            if op.note.as_deref() == Some(MOVE) {
+                let msg = match failed.first() {
+                    None => format!(
+                        "network `{}` moved to hardware: its slot loaded in {:.1} ms (modelled), {measured:.1} ms after the call",
+                        op.network, op.modelled_ms
+                    ),
+                    Some(f) => format!("network `{}` could not move to hardware: {f}", op.network),
+                };
+                self.events.push(msg);
+                continue;
+            }
             let (kind, msg) = if failed.is_empty() {
                 (
                     EventKind::ReconfigurationDone,

@@ -299,8 +299,9 @@ fn refusals_are_typed_and_change_nothing() {
         .apply("x", Some(doc("other", TierChoice::Hardware)))
         .unwrap_err();
     assert_eq!(e.field.as_deref(), Some("name"));
+    // `auto` needs the bandwidth it is placed by.
     let e = c.apply("x", Some(doc("x", TierChoice::Auto))).unwrap_err();
-    assert_eq!(e.field.as_deref(), Some("tier"));
+    assert_eq!(e.field.as_deref(), Some("bandwidth"));
     assert_eq!(c.apply("nope", None).unwrap_err().code, ErrorCode::NotFound);
     assert_eq!(c.doc("x").unwrap(), &doc("x", TierChoice::Hardware));
     assert!(take(&calls).is_empty());
@@ -483,4 +484,36 @@ fn a_new_module_through_put_is_the_default_strategy_and_refusals_change_nothing(
     assert!(take(&calls).is_empty());
     assert!(c.events_since(0).is_empty());
     assert_eq!(c.view("b").unwrap().forwarding, "destination-routing");
+}
+
+mod auto;
+
+#[test]
+fn a_move_to_a_slot_that_must_load_waits_for_the_load() {
+    let (mut c, calls, now) = timed();
+    c.apply("b", None).unwrap(); // slot 1 loads a blank module
+    c.apply("c", Some(doc("c", TierChoice::Software))).unwrap();
+    take(&calls);
+    let said = c.apply("c", Some(doc("c", TierChoice::Hardware))).unwrap();
+    assert!(said.contains("once its slot has loaded"), "{said}");
+    // Served by software until the blank and then its module are loaded.
+    assert_eq!(c.view("c").unwrap().tier, PlacedTier::Software);
+    assert!(take(&calls).is_empty());
+    now.store(
+        1_000_000_000 + 2 * LOAD_NS - 1,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    c.tick();
+    assert_eq!(c.view("c").unwrap().tier, PlacedTier::Software);
+    now.store(
+        1_000_000_000 + 2 * LOAD_NS,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    c.tick();
+    assert_eq!(c.view("c").unwrap().tier, PlacedTier::Hardware);
+    assert_eq!(dark_until(&c, "c"), 1_000_000_000 + 2 * LOAD_NS);
+    assert_eq!(
+        take(&calls),
+        vec![call("stop", "c", false, Some(Tier::Hardware))]
+    );
 }
