@@ -19,6 +19,13 @@ use std::time::Duration;
 pub enum Experiment {
     /// Paper 000 Figs. 6 and 7 live: B replaced by B' beside A, per strategy.
     Reconfig(ReconfigArgs),
+    /// Paper 000 Fig. 8: throughput per network against the number of
+    /// hardware networks, partial against static reconfiguration (the
+    /// pipeline on a virtual clock, not live).
+    Fig8 {
+        #[arg(long, default_value = "docs/experiments/reconfig")]
+        out: PathBuf,
+    },
     /// Paper 000 Table 2 and paper 003 Table 2 from Prism's power model.
     Power {
         /// Where the CSV goes.
@@ -51,6 +58,7 @@ pub fn run(e: Experiment) -> Result<()> {
     match e {
         Experiment::Reconfig(a) => reconfig(&a),
         Experiment::Power { out } => power_tables(&out),
+        Experiment::Fig8 { out } => fig8(&out),
     }
 }
 
@@ -263,5 +271,70 @@ fn power_tables(out: &std::path::Path) -> Result<()> {
     let path = out.join("power.csv");
     std::fs::write(&path, csv)?;
     println!("wrote {}", path.display());
+    Ok(())
+}
+
+fn fig8(out: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(out)?;
+    let counts: Vec<usize> = (1..=20).collect();
+    let t = std::time::Instant::now();
+    let points = prism_testbed::reconfig_fig8::figure(&counts, &[30.0, 180.0])?;
+    println!(
+        "paper 000 Fig. 8 on the virtex5-lx330t profile (MODELLED times: 0.6 s per region, 12 s full), each network reconfigured once per period; frames through the real pipeline on a VIRTUAL clock (not live); {} points in {:.1?}",
+        points.len(),
+        t.elapsed()
+    );
+    let mut csv = String::from("networks,period_s,strategy,capacity_mbps,per_network_mbps\n");
+    let mut series: Vec<Series> = Vec::new();
+    for p in &points {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{:.2}",
+            p.networks,
+            p.period_s,
+            p.strategy.as_str(),
+            p.capacity_mbps,
+            p.per_network_mbps
+        );
+        let label = format!(
+            "{} {:.0} s, {} Gbit/s",
+            if p.strategy == Strategy::Full {
+                "SR"
+            } else {
+                "PR"
+            },
+            p.period_s,
+            p.capacity_mbps / 1000.0
+        );
+        match series.iter_mut().find(|s| s.label == label) {
+            Some(s) => s.points.push((p.networks as f64, p.per_network_mbps)),
+            None => series.push(Series {
+                label,
+                points: vec![(p.networks as f64, p.per_network_mbps)],
+            }),
+        }
+    }
+    println!(
+        "{:<22} {}",
+        "", "per-network Mbit/s at 1, 2, 5, 10, 20 networks"
+    );
+    for s in &series {
+        let at: Vec<String> = [1, 2, 5, 10, 20]
+            .iter()
+            .map(|n| format!("{:7.1}", s.points[n - 1].1))
+            .collect();
+        println!("{:<22} {}", s.label, at.join(" "));
+    }
+    let path = out.join("fig8.csv");
+    std::fs::write(&path, csv)?;
+    let png = out.join("fig8.png");
+    line_chart(
+        &png,
+        "Throughput per network, reconfigured every 30 s / 180 s (Virtex-5 model)",
+        "hardware networks",
+        "Mbit/s per network",
+        &series,
+    )?;
+    println!("wrote {} and {}", path.display(), png.display());
     Ok(())
 }

@@ -11,6 +11,8 @@
 //!   network changes tier under traffic;
 //! - [`bench_reconfig`]: `prism bench-live --reconfig`, paper 000 Figs. 6
 //!   and 7 live (a network reconfigured beside another);
+//! - [`reconfig_fig8`]: `prism experiment fig8`, paper 000 Fig. 8 through
+//!   the pipeline on a virtual clock;
 //! - [`soak`]: `prism bench-live --soak`, a node under churn;
 //! - [`tables`]: `prism tables`, build, check and time lookup tables.
 
@@ -21,5 +23,6 @@ pub mod bench_reconfig;
 pub mod hosts;
 pub mod live_demo;
 pub mod offline_demo;
+pub mod reconfig_fig8;
 pub mod soak;
 pub mod tables;
