@@ -314,10 +314,7 @@ fn fig8(out: &std::path::Path) -> Result<()> {
             }),
         }
     }
-    println!(
-        "{:<22} {}",
-        "", "per-network Mbit/s at 1, 2, 5, 10, 20 networks"
-    );
+    println!("{:<22} per-network Mbit/s at 1, 2, 5, 10, 20 networks", "");
     for s in &series {
         let at: Vec<String> = [1, 2, 5, 10, 20]
             .iter()
