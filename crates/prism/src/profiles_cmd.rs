@@ -38,5 +38,19 @@ pub fn run() {
             }
             None => println!("{:<16} slots are not reconfigured (a shared pipeline)", ""),
         }
+        if let Some(m) = prism_pipeline::power::model(p.name) {
+            use prism_pipeline::power::RegionState as S;
+            let n = usize::from(p.slots);
+            println!(
+                "{:<16} modelled power: {:.1} mW static + {:.1} mW static region; all {n} regions active {:.1} mW, all blank {:.1} mW; clock gating removes {:.0}% of a region's dynamic power",
+                "",
+                m.device_static_mw,
+                m.static_region_mw,
+                m.total_mw(n, n, S::Blank),
+                m.total_mw(n, 0, S::Blank),
+                m.gated_saving * 100.0
+            );
+            println!("{:<16} power: {}", "", m.source);
+        }
     }
 }
