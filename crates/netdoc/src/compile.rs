@@ -10,6 +10,7 @@ use crate::doc::{NetworkDoc, TierChoice};
 use crate::error::DocError;
 use crate::fields::{PortRef, hex_key};
 use crate::router::{self, RouterConfig};
+use prism_pipeline::services::Aead;
 use prism_pipeline::{
     Action, ForwardingSpec, IpipOp, MappingRule, NetworkSpec, RuleSpec, Service, Tier, VlanOp,
 };
@@ -104,17 +105,31 @@ impl Ctx<'_> {
                 format!("expected {n} bytes as {} hex digits", 2 * n),
             )
         };
+        let aead = match c.cipher {
+            CipherName::Chacha20poly1305 => Some(Aead::ChaCha20Poly1305),
+            CipherName::Aes128Gcm => Some(Aead::Aes128Gcm),
+            CipherName::Aes256Gcm => Some(Aead::Aes256Gcm),
+            CipherName::Des => None,
+        };
+        if let Some(aead) = aead {
+            let mut key = [0u8; 32];
+            let n = aead.key_len();
+            if n == 16 {
+                key[..16].copy_from_slice(&hex_key::<16>(&c.key).ok_or_else(|| key_err(16))?);
+            } else {
+                key = hex_key::<32>(&c.key).ok_or_else(|| key_err(32))?;
+            }
+            return Ok(if seal {
+                Service::Seal { aead, key }
+            } else {
+                Service::Open { aead, key }
+            });
+        }
         Ok(match (c.cipher, seal) {
-            (CipherName::Chacha20poly1305, true) => Service::Seal {
-                key: hex_key::<32>(&c.key).ok_or_else(|| key_err(32))?,
-            },
-            (CipherName::Chacha20poly1305, false) => Service::Open {
-                key: hex_key::<32>(&c.key).ok_or_else(|| key_err(32))?,
-            },
-            (CipherName::Des, true) => Service::DesEncrypt {
+            (_, true) => Service::DesEncrypt {
                 key: hex_key::<8>(&c.key).ok_or_else(|| key_err(8))?,
             },
-            (CipherName::Des, false) => Service::DesDecrypt {
+            (_, false) => Service::DesDecrypt {
                 key: hex_key::<8>(&c.key).ok_or_else(|| key_err(8))?,
             },
         })
@@ -512,5 +527,48 @@ mod tests {
         let text = toml::to_string(&doc).unwrap();
         let back: NetworkDoc = toml::from_str(&text).unwrap();
         assert_eq!(back, doc);
+    }
+}
+
+#[cfg(test)]
+mod cipher_tests {
+    use super::*;
+    use crate::error::from_json;
+    use serde_json::json;
+
+    fn with_cipher(cipher: &str, key: &str) -> Result<Service, DocError> {
+        let v = json!({
+            "name": "c", "tier": "hardware", "forwarding": "destination",
+            "route": [{"prefix": "0.0.0.0/0",
+                       "action": {"port": "b", "encrypt": {"cipher": cipher, "key": key}}}],
+        });
+        let doc: NetworkDoc = from_json(v.to_string().as_bytes())?;
+        let c = compile(&doc, &["a".to_string(), "b".to_string()])?;
+        let ForwardingSpec::Destination(r) = &c.spec.forwarding else {
+            panic!("destination routing")
+        };
+        Ok(r[0].1.service.expect("a service"))
+    }
+
+    #[test]
+    fn aead_ciphers_take_their_key_lengths() {
+        let k16 = "00112233445566778899aabbccddeeff";
+        let k32 = format!("{k16}{k16}");
+        let Service::Seal { aead, key } = with_cipher("aes-128-gcm", k16).unwrap() else {
+            panic!("seal")
+        };
+        assert_eq!((aead, &key[16..]), (Aead::Aes128Gcm, &[0u8; 16][..]));
+        assert!(matches!(
+            with_cipher("aes-256-gcm", &k32).unwrap(),
+            Service::Seal {
+                aead: Aead::Aes256Gcm,
+                ..
+            }
+        ));
+        let e = with_cipher("aes-128-gcm", &k32).unwrap_err();
+        assert_eq!(e.field, "route[0].action.encrypt.key", "{e:?}");
+        assert!(e.message.contains("16 bytes"), "{e:?}");
+        let e = with_cipher("aes-512-gcm", k16).unwrap_err();
+        assert!(e.message.contains("unknown variant"), "{e:?}");
     }
 }

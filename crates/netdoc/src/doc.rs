@@ -95,10 +95,15 @@ pub struct Endpoints {
 #[serde(rename_all = "lowercase")]
 pub enum CipherName {
     Chacha20poly1305,
+    #[serde(rename = "aes-128-gcm")]
+    Aes128Gcm,
+    #[serde(rename = "aes-256-gcm")]
+    Aes256Gcm,
     Des,
 }
 
-/// A payload cipher and its key (hex: 32 bytes for ChaCha20-Poly1305, 8 for DES).
+/// A payload cipher and its key (hex: 32 bytes for ChaCha20-Poly1305 and
+/// AES-256-GCM, 16 for AES-128-GCM, 8 for DES).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CipherDoc {

@@ -4,8 +4,8 @@
 //! The peers come from Debian's packages (`bench/peers/run` installs them
 //! and builds DPDK's l3fwd example): DPDK's l3fwd (LPM mode, on its pcap and
 //! null virtual devices), rte_fib and rte_lpm (`dpdk-test-fib`), rte_acl
-//! (`dpdk-test-acl`), Open vSwitch's userspace datapath, and Linux
-//! forwarding between namespaces. Each workload runs peer and Prism in turn
+//! (`dpdk-test-acl`), Open vSwitch's userspace datapath, Linux
+//! forwarding between namespaces, and OpenSSL's AEAD ciphers. Each workload runs peer and Prism in turn
 //! (A B A B ...) for `--rounds` rounds and keeps the medians, so a drift of
 //! a noisy machine falls on both alike. Nothing here copies a peer's code;
 //! it starts the peers' own programs and reads what they report.
@@ -17,6 +17,7 @@
 //! divided by the packet rate.
 
 mod acl;
+mod aead;
 mod forwarding;
 mod lookups;
 mod veth;
@@ -53,7 +54,7 @@ pub struct PeersArgs {
     /// The core the single-core workloads run on (peer and Prism alike).
     #[arg(long, default_value_t = 1)]
     pub core: usize,
-    /// Only these parts: forwarding, lookup, acl, veth (comma-separated).
+    /// Only these parts: forwarding, lookup, acl, veth, aead (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     /// Skip the slow table loads: l3fwd with the full BGP table (rte_lpm
@@ -257,6 +258,9 @@ pub fn run(args: &PeersArgs) -> Result<()> {
     }
     if wanted(args, "veth") {
         rows.extend(veth::run(args)?);
+    }
+    if wanted(args, "aead") {
+        rows.extend(aead::run(args)?);
     }
     print_table(&rows, &clock);
     println!("  ({:.0} s)", started.elapsed().as_secs_f64());

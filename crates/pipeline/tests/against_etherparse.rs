@@ -610,8 +610,9 @@ fn services_round_trip_across_two_networks() {
         udp([10, 0, 0, 1], [10, 0, 0, 2], 9, &[0u8; 0]),
     ];
     let key = [7u8; 32];
+    let aead = services::Aead::ChaCha20Poly1305;
     let pairs = [
-        (Service::Seal { key }, Service::Open { key }),
+        (Service::Seal { aead, key }, Service::Open { aead, key }),
         (
             Service::DesEncrypt {
                 key: [1, 2, 3, 4, 5, 6, 7, 8],
@@ -650,7 +651,14 @@ fn services_round_trip_across_two_networks() {
 #[test]
 fn service_failures_are_counted() {
     let key = [9u8; 32];
-    let s = service_pair(Service::Seal { key }, Service::Open { key: [8u8; 32] });
+    let aead = services::Aead::Aes128Gcm;
+    let s = service_pair(
+        Service::Seal { aead, key },
+        Service::Open {
+            aead,
+            key: [8u8; 32],
+        },
+    );
     let frames = vec![udp([10, 0, 0, 1], [10, 0, 0, 2], 9, b"secret")];
     let (_, mid) = pass(&s, &frames, 0);
     let (p, end) = pass(&s, &mid[1], 1);
@@ -660,7 +668,7 @@ fn service_failures_are_counted() {
         1
     );
     // Tampering is caught even with the right key.
-    let s = service_pair(Service::Seal { key }, Service::Open { key });
+    let s = service_pair(Service::Seal { aead, key }, Service::Open { aead, key });
     let (_, mut mid) = pass(&s, &frames, 0);
     let last = mid[1][0].len() - 1;
     mid[1][0][last] ^= 1;

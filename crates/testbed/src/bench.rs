@@ -323,6 +323,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     // Payload services (paper 004's units, for real): per 1500-byte UDP packet.
     {
+        use prism_pipeline::services::Aead;
         use prism_pipeline::{Service, ServiceScratch, services};
         let text: Vec<u8> = (0..1458u32)
             .map(|i| b"prism multi-service edge router "[(i % 32) as usize])
@@ -351,7 +352,17 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             pool.recycle(p);
             v
         };
-        let sealed = transformed(Service::Seal { key }, &plain, &mut scratch, &mut pool);
+        let aeads = [
+            ("chacha20poly1305", Aead::ChaCha20Poly1305),
+            ("aes-128-gcm", Aead::Aes128Gcm),
+            ("aes-256-gcm", Aead::Aes256Gcm),
+        ];
+        let sealed: Vec<Vec<u8>> = aeads
+            .iter()
+            .map(|&(_, aead)| {
+                transformed(Service::Seal { aead, key }, &plain, &mut scratch, &mut pool)
+            })
+            .collect();
         let des = transformed(
             Service::DesEncrypt { key: dkey },
             &plain,
@@ -359,17 +370,20 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             &mut pool,
         );
         let lz = transformed(Service::Compress, &plain, &mut scratch, &mut pool);
-        let cases: [(&str, Service, &[u8]); 6] = [
-            (
-                "service/chacha20poly1305-seal/1500B",
-                Service::Seal { key },
+        let mut cases: Vec<(String, Service, &[u8])> = Vec::new();
+        for (i, &(name, aead)) in aeads.iter().enumerate() {
+            cases.push((
+                format!("service/{name}-seal/1500B"),
+                Service::Seal { aead, key },
                 &plain,
-            ),
-            (
-                "service/chacha20poly1305-open/1500B",
-                Service::Open { key },
-                &sealed,
-            ),
+            ));
+            cases.push((
+                format!("service/{name}-open/1500B"),
+                Service::Open { aead, key },
+                &sealed[i],
+            ));
+        }
+        let rest: [(&str, Service, &[u8]); 4] = [
             (
                 "service/des-cbc-encrypt/1500B",
                 Service::DesEncrypt { key: dkey },
@@ -383,7 +397,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             ("service/lz4-compress/1500B", Service::Compress, &plain),
             ("service/lz4-decompress/1500B", Service::Decompress, &lz),
         ];
+        cases.extend(rest.into_iter().map(|(n, s, i)| (n.to_string(), s, i)));
         for (name, svc, input) in cases {
+            let name = name.as_str();
             if !wanted(args, name) {
                 continue;
             }
