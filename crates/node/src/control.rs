@@ -314,7 +314,7 @@ impl<R: NodeRuntime> Control<R> {
             };
         }
         let mbps = doc.bandwidth.map_or(0.0, |b| b.0 as f64 / 1e6);
-        let done = self.apply_concrete(name, doc, auto)?;
+        let done = self.apply_concrete(name, doc)?;
         match (auto, self.auto.accepted.contains_key(name)) {
             (true, false) => {
                 self.auto.accepted.insert(name.to_string(), mbps);
@@ -329,14 +329,9 @@ impl<R: NodeRuntime> Control<R> {
         Ok(done)
     }
 
-    /// [`Self::apply`] of a document with a concrete tier (`auto`: it
-    /// stands for an automatic network).
-    fn apply_concrete(
-        &mut self,
-        name: &str,
-        doc: NetworkDoc,
-        auto: bool,
-    ) -> Result<String, ApplyError> {
+    /// [`Self::apply`] of a document with a concrete tier (an automatic
+    /// network's included).
+    fn apply_concrete(&mut self, name: &str, doc: NetworkDoc) -> Result<String, ApplyError> {
         let current = self.substrate.spec(name).cloned();
         if doc.name != name {
             return Err(ApplyError {
@@ -350,7 +345,6 @@ impl<R: NodeRuntime> Control<R> {
                 )
             });
         }
-        let _ = auto;
         let c = prism_netdoc::compile(&doc, &self.port_names)?;
         let spec = c.spec.clone();
         let id = self.substrate.check(&spec).map_err(substrate_error)?;

@@ -301,7 +301,7 @@ where
             .iter()
             .map(|g| RegionPowerView {
                 slot: g.slot,
-                state: format!("{:?}", g.state).to_lowercase(),
+                state: g.state.as_str().to_string(),
                 network: g.network.and_then(|n| names.get(&n).cloned()),
                 mw: g.mw,
             })

@@ -43,6 +43,16 @@ pub enum RegionState {
     Blank,
 }
 
+impl RegionState {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RegionState::Active => "active",
+            RegionState::Gated => "gated",
+            RegionState::Blank => "blank",
+        }
+    }
+}
+
 /// One region's share.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RegionPower {

@@ -402,9 +402,9 @@ impl Substrate {
     /// slot is ready, the move can be made at once). Make before break:
     /// the caller moves the network once the load has ended.
     pub fn load_for(&mut self, spec: &NetworkSpec) -> Result<Option<u64>, SubstrateError> {
-        let id = self
-            .id(&spec.name)
-            .ok_or_else(|| SubstrateError::UnknownNetwork(spec.name.clone()))?;
+        if self.id(&spec.name).is_none() {
+            return Err(SubstrateError::UnknownNetwork(spec.name.clone()));
+        }
         let (_, net, hw) = self.prepare(spec)?;
         let Some(slot) = net.slot else {
             return Ok(None);
@@ -412,7 +412,6 @@ impl Substrate {
         if hw.config()[slot].ready_ns <= self.hw.timing().now_ns {
             return Ok(None);
         }
-        let _ = id;
         Ok(Some(self.reserve_slot(
             slot,
             &spec.name,

@@ -280,7 +280,7 @@ impl<R: NodeRuntime> Control<R> {
             return;
         };
         doc.tier = concrete(tier);
-        let r = self.apply_concrete(name, doc, true);
+        let r = self.apply_concrete(name, doc);
         self.auto.last_move.insert(name.to_string(), now_ns);
         let msg = match &r {
             Ok(_) => {

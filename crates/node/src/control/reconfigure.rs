@@ -25,16 +25,22 @@ use prism_node_api::{ErrorCode, EventKind, NodeEvent, StrategyName};
 use prism_pipeline::reconfig::{self, Strategy};
 use prism_pipeline::{ModuleKind, Substrate, Tier};
 
-/// An op's note when it is a move to hardware waiting for a load, not a
-/// reconfiguration the API asked for.
-const MOVE: &str = "move";
-
 /// Events kept for `GET /v1/events`.
 const JOURNAL: usize = 4096;
 
-/// A reconfiguration under way.
+/// What an operation under way is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OpKind {
+    /// A reconfiguration the API asked for, by `Op::strategy`.
+    Reconfiguration,
+    /// A move to hardware waiting for its slot's load (software serves).
+    LoadThenMove,
+}
+
+/// A reconfiguration, or a move waiting for a load, under way.
 #[derive(Debug)]
 pub(super) struct Op {
+    kind: OpKind,
     network: String,
     strategy: Strategy,
     /// The networks in software until `ready_ns` (fallback: the network;
@@ -55,11 +61,16 @@ impl<R: NodeRuntime> Control<R> {
             .find(|o| o.network == name || o.carried.iter().any(|c| c == name))
             .map(|o| {
                 let left = o.ready_ns.saturating_sub(self.runtime.now_ns()) / 1_000_000;
-                format!(
-                    "network `{name}` is in a {} reconfiguration (of `{}`) for {left} ms more",
-                    o.strategy.as_str(),
-                    o.network
-                )
+                match o.kind {
+                    OpKind::Reconfiguration => format!(
+                        "network `{name}` is in a {} reconfiguration (of `{}`) for {left} ms more",
+                        o.strategy.as_str(),
+                        o.network
+                    ),
+                    OpKind::LoadThenMove => format!(
+                        "network `{name}` moves to hardware once its slot has loaded, in {left} ms"
+                    ),
+                }
             })
     }
 
@@ -212,6 +223,7 @@ impl<R: NodeRuntime> Control<R> {
     fn partial(&mut self, name: &str, spec: prism_pipeline::NetworkSpec) -> Result<Op, ApplyError> {
         self.substrate.replace_network(spec).map_err(internal)?;
         Ok(Op {
+            kind: OpKind::Reconfiguration,
             network: name.to_string(),
             strategy: Strategy::Partial,
             carried: Vec::new(),
@@ -249,6 +261,7 @@ impl<R: NodeRuntime> Control<R> {
             None => self.runtime.now_ns(),
         };
         Ok(Op {
+            kind: OpKind::Reconfiguration,
             network: name.to_string(),
             strategy: Strategy::Fallback,
             carried: vec![name.to_string()],
@@ -288,6 +301,7 @@ impl<R: NodeRuntime> Control<R> {
             }
         };
         Ok(Op {
+            kind: OpKind::Reconfiguration,
             network: name.to_string(),
             strategy: Strategy::Full,
             carried,
@@ -347,13 +361,14 @@ impl<R: NodeRuntime> Control<R> {
         );
         self.events.push(msg.clone());
         self.ops.push(Op {
+            kind: OpKind::LoadThenMove,
             network: name.to_string(),
             strategy: Strategy::Fallback,
             carried: vec![name.to_string()],
             started_ns: now,
             ready_ns,
             modelled_ms: ms,
-            note: Some(MOVE.into()),
+            note: None,
         });
         msg
     }
@@ -374,7 +389,7 @@ impl<R: NodeRuntime> Control<R> {
                 }
             }
             let measured = (self.runtime.now_ns() - op.started_ns) as f64 / 1e6;
-            if op.note.as_deref() == Some(MOVE) {
+            if op.kind == OpKind::LoadThenMove {
                 let msg = match failed.first() {
                     None => format!(
                         "network `{}` moved to hardware: its slot loaded in {:.1} ms (modelled), {measured:.1} ms after the call",
