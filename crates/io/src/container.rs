@@ -20,6 +20,9 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+/// The CPU weight every process has without a group.
+pub const DEFAULT_CPU_WEIGHT: u32 = 100;
+
 /// One link between the substrate (root namespace) and the container.
 #[derive(Debug, Clone)]
 pub struct LinkSpec {
@@ -40,7 +43,8 @@ pub struct ContainerSpec {
     pub links: Vec<LinkSpec>,
     /// Turns on IPv4 forwarding inside.
     pub ip_forward: bool,
-    /// Relative CPU share (cgroup v2 `cpu.weight`, 1..=10000; 100 is the default).
+    /// Relative CPU share (cgroup v2 `cpu.weight`, 1..=10000; 100, the
+    /// default, makes no CPU group).
     pub cpu_weight: Option<u32>,
     /// Memory limit in bytes.
     pub memory_max: Option<u64>,
@@ -115,6 +119,13 @@ impl Container {
 
     fn make_cgroups(&mut self) -> io::Result<()> {
         let name = &self.spec.name;
+        // The default weight needs no CPU group, and a group costs: with
+        // the kernel's session autogroups on (Debian's default), a router
+        // alone in a CPU group waited on the run queue for seconds at a
+        // time when other work kept both CPUs busy (schedstat: 1.5 s of
+        // waiting per second; its receive ring overflowed), and none
+        // outside the group or with autogroups off (10 ms per second).
+        let cpu_weight = self.spec.cpu_weight.filter(|&w| w != DEFAULT_CPU_WEIGHT);
         let mut limits = Vec::new();
         if let Some(root) = cgroup2_root() {
             let parent = root.join("prism");
@@ -128,7 +139,7 @@ impl Container {
             }
             let g = parent.join(name);
             fs::create_dir_all(&g)?;
-            if let Some(w) = self.spec.cpu_weight
+            if let Some(w) = cpu_weight
                 && fs::write(g.join("cpu.weight"), w.to_string()).is_ok()
             {
                 limits.push(format!("cpu.weight={w} (v2)"));
@@ -142,7 +153,7 @@ impl Container {
         }
         let v2_cpu = limits.iter().any(|l| l.starts_with("cpu"));
         let v2_mem = limits.iter().any(|l| l.starts_with("memory"));
-        if let (Some(w), false, Some(root)) = (self.spec.cpu_weight, v2_cpu, v1_root("cpu")) {
+        if let (Some(w), false, Some(root)) = (cpu_weight, v2_cpu, v1_root("cpu")) {
             let g = root.join("prism").join(name);
             fs::create_dir_all(&g)?;
             // v1 shares: 1024 is the default, as v2's weight 100 is.
