@@ -1,0 +1,231 @@
+//! Bookings, quotas, usage and the audit log.
+
+use super::{App, Body, Caller};
+use crate::accounting::{AuditEntry, UsageReport};
+use crate::error::{Error, Result};
+use crate::model::{ActionRequest, Booking, BookingRequest, Page, RenewRequest, Renewed};
+use crate::quota::QuotaView;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+pub fn routes() -> Router<App> {
+    Router::new()
+        .route("/v1/projects/{project}/bookings", get(list).post(create))
+        .route(
+            "/v1/projects/{project}/bookings/{id}",
+            get(status).delete(release),
+        )
+        .route(
+            "/v1/projects/{project}/bookings/{id}/provision",
+            post(provision),
+        )
+        .route("/v1/projects/{project}/bookings/{id}/renew", post(renew))
+        .route("/v1/projects/{project}/bookings/{id}/action", post(act))
+        .route("/v1/projects/{project}/quota", get(quota))
+        .route("/v1/projects/{project}/usage", get(usage))
+        .route("/v1/audit", get(audit))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Released bookings too.
+    #[serde(default)]
+    pub all: bool,
+    /// The `next` of the previous page.
+    pub after: Option<String>,
+    /// Items per page (1-1000, default 100).
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct UsageQuery {
+    /// Unix ms (default: 0).
+    pub from_ms: Option<i64>,
+    /// Unix ms (default: now).
+    pub to_ms: Option<i64>,
+    /// `json` (default) or `csv`.
+    pub format: Option<String>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageQuery {
+    pub after: Option<String>,
+    pub limit: Option<usize>,
+}
+
+fn query<T>(
+    q: std::result::Result<Query<T>, axum::extract::rejection::QueryRejection>,
+) -> Result<T> {
+    q.map(|Query(t)| t)
+        .map_err(|e| Error::invalid(e.body_text()).with_field("query"))
+}
+
+#[utoipa::path(get, path = "/v1/projects/{project}/bookings", tag = "bookings",
+    params(("project" = String, Path), ListQuery),
+    responses((status = 200, body = Page<Booking>), (status = 404, body = Error)))]
+pub async fn list(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path(project): Path<String>,
+    q: std::result::Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<Page<Booking>>> {
+    let q = query(q)?;
+    Ok(Json(
+        app.ctl
+            .list_bookings(
+                &p,
+                &project,
+                q.all,
+                q.after.as_deref(),
+                q.limit.unwrap_or(100),
+            )
+            .await?,
+    ))
+}
+
+/// Allocates a booking (a short hold on quota and capacity); with
+/// `provision`, applies it to a node in the same call.
+#[utoipa::path(post, path = "/v1/projects/{project}/bookings", tag = "bookings", request_body = BookingRequest,
+    params(("project" = String, Path)),
+    responses((status = 201, body = Booking), (status = 400, body = Error), (status = 403, body = Error),
+        (status = 404, body = Error), (status = 409, description = "over quota (`quota` says which) or a duplicate name", body = Error),
+        (status = 503, description = "no node has the capacity", body = Error)))]
+pub async fn create(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path(project): Path<String>,
+    Body(r): Body<BookingRequest>,
+) -> Result<(StatusCode, Json<Booking>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(app.ctl.allocate(&p, &project, r).await?),
+    ))
+}
+
+/// A booking's allocation and operational state (GENI's Status).
+#[utoipa::path(get, path = "/v1/projects/{project}/bookings/{id}", tag = "bookings",
+    params(("project" = String, Path), ("id" = String, Path)),
+    responses((status = 200, body = Booking), (status = 404, body = Error)))]
+pub async fn status(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path((project, id)): Path<(String, String)>,
+) -> Result<Json<Booking>> {
+    Ok(Json(app.ctl.get_booking(&p, &project, &id).await?))
+}
+
+/// Releases a booking: its network leaves its node, its VLAN and quota
+/// are freed, and the release is accounted.
+#[utoipa::path(delete, path = "/v1/projects/{project}/bookings/{id}", tag = "bookings",
+    params(("project" = String, Path), ("id" = String, Path)),
+    responses((status = 200, body = Booking), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
+pub async fn release(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path((project, id)): Path<(String, String)>,
+) -> Result<Json<Booking>> {
+    Ok(Json(app.ctl.release(&p, &project, &id).await?))
+}
+
+#[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/provision", tag = "bookings",
+    params(("project" = String, Path), ("id" = String, Path)),
+    responses((status = 200, body = Booking), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
+pub async fn provision(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path((project, id)): Path<(String, String)>,
+) -> Result<Json<Booking>> {
+    Ok(Json(app.ctl.provision(&p, &project, &id).await?))
+}
+
+/// Renews a lease; the answer says the end granted (the service level's
+/// longest lease clamps it).
+#[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/renew", tag = "bookings", request_body = RenewRequest,
+    params(("project" = String, Path), ("id" = String, Path)),
+    responses((status = 200, body = Renewed), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
+pub async fn renew(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path((project, id)): Path<(String, String)>,
+    Body(r): Body<RenewRequest>,
+) -> Result<Json<Renewed>> {
+    Ok(Json(app.ctl.renew(&p, &project, &id, r.lease_s).await?))
+}
+
+/// Starts or stops a provisioned network (an operational action).
+#[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/action", tag = "bookings", request_body = ActionRequest,
+    params(("project" = String, Path), ("id" = String, Path)),
+    responses((status = 200, body = Booking), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
+pub async fn act(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path((project, id)): Path<(String, String)>,
+    Body(r): Body<ActionRequest>,
+) -> Result<Json<Booking>> {
+    Ok(Json(app.ctl.act(&p, &project, &id, r.action).await?))
+}
+
+#[utoipa::path(get, path = "/v1/projects/{project}/quota", tag = "bookings", params(("project" = String, Path)),
+    responses((status = 200, body = QuotaView), (status = 404, body = Error)))]
+pub async fn quota(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path(project): Path<String>,
+) -> Result<Json<QuotaView>> {
+    Ok(Json(app.ctl.quota(&p, &project).await?))
+}
+
+/// Resource-hours and bandwidth-hours per user and tier over a range, as
+/// JSON or CSV.
+#[utoipa::path(get, path = "/v1/projects/{project}/usage", tag = "accounting", params(("project" = String, Path), UsageQuery),
+    responses((status = 200, body = UsageReport, content_type = "application/json"), (status = 200, body = String, content_type = "text/csv"), (status = 404, body = Error)))]
+pub async fn usage(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path(project): Path<String>,
+    q: std::result::Result<Query<UsageQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response> {
+    let q = query(q)?;
+    let r = app
+        .ctl
+        .usage(
+            &p,
+            &project,
+            q.from_ms.unwrap_or(0),
+            q.to_ms.unwrap_or_else(|| app.ctl.now_ms()),
+        )
+        .await?;
+    match q.format.as_deref() {
+        None | Some("json") => Ok(Json(r).into_response()),
+        Some("csv") => Ok((
+            [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
+            r.to_csv(),
+        )
+            .into_response()),
+        Some(_) => Err(Error::invalid("`json` or `csv`").with_field("format")),
+    }
+}
+
+/// Every mutating call, oldest first (administrators).
+#[utoipa::path(get, path = "/v1/audit", tag = "accounting", params(PageQuery),
+    responses((status = 200, body = Page<AuditEntry>), (status = 403, body = Error)))]
+pub async fn audit(
+    State(app): State<App>,
+    Caller(p): Caller,
+    q: std::result::Result<Query<PageQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<Page<AuditEntry>>> {
+    let q = query(q)?;
+    Ok(Json(
+        app.ctl
+            .list_audit(&p, q.after.as_deref(), q.limit.unwrap_or(100))
+            .await?,
+    ))
+}

@@ -1,0 +1,219 @@
+//! The controller's REST API over axum: authentication and rate limiting
+//! in one middleware (which also writes the audit log of mutating calls),
+//! typed bodies refused with the field named, one error body everywhere.
+
+mod access;
+mod leases;
+mod openapi;
+
+pub use openapi::{ApiDoc, spec_json};
+
+use crate::authz::Principal;
+use crate::error::{Error, ErrorCode};
+use crate::service::Controller;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// The largest body accepted.
+pub const MAX_BODY: usize = 1 << 20;
+
+/// The paths served, as the OpenAPI document names them.
+pub const PATHS: [&str; 22] = [
+    "/v1/login",
+    "/v1/logout",
+    "/v1/whoami",
+    "/v1/users",
+    "/v1/service-levels",
+    "/v1/service-levels/{name}",
+    "/v1/projects",
+    "/v1/projects/{project}",
+    "/v1/projects/{project}/members",
+    "/v1/projects/{project}/members/{user}",
+    "/v1/projects/{project}/api-keys",
+    "/v1/projects/{project}/api-keys/{id}",
+    "/v1/projects/{project}/bookings",
+    "/v1/projects/{project}/bookings/{id}",
+    "/v1/projects/{project}/bookings/{id}/provision",
+    "/v1/projects/{project}/bookings/{id}/renew",
+    "/v1/projects/{project}/bookings/{id}/action",
+    "/v1/projects/{project}/quota",
+    "/v1/projects/{project}/usage",
+    "/v1/nodes",
+    "/v1/resource-types",
+    "/v1/audit",
+];
+
+/// A token bucket per credential (429 past `rate_per_s`).
+#[derive(Debug)]
+struct Limiter {
+    rate: f64,
+    burst: f64,
+    buckets: Mutex<HashMap<String, (f64, Instant)>>,
+}
+
+impl Limiter {
+    fn allow(&self, key: &str) -> bool {
+        let now = Instant::now();
+        let mut m = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        if m.len() > 100_000 {
+            m.retain(|_, (_, t)| now.duration_since(*t).as_secs() < 60);
+        }
+        let (tokens, at) = m.entry(key.to_string()).or_insert((self.burst, now));
+        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * self.rate).min(self.burst);
+        *at = now;
+        if *tokens >= 1.0 {
+            *tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct App {
+    pub ctl: Controller,
+    limiter: Arc<Limiter>,
+}
+
+/// The authenticated caller, or 401.
+#[derive(Debug, Clone)]
+pub struct Caller(pub Principal);
+
+#[derive(Debug, Clone)]
+struct Authenticated(Option<Principal>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
+        match parts.extensions.get::<Authenticated>() {
+            Some(Authenticated(Some(p))) => Ok(Caller(p.clone())),
+            _ => Err(Error::unauthorized(
+                "this call needs `Authorization: Bearer <token or API key>` (`prism ctl login`)",
+            )),
+        }
+    }
+}
+
+/// A JSON body of type `T`, refused with the field named.
+#[derive(Debug)]
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|r| {
+            if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Error::new(
+                    ErrorCode::PayloadTooLarge,
+                    format!("a body is at most {MAX_BODY} bytes"),
+                )
+            } else {
+                Error::invalid(r.body_text())
+            }
+        })?;
+        prism_netdoc::from_json(&bytes)
+            .map(Body)
+            .map_err(|e| Error::invalid(e.message).with_field(e.field))
+    }
+}
+
+async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> Response {
+    let bearer = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_string);
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let principal = match bearer {
+        Some(b) => match app.ctl.authenticate(Some(&b)).await {
+            Ok(p) => Some(p),
+            Err(e) => {
+                if method != Method::GET {
+                    app.ctl
+                        .audit(None, method.as_str(), &path, e.code.status().as_u16())
+                        .await;
+                }
+                return e.into_response();
+            }
+        },
+        None => None,
+    };
+    let key = principal
+        .as_ref()
+        .map_or_else(|| "anonymous".to_string(), |p| p.credential_id.clone());
+    if !app.limiter.allow(&key) {
+        let mut r = Error::new(
+            ErrorCode::RateLimited,
+            "too many requests with this credential; slow down",
+        )
+        .into_response();
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+        return r;
+    }
+    req.extensions_mut()
+        .insert(Authenticated(principal.clone()));
+    let resp = next.run(req).await;
+    if method != Method::GET {
+        let who = principal.as_ref().map(|p| p.user.as_str());
+        app.ctl
+            .audit(who, method.as_str(), &path, resp.status().as_u16())
+            .await;
+    }
+    resp
+}
+
+async fn not_found() -> Error {
+    Error::new(
+        ErrorCode::NotFound,
+        "no such path; see docs/api/controller.json",
+    )
+}
+
+async fn wrong_method() -> Error {
+    Error::new(
+        ErrorCode::MethodNotAllowed,
+        "this path does not take that method",
+    )
+}
+
+/// The whole API for `ctl`.
+pub fn router(ctl: Controller) -> Router {
+    let s = ctl.settings().clone();
+    let app = App {
+        ctl,
+        limiter: Arc::new(Limiter {
+            rate: s.rate_per_s,
+            burst: s.rate_burst,
+            buckets: Mutex::new(HashMap::new()),
+        }),
+    };
+    access::routes()
+        .merge(leases::routes())
+        .fallback(not_found)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            authenticate,
+        ))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
+        .with_state(app)
+}
+
+/// Serves the API on `listener` until the task is dropped.
+pub async fn serve(ctl: Controller, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    axum::serve(listener, router(ctl)).await
+}

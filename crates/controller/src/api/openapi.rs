@@ -1,0 +1,97 @@
+//! The controller's OpenAPI document, generated from the handlers and
+//! types (`docs/api/controller.json` is its checked-in copy; a test fails
+//! when they differ).
+
+use super::{access, leases};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        if let Some(c) = doc.components.as_mut() {
+            c.add_security_scheme(
+                "bearer",
+                SecurityScheme::Http(
+                    HttpBuilder::new()
+                        .scheme(HttpAuthScheme::Bearer)
+                        .description(Some("A session token from `POST /v1/login` (`prt_…`) or an API key (`prk_…`)"))
+                        .build(),
+                ),
+            );
+        }
+    }
+}
+
+#[derive(Debug, OpenApi)]
+#[openapi(
+    info(
+        title = "Prism controller API",
+        description = "Prism's control and management plane (paper 002, VANI): users, projects, roles and service levels; bookings as leases (allocate, provision, renew, release) of virtual networks on nodes; quotas, accounting and audit. Every error has the `Error` body; its `code` decides the status.",
+        license(name = "Apache-2.0")
+    ),
+    paths(
+        access::login, access::logout, access::whoami, access::list_users, access::create_user,
+        access::list_levels, access::put_level, access::list_projects, access::create_project,
+        access::get_project, access::list_members, access::set_member, access::remove_member,
+        access::list_keys, access::create_key, access::revoke_key, access::list_nodes,
+        access::register_node, access::list_types, access::register_type,
+        leases::list, leases::create, leases::status, leases::release, leases::provision,
+        leases::renew, leases::act, leases::quota, leases::usage, leases::audit,
+    ),
+    modifiers(&BearerAuth),
+    security(("bearer" = [])),
+    tags(
+        (name = "identity", description = "Login, tokens, users and API keys"),
+        (name = "projects", description = "Projects, members and service levels"),
+        (name = "bookings", description = "Leases on resources"),
+        (name = "accounting", description = "Usage and audit"),
+        (name = "nodes", description = "The nodes the controller drives"),
+        (name = "registry", description = "Resource types")
+    )
+)]
+pub struct ApiDoc;
+
+/// The document as pretty JSON, with a final newline.
+pub fn spec_json() -> String {
+    let mut s = ApiDoc::openapi()
+        .to_pretty_json()
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHECKED_IN: &str = "../../docs/api/controller.json";
+
+    /// To update after changing the API:
+    /// `PRISM_UPDATE_SPEC=1 cargo test -p prism-controller`.
+    #[test]
+    fn the_checked_in_spec_is_the_generated_one() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CHECKED_IN);
+        let now = spec_json();
+        if std::env::var_os("PRISM_UPDATE_SPEC").is_some() {
+            std::fs::write(&path, &now).unwrap();
+        }
+        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            old == now,
+            "{} differs from the API the code serves; run `PRISM_UPDATE_SPEC=1 cargo test -p prism-controller` and commit it",
+            path.display()
+        );
+    }
+
+    #[test]
+    fn the_spec_names_exactly_the_served_paths() {
+        let doc = ApiDoc::openapi();
+        let mut listed: Vec<&str> = doc.paths.paths.keys().map(String::as_str).collect();
+        listed.sort();
+        let mut served = crate::api::PATHS.to_vec();
+        served.sort();
+        assert_eq!(listed, served);
+    }
+}

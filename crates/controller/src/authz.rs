@@ -1,0 +1,184 @@
+//! Authorization, twice (VANI §3.2): the resource must belong to the
+//! caller's project (else 404: another project's resources are invisible),
+//! then the caller must have the right to the operation: the member's role,
+//! the project's service level and, for an API key, the key's own list must
+//! all allow it. An admin may do anything.
+
+use crate::error::{Error, Result};
+use crate::model::Role;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The operations a project's members may be allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+pub enum Operation {
+    #[serde(rename = "bookings.read")]
+    BookingsRead,
+    #[serde(rename = "bookings.create")]
+    BookingsCreate,
+    #[serde(rename = "bookings.renew")]
+    BookingsRenew,
+    #[serde(rename = "bookings.release")]
+    BookingsRelease,
+    /// Start and stop (operational actions).
+    #[serde(rename = "bookings.action")]
+    BookingsAction,
+    #[serde(rename = "usage.read")]
+    UsageRead,
+    #[serde(rename = "members.manage")]
+    MembersManage,
+    #[serde(rename = "keys.manage")]
+    KeysManage,
+}
+
+impl Operation {
+    pub const ALL: [Operation; 8] = [
+        Operation::BookingsRead,
+        Operation::BookingsCreate,
+        Operation::BookingsRenew,
+        Operation::BookingsRelease,
+        Operation::BookingsAction,
+        Operation::UsageRead,
+        Operation::MembersManage,
+        Operation::KeysManage,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::BookingsRead => "bookings.read",
+            Operation::BookingsCreate => "bookings.create",
+            Operation::BookingsRenew => "bookings.renew",
+            Operation::BookingsRelease => "bookings.release",
+            Operation::BookingsAction => "bookings.action",
+            Operation::UsageRead => "usage.read",
+            Operation::MembersManage => "members.manage",
+            Operation::KeysManage => "keys.manage",
+        }
+    }
+
+    /// Operations a member with this role may call, before the service
+    /// level and any key restrict them further.
+    pub fn of_role(role: Role) -> &'static [Operation] {
+        use Operation::*;
+        match role {
+            Role::Owner => &Operation::ALL,
+            Role::Member => &[
+                BookingsRead,
+                BookingsCreate,
+                BookingsRenew,
+                BookingsRelease,
+                BookingsAction,
+                UsageRead,
+                KeysManage,
+            ],
+            Role::Viewer => &[BookingsRead, UsageRead],
+        }
+    }
+
+    /// Whether this operation on one booking needs the caller to be its
+    /// booker (or the project's owner): VANI's per-resource rights.
+    pub fn per_resource(self) -> bool {
+        matches!(
+            self,
+            Operation::BookingsRenew | Operation::BookingsRelease | Operation::BookingsAction
+        )
+    }
+}
+
+/// Who is calling, as their credential says.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    pub user_id: String,
+    pub user: String,
+    pub is_admin: bool,
+    /// The credential's id (for logout and audit).
+    pub credential_id: String,
+    /// A project-scoped credential acts only in that project.
+    pub project_id: Option<String>,
+    /// An API key's operations; `None` for a session token.
+    pub key_operations: Option<Vec<Operation>>,
+}
+
+/// What the caller is in a project, found by `crate::identity::membership`.
+#[derive(Debug, Clone)]
+pub struct Membership {
+    pub project_id: String,
+    pub project: String,
+    /// `None` for an admin who is not a member.
+    pub role: Option<Role>,
+    pub service_level_ops: Vec<Operation>,
+}
+
+impl Principal {
+    /// Whether the caller may see the project at all: 404 otherwise.
+    pub fn sees(&self, m: Option<&Membership>) -> bool {
+        let Some(m) = m else { return false };
+        let scoped_ok = self.project_id.as_deref().is_none_or(|p| p == m.project_id);
+        scoped_ok && (self.is_admin || m.role.is_some())
+    }
+
+    /// Checks `op` in the project `m`, which the caller sees.
+    pub fn may(&self, m: &Membership, op: Operation) -> Result<()> {
+        if let Some(ops) = &self.key_operations
+            && !ops.contains(&op)
+        {
+            return Err(Error::forbidden(format!(
+                "this API key does not allow `{}`",
+                op.as_str()
+            )));
+        }
+        if self.is_admin {
+            return Ok(());
+        }
+        let role = m.role.ok_or_else(|| Error::not_found("such project"))?;
+        if !Operation::of_role(role).contains(&op) {
+            return Err(Error::forbidden(format!(
+                "a project {} may not call `{}`",
+                role.as_str(),
+                op.as_str()
+            )));
+        }
+        if !m.service_level_ops.contains(&op) {
+            return Err(Error::forbidden(format!(
+                "the project's service level does not allow `{}`",
+                op.as_str()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks a per-resource right: the booking's booker, a project owner
+    /// or an admin.
+    pub fn may_touch(&self, m: &Membership, op: Operation, booker_id: &str) -> Result<()> {
+        self.may(m, op)?;
+        if op.per_resource()
+            && !self.is_admin
+            && m.role != Some(Role::Owner)
+            && booker_id != self.user_id
+        {
+            return Err(Error::forbidden(format!(
+                "only its booker or a project owner may call `{}` on a booking",
+                op.as_str()
+            )));
+        }
+        Ok(())
+    }
+
+    pub fn require_admin(&self) -> Result<()> {
+        if self.is_admin && self.key_operations.is_none() {
+            Ok(())
+        } else {
+            Err(Error::forbidden(
+                "this call needs an administrator's session",
+            ))
+        }
+    }
+}
+
+pub fn ops_to_json(ops: &[Operation]) -> String {
+    serde_json::to_string(ops).unwrap_or_else(|_| "[]".into())
+}
+
+pub fn ops_from_json(s: &str) -> Vec<Operation> {
+    serde_json::from_str(s).unwrap_or_default()
+}

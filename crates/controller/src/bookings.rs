@@ -1,0 +1,443 @@
+//! Bookings as leases (GENI AM API v3): allocate (a short hold that takes
+//! quota and capacity) → provision (applied to a node) → status → renew →
+//! release; start and stop as operational actions.
+
+use crate::authz::{Membership, Operation, Principal};
+use crate::db::{self, Tx};
+use crate::error::{Error, Result};
+use crate::identity::check_name;
+use crate::model::{
+    Action, AllocationState, Booking, BookingRequest, OperationalState, Page, Renewed, node_doc,
+    node_network_name,
+};
+use crate::nodes::tier_name;
+use crate::registry::{self, NETWORK, VLAN};
+use crate::secrets;
+use crate::service::Controller;
+use sqlx::Row;
+
+/// The VLAN pool (1 is the default VLAN, 4095 reserved).
+pub const VLAN_POOL: std::ops::RangeInclusive<i64> = 100..=4094;
+
+pub(crate) const BOOKING_SELECT: &str = "SELECT b.*, p.name AS project_name, u.name AS user_name, n.name AS node_name \
+     FROM bookings b JOIN projects p ON p.id = b.project_id JOIN users u ON u.id = b.user_id \
+     LEFT JOIN nodes n ON n.id = b.node_id";
+
+pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
+    let id: String = r.try_get("id")?;
+    let node: Option<String> = r.try_get("node_name")?;
+    let rtype: String = r.try_get("resource_type")?;
+    Ok(Booking {
+        node_network: (node.is_some() && rtype == NETWORK).then(|| node_network_name(&id)),
+        id,
+        project: r.try_get("project_name")?,
+        user: r.try_get("user_name")?,
+        name: r.try_get("name")?,
+        resource_type: rtype,
+        allocation_state: AllocationState::parse(&r.try_get::<String, _>("allocation_state")?)
+            .unwrap_or(AllocationState::Unallocated),
+        operational_state: OperationalState::parse(&r.try_get::<String, _>("operational_state")?)
+            .unwrap_or(OperationalState::Failed),
+        error: r.try_get("op_error")?,
+        tier: r.try_get("tier")?,
+        bandwidth_mbps: r.try_get("bandwidth_mbps")?,
+        node,
+        vlan: r.try_get("vlan")?,
+        created_ms: r.try_get("created_ms")?,
+        provisioned_ms: r.try_get("provisioned_ms")?,
+        expires_ms: r.try_get("expires_ms")?,
+        released_ms: r.try_get("released_ms")?,
+        spec: serde_json::from_str(&r.try_get::<String, _>("spec")?).unwrap_or_default(),
+    })
+}
+
+/// Hours, rounded up, of `ms`.
+pub(crate) fn hours_up(ms: i64) -> i64 {
+    (ms.max(0) + 3_599_999) / 3_600_000
+}
+
+impl Controller {
+    pub(crate) async fn booking_in(&self, m: &Membership, id: &str) -> Result<Booking> {
+        let r = sqlx::query(&format!(
+            "{BOOKING_SELECT} WHERE b.id = $1 AND b.project_id = $2"
+        ))
+        .bind(id)
+        .bind(&m.project_id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| Error::not_found(format!("booking `{id}`")))?;
+        booking_of(&r)
+    }
+
+    pub(crate) async fn booking_tx_row(&self, tx: &mut Tx, id: &str) -> Result<Booking> {
+        let r = sqlx::query(&format!("{BOOKING_SELECT} WHERE b.id = $1"))
+            .bind(id)
+            .fetch_one(&mut **tx)
+            .await?;
+        booking_of(&r)
+    }
+
+    pub async fn get_booking(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
+        let m = self
+            .project_for(p, project, Operation::BookingsRead)
+            .await?;
+        self.booking_in(&m, id).await
+    }
+
+    /// The project's bookings, oldest first, `limit` per page; released
+    /// ones only with `all`.
+    pub async fn list_bookings(
+        &self,
+        p: &Principal,
+        project: &str,
+        all: bool,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Page<Booking>> {
+        let m = self
+            .project_for(p, project, Operation::BookingsRead)
+            .await?;
+        let (after_ms, after_id) = match after {
+            Some(c) => {
+                let (ms, id) = c
+                    .split_once('.')
+                    .ok_or_else(|| Error::invalid("a cursor from `next`").with_field("after"))?;
+                (
+                    ms.parse::<i64>()
+                        .map_err(|_| Error::invalid("a cursor from `next`").with_field("after"))?,
+                    id.to_string(),
+                )
+            }
+            None => (i64::MIN, String::new()),
+        };
+        let limit = limit.clamp(1, 1000);
+        let rows = sqlx::query(&format!(
+            "{BOOKING_SELECT} WHERE b.project_id = $1 AND ($2 = 1 OR b.released_ms IS NULL) \
+             AND (b.created_ms > $3 OR (b.created_ms = $3 AND b.id > $4)) ORDER BY b.created_ms, b.id LIMIT $5"
+        ))
+        .bind(&m.project_id)
+        .bind(all as i64)
+        .bind(after_ms)
+        .bind(&after_id)
+        .bind(limit as i64 + 1)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut items = rows.iter().map(booking_of).collect::<Result<Vec<_>>>()?;
+        let next = (items.len() > limit).then(|| {
+            items.truncate(limit);
+            let last = &items[limit - 1];
+            format!("{}.{}", last.created_ms, last.id)
+        });
+        Ok(Page { items, next })
+    }
+
+    /// Allocates: checks the request, the quota and the capacity, and takes
+    /// them, all in one transaction; with `provision`, provisions it too.
+    pub async fn allocate(
+        &self,
+        p: &Principal,
+        project: &str,
+        r: BookingRequest,
+    ) -> Result<Booking> {
+        let m = self
+            .project_for(p, project, Operation::BookingsCreate)
+            .await?;
+        check_name("name", &r.name)?;
+        let rtype = self.resource_type(&r.resource_type).await?;
+        let level = self.service_level_of(&m.project_id).await?;
+        let lease_s = r.lease_s.unwrap_or(level.default_lease_s);
+        if !(60..=level.max_lease_s).contains(&lease_s) {
+            return Err(Error::invalid(format!(
+                "60 to {} seconds (the service level's longest lease)",
+                level.max_lease_s
+            ))
+            .with_field("lease_s"));
+        }
+        let is_net = rtype.name == NETWORK;
+        if is_net && !(1..=100_000).contains(&r.bandwidth_mbps) {
+            return Err(Error::invalid("1 to 100000 Mbit/s").with_field("bandwidth_mbps"));
+        }
+        if !is_net && r.bandwidth_mbps != 0 {
+            return Err(
+                Error::invalid(format!("a `{}` has no bandwidth: 0", rtype.name))
+                    .with_field("bandwidth_mbps"),
+            );
+        }
+        let asked_tier =
+            if is_net {
+                match r.spec.get("tier").and_then(|t| t.as_str()) {
+                    Some(t @ ("hardware" | "software" | "auto")) => t.to_string(),
+                    _ => {
+                        return Err(Error::invalid("`hardware`, `software` or `auto`")
+                            .with_field("spec.tier"));
+                    }
+                }
+            } else {
+                if rtype.name != VLAN {
+                    registry::check_spec(&rtype, &r.spec)?;
+                } else if !r.spec.as_object().is_some_and(|o| o.is_empty()) {
+                    return Err(Error::invalid("a `vlan` booking takes no parameters: {}")
+                        .with_field("spec"));
+                }
+                String::new()
+            };
+        let id = secrets::new_id();
+        let now = self.now_ms();
+        let mut tx = db::booking_tx(&self.pool).await?;
+        let dup = sqlx::query(
+            "SELECT 1 FROM bookings WHERE project_id = $1 AND name = $2 AND released_ms IS NULL",
+        )
+        .bind(&m.project_id)
+        .bind(&r.name)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if dup.is_some() {
+            return Err(
+                Error::conflict(format!("the project has a booking `{}`", r.name))
+                    .with_field("name"),
+            );
+        }
+        let placement = if is_net {
+            Some(self.place(&mut tx, &asked_tier, r.bandwidth_mbps).await?)
+        } else {
+            None
+        };
+        let tier = placement.as_ref().map(|pl| tier_name(pl.tier));
+        self.check_quota(
+            &mut tx,
+            &m.project_id,
+            &level,
+            tier,
+            r.bandwidth_mbps,
+            lease_s,
+        )
+        .await?;
+        let vlan = if is_net || rtype.name == VLAN {
+            Some(self.take_vlan(&mut tx, &m.project_id, &id).await?)
+        } else {
+            None
+        };
+        if let (Some(pl), Some(v)) = (&placement, vlan) {
+            let doc = node_doc(
+                &r.spec,
+                &node_network_name(&id),
+                tier_name(pl.tier),
+                v,
+                r.bandwidth_mbps,
+            )?;
+            prism_netdoc::compile(&doc, &pl.node.ports).map_err(Error::from)?;
+        }
+        sqlx::query("INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13)")
+            .bind(&id)
+            .bind(&m.project_id)
+            .bind(&p.user_id)
+            .bind(&r.name)
+            .bind(&rtype.name)
+            .bind(tier)
+            .bind(r.bandwidth_mbps)
+            .bind(lease_s)
+            .bind(placement.as_ref().map(|pl| pl.node.id.clone()))
+            .bind(vlan)
+            .bind(r.spec.to_string())
+            .bind(now)
+            .bind(now + self.settings.hold_s * 1000)
+            .execute(&mut *tx)
+            .await?;
+        if let Some(v) = vlan {
+            sqlx::query("INSERT INTO vlans (vlan, project_id, booking_id) VALUES ($1, $2, $3)")
+                .bind(v)
+                .bind(&m.project_id)
+                .bind(&id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        let b = self.booking_tx_row(&mut tx, &id).await?;
+        self.account(&mut tx, "allocate", &b, &m.project_id, &p.user_id)
+            .await?;
+        tx.commit().await?;
+        if r.provision {
+            return self.provision(p, project, &id).await;
+        }
+        Ok(b)
+    }
+
+    /// The lowest VLAN of the pool no booking holds.
+    async fn take_vlan(&self, tx: &mut Tx, _project_id: &str, _booking: &str) -> Result<i64> {
+        let used = sqlx::query("SELECT vlan FROM vlans ORDER BY vlan")
+            .fetch_all(&mut **tx)
+            .await?;
+        let mut want = *VLAN_POOL.start();
+        for r in used {
+            let v: i64 = r.try_get(0)?;
+            if v == want {
+                want += 1;
+            } else if v > want {
+                break;
+            }
+        }
+        if !VLAN_POOL.contains(&want) {
+            return Err(Error::new(
+                crate::error::ErrorCode::NoCapacity,
+                "the VLAN pool is exhausted",
+            ));
+        }
+        Ok(want)
+    }
+
+    /// Provisions an allocated booking: records the operation, makes it
+    /// part of its node's desired state (a new generation), then
+    /// reconciles the node. A crash between the two is resumed at start.
+    pub async fn provision(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
+        let m = self
+            .project_for(p, project, Operation::BookingsCreate)
+            .await?;
+        let b = self.booking_in(&m, id).await?;
+        let booker = self.user_id(&b.user).await?;
+        p.may_touch(&m, Operation::BookingsCreate, &booker)?;
+        let now = self.now_ms();
+        let mut tx = db::booking_tx(&self.pool).await?;
+        let cur = self.booking_tx_row(&mut tx, id).await?;
+        if cur.allocation_state != AllocationState::Allocated {
+            return Err(Error::conflict(format!(
+                "the booking is {}, not allocated",
+                cur.allocation_state.as_str()
+            )));
+        }
+        if cur.expires_ms <= now {
+            return Err(Error::conflict(
+                "the booking's hold has expired; allocate again",
+            ));
+        }
+        let lease_s: i64 = sqlx::query("SELECT lease_s FROM bookings WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get(0)?;
+        let op = self.begin_operation(&mut tx, id, "provision").await?;
+        let state = if cur.node.is_some() {
+            "pending"
+        } else {
+            "ready"
+        };
+        sqlx::query("UPDATE bookings SET allocation_state = 'provisioned', operational_state = $2, provisioned_ms = $3, expires_ms = $4 WHERE id = $1")
+            .bind(id)
+            .bind(state)
+            .bind(now)
+            .bind(now + lease_s * 1000)
+            .execute(&mut *tx)
+            .await?;
+        let b = self.booking_tx_row(&mut tx, id).await?;
+        self.bump_generation(&mut tx, &b).await?;
+        self.account(&mut tx, "provision", &b, &m.project_id, &p.user_id)
+            .await?;
+        tx.commit().await?;
+        self.finish_operation(&op, b.node.as_deref()).await?;
+        self.booking_in(&m, id).await
+    }
+
+    /// Renews a provisioned or allocated booking to `lease_s` from now,
+    /// clamped to the service level's longest lease.
+    pub async fn renew(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+        lease_s: i64,
+    ) -> Result<Renewed> {
+        let m = self
+            .project_for(p, project, Operation::BookingsRenew)
+            .await?;
+        let b = self.booking_in(&m, id).await?;
+        p.may_touch(&m, Operation::BookingsRenew, &self.user_id(&b.user).await?)?;
+        if lease_s < 60 {
+            return Err(Error::invalid("at least 60 seconds").with_field("lease_s"));
+        }
+        let level = self.service_level_of(&m.project_id).await?;
+        let now = self.now_ms();
+        let granted_s = lease_s.min(level.max_lease_s);
+        let expires = now + granted_s * 1000;
+        let mut tx = db::booking_tx(&self.pool).await?;
+        let cur = self.booking_tx_row(&mut tx, id).await?;
+        if cur.allocation_state != AllocationState::Provisioned {
+            return Err(Error::conflict(format!(
+                "only a provisioned booking is renewed; this one is {}",
+                cur.allocation_state.as_str()
+            )));
+        }
+        let start = cur.provisioned_ms.unwrap_or(cur.created_ms);
+        let extra_h = hours_up(expires - start) - hours_up(cur.expires_ms - start);
+        if extra_h > 0 {
+            self.check_quota(&mut tx, &m.project_id, &level, None, 0, extra_h * 3600)
+                .await?;
+        }
+        sqlx::query("UPDATE bookings SET expires_ms = $2 WHERE id = $1")
+            .bind(id)
+            .bind(expires)
+            .execute(&mut *tx)
+            .await?;
+        let b = self.booking_tx_row(&mut tx, id).await?;
+        self.account(&mut tx, "renew", &b, &m.project_id, &p.user_id)
+            .await?;
+        tx.commit().await?;
+        Ok(Renewed {
+            expires_ms: expires,
+            clamped: granted_s < lease_s,
+        })
+    }
+
+    /// Start or stop a provisioned network: a stopped one stays booked
+    /// (and counted) but leaves its node.
+    pub async fn act(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+        action: Action,
+    ) -> Result<Booking> {
+        let m = self
+            .project_for(p, project, Operation::BookingsAction)
+            .await?;
+        let b = self.booking_in(&m, id).await?;
+        p.may_touch(&m, Operation::BookingsAction, &self.user_id(&b.user).await?)?;
+        if b.allocation_state != AllocationState::Provisioned || b.node.is_none() {
+            return Err(Error::conflict(
+                "only a provisioned network is started or stopped",
+            ));
+        }
+        let state = match action {
+            Action::Start => OperationalState::Pending,
+            Action::Stop => OperationalState::Stopped,
+        };
+        let mut tx = db::booking_tx(&self.pool).await?;
+        let op = self
+            .begin_operation(
+                &mut tx,
+                id,
+                if action == Action::Start {
+                    "start"
+                } else {
+                    "stop"
+                },
+            )
+            .await?;
+        sqlx::query("UPDATE bookings SET operational_state = $2, op_error = NULL WHERE id = $1")
+            .bind(id)
+            .bind(state.as_str())
+            .execute(&mut *tx)
+            .await?;
+        self.bump_generation(&mut tx, &b).await?;
+        tx.commit().await?;
+        self.finish_operation(&op, b.node.as_deref()).await?;
+        self.booking_in(&m, id).await
+    }
+
+    pub(crate) async fn bump_generation(&self, tx: &mut Tx, b: &Booking) -> Result<()> {
+        if let Some(node) = &b.node {
+            sqlx::query("UPDATE nodes SET generation = generation + 1 WHERE name = $1")
+                .bind(node)
+                .execute(&mut **tx)
+                .await?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,341 @@
+//! A typed client of the controller API (used by `prism ctl` and the
+//! tests). The transport is the node API client's HTTP/1 over TCP.
+
+use crate::accounting::{AuditEntry, UsageReport};
+use crate::error::Error;
+use crate::identity::{
+    ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
+};
+use crate::model::{Action, ActionRequest, Booking, BookingRequest, Page, RenewRequest, Renewed};
+use crate::nodes::{NodeRequest, NodeView};
+use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
+use crate::quota::QuotaView;
+use crate::registry::ResourceType;
+use prism_node_api::{Endpoint, NodeClient};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot reach the controller at {addr} (is `prism controller` running?): {message}")]
+    Connect { addr: String, message: String },
+    #[error("{method} {path}: {status}: {error}")]
+    Api {
+        method: &'static str,
+        path: String,
+        status: u16,
+        error: Error,
+    },
+    #[error("{method} {path}: {status}: an answer that is not the API's: {body}")]
+    Unexpected {
+        method: &'static str,
+        path: String,
+        status: u16,
+        body: String,
+    },
+}
+
+impl ClientError {
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ClientError::Api { status, .. } | ClientError::Unexpected { status, .. } => {
+                Some(*status)
+            }
+            ClientError::Connect { .. } => None,
+        }
+    }
+
+    pub fn api(&self) -> Option<&Error> {
+        match self {
+            ClientError::Api { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ControllerClient {
+    addr: String,
+    http: NodeClient,
+}
+
+/// What a path segment or query value may not hold unencoded.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+fn seg(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
+}
+
+impl ControllerClient {
+    /// `addr` is `host:port`; `token` a session token or API key.
+    pub fn new(addr: &str, token: Option<String>) -> Self {
+        Self {
+            addr: addr.to_string(),
+            http: NodeClient::new(Endpoint::Tcp {
+                addr: addr.to_string(),
+                token,
+            }),
+        }
+    }
+
+    pub fn with_token(&self, token: Option<String>) -> Self {
+        Self::new(&self.addr, token)
+    }
+
+    /// One request: status and body as they came.
+    pub async fn raw(
+        &self,
+        method: &'static str,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<(u16, Vec<u8>), ClientError> {
+        self.http
+            .raw(method, path, body)
+            .await
+            .map(|(s, b)| (s, b.to_vec()))
+            .map_err(|e| ClientError::Connect {
+                addr: self.addr.clone(),
+                message: e.to_string(),
+            })
+    }
+
+    async fn call<R: DeserializeOwned>(
+        &self,
+        method: &'static str,
+        path: String,
+        body: Option<&(impl Serialize + ?Sized)>,
+    ) -> Result<R, ClientError> {
+        let body = body.map(|b| serde_json::to_vec(b).unwrap_or_default());
+        let (status, bytes) = self.raw(method, &path, body).await?;
+        let text = || String::from_utf8_lossy(&bytes).into_owned();
+        if (200..300).contains(&status) {
+            let bytes = if bytes.is_empty() {
+                b"null".to_vec()
+            } else {
+                bytes.clone()
+            };
+            return serde_json::from_slice(&bytes).map_err(|_| ClientError::Unexpected {
+                method,
+                path: path.clone(),
+                status,
+                body: text(),
+            });
+        }
+        match serde_json::from_slice::<Error>(&bytes) {
+            Ok(error) => Err(ClientError::Api {
+                method,
+                path,
+                status,
+                error,
+            }),
+            Err(_) => Err(ClientError::Unexpected {
+                method,
+                path,
+                status,
+                body: text(),
+            }),
+        }
+    }
+
+    pub async fn login(&self, r: &LoginRequest) -> Result<TokenView, ClientError> {
+        self.call("POST", "/v1/login".into(), Some(r)).await
+    }
+    pub async fn logout(&self) -> Result<(), ClientError> {
+        self.call("POST", "/v1/logout".into(), None::<&()>).await
+    }
+    pub async fn whoami(&self) -> Result<WhoAmI, ClientError> {
+        self.call("GET", "/v1/whoami".into(), None::<&()>).await
+    }
+    pub async fn create_user(&self, r: &UserRequest) -> Result<UserView, ClientError> {
+        self.call("POST", "/v1/users".into(), Some(r)).await
+    }
+    pub async fn put_service_level(&self, l: &ServiceLevel) -> Result<ServiceLevel, ClientError> {
+        self.call(
+            "PUT",
+            format!("/v1/service-levels/{}", seg(&l.name)),
+            Some(l),
+        )
+        .await
+    }
+    pub async fn create_project(&self, r: &ProjectRequest) -> Result<ProjectView, ClientError> {
+        self.call("POST", "/v1/projects".into(), Some(r)).await
+    }
+    pub async fn list_projects(&self) -> Result<Vec<ProjectView>, ClientError> {
+        self.call("GET", "/v1/projects".into(), None::<&()>).await
+    }
+    pub async fn set_member(
+        &self,
+        project: &str,
+        user: &str,
+        r: &MemberRequest,
+    ) -> Result<MemberView, ClientError> {
+        self.call(
+            "PUT",
+            format!("/v1/projects/{}/members/{}", seg(project), seg(user)),
+            Some(r),
+        )
+        .await
+    }
+    pub async fn create_api_key(
+        &self,
+        project: &str,
+        r: &ApiKeyRequest,
+    ) -> Result<ApiKeyView, ClientError> {
+        self.call(
+            "POST",
+            format!("/v1/projects/{}/api-keys", seg(project)),
+            Some(r),
+        )
+        .await
+    }
+    pub async fn revoke_api_key(&self, project: &str, id: &str) -> Result<(), ClientError> {
+        self.call(
+            "DELETE",
+            format!("/v1/projects/{}/api-keys/{}", seg(project), seg(id)),
+            None::<&()>,
+        )
+        .await
+    }
+    pub async fn register_node(&self, r: &NodeRequest) -> Result<NodeView, ClientError> {
+        self.call("POST", "/v1/nodes".into(), Some(r)).await
+    }
+    pub async fn list_nodes(&self) -> Result<Vec<NodeView>, ClientError> {
+        self.call("GET", "/v1/nodes".into(), None::<&()>).await
+    }
+    pub async fn register_type(&self, t: &ResourceType) -> Result<ResourceType, ClientError> {
+        self.call("POST", "/v1/resource-types".into(), Some(t))
+            .await
+    }
+    pub async fn book(&self, project: &str, r: &BookingRequest) -> Result<Booking, ClientError> {
+        self.call(
+            "POST",
+            format!("/v1/projects/{}/bookings", seg(project)),
+            Some(r),
+        )
+        .await
+    }
+    pub async fn bookings(
+        &self,
+        project: &str,
+        all: bool,
+        after: Option<&str>,
+    ) -> Result<Page<Booking>, ClientError> {
+        let mut path = format!("/v1/projects/{}/bookings?all={all}", seg(project));
+        if let Some(a) = after {
+            path.push_str(&format!("&after={}", seg(a)));
+        }
+        self.call("GET", path, None::<&()>).await
+    }
+    pub async fn booking(&self, project: &str, id: &str) -> Result<Booking, ClientError> {
+        self.call(
+            "GET",
+            format!("/v1/projects/{}/bookings/{}", seg(project), seg(id)),
+            None::<&()>,
+        )
+        .await
+    }
+    pub async fn provision(&self, project: &str, id: &str) -> Result<Booking, ClientError> {
+        self.call(
+            "POST",
+            format!(
+                "/v1/projects/{}/bookings/{}/provision",
+                seg(project),
+                seg(id)
+            ),
+            None::<&()>,
+        )
+        .await
+    }
+    pub async fn renew(
+        &self,
+        project: &str,
+        id: &str,
+        lease_s: i64,
+    ) -> Result<Renewed, ClientError> {
+        self.call(
+            "POST",
+            format!("/v1/projects/{}/bookings/{}/renew", seg(project), seg(id)),
+            Some(&RenewRequest { lease_s }),
+        )
+        .await
+    }
+    pub async fn act(
+        &self,
+        project: &str,
+        id: &str,
+        action: Action,
+    ) -> Result<Booking, ClientError> {
+        self.call(
+            "POST",
+            format!("/v1/projects/{}/bookings/{}/action", seg(project), seg(id)),
+            Some(&ActionRequest { action }),
+        )
+        .await
+    }
+    pub async fn release(&self, project: &str, id: &str) -> Result<Booking, ClientError> {
+        self.call(
+            "DELETE",
+            format!("/v1/projects/{}/bookings/{}", seg(project), seg(id)),
+            None::<&()>,
+        )
+        .await
+    }
+    pub async fn quota(&self, project: &str) -> Result<QuotaView, ClientError> {
+        self.call(
+            "GET",
+            format!("/v1/projects/{}/quota", seg(project)),
+            None::<&()>,
+        )
+        .await
+    }
+    pub async fn usage(
+        &self,
+        project: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<UsageReport, ClientError> {
+        self.call(
+            "GET",
+            format!(
+                "/v1/projects/{}/usage?from_ms={from_ms}&to_ms={to_ms}",
+                seg(project)
+            ),
+            None::<&()>,
+        )
+        .await
+    }
+    pub async fn usage_csv(
+        &self,
+        project: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<String, ClientError> {
+        let path = format!(
+            "/v1/projects/{}/usage?from_ms={from_ms}&to_ms={to_ms}&format=csv",
+            seg(project)
+        );
+        let (status, body) = self.raw("GET", &path, None).await?;
+        let text = String::from_utf8_lossy(&body).into_owned();
+        if status == 200 {
+            Ok(text)
+        } else {
+            Err(ClientError::Unexpected {
+                method: "GET",
+                path,
+                status,
+                body: text,
+            })
+        }
+    }
+    pub async fn audit(&self, after: Option<&str>) -> Result<Page<AuditEntry>, ClientError> {
+        let path = match after {
+            Some(a) => format!("/v1/audit?after={}", seg(a)),
+            None => "/v1/audit".into(),
+        };
+        self.call("GET", path, None::<&()>).await
+    }
+}

@@ -1,0 +1,121 @@
+//! The controller's database: an SQLite file by default (nothing to set
+//! up), PostgreSQL for production, through sqlx's `Any` driver so the same
+//! queries serve both. Queries use `$n` placeholders, which both accept.
+//! Migrations are numbered files in `migrations/`, compiled in.
+
+use crate::error::{Error, Result};
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use std::borrow::Cow;
+
+pub type Pool = sqlx::AnyPool;
+pub type Tx = sqlx::Transaction<'static, sqlx::Any>;
+
+/// The migrations, oldest first: (version, description, SQL).
+const MIGRATIONS: &[(i64, &str, &str)] =
+    &[(1, "initial", include_str!("../migrations/0001_initial.sql"))];
+
+/// Which engine a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+/// A URL for `target`: a `sqlite:`/`postgres:` URL as it is, or a file
+/// path, which becomes an SQLite database created if missing.
+pub fn url_for(target: &str) -> (Engine, String) {
+    if target.starts_with("postgres://") || target.starts_with("postgresql://") {
+        (Engine::Postgres, target.to_string())
+    } else if target.starts_with("sqlite:") {
+        (Engine::Sqlite, target.to_string())
+    } else {
+        (Engine::Sqlite, format!("sqlite://{target}?mode=rwc"))
+    }
+}
+
+/// Opens the database and brings its schema to the latest version.
+pub async fn open(target: &str) -> Result<(Engine, Pool)> {
+    install_default_drivers();
+    let (engine, url) = url_for(target);
+    // One SQLite connection: SQLite serializes writers anyway, and one
+    // connection never meets SQLITE_BUSY between its own transactions.
+    let max = match engine {
+        Engine::Sqlite => 1,
+        Engine::Postgres => 8,
+    };
+    let pool = AnyPoolOptions::new()
+        .max_connections(max)
+        .connect(&url)
+        .await
+        .map_err(|e| {
+            Error::internal(format!("cannot open the database {}: {e}", redact(target)))
+        })?;
+    if engine == Engine::Sqlite {
+        sqlx::query("PRAGMA journal_mode = WAL")
+            .execute(&pool)
+            .await?;
+    }
+    migrator()
+        .run(&pool)
+        .await
+        .map_err(|e| Error::internal(format!("migrating the database {}: {e}", redact(target))))?;
+    Ok((engine, pool))
+}
+
+fn migrator() -> Migrator {
+    let migrations = MIGRATIONS
+        .iter()
+        .map(|(v, d, sql)| {
+            Migration::new(
+                *v,
+                Cow::Borrowed(*d),
+                MigrationType::Simple,
+                Cow::Borrowed(*sql),
+                false,
+            )
+        })
+        .collect::<Vec<_>>();
+    Migrator {
+        migrations: Cow::Owned(migrations),
+        ..Migrator::DEFAULT
+    }
+}
+
+/// `target` without a password, for messages.
+pub fn redact(target: &str) -> String {
+    match (target.find("://"), target.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let userinfo = &target[s + 3..at];
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{}{user}:***{}", &target[..s + 3], &target[at..])
+        }
+        _ => target.to_string(),
+    }
+}
+
+/// Starts a transaction that books or frees capacity: it first writes the
+/// `bookings` lock row, so such transactions run one at a time.
+pub async fn booking_tx(pool: &Pool) -> Result<Tx> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("UPDATE locks SET seq = seq + 1 WHERE name = 'bookings'")
+        .execute(&mut *tx)
+        .await?;
+    Ok(tx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_and_paths_and_redaction() {
+        assert_eq!(
+            url_for("/var/lib/p.db").1,
+            "sqlite:///var/lib/p.db?mode=rwc"
+        );
+        assert_eq!(url_for("postgres://u:p@h/db").0, Engine::Postgres);
+        assert_eq!(redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+        assert_eq!(redact("/x.db"), "/x.db");
+    }
+}

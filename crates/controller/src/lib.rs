@@ -1,0 +1,54 @@
+//! Prism's control and management plane (paper 002, VANI): a controller
+//! that alone holds the database (SQLite by default, PostgreSQL in
+//! production), authenticates and authorizes every call, books virtual
+//! networks on nodes as leases within quotas, accounts for them, and
+//! drives the nodes through the typed node API until each converges to its
+//! generation-numbered desired state.
+//!
+//! Layout: `db` (pool, migrations), `secrets` and `identity` (passwords,
+//! tokens, keys), `authz` (who may do what), `projects`, `registry`,
+//! `nodes` (registration, placement), `bookings` and `quota` (leases),
+//! `accounting` (usage, audit, operation records), `reconcile` (nodes
+//! converge), `api` (REST over axum, OpenAPI).
+
+mod accounting;
+pub mod api;
+mod authz;
+mod bookings;
+mod client;
+mod clock;
+mod db;
+mod error;
+mod identity;
+mod model;
+mod nodes;
+mod projects;
+mod quota;
+mod reconcile;
+mod registry;
+mod release;
+mod secrets;
+mod service;
+
+pub use accounting::{AuditEntry, UsageLine, UsageReport};
+pub use authz::{Operation, Principal};
+pub use bookings::VLAN_POOL;
+pub use client::{ClientError, ControllerClient};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use db::{Engine, redact, url_for};
+pub use error::{Error, ErrorCode, QuotaDetail};
+pub use identity::{
+    ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
+};
+pub use model::{
+    Action, ActionRequest, AllocationState, Booking, BookingRequest, NODE_PREFIX, OperationalState,
+    Page, RenewRequest, Renewed, Role, node_network_name,
+};
+pub use nodes::{NodeRequest, NodeView};
+pub use projects::{
+    MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
+};
+pub use quota::{QuotaUse, QuotaView};
+pub use reconcile::Converged;
+pub use registry::{GenericOp, ResourceType};
+pub use service::{Controller, Settings};

@@ -1,0 +1,223 @@
+//! The controller API's bodies.
+
+use prism_netdoc::NetworkDoc;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// GENI AM API v3's allocation states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AllocationState {
+    /// Held for a short time (`hold`): capacity and quota are taken.
+    Allocated,
+    /// Applied to a node.
+    Provisioned,
+    /// Released or expired: nothing is held.
+    Unallocated,
+}
+
+/// GENI AM API v3's operational states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OperationalState {
+    /// Not yet on a node, or being applied.
+    Pending,
+    /// Forwarding on its node.
+    Ready,
+    /// Stopped by its users (`stop`): booked, not on the node.
+    Stopped,
+    /// The node refused or could not be reached; `error` says why.
+    Failed,
+}
+
+macro_rules! str_enum {
+    ($t:ty { $($v:ident = $s:literal),* $(,)? }) => {
+        impl $t {
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$v => $s),* }
+            }
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($s => Some(Self::$v),)* _ => None }
+            }
+        }
+    };
+}
+str_enum!(AllocationState { Allocated = "allocated", Provisioned = "provisioned", Unallocated = "unallocated" });
+str_enum!(OperationalState { Pending = "pending", Ready = "ready", Stopped = "stopped", Failed = "failed" });
+
+/// A member's role in a project (VANI's plan administrator levels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Everything in the project, other members' bookings included.
+    Owner,
+    /// Books, and renews, stops and releases their own bookings.
+    Member,
+    /// Reads bookings and usage.
+    Viewer,
+}
+str_enum!(Role { Owner = "owner", Member = "member", Viewer = "viewer" });
+
+/// A booking: a lease on a resource, with a UUID.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Booking {
+    pub id: String,
+    pub project: String,
+    /// The user who booked it.
+    pub user: String,
+    pub name: String,
+    /// A registered resource type (`network`).
+    #[serde(rename = "type")]
+    pub resource_type: String,
+    pub allocation_state: AllocationState,
+    pub operational_state: OperationalState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// `hardware` or `software`, once placed (an `auto` request is placed
+    /// by the placement library).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+    /// The guaranteed bandwidth, enforced as the node's rate limit.
+    pub bandwidth_mbps: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// The network's name on its node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_network: Option<String>,
+    /// The project's VLAN that maps packets to this network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vlan: Option<i64>,
+    /// Unix ms.
+    pub created_ms: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioned_ms: Option<i64>,
+    /// The lease's end (Unix ms); an allocated booking's hold ends earlier.
+    pub expires_ms: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub released_ms: Option<i64>,
+    /// The resource's parameters (for a network, its document as asked).
+    pub spec: serde_json::Value,
+}
+
+/// A booking request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BookingRequest {
+    /// Unique among the project's current bookings.
+    pub name: String,
+    #[serde(rename = "type", default = "network_type")]
+    pub resource_type: String,
+    /// For a network: the fields of a network document without `name`;
+    /// the controller adds its VLAN mapping and rate limit.
+    pub spec: serde_json::Value,
+    /// The bandwidth to guarantee, Mbit/s (at least 1).
+    pub bandwidth_mbps: i64,
+    /// The lease's length in seconds (default: the service level's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_s: Option<i64>,
+    /// Apply it to a node now (allocate and provision in one call).
+    #[serde(default)]
+    pub provision: bool,
+}
+
+fn network_type() -> String {
+    "network".into()
+}
+
+/// A renewal: a new end, in seconds from now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenewRequest {
+    pub lease_s: i64,
+}
+
+/// What a renewal granted: the service level may clamp it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Renewed {
+    pub expires_ms: i64,
+    /// Whether the end granted is earlier than asked.
+    pub clamped: bool,
+}
+
+/// An operational action (GENI's PerformOperationalAction).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Start,
+    Stop,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActionRequest {
+    pub action: Action,
+}
+
+/// A page of a list: `next` is the cursor for `?after=`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+}
+
+/// The node document a booking becomes: what the controller sends.
+pub fn node_network_name(booking_id: &str) -> String {
+    let hex: String = booking_id.chars().filter(|c| *c != '-').take(16).collect();
+    format!("{NODE_PREFIX}{hex}")
+}
+
+/// Networks on a node whose names start with this are the controller's;
+/// it leaves any other alone.
+pub const NODE_PREFIX: &str = "pc-";
+
+/// Completes a booked network's document: its node name, its VLAN (every
+/// mapping rule matches only the project's VLAN) and its rate limit.
+pub fn node_doc(
+    spec: &serde_json::Value,
+    node_name: &str,
+    tier: &str,
+    vlan: i64,
+    bandwidth_mbps: i64,
+) -> Result<NetworkDoc, crate::error::Error> {
+    use crate::error::Error;
+    let mut v = spec.clone();
+    let obj = v
+        .as_object_mut()
+        .ok_or_else(|| Error::invalid("a network's spec is a JSON object").with_field("spec"))?;
+    for owned in ["name", "rate_limit", "bandwidth"] {
+        if obj.contains_key(owned) {
+            return Err(Error::invalid(format!(
+                "`{owned}` is set by the controller (from the booking's name and bandwidth_mbps)"
+            ))
+            .with_field(format!("spec.{owned}")));
+        }
+    }
+    obj.insert("name".into(), node_name.into());
+    obj.insert("tier".into(), tier.into());
+    let bytes = serde_json::to_vec(&v).map_err(|e| Error::internal(e.to_string()))?;
+    let mut doc: NetworkDoc = prism_netdoc::from_json(&bytes)?;
+    let vlan16 = vlan as u16;
+    if doc.map.is_empty() {
+        doc.map.push(Default::default());
+    }
+    for (i, m) in doc.map.iter_mut().enumerate() {
+        match m.vlan {
+            Some(v) if v.0 != Some(vlan16) => {
+                let asked = v.0.map_or("untagged".to_string(), |n| format!("VLAN {n}"));
+                return Err(Error::forbidden(format!(
+                    "{asked} is not this booking's; the controller maps it to VLAN {vlan}"
+                ))
+                .with_field(format!("spec.map[{i}].vlan")));
+            }
+            _ => m.vlan = Some(prism_netdoc::Vlan(Some(vlan16))),
+        }
+    }
+    let bits = (bandwidth_mbps as u64).saturating_mul(1_000_000);
+    doc.rate_limit = Some(prism_netdoc::RateLimitDoc {
+        rate: prism_netdoc::Rate(bits),
+        burst: None,
+    });
+    doc.bandwidth = Some(prism_netdoc::Rate(bits));
+    Ok(doc)
+}

@@ -1,0 +1,283 @@
+//! Nodes: registration, liveness, and placement across nodes and tiers
+//! through the placement library.
+
+use crate::authz::Principal;
+use crate::error::{Error, ErrorCode, Result};
+use crate::identity::{check_name, unique_violation};
+use crate::secrets;
+use crate::service::Controller;
+use prism_node_api::{Endpoint, NodeClient};
+use prism_placement::{Capacity, Decision, NoMigration, Policy, Request, State, Tier};
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+use utoipa::ToSchema;
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeRequest {
+    pub name: String,
+    /// The node API's TCP address (`prism node --api-listen`).
+    pub address: String,
+    /// Aggregate bandwidth of its hardware and software tiers, Mbit/s
+    /// (paper 000: 1000 and 100).
+    #[serde(default = "default_hw")]
+    pub hw_mbps: i64,
+    #[serde(default = "default_sw")]
+    pub sw_mbps: i64,
+}
+
+fn default_hw() -> i64 {
+    1000
+}
+fn default_sw() -> i64 {
+    100
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NodeView {
+    pub id: String,
+    pub name: String,
+    pub address: String,
+    /// The node's device profile (a model of an FPGA).
+    pub device: String,
+    pub slots: i64,
+    pub hw_mbps: i64,
+    pub sw_mbps: i64,
+    pub ports: Vec<String>,
+    /// Desired state's generation, and the last the node converged to.
+    pub generation: i64,
+    pub applied_generation: i64,
+    pub last_seen_ms: i64,
+    /// Heard from within the node timeout.
+    pub up: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    /// Booked on it: hardware slots, and Mbit/s per tier.
+    pub used_slots: i64,
+    pub used_hw_mbps: i64,
+    pub used_sw_mbps: i64,
+}
+
+/// A node as placement sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeRow {
+    pub id: String,
+    pub name: String,
+    pub address: String,
+    pub ports: Vec<String>,
+    pub slots: i64,
+    pub hw_mbps: i64,
+    pub sw_mbps: i64,
+    pub last_seen_ms: i64,
+}
+
+pub(crate) const NODE_COLUMNS: &str =
+    "id, name, address, ports, slots, hw_mbps, sw_mbps, last_seen_ms";
+
+pub(crate) fn node_row(r: &sqlx::any::AnyRow) -> Result<NodeRow> {
+    Ok(NodeRow {
+        id: r.try_get("id")?,
+        name: r.try_get("name")?,
+        address: r.try_get("address")?,
+        ports: serde_json::from_str(&r.try_get::<String, _>("ports")?).unwrap_or_default(),
+        slots: r.try_get("slots")?,
+        hw_mbps: r.try_get("hw_mbps")?,
+        sw_mbps: r.try_get("sw_mbps")?,
+        last_seen_ms: r.try_get("last_seen_ms")?,
+    })
+}
+
+/// Where a booking goes.
+#[derive(Debug, Clone)]
+pub(crate) struct Placement {
+    pub node: NodeRow,
+    pub tier: Tier,
+}
+
+pub(crate) fn tier_name(t: Tier) -> &'static str {
+    match t {
+        Tier::Hardware => "hardware",
+        Tier::Software => "software",
+    }
+}
+
+impl Controller {
+    pub(crate) fn client(&self, address: &str) -> NodeClient {
+        NodeClient::new(Endpoint::Tcp {
+            addr: address.to_string(),
+            token: self.settings.node_secret.clone(),
+        })
+    }
+
+    /// Registers a node: the controller asks it what it is, with its
+    /// credential, before recording it.
+    pub async fn register_node(&self, p: &Principal, r: NodeRequest) -> Result<NodeView> {
+        p.require_admin()?;
+        check_name("name", &r.name)?;
+        if r.hw_mbps < 0 || r.sw_mbps < 0 {
+            return Err(Error::invalid("at least 0").with_field("hw_mbps"));
+        }
+        let info = self.client(&r.address).node().await.map_err(|e| {
+            Error::new(
+                ErrorCode::NodeFailed,
+                format!("the node at {} did not answer: {e}", r.address),
+            )
+            .with_field("address")
+        })?;
+        let id = secrets::new_id();
+        let now = self.now_ms();
+        sqlx::query("INSERT INTO nodes (id, name, address, device, slots, hw_mbps, sw_mbps, ports, generation, applied_generation, last_seen_ms, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 0, $9, $9)")
+            .bind(&id)
+            .bind(&r.name)
+            .bind(&r.address)
+            .bind(&info.device)
+            .bind(info.hardware_slots.total as i64)
+            .bind(r.hw_mbps)
+            .bind(r.sw_mbps)
+            .bind(serde_json::to_string(&info.ports).unwrap_or_default())
+            .bind(now)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| {
+                if unique_violation(&e) {
+                    Error::conflict(format!("a node `{}` exists", r.name)).with_field("name")
+                } else {
+                    e.into()
+                }
+            })?;
+        self.reconcile_node(&id).await;
+        self.node_view(&id).await
+    }
+
+    pub async fn list_nodes(&self, p: &Principal) -> Result<Vec<NodeView>> {
+        p.require_admin()?;
+        let ids = sqlx::query("SELECT id FROM nodes ORDER BY name")
+            .fetch_all(&self.pool)
+            .await?;
+        let mut out = Vec::new();
+        for r in ids {
+            out.push(self.node_view(&r.try_get::<String, _>(0)?).await?);
+        }
+        Ok(out)
+    }
+
+    async fn node_view(&self, id: &str) -> Result<NodeView> {
+        let r = sqlx::query("SELECT * FROM nodes WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| Error::not_found("such node"))?;
+        let n = node_row(&r)?;
+        let u = sqlx::query(
+            "SELECT COALESCE(SUM(CASE WHEN tier = 'hardware' THEN 1 ELSE 0 END), 0), \
+             COALESCE(SUM(CASE WHEN tier = 'hardware' THEN bandwidth_mbps ELSE 0 END), 0), \
+             COALESCE(SUM(CASE WHEN tier = 'software' THEN bandwidth_mbps ELSE 0 END), 0) \
+             FROM bookings WHERE node_id = $1 AND released_ms IS NULL",
+        )
+        .bind(id)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(NodeView {
+            up: self.now_ms() - n.last_seen_ms <= self.settings.node_timeout_ms,
+            id: n.id,
+            name: n.name,
+            address: n.address,
+            device: r.try_get("device")?,
+            slots: n.slots,
+            hw_mbps: n.hw_mbps,
+            sw_mbps: n.sw_mbps,
+            ports: n.ports,
+            generation: r.try_get("generation")?,
+            applied_generation: r.try_get("applied_generation")?,
+            last_seen_ms: n.last_seen_ms,
+            last_error: r.try_get("last_error")?,
+            used_slots: u.try_get(0)?,
+            used_hw_mbps: u.try_get(1)?,
+            used_sw_mbps: u.try_get(2)?,
+        })
+    }
+
+    /// Chooses a node and tier for `mbps` in `tier` (`auto`: the
+    /// placement library's admission, software first), inside the booking
+    /// transaction so nothing is placed twice. Of the nodes where it fits,
+    /// the one whose tier is least used takes it.
+    pub(crate) async fn place(
+        &self,
+        tx: &mut crate::db::Tx,
+        tier: &str,
+        mbps: i64,
+    ) -> Result<Placement> {
+        let now = self.now_ms();
+        let rows = sqlx::query(&format!("SELECT {NODE_COLUMNS} FROM nodes ORDER BY name"))
+            .fetch_all(&mut **tx)
+            .await?;
+        let mut best: Option<(f64, Placement)> = None;
+        let mut any_up = false;
+        for r in &rows {
+            let n = node_row(r)?;
+            if now - n.last_seen_ms > self.settings.node_timeout_ms {
+                continue;
+            }
+            any_up = true;
+            let mut s = State::new(Capacity {
+                hw_regions: n.slots.max(0) as usize,
+                hw_mbps: n.hw_mbps as f64,
+                sw_mbps: n.sw_mbps as f64,
+                ..Capacity::PAPER
+            });
+            let booked = sqlx::query("SELECT tier, bandwidth_mbps FROM bookings WHERE node_id = $1 AND released_ms IS NULL")
+                .bind(&n.id)
+                .fetch_all(&mut **tx)
+                .await?;
+            for (i, b) in booked.iter().enumerate() {
+                let t = match b.try_get::<Option<String>, _>(0)?.as_deref() {
+                    Some("hardware") => Tier::Hardware,
+                    _ => Tier::Software,
+                };
+                s.place(i as u64, t, b.try_get::<i64, _>(1)? as f64);
+            }
+            let want = mbps as f64;
+            let chosen = match tier {
+                "hardware" => s.fits(Tier::Hardware, want, true).then_some(Tier::Hardware),
+                "software" => s
+                    .fits(Tier::Software, want, false)
+                    .then_some(Tier::Software),
+                _ => match NoMigration.decide(
+                    &mut s.clone(),
+                    Request::Add {
+                        id: u64::MAX,
+                        mbps: want,
+                    },
+                ) {
+                    Decision::Added { tier, .. } => Some(tier),
+                    _ => None,
+                },
+            };
+            if let Some(t) = chosen {
+                let cap = match t {
+                    Tier::Hardware => n.hw_mbps as f64,
+                    Tier::Software => n.sw_mbps as f64,
+                };
+                let load = if cap > 0.0 { s.used(t) / cap } else { 1.0 };
+                if best.as_ref().is_none_or(|(l, _)| load < *l) {
+                    best = Some((load, Placement { node: n, tier: t }));
+                }
+            }
+        }
+        best.map(|(_, p)| p).ok_or_else(|| {
+            let why = if any_up {
+                format!(
+                    "no node has {mbps} Mbit/s left in the {tier} tier{}",
+                    if tier == "hardware" {
+                        " with a free slot"
+                    } else {
+                        ""
+                    }
+                )
+            } else {
+                "no node is up".to_string()
+            };
+            Error::new(ErrorCode::NoCapacity, why)
+        })
+    }
+}

@@ -1,0 +1,170 @@
+//! The registry of resource types (VANI §3.4): the built-in `network` and
+//! `vlan`, and types registered at run time with a JSON Schema for their
+//! parameters and the generic operations they support.
+
+use crate::authz::Principal;
+use crate::error::{Error, Result};
+use crate::identity::{check_name, unique_violation};
+use crate::service::Controller;
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+use utoipa::ToSchema;
+
+/// VANI's generic interface: every type is got and released; `program`
+/// loads a configuration; `operate` is a generic operation with free-form
+/// parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GenericOp {
+    Get,
+    Release,
+    Program,
+    Operate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceType {
+    pub name: String,
+    pub description: String,
+    /// A JSON Schema (draft 2020-12 unless `$schema` says otherwise) that a
+    /// booking's `spec` must satisfy.
+    pub schema: serde_json::Value,
+    pub operations: Vec<GenericOp>,
+    /// Built into the controller (not removable).
+    #[serde(default)]
+    pub builtin: bool,
+}
+
+pub const NETWORK: &str = "network";
+pub const VLAN: &str = "vlan";
+
+fn builtins() -> Vec<ResourceType> {
+    let network =
+        serde_json::to_value(<prism_netdoc::NetworkDoc as utoipa::PartialSchema>::schema())
+            .unwrap_or_default();
+    vec![
+        ResourceType {
+            name: NETWORK.into(),
+            description: "A virtual network on a node, in the hardware, software or auto tier, with a bandwidth guarantee (its rate limit) and the project's VLAN (the fields of a network document without `name`; see docs/scenario.md)".into(),
+            schema: network,
+            operations: vec![GenericOp::Get, GenericOp::Release, GenericOp::Program],
+            builtin: true,
+        },
+        ResourceType {
+            name: VLAN.into(),
+            description: "A VLAN ID from the pool, the project's alone while booked".into(),
+            schema: serde_json::json!({"type": "object", "additionalProperties": false}),
+            operations: vec![GenericOp::Get, GenericOp::Release],
+            builtin: true,
+        },
+    ]
+}
+
+fn type_of(r: &sqlx::any::AnyRow) -> Result<ResourceType> {
+    let schema: String = r.try_get("schema")?;
+    let ops: String = r.try_get("operations")?;
+    Ok(ResourceType {
+        name: r.try_get("name")?,
+        description: r.try_get("description")?,
+        schema: serde_json::from_str(&schema).unwrap_or_default(),
+        operations: serde_json::from_str(&ops).unwrap_or_default(),
+        builtin: r.try_get::<i64, _>("builtin")? != 0,
+    })
+}
+
+impl Controller {
+    pub(crate) async fn seed_resource_types(&self) -> Result<()> {
+        for t in builtins() {
+            // Refreshed at each start: the network schema follows the code.
+            sqlx::query("DELETE FROM resource_types WHERE name = $1")
+                .bind(&t.name)
+                .execute(&self.pool)
+                .await?;
+            self.insert_type(&t).await?;
+        }
+        Ok(())
+    }
+
+    async fn insert_type(&self, t: &ResourceType) -> Result<()> {
+        sqlx::query("INSERT INTO resource_types (name, description, schema, operations, builtin, created_ms) VALUES ($1, $2, $3, $4, $5, $6)")
+            .bind(&t.name)
+            .bind(&t.description)
+            .bind(t.schema.to_string())
+            .bind(serde_json::to_string(&t.operations).unwrap_or_default())
+            .bind(t.builtin as i64)
+            .bind(self.now_ms())
+            .execute(&self.pool)
+            .await
+            .map_err(|e| {
+                if unique_violation(&e) {
+                    Error::conflict(format!("a resource type `{}` exists", t.name)).with_field("name")
+                } else {
+                    e.into()
+                }
+            })?;
+        Ok(())
+    }
+
+    pub async fn list_resource_types(&self, _p: &Principal) -> Result<Vec<ResourceType>> {
+        let rows = sqlx::query("SELECT * FROM resource_types ORDER BY name")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(type_of).collect()
+    }
+
+    pub(crate) async fn resource_type(&self, name: &str) -> Result<ResourceType> {
+        let r = sqlx::query("SELECT * FROM resource_types WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| {
+                Error::not_found(format!("resource type `{name}`")).with_field("type")
+            })?;
+        type_of(&r)
+    }
+
+    /// Registers a type at run time (administrators).
+    pub async fn register_resource_type(
+        &self,
+        p: &Principal,
+        mut t: ResourceType,
+    ) -> Result<ResourceType> {
+        p.require_admin()?;
+        check_name("name", &t.name)?;
+        if let Err(e) = jsonschema::meta::validate(&t.schema) {
+            return Err(Error::invalid(format!("not a JSON Schema: {e}")).with_field("schema"));
+        }
+        for must in [GenericOp::Get, GenericOp::Release] {
+            if !t.operations.contains(&must) {
+                return Err(Error::invalid("every type supports `get` and `release`")
+                    .with_field("operations"));
+            }
+        }
+        t.builtin = false;
+        self.insert_type(&t).await?;
+        Ok(t)
+    }
+}
+
+/// Checks a booking's `spec` against its type's schema; the error names
+/// the first failing field.
+pub fn check_spec(t: &ResourceType, spec: &serde_json::Value) -> Result<()> {
+    let v = jsonschema::validator_for(&t.schema).map_err(|e| {
+        Error::internal(format!("the schema of `{}` does not compile: {e}", t.name))
+    })?;
+    if let Err(e) = v.validate(spec) {
+        let path = e
+            .instance_path()
+            .to_string()
+            .trim_start_matches('/')
+            .replace('/', ".");
+        let field = if path.is_empty() {
+            "spec".to_string()
+        } else {
+            format!("spec.{path}")
+        };
+        return Err(Error::invalid(e.to_string()).with_field(field));
+    }
+    Ok(())
+}

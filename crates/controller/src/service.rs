@@ -1,0 +1,126 @@
+//! The controller: its database, clock and settings, and what it does in
+//! the background (the reaper, node reconciliation, resuming operations a
+//! crash interrupted).
+
+use crate::clock::{Clock, SystemClock};
+use crate::db::{self, Engine, Pool};
+use crate::error::Result;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// What a controller is told at start.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// An allocated booking's hold before it is provisioned (GENI: minutes).
+    pub hold_s: i64,
+    /// How often expired leases are looked for.
+    pub reaper_every_ms: u64,
+    /// How often every node is checked against its desired state.
+    pub reconcile_every_ms: u64,
+    /// A node not heard from for this long is down: nothing is placed on it.
+    pub node_timeout_ms: i64,
+    /// Requests per second per credential before 429, and the burst.
+    pub rate_per_s: f64,
+    pub rate_burst: f64,
+    /// The credential nodes accept (`prism node --api-credential-file`).
+    pub node_secret: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            hold_s: 600,
+            reaper_every_ms: 1000,
+            reconcile_every_ms: 2000,
+            node_timeout_ms: 10_000,
+            rate_per_s: 200.0,
+            rate_burst: 400.0,
+            node_secret: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Controller {
+    pub(crate) pool: Pool,
+    pub(crate) engine: Engine,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) settings: Settings,
+    /// One reconciliation at a time per node.
+    pub(crate) node_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+}
+
+impl Controller {
+    /// Opens (creating and migrating) the database at `target`: a file
+    /// path or an `sqlite:` or `postgres:` URL.
+    pub async fn open(target: &str, settings: Settings) -> Result<Self> {
+        Self::open_with_clock(target, settings, Arc::new(SystemClock)).await
+    }
+
+    pub async fn open_with_clock(
+        target: &str,
+        settings: Settings,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self> {
+        let (engine, pool) = db::open(target).await?;
+        let c = Self {
+            pool,
+            engine,
+            clock,
+            settings,
+            node_locks: Default::default(),
+        };
+        c.seed().await?;
+        Ok(c)
+    }
+
+    /// What every controller has: the standard service level and the
+    /// built-in resource types.
+    async fn seed(&self) -> Result<()> {
+        self.seed_service_levels().await?;
+        self.seed_resource_types().await
+    }
+
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    pub(crate) fn node_lock(&self, node_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut m = self.node_locks.lock().unwrap_or_else(|e| e.into_inner());
+        m.entry(node_id.to_string()).or_default().clone()
+    }
+
+    /// Starts the background work: resumes interrupted operations, then
+    /// reaps expired leases and reconciles nodes on their periods.
+    pub fn spawn_background(&self) -> tokio::task::JoinHandle<()> {
+        let c = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = c.resume().await {
+                eprintln!("prism controller: resuming operations: {e}");
+            }
+            let mut reap =
+                tokio::time::interval(std::time::Duration::from_millis(c.settings.reaper_every_ms));
+            let mut rec = tokio::time::interval(std::time::Duration::from_millis(
+                c.settings.reconcile_every_ms,
+            ));
+            loop {
+                tokio::select! {
+                    _ = reap.tick() => {
+                        if let Err(e) = c.reap().await {
+                            eprintln!("prism controller: reaper: {e}");
+                        }
+                    }
+                    _ = rec.tick() => c.reconcile_all().await,
+                }
+            }
+        })
+    }
+}

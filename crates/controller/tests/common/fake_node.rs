@@ -1,0 +1,216 @@
+//! A node API over a list of documents, checking each as a node does
+//! (`prism_netdoc::compile` against its ports), with a switch that makes
+//! it unreachable-like (every call fails). Served over real TCP with the
+//! control plane's credential.
+
+use prism_netdoc::{NetworkDoc, TierChoice};
+use prism_node_api::{
+    ApiError, Changed, Credential, ErrorCode, Listener, NetworkDetail, NetworkView, NodeApi,
+    NodeEvent, NodeInfo, PlacedTier, PortView, PowerView, RateLimitBody, ReconfigureBody,
+    Reconfiguring, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TierBody,
+};
+use prism_pipeline::CounterSnapshot;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+pub const SECRET: &str = "0c5d7e9f1a2b3c4d5e6f708192a3b4c5";
+
+pub struct FakeNode {
+    pub ports: Vec<String>,
+    pub slots: u16,
+    pub docs: Mutex<Vec<NetworkDoc>>,
+    pub down: AtomicBool,
+    pub calls: std::sync::atomic::AtomicUsize,
+}
+
+fn view(d: &NetworkDoc) -> NetworkView {
+    NetworkView {
+        id: 0,
+        name: d.name.clone(),
+        tier: if d.tier == TierChoice::Hardware {
+            PlacedTier::Hardware
+        } else {
+            PlacedTier::Software
+        },
+        forwarding: "destination".into(),
+        entries: d.route.len(),
+        rate_bps: d.rate_limit.as_ref().map(|r| r.rate.0),
+        burst_bytes: None,
+        slot: None,
+        router: None,
+        tier_moves: 0,
+    }
+}
+
+fn missing(name: &str) -> ApiError {
+    ApiError::not_found(format!("no network `{name}`"))
+}
+
+impl FakeNode {
+    pub fn new(ports: &[&str], slots: u16) -> Arc<Self> {
+        Arc::new(Self {
+            ports: ports.iter().map(|s| s.to_string()).collect(),
+            slots,
+            docs: Mutex::new(Vec::new()),
+            down: AtomicBool::new(false),
+            calls: Default::default(),
+        })
+    }
+
+    /// Serves it on 127.0.0.1; returns the address.
+    pub fn serve(self: &Arc<Self>) -> String {
+        let stop = Arc::new(AtomicBool::new(false));
+        let listener = Listener::Tcp(
+            "127.0.0.1:0".parse().unwrap(),
+            Credential::new(SECRET).unwrap(),
+        );
+        let app = prism_node_api::router(self.clone());
+        // `spawn` starts a runtime of its own: not from inside the test's.
+        std::thread::spawn(move || prism_node_api::spawn(listener, app, stop).unwrap().0)
+            .join()
+            .unwrap()
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .docs
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|d| d.name.clone())
+            .collect();
+        v.sort();
+        v
+    }
+
+    pub fn doc(&self, name: &str) -> Option<NetworkDoc> {
+        self.docs
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|d| d.name == name)
+            .cloned()
+    }
+
+    fn up(&self) -> Result<(), ApiError> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        if self.down.load(Ordering::Relaxed) {
+            Err(ApiError::new(ErrorCode::Unavailable, "down"))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn check(&self, doc: &NetworkDoc) -> Result<(), ApiError> {
+        prism_netdoc::compile(doc, &self.ports)
+            .map(|_| ())
+            .map_err(ApiError::from)
+    }
+}
+
+impl NodeApi for FakeNode {
+    fn list_networks(&self) -> Result<Vec<NetworkView>, ApiError> {
+        self.up()?;
+        Ok(self.docs.lock().unwrap().iter().map(view).collect())
+    }
+    fn get_network(&self, name: &str) -> Result<NetworkDetail, ApiError> {
+        self.up()?;
+        let d = self.doc(name).ok_or_else(|| missing(name))?;
+        Ok(NetworkDetail {
+            network: view(&d),
+            definition: d,
+        })
+    }
+    fn add_network(&self, doc: NetworkDoc) -> Result<Changed, ApiError> {
+        self.up()?;
+        self.check(&doc)?;
+        let mut docs = self.docs.lock().unwrap();
+        if docs.iter().any(|d| d.name == doc.name) {
+            return Err(ApiError::new(ErrorCode::Conflict, "exists"));
+        }
+        let hw = docs
+            .iter()
+            .filter(|d| d.tier == TierChoice::Hardware)
+            .count();
+        if doc.tier == TierChoice::Hardware && hw >= self.slots as usize {
+            return Err(ApiError::new(ErrorCode::Capacity, "no free slot"));
+        }
+        let network = Some(view(&doc));
+        docs.push(doc);
+        Ok(Changed {
+            result: "added".into(),
+            network,
+        })
+    }
+    fn replace_network(&self, name: &str, doc: NetworkDoc) -> Result<Changed, ApiError> {
+        self.up()?;
+        self.check(&doc)?;
+        let mut docs = self.docs.lock().unwrap();
+        let d = docs
+            .iter_mut()
+            .find(|d| d.name == name)
+            .ok_or_else(|| missing(name))?;
+        *d = doc;
+        Ok(Changed {
+            result: "replaced".into(),
+            network: Some(view(d)),
+        })
+    }
+    fn remove_network(&self, name: &str) -> Result<Changed, ApiError> {
+        self.up()?;
+        let mut docs = self.docs.lock().unwrap();
+        let before = docs.len();
+        docs.retain(|d| d.name != name);
+        if docs.len() == before {
+            return Err(missing(name));
+        }
+        Ok(Changed {
+            result: "removed".into(),
+            network: None,
+        })
+    }
+    fn set_routes(&self, name: &str, _: RoutesBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn set_rules(&self, name: &str, _: RulesBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn set_rate_limit(&self, name: &str, _: RateLimitBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn set_tier(&self, name: &str, _: TierBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn counters(&self) -> Result<CounterSnapshot, ApiError> {
+        Err(ApiError::new(ErrorCode::Unavailable, "no counters"))
+    }
+    fn ports(&self) -> Result<Vec<PortView>, ApiError> {
+        Ok(Vec::new())
+    }
+    fn node(&self) -> Result<NodeInfo, ApiError> {
+        self.up()?;
+        Ok(NodeInfo {
+            device: "netfpga-v2p".into(),
+            ports: self.ports.clone(),
+            software_interfaces: vec![false; self.ports.len()],
+            io: "packet".into(),
+            workers: 1,
+            hardware_slots: SlotsInfo {
+                total: self.slots,
+                free: self.slots as usize,
+            },
+        })
+    }
+    fn tap(&self, name: Option<&str>, _: TapBody) -> Result<TapAnswer, ApiError> {
+        Err(missing(name.unwrap_or("")))
+    }
+    fn reconfigure(&self, name: &str, _: ReconfigureBody) -> Result<Reconfiguring, ApiError> {
+        Err(missing(name))
+    }
+    fn events(&self, _: u64) -> Result<Vec<NodeEvent>, ApiError> {
+        Ok(Vec::new())
+    }
+    fn power(&self) -> Result<PowerView, ApiError> {
+        Err(ApiError::new(ErrorCode::Unavailable, "no power"))
+    }
+}

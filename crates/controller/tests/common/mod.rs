@@ -1,0 +1,171 @@
+//! A controller on a fresh database (SQLite in a temporary file, or
+//! PostgreSQL when `PRISM_TEST_POSTGRES` names a server: a new database per
+//! test), served on 127.0.0.1, with fake nodes and a clock the test moves.
+
+#![allow(dead_code)]
+
+pub mod fake_node;
+
+use fake_node::{FakeNode, SECRET};
+use prism_controller::{
+    BookingRequest, Controller, ControllerClient, LoginRequest, ManualClock, NodeRequest,
+    ProjectRequest, Settings, UserRequest,
+};
+use serde_json::json;
+use std::sync::Arc;
+
+pub const START_MS: i64 = 1_800_000_000_000;
+pub const PASSWORD: &str = "a password long enough";
+
+pub struct Harness {
+    pub ctl: Controller,
+    pub addr: String,
+    pub clock: ManualClock,
+    pub admin: ControllerClient,
+    pub target: String,
+    _dir: Option<TempDir>,
+}
+
+pub struct TempDir(pub std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A database for one test: its URL or path.
+pub async fn fresh_database() -> (String, Option<TempDir>) {
+    if let Ok(base) = std::env::var("PRISM_TEST_POSTGRES") {
+        use sqlx::Connection;
+        let name = format!("prism_test_{}", uuid::Uuid::new_v4().simple());
+        let mut c = sqlx::PgConnection::connect(&base)
+            .await
+            .expect("PRISM_TEST_POSTGRES: connect");
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut c)
+            .await
+            .unwrap();
+        let (head, _) = base.rsplit_once('/').expect("a URL ending in /database");
+        return (format!("{head}/{name}"), None);
+    }
+    let dir =
+        std::env::temp_dir().join(format!("prism-ctl-test-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).unwrap();
+    (
+        dir.join("controller.db").display().to_string(),
+        Some(TempDir(dir)),
+    )
+}
+
+pub fn settings() -> Settings {
+    Settings {
+        node_secret: Some(SECRET.into()),
+        rate_per_s: 10_000.0,
+        rate_burst: 10_000.0,
+        ..Settings::default()
+    }
+}
+
+impl Harness {
+    pub async fn start() -> Self {
+        Self::start_with(settings()).await
+    }
+
+    pub async fn start_with(settings: Settings) -> Self {
+        let (target, dir) = fresh_database().await;
+        let clock = ManualClock::new(START_MS);
+        let ctl = Controller::open_with_clock(&target, settings, Arc::new(clock.clone()))
+            .await
+            .unwrap();
+        ctl.bootstrap_admin("admin", PASSWORD).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        tokio::spawn(prism_controller::api::serve(ctl.clone(), listener));
+        let anon = ControllerClient::new(&addr, None);
+        let t = anon.login(&login("admin", None)).await.unwrap();
+        let admin = anon.with_token(Some(t.token));
+        Self {
+            ctl,
+            addr,
+            clock,
+            admin,
+            target,
+            _dir: dir,
+        }
+    }
+
+    pub fn anonymous(&self) -> ControllerClient {
+        ControllerClient::new(&self.addr, None)
+    }
+
+    /// A user, logged in (unscoped).
+    pub async fn user(&self, name: &str) -> ControllerClient {
+        self.admin
+            .create_user(&UserRequest {
+                name: name.into(),
+                password: PASSWORD.into(),
+                admin: false,
+            })
+            .await
+            .unwrap();
+        self.login_as(name, None).await
+    }
+
+    pub async fn login_as(&self, name: &str, project: Option<&str>) -> ControllerClient {
+        let t = self.anonymous().login(&login(name, project)).await.unwrap();
+        self.anonymous().with_token(Some(t.token))
+    }
+
+    pub async fn project(&self, name: &str, owner: &str, level: &str) {
+        self.admin
+            .create_project(&ProjectRequest {
+                name: name.into(),
+                service_level: level.into(),
+                owner: owner.into(),
+            })
+            .await
+            .unwrap();
+    }
+
+    /// A fake node with ports `a`, `b`, `c` and `slots` hardware slots,
+    /// registered.
+    pub async fn node(&self, name: &str, slots: u16, sw_mbps: i64) -> Arc<FakeNode> {
+        let n = FakeNode::new(&["a", "b", "c"], slots);
+        let addr = n.serve();
+        self.admin
+            .register_node(&NodeRequest {
+                name: name.into(),
+                address: addr,
+                hw_mbps: 10_000,
+                sw_mbps,
+            })
+            .await
+            .unwrap();
+        n
+    }
+}
+
+pub fn login(user: &str, project: Option<&str>) -> LoginRequest {
+    LoginRequest {
+        user: user.into(),
+        password: PASSWORD.into(),
+        project: project.map(str::to_string),
+        ttl_s: Some(86_400),
+    }
+}
+
+pub fn network(name: &str, tier: &str, mbps: i64, provision: bool) -> BookingRequest {
+    BookingRequest {
+        name: name.into(),
+        resource_type: "network".into(),
+        spec: json!({
+            "tier": tier,
+            "forwarding": "destination",
+            "route": [{"prefix": "10.1.0.0/16", "action": {"port": "b", "decrement_ttl": true}}]
+        }),
+        bandwidth_mbps: mbps,
+        lease_s: None,
+        provision,
+    }
+}
