@@ -74,15 +74,6 @@ impl Operation {
             Role::Viewer => &[BookingsRead, UsageRead],
         }
     }
-
-    /// Whether this operation on one booking needs the caller to be its
-    /// booker (or the project's owner): VANI's per-resource rights.
-    pub fn per_resource(self) -> bool {
-        matches!(
-            self,
-            Operation::BookingsRenew | Operation::BookingsRelease | Operation::BookingsAction
-        )
-    }
 }
 
 /// Who is calling, as their credential says.
@@ -147,17 +138,13 @@ impl Principal {
         Ok(())
     }
 
-    /// Checks a per-resource right: the booking's booker, a project owner
-    /// or an admin.
+    /// Checks `op` on one resource (a booking, a key): VANI's per-resource
+    /// rights, here its creator's, a project owner's or an admin's.
     pub fn may_touch(&self, m: &Membership, op: Operation, booker_id: &str) -> Result<()> {
         self.may(m, op)?;
-        if op.per_resource()
-            && !self.is_admin
-            && m.role != Some(Role::Owner)
-            && booker_id != self.user_id
-        {
+        if !self.is_admin && m.role != Some(Role::Owner) && booker_id != self.user_id {
             return Err(Error::forbidden(format!(
-                "only its booker or a project owner may call `{}` on a booking",
+                "only its creator or a project owner may call `{}` on it",
                 op.as_str()
             )));
         }

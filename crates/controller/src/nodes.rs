@@ -169,9 +169,9 @@ impl Controller {
             .ok_or_else(|| Error::not_found("such node"))?;
         let n = node_row(&r)?;
         let u = sqlx::query(
-            "SELECT COALESCE(SUM(CASE WHEN tier = 'hardware' THEN 1 ELSE 0 END), 0), \
-             COALESCE(SUM(CASE WHEN tier = 'hardware' THEN bandwidth_mbps ELSE 0 END), 0), \
-             COALESCE(SUM(CASE WHEN tier = 'software' THEN bandwidth_mbps ELSE 0 END), 0) \
+            "SELECT CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN 1 ELSE 0 END), 0) AS BIGINT), \
+             CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN bandwidth_mbps ELSE 0 END), 0) AS BIGINT), \
+             CAST(COALESCE(SUM(CASE WHEN tier = 'software' THEN bandwidth_mbps ELSE 0 END), 0) AS BIGINT) \
              FROM bookings WHERE node_id = $1 AND released_ms IS NULL",
         )
         .bind(id)

@@ -1,0 +1,543 @@
+//! The authorization matrix: every endpoint, called by anonymous, a member
+//! of another project, a viewer, a member who did not book the resource,
+//! the project's owner (who booked it) and an administrator. Another
+//! project's resources answer 404 (invisible), a missing right 403.
+
+mod common;
+
+use common::{Harness, network};
+use prism_controller::{ApiKeyRequest, ControllerClient, MemberRequest, Operation, Role, STANDARD};
+use serde_json::{Value, json};
+
+#[derive(Clone, Copy, Debug)]
+enum Prep {
+    Nothing,
+    /// A provisioned booking of the owner's: `{b}`.
+    Booking,
+    /// An allocated (not provisioned) booking of the owner's: `{b}`.
+    Held,
+    /// An API key of the owner's: `{k}`.
+    Key,
+    /// A new user, a viewer of the project: `{u}`.
+    Member,
+}
+
+struct Case {
+    method: &'static str,
+    path: &'static str,
+    body: Option<Value>,
+    prep: Prep,
+    /// anonymous, other project, viewer, member, owner, admin.
+    expect: [u16; 6],
+}
+
+fn cases() -> Vec<Case> {
+    use Prep::*;
+    let c = |method, path, body, prep, expect| Case {
+        method,
+        path,
+        body,
+        prep,
+        expect,
+    };
+    let book = json!({"name": "{n}", "spec": network("x", "software", 1, false).spec, "bandwidth_mbps": 1});
+    let level = serde_json::to_value(prism_controller::ServiceLevel::standard()).unwrap();
+    vec![
+        c(
+            "GET",
+            "/v1/whoami",
+            None,
+            Nothing,
+            [401, 200, 200, 200, 200, 200],
+        ),
+        c(
+            "GET",
+            "/v1/service-levels",
+            None,
+            Nothing,
+            [401, 200, 200, 200, 200, 200],
+        ),
+        c(
+            "GET",
+            "/v1/projects",
+            None,
+            Nothing,
+            [401, 200, 200, 200, 200, 200],
+        ),
+        c(
+            "GET",
+            "/v1/resource-types",
+            None,
+            Nothing,
+            [401, 200, 200, 200, 200, 200],
+        ),
+        c(
+            "GET",
+            "/v1/users",
+            None,
+            Nothing,
+            [401, 403, 403, 403, 403, 200],
+        ),
+        c(
+            "POST",
+            "/v1/users",
+            Some(json!({"name": "{n}", "password": "long enough password"})),
+            Nothing,
+            [401, 403, 403, 403, 403, 201],
+        ),
+        c(
+            "PUT",
+            "/v1/service-levels/standard",
+            Some(level),
+            Nothing,
+            [401, 403, 403, 403, 403, 200],
+        ),
+        c(
+            "POST",
+            "/v1/projects",
+            Some(json!({"name": "{n}", "service_level": "standard", "owner": "owner"})),
+            Nothing,
+            [401, 403, 403, 403, 403, 201],
+        ),
+        c(
+            "GET",
+            "/v1/nodes",
+            None,
+            Nothing,
+            [401, 403, 403, 403, 403, 200],
+        ),
+        c(
+            "POST",
+            "/v1/nodes",
+            Some(json!({"name": "{n}", "address": "127.0.0.1:1"})),
+            Nothing,
+            [401, 403, 403, 403, 403, 502],
+        ),
+        c(
+            "POST",
+            "/v1/resource-types",
+            Some(
+                json!({"name": "{n}", "description": "d", "schema": {"type": "object"}, "operations": ["get", "release"]}),
+            ),
+            Nothing,
+            [401, 403, 403, 403, 403, 201],
+        ),
+        c(
+            "GET",
+            "/v1/audit",
+            None,
+            Nothing,
+            [401, 403, 403, 403, 403, 200],
+        ),
+        c(
+            "GET",
+            "/v1/projects/p",
+            None,
+            Nothing,
+            [401, 404, 200, 200, 200, 200],
+        ),
+        c(
+            "GET",
+            "/v1/projects/p/members",
+            None,
+            Nothing,
+            [401, 404, 200, 200, 200, 200],
+        ),
+        c(
+            "PUT",
+            "/v1/projects/p/members/{u}",
+            Some(json!({"role": "member"})),
+            Member,
+            [401, 404, 403, 403, 200, 200],
+        ),
+        c(
+            "DELETE",
+            "/v1/projects/p/members/{u}",
+            None,
+            Member,
+            [401, 404, 403, 403, 204, 204],
+        ),
+        c(
+            "GET",
+            "/v1/projects/p/api-keys",
+            None,
+            Nothing,
+            [401, 404, 403, 200, 200, 200],
+        ),
+        c(
+            "POST",
+            "/v1/projects/p/api-keys",
+            Some(json!({"name": "k", "operations": ["bookings.read"]})),
+            Nothing,
+            [401, 404, 403, 201, 201, 201],
+        ),
+        c(
+            "DELETE",
+            "/v1/projects/p/api-keys/{k}",
+            None,
+            Key,
+            [401, 404, 403, 403, 204, 204],
+        ),
+        c(
+            "GET",
+            "/v1/projects/p/bookings",
+            None,
+            Nothing,
+            [401, 404, 200, 200, 200, 200],
+        ),
+        c(
+            "POST",
+            "/v1/projects/p/bookings",
+            Some(book),
+            Nothing,
+            [401, 404, 403, 201, 201, 201],
+        ),
+        c(
+            "GET",
+            "/v1/projects/p/bookings/{b}",
+            None,
+            Booking,
+            [401, 404, 200, 200, 200, 200],
+        ),
+        c(
+            "POST",
+            "/v1/projects/p/bookings/{b}/provision",
+            None,
+            Held,
+            [401, 404, 403, 403, 200, 200],
+        ),
+        c(
+            "POST",
+            "/v1/projects/p/bookings/{b}/renew",
+            Some(json!({"lease_s": 3600})),
+            Booking,
+            [401, 404, 403, 403, 200, 200],
+        ),
+        c(
+            "POST",
+            "/v1/projects/p/bookings/{b}/action",
+            Some(json!({"action": "stop"})),
+            Booking,
+            [401, 404, 403, 403, 200, 200],
+        ),
+        c(
+            "DELETE",
+            "/v1/projects/p/bookings/{b}",
+            None,
+            Booking,
+            [401, 404, 403, 403, 200, 200],
+        ),
+        c(
+            "GET",
+            "/v1/projects/p/quota",
+            None,
+            Nothing,
+            [401, 404, 200, 200, 200, 200],
+        ),
+        c(
+            "GET",
+            "/v1/projects/p/usage",
+            None,
+            Nothing,
+            [401, 404, 200, 200, 200, 200],
+        ),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
+    let h = Harness::start().await;
+    h.node("n1", 64, 100_000).await;
+    let owner = h.user("owner").await;
+    let other = h.user("other").await;
+    let viewer = h.user("viewer").await;
+    let member = h.user("member").await;
+    let mut big = prism_controller::ServiceLevel::standard();
+    big.name = "big".into();
+    (
+        big.max_sw_networks,
+        big.max_bandwidth_mbps,
+        big.max_lease_hours,
+    ) = (1000, 100_000, 1_000_000);
+    h.admin.put_service_level(&big).await.unwrap();
+    h.project("p", "owner", "big").await;
+    h.project("q", "other", STANDARD).await;
+    owner
+        .set_member("p", "viewer", &MemberRequest { role: Role::Viewer })
+        .await
+        .unwrap();
+    owner
+        .set_member("p", "member", &MemberRequest { role: Role::Member })
+        .await
+        .unwrap();
+    let who: [(&str, ControllerClient); 6] = [
+        ("anonymous", h.anonymous()),
+        ("other project", other),
+        ("viewer", viewer),
+        ("member", member),
+        ("owner", owner.clone()),
+        ("admin", h.admin.clone()),
+    ];
+    let mut n = 0;
+    let mut wrong = Vec::new();
+    let paths = cases();
+    for case in &paths {
+        for (i, (name, client)) in who.iter().enumerate() {
+            n += 1;
+            let mut path = case.path.to_string();
+            match case.prep {
+                Prep::Nothing => {}
+                Prep::Booking | Prep::Held => {
+                    let b = owner
+                        .book(
+                            "p",
+                            &network(
+                                &format!("b{n}"),
+                                "software",
+                                1,
+                                matches!(case.prep, Prep::Booking),
+                            ),
+                        )
+                        .await
+                        .unwrap();
+                    path = path.replace("{b}", &b.id);
+                }
+                Prep::Key => {
+                    let k = owner
+                        .create_api_key(
+                            "p",
+                            &ApiKeyRequest {
+                                name: format!("k{n}"),
+                                operations: vec![Operation::BookingsRead],
+                                ttl_s: None,
+                            },
+                        )
+                        .await
+                        .unwrap();
+                    path = path.replace("{k}", &k.id);
+                }
+                Prep::Member => {
+                    let u = format!("u{n}");
+                    h.admin
+                        .create_user(&prism_controller::UserRequest {
+                            name: u.clone(),
+                            password: common::PASSWORD.into(),
+                            admin: false,
+                        })
+                        .await
+                        .unwrap();
+                    owner
+                        .set_member("p", &u, &MemberRequest { role: Role::Viewer })
+                        .await
+                        .unwrap();
+                    path = path.replace("{u}", &u);
+                }
+            }
+            let body = case
+                .body
+                .as_ref()
+                .map(|b| b.to_string().replace("{n}", &format!("n{n}")).into_bytes());
+            let (status, answer) = client.raw(case.method, &path, body).await.unwrap();
+            let want = case.expect[i];
+            if status != want {
+                wrong.push(format!(
+                    "{} {} as {name}: {status}, expected {want}: {}",
+                    case.method,
+                    case.path,
+                    String::from_utf8_lossy(&answer)
+                ));
+            } else if status >= 400 {
+                // Every refusal has the one error body with its code.
+                let e: Value = serde_json::from_slice(&answer).unwrap();
+                let code = e["code"].as_str().unwrap_or("");
+                let expected = match status {
+                    401 => "unauthorized",
+                    403 => "forbidden",
+                    404 => "not_found",
+                    502 => "node_failed",
+                    _ => code,
+                };
+                assert_eq!(code, expected, "{} {} as {name}", case.method, case.path);
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {n} calls answered otherwise:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    // Every path the API serves is in the matrix.
+    let mut covered: Vec<&str> = paths.iter().map(|c| c.path).collect();
+    covered.extend(["/v1/login", "/v1/logout"]);
+    for p in prism_controller::api::PATHS {
+        let templ = p
+            .replace("{project}", "p")
+            .replace("{name}", "standard")
+            .replace("{user}", "{u}")
+            .replace("{id}", if p.contains("api-keys") { "{k}" } else { "{b}" });
+        assert!(
+            covered.contains(&templ.as_str()),
+            "{p} is not in the matrix"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tokens_and_keys_are_scoped_restricted_expiring_and_revocable() {
+    let h = Harness::start().await;
+    h.node("n1", 4, 1000).await;
+    let owner = h.user("owner").await;
+    h.project("p", "owner", STANDARD).await;
+    h.project("q", "owner", STANDARD).await;
+
+    // A token scoped to p does not see q (404), and q is not listed.
+    let scoped = h.login_as("owner", Some("p")).await;
+    assert_eq!(
+        scoped.booking("q", "x").await.unwrap_err().status(),
+        Some(404)
+    );
+    let listed: Vec<String> = scoped
+        .list_projects()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(listed, vec!["p".to_string()]);
+    // A login to a project the user is not in is refused like a bad password.
+    let e = h
+        .anonymous()
+        .login(&common::login("owner", Some("nope")))
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(401));
+    let e = h
+        .anonymous()
+        .login(&prism_controller::LoginRequest {
+            password: "wrong password!".into(),
+            ..common::login("owner", None)
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(401));
+
+    // A read-only key reads and cannot book; it cannot carry more than its
+    // creator may; revoked, it is refused.
+    let k = owner
+        .create_api_key(
+            "p",
+            &ApiKeyRequest {
+                name: "ro".into(),
+                operations: vec![Operation::BookingsRead],
+                ttl_s: Some(60),
+            },
+        )
+        .await
+        .unwrap();
+    let secret = k.key.clone().unwrap();
+    assert!(secret.starts_with("prk_"));
+    let key = h.anonymous().with_token(Some(secret.clone()));
+    key.bookings("p", false, None).await.unwrap();
+    let e = key
+        .book("p", &network("n", "software", 1, false))
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(403));
+    assert_eq!(
+        key.bookings("q", false, None).await.unwrap_err().status(),
+        Some(404),
+        "a key is its project's only"
+    );
+    let e = key
+        .create_api_key(
+            "p",
+            &ApiKeyRequest {
+                name: "esc".into(),
+                operations: vec![Operation::BookingsCreate],
+                ttl_s: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.status(),
+        Some(403),
+        "a key cannot mint keys it was not given the right to"
+    );
+    // Listing keys never shows a secret.
+    let listed = owner
+        .raw("GET", "/v1/projects/p/api-keys", None)
+        .await
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&listed.1).contains(&secret[4..]));
+    // Expiry: 60 s.
+    h.clock.advance_ms(61_000);
+    assert_eq!(key.whoami().await.unwrap_err().status(), Some(401));
+    let k2 = owner
+        .create_api_key(
+            "p",
+            &ApiKeyRequest {
+                name: "rw".into(),
+                operations: vec![Operation::BookingsRead],
+                ttl_s: None,
+            },
+        )
+        .await
+        .unwrap();
+    let key2 = h.anonymous().with_token(k2.key.clone());
+    key2.whoami().await.unwrap();
+    owner.revoke_api_key("p", &k2.id).await.unwrap();
+    assert_eq!(key2.whoami().await.unwrap_err().status(), Some(401));
+
+    // Logout revokes the session.
+    scoped.logout().await.unwrap();
+    assert_eq!(scoped.whoami().await.unwrap_err().status(), Some(401));
+    // Garbage and missing credentials.
+    let bad = h.anonymous().with_token(Some("prt_00".into()));
+    assert_eq!(bad.whoami().await.unwrap_err().status(), Some(401));
+    let (s, _) = h
+        .anonymous()
+        .raw("GET", "/v1/projects", None)
+        .await
+        .unwrap();
+    assert_eq!(s, 401);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refusals_are_typed_located_and_rate_limited() {
+    let mut s = common::settings();
+    s.rate_per_s = 1.0;
+    s.rate_burst = 20.0;
+    let h = Harness::start_with(s).await;
+    let (st, body) = h
+        .admin
+        .raw(
+            "POST",
+            "/v1/users",
+            Some(b"{\"name\": \"x\", \"password\": 5}".to_vec()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(st, 400);
+    let e: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(e["code"], "invalid_input");
+    assert_eq!(e["field"], "password");
+    let (st, _) = h.admin.raw("GET", "/v1/nope", None).await.unwrap();
+    assert_eq!(st, 404);
+    let (st, _) = h.admin.raw("PATCH", "/v1/users", None).await.unwrap();
+    assert_eq!(st, 405);
+    let big = vec![b' '; 2 << 20];
+    let (st, _) = h.admin.raw("POST", "/v1/users", Some(big)).await.unwrap();
+    assert_eq!(st, 413);
+    let mut limited = 0;
+    for _ in 0..40 {
+        let (st, body) = h.admin.raw("GET", "/v1/whoami", None).await.unwrap();
+        if st == 429 {
+            let e: Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(e["code"], "rate_limited");
+            limited += 1;
+        }
+    }
+    assert!(limited >= 15, "{limited} of 40 refused past a burst of 20");
+}

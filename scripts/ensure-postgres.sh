@@ -1,0 +1,25 @@
+# Sourced: makes a PostgreSQL server from Debian's package run on this
+# machine, with a role for the controller's tests, and exports
+# PRISM_TEST_POSTGRES (a URL). Root only (it installs and starts a
+# service); without root it leaves PRISM_TEST_POSTGRES as it was.
+if [ "$(id -u)" -eq 0 ] && [ -z "${PRISM_TEST_POSTGRES:-}" ]; then
+    if ! command -v pg_lsclusters >/dev/null 2>&1; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    fi
+    read -r pg_version pg_cluster pg_port pg_status _ < <(pg_lsclusters -h | head -1)
+    if [ -z "${pg_version:-}" ]; then
+        pg_version=$(ls /usr/lib/postgresql | sort -n | tail -1)
+        pg_createcluster "$pg_version" main >/dev/null
+        read -r pg_version pg_cluster pg_port pg_status _ < <(pg_lsclusters -h | head -1)
+    fi
+    [ "$pg_status" = online ] || pg_ctlcluster "$pg_version" "$pg_cluster" start
+    # A local role for tests only: it may create the databases the tests
+    # make (one per test) and nothing else.
+    su postgres -c "psql -q -p $pg_port -tc \"SELECT 1 FROM pg_roles WHERE rolname = 'prism_test'\"" | grep -q 1 ||
+        su postgres -c "psql -q -p $pg_port -c \"CREATE ROLE prism_test LOGIN CREATEDB PASSWORD 'prism-test'\""
+    # Databases earlier test runs left.
+    for db in $(su postgres -c "psql -q -p $pg_port -Atc \"SELECT datname FROM pg_database WHERE datname LIKE 'prism_test_%'\""); do
+        su postgres -c "dropdb -p $pg_port $db"
+    done
+    export PRISM_TEST_POSTGRES="postgres://prism_test:prism-test@127.0.0.1:$pg_port/postgres"
+fi
