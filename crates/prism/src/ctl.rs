@@ -23,6 +23,8 @@ pub struct CtlArgs {
     /// The file holding the control plane's credential (with --tcp).
     #[arg(long, value_name = "FILE")]
     pub credential_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub controller: crate::ctl_controller::Where,
     #[command(subcommand)]
     pub cmd: CtlCmd,
 }
@@ -80,6 +82,9 @@ pub enum CtlCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Talk to the controller (login, bookings, usage, ...; docs/controller.md).
+    #[command(flatten)]
+    Controller(crate::ctl_controller::ControllerCmd),
 }
 
 /// A body of type `T` from a file: JSON, or TOML (`.toml`) with the same
@@ -110,6 +115,9 @@ fn print(v: &impl Serialize) -> Result<()> {
 }
 
 pub fn run(a: &CtlArgs) -> Result<()> {
+    if let CtlCmd::Controller(c) = &a.cmd {
+        return crate::ctl_controller::run(&a.controller, c);
+    }
     let endpoint = match (&a.tcp, &a.credential_file) {
         (Some(addr), Some(f)) => {
             let token = std::fs::read_to_string(f)
@@ -183,5 +191,6 @@ async fn call(c: &NodeClient, cmd: &CtlCmd) -> Result<()> {
             print(&c.set_tier(network, &TierBody { tier }).await?)
         }
         CtlCmd::Remove { network } => print(&c.remove_network(network).await?),
+        CtlCmd::Controller(_) => bail!("a controller command reached the node client"),
     }
 }

@@ -2,7 +2,9 @@
 //! its file here, or to the libraries (node, test bed) that do the work.
 
 mod check_cmd;
+mod controller_cmd;
 mod ctl;
+mod ctl_controller;
 mod ctl_observe;
 mod ctl_reconfig;
 mod demo_cmd;
@@ -56,6 +58,10 @@ enum Cmd {
     Experiment(experiment_cmd::Experiment),
     /// Talk to a running node through its API (docs/api/node.json).
     Ctl(ctl::CtlArgs),
+    /// The control and management plane: users, projects, leases of
+    /// networks on nodes, quotas, accounting (docs/controller.md).
+    #[command(subcommand)]
+    Controller(controller_cmd::ControllerCmd),
     /// Remove every namespace, link and cgroup a killed Prism left behind.
     Cleanup,
     /// Prism's software router inside a container (started by the node).
@@ -170,6 +176,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Node(args) => node_cmd::node(&args),
         Cmd::Cleanup => node_cmd::cleanup(),
         Cmd::Ctl(args) => ctl::run(&args),
+        Cmd::Controller(c) => controller_cmd::run(&c),
         Cmd::Experiment(e) => experiment_cmd::run(e),
         Cmd::BenchLive(args) => prism_testbed::bench_live::run(&args),
         Cmd::Swrouter {

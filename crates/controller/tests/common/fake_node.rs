@@ -21,6 +21,11 @@ pub struct FakeNode {
     pub docs: Mutex<Vec<NetworkDoc>>,
     pub down: AtomicBool,
     pub calls: std::sync::atomic::AtomicUsize,
+    /// Changes wait while this is set, then fail as if never made (a
+    /// controller killed meanwhile must make them again).
+    pub stall: AtomicBool,
+    /// Changes waiting now.
+    pub stalled: std::sync::atomic::AtomicUsize,
 }
 
 fn view(d: &NetworkDoc) -> NetworkView {
@@ -54,6 +59,8 @@ impl FakeNode {
             docs: Mutex::new(Vec::new()),
             down: AtomicBool::new(false),
             calls: Default::default(),
+            stall: AtomicBool::new(false),
+            stalled: Default::default(),
         })
     }
 
@@ -101,6 +108,22 @@ impl FakeNode {
         }
     }
 
+    fn change(&self) -> Result<(), ApiError> {
+        self.up()?;
+        if !self.stall.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.stalled.fetch_add(1, Ordering::SeqCst);
+        while self.stall.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        self.stalled.fetch_sub(1, Ordering::SeqCst);
+        Err(ApiError::new(
+            ErrorCode::Unavailable,
+            "stalled, then refused",
+        ))
+    }
+
     fn check(&self, doc: &NetworkDoc) -> Result<(), ApiError> {
         prism_netdoc::compile(doc, &self.ports)
             .map(|_| ())
@@ -122,7 +145,7 @@ impl NodeApi for FakeNode {
         })
     }
     fn add_network(&self, doc: NetworkDoc) -> Result<Changed, ApiError> {
-        self.up()?;
+        self.change()?;
         self.check(&doc)?;
         let mut docs = self.docs.lock().unwrap();
         if docs.iter().any(|d| d.name == doc.name) {
@@ -143,7 +166,7 @@ impl NodeApi for FakeNode {
         })
     }
     fn replace_network(&self, name: &str, doc: NetworkDoc) -> Result<Changed, ApiError> {
-        self.up()?;
+        self.change()?;
         self.check(&doc)?;
         let mut docs = self.docs.lock().unwrap();
         let d = docs
@@ -157,7 +180,7 @@ impl NodeApi for FakeNode {
         })
     }
     fn remove_network(&self, name: &str) -> Result<Changed, ApiError> {
-        self.up()?;
+        self.change()?;
         let mut docs = self.docs.lock().unwrap();
         let before = docs.len();
         docs.retain(|d| d.name != name);

@@ -1,0 +1,414 @@
+//! `prism ctl` against the controller: login (the token is kept in a
+//! session file readable only by its owner), projects, bookings, quota,
+//! usage, API keys and the administrator's commands.
+
+use anyhow::{Context, Result, bail};
+use prism_controller::{
+    Action, ApiKeyRequest, BookingRequest, ControllerClient, LoginRequest, MemberRequest,
+    NodeRequest, Operation, ProjectRequest, Role, UserRequest,
+};
+use serde::{Deserialize, Serialize};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+pub const DEFAULT_CONTROLLER: &str = "127.0.0.1:7440";
+
+#[derive(clap::Args, Debug)]
+pub struct Where {
+    /// The controller (host:port; default: the session's, $PRISM_CONTROLLER
+    /// or 127.0.0.1:7440).
+    #[arg(long, value_name = "ADDR", global = true)]
+    pub controller: Option<String>,
+    /// The project (default: the one the session was logged in to).
+    #[arg(long, short = 'p', global = true)]
+    pub project: Option<String>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum ControllerCmd {
+    /// Log in to the controller; the password is read from stdin (one line)
+    /// or $PRISM_PASSWORD. The token is saved in ~/.config/prism/session.json.
+    Login {
+        user: String,
+        /// Lifetime in seconds (default 3600).
+        #[arg(long)]
+        ttl: Option<i64>,
+    },
+    /// Revoke the session's token and forget it.
+    Logout,
+    Whoami,
+    /// The projects you belong to.
+    Projects,
+    /// The project's bookings (`--all`: released ones too).
+    Bookings {
+        #[arg(long)]
+        all: bool,
+    },
+    /// Book a network: FILE holds a network document without `name` (JSON,
+    /// or TOML), e.g. `{"tier": "hardware", "forwarding": "destination",
+    /// "route": [...]}`. Provisioned at once unless --hold.
+    Book {
+        name: String,
+        #[arg(long)]
+        spec: PathBuf,
+        /// Guaranteed bandwidth, Mbit/s.
+        #[arg(long)]
+        bandwidth: i64,
+        /// Lease in seconds (default: the service level's, 24 h).
+        #[arg(long)]
+        lease: Option<i64>,
+        /// Only allocate (a 10-minute hold); `provision` later.
+        #[arg(long)]
+        hold: bool,
+    },
+    /// One booking's allocation and operational state.
+    Status {
+        id: String,
+    },
+    Provision {
+        id: String,
+    },
+    /// Extend a lease to SECONDS from now (clamped by the service level).
+    Renew {
+        id: String,
+        seconds: i64,
+    },
+    Release {
+        id: String,
+    },
+    Start {
+        id: String,
+    },
+    Stop {
+        id: String,
+    },
+    Quota,
+    /// Resource-hours and bandwidth-hours per user and tier.
+    Usage {
+        /// Unix ms (default 0).
+        #[arg(long, default_value_t = 0)]
+        from: i64,
+        /// Unix ms (default now).
+        #[arg(long)]
+        to: Option<i64>,
+        #[arg(long)]
+        csv: bool,
+    },
+    /// Create an API key for the project: restricted to OPS
+    /// (e.g. bookings.read,bookings.create), printed once.
+    KeyCreate {
+        name: String,
+        #[arg(long, value_delimiter = ',')]
+        ops: Vec<String>,
+        #[arg(long)]
+        ttl: Option<i64>,
+    },
+    KeyRevoke {
+        id: String,
+    },
+    /// Add a member to the project, or change their role.
+    Member {
+        user: String,
+        role: String,
+    },
+    /// Administrators: create a user (password from stdin or $PRISM_PASSWORD).
+    UserAdd {
+        name: String,
+        #[arg(long)]
+        admin: bool,
+    },
+    /// Administrators: create a project and its owner.
+    ProjectAdd {
+        name: String,
+        #[arg(long)]
+        owner: String,
+        #[arg(long, default_value = prism_controller::STANDARD)]
+        level: String,
+    },
+    /// Administrators: register a node by its API address.
+    NodeAdd {
+        name: String,
+        address: String,
+        #[arg(long, default_value_t = 1000)]
+        hw_mbps: i64,
+        #[arg(long, default_value_t = 100)]
+        sw_mbps: i64,
+    },
+    /// Administrators: the nodes and their convergence.
+    Nodes,
+    /// Administrators: the audit log.
+    Audit,
+}
+
+/// What `login` keeps.
+#[derive(Debug, Serialize, Deserialize)]
+struct Session {
+    controller: String,
+    token: String,
+    #[serde(default)]
+    project: Option<String>,
+    expires_ms: i64,
+}
+
+fn session_path() -> PathBuf {
+    if let Some(d) = std::env::var_os("PRISM_CONFIG_DIR") {
+        return PathBuf::from(d).join("session.json");
+    }
+    let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
+    PathBuf::from(home).join(".config/prism/session.json")
+}
+
+fn load_session() -> Option<Session> {
+    serde_json::from_slice(&std::fs::read(session_path()).ok()?).ok()
+}
+
+fn save_session(s: &Session) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let p = session_path();
+    if let Some(d) = p.parent() {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&p)
+        .with_context(|| format!("writing {}", p.display()))?;
+    f.write_all(serde_json::to_string_pretty(s)?.as_bytes())?;
+    Ok(())
+}
+
+/// A secret from $PRISM_PASSWORD or one line of stdin: never from the
+/// command line, where `ps` shows it.
+pub fn read_password() -> Result<String> {
+    if let Ok(p) = std::env::var("PRISM_PASSWORD") {
+        return Ok(p);
+    }
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .context("reading the password from stdin")?;
+    let p = line.trim_end_matches(['\n', '\r']).to_string();
+    if p.is_empty() {
+        bail!("no password: give it on stdin (one line) or in $PRISM_PASSWORD");
+    }
+    Ok(p)
+}
+
+fn print(v: &impl Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+fn read_spec(file: &Path) -> Result<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    if file.extension().is_some_and(|e| e == "toml") {
+        let t: toml::Table =
+            toml::from_str(&text).with_context(|| format!("{}: not TOML", file.display()))?;
+        return Ok(serde_json::to_value(t)?);
+    }
+    serde_json::from_str(&text).with_context(|| format!("{}: not JSON", file.display()))
+}
+
+fn parse_op(s: &str) -> Result<Operation> {
+    serde_json::from_value(serde_json::Value::String(s.into())).map_err(|_| {
+        let all: Vec<&str> = Operation::ALL.iter().map(|o| o.as_str()).collect();
+        anyhow::anyhow!("`{s}` is not an operation: {}", all.join(", "))
+    })
+}
+
+pub fn run(w: &Where, cmd: &ControllerCmd) -> Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(call(w, cmd))
+}
+
+async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
+    let session = load_session();
+    let addr = w
+        .controller
+        .clone()
+        .or_else(|| std::env::var("PRISM_CONTROLLER").ok())
+        .or_else(|| session.as_ref().map(|s| s.controller.clone()))
+        .unwrap_or_else(|| DEFAULT_CONTROLLER.into());
+    let token = std::env::var("PRISM_TOKEN")
+        .ok()
+        .or_else(|| session.as_ref().map(|s| s.token.clone()));
+    let c = ControllerClient::new(&addr, token);
+    let project = || -> Result<String> {
+        w.project
+            .clone()
+            .or_else(|| session.as_ref().and_then(|s| s.project.clone()))
+            .context("which project? `--project NAME`, or log in with one")
+    };
+    use ControllerCmd as C;
+    match cmd {
+        C::Login { user, ttl } => {
+            let password = read_password()?;
+            let t = c
+                .login(&LoginRequest {
+                    user: user.clone(),
+                    password,
+                    project: w.project.clone(),
+                    ttl_s: *ttl,
+                })
+                .await?;
+            save_session(&Session {
+                controller: addr.clone(),
+                token: t.token,
+                project: t.project.clone(),
+                expires_ms: t.expires_ms,
+            })?;
+            println!(
+                "logged in to {addr} as {user}{}; token saved in {}",
+                t.project
+                    .map(|p| format!(" (project {p})"))
+                    .unwrap_or_default(),
+                session_path().display()
+            );
+            Ok(())
+        }
+        C::Logout => {
+            c.logout().await?;
+            let _ = std::fs::remove_file(session_path());
+            println!("logged out");
+            Ok(())
+        }
+        C::Whoami => print(&c.whoami().await?),
+        C::Projects => print(&c.list_projects().await?),
+        C::Bookings { all } => {
+            let p = project()?;
+            let mut after: Option<String> = None;
+            let mut items = Vec::new();
+            loop {
+                let page = c.bookings(&p, *all, after.as_deref()).await?;
+                items.extend(page.items);
+                match page.next {
+                    Some(n) => after = Some(n),
+                    None => break,
+                }
+            }
+            print(&items)
+        }
+        C::Book {
+            name,
+            spec,
+            bandwidth,
+            lease,
+            hold,
+        } => {
+            let r = BookingRequest {
+                name: name.clone(),
+                resource_type: "network".into(),
+                spec: read_spec(spec)?,
+                bandwidth_mbps: *bandwidth,
+                lease_s: *lease,
+                provision: !hold,
+            };
+            print(&c.book(&project()?, &r).await?)
+        }
+        C::Status { id } => print(&c.booking(&project()?, id).await?),
+        C::Provision { id } => print(&c.provision(&project()?, id).await?),
+        C::Renew { id, seconds } => print(&c.renew(&project()?, id, *seconds).await?),
+        C::Release { id } => print(&c.release(&project()?, id).await?),
+        C::Start { id } => print(&c.act(&project()?, id, Action::Start).await?),
+        C::Stop { id } => print(&c.act(&project()?, id, Action::Stop).await?),
+        C::Quota => print(&c.quota(&project()?).await?),
+        C::Usage { from, to, csv } => {
+            let to = to.unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_millis() as i64)
+                    .unwrap_or(0)
+            });
+            if *csv {
+                print!("{}", c.usage_csv(&project()?, *from, to).await?);
+                Ok(())
+            } else {
+                print(&c.usage(&project()?, *from, to).await?)
+            }
+        }
+        C::KeyCreate { name, ops, ttl } => {
+            let operations = ops
+                .iter()
+                .map(|o| parse_op(o))
+                .collect::<Result<Vec<_>>>()?;
+            print(
+                &c.create_api_key(
+                    &project()?,
+                    &ApiKeyRequest {
+                        name: name.clone(),
+                        operations,
+                        ttl_s: *ttl,
+                    },
+                )
+                .await?,
+            )
+        }
+        C::KeyRevoke { id } => {
+            c.revoke_api_key(&project()?, id).await?;
+            println!("revoked");
+            Ok(())
+        }
+        C::Member { user, role } => {
+            let role = Role::parse(role)
+                .with_context(|| format!("`{role}` is not a role: owner, member or viewer"))?;
+            print(
+                &c.set_member(&project()?, user, &MemberRequest { role })
+                    .await?,
+            )
+        }
+        C::UserAdd { name, admin } => {
+            let password = read_password()?;
+            print(
+                &c.create_user(&UserRequest {
+                    name: name.clone(),
+                    password,
+                    admin: *admin,
+                })
+                .await?,
+            )
+        }
+        C::ProjectAdd { name, owner, level } => print(
+            &c.create_project(&ProjectRequest {
+                name: name.clone(),
+                service_level: level.clone(),
+                owner: owner.clone(),
+            })
+            .await?,
+        ),
+        C::NodeAdd {
+            name,
+            address,
+            hw_mbps,
+            sw_mbps,
+        } => print(
+            &c.register_node(&NodeRequest {
+                name: name.clone(),
+                address: address.clone(),
+                hw_mbps: *hw_mbps,
+                sw_mbps: *sw_mbps,
+            })
+            .await?,
+        ),
+        C::Nodes => print(&c.list_nodes().await?),
+        C::Audit => {
+            let mut after: Option<String> = None;
+            let mut items = Vec::new();
+            loop {
+                let page = c.audit(after.as_deref()).await?;
+                items.extend(page.items);
+                match page.next {
+                    Some(n) => after = Some(n),
+                    None => break,
+                }
+            }
+            print(&items)
+        }
+    }
+}
