@@ -46,6 +46,12 @@ enum Cmd {
         /// Seconds of traffic in the live demo.
         #[arg(long, default_value_t = 8)]
         seconds: u64,
+        /// The controller demo instead (root): a controller and two nodes in
+        /// their own namespaces; a user books hardware and software networks
+        /// on both, sends traffic through each, reads the usage report and
+        /// releases them.
+        #[arg(long, conflicts_with = "offline")]
+        controller: bool,
     },
     /// Run a scenario live on Linux interfaces until Ctrl-C.
     Node(node_cmd::NodeArgs),
@@ -169,9 +175,18 @@ fn main() {
 fn dispatch(cmd: Cmd) -> Result<()> {
     match cmd {
         Cmd::Demo {
+            controller: true, ..
+        } => {
+            if !prism_io::netns::have_privileges() {
+                anyhow::bail!("the controller demo needs root (namespaces and raw sockets)");
+            }
+            prism_testbed::controller_demo::main(&std::env::current_exe()?)
+        }
+        Cmd::Demo {
             json,
             offline,
             seconds,
+            ..
         } => demo_cmd::run(json, offline, seconds),
         Cmd::Node(args) => node_cmd::node(&args),
         Cmd::Cleanup => node_cmd::cleanup(),

@@ -66,6 +66,21 @@ pub struct NodeArgs {
     /// (paper 003: the whole device is reprogrammed).
     #[arg(long, default_value = "fallback")]
     pub reconfig_strategy: prism_pipeline::reconfig::Strategy,
+    /// Run beside other nodes on this machine: names its containers,
+    /// links and state directory (/run/prism-INSTANCE) apart. One or two
+    /// letters.
+    #[arg(long, value_parser = instance_name)]
+    pub instance: Option<String>,
+}
+
+fn instance_name(s: &str) -> Result<String, String> {
+    // Letters only: names end in a network's number, which must not be
+    // read as part of the instance.
+    if (1..=2).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_lowercase()) {
+        Ok(s.to_string())
+    } else {
+        Err("one or two of a-z (it goes into 15-byte interface names)".into())
+    }
 }
 
 impl NodeArgs {
@@ -83,6 +98,7 @@ impl NodeArgs {
             api: PathBuf::from(crate::ctl::DEFAULT_SOCKET),
             api_listen: None,
             api_credential_file: None,
+            instance: None,
             fresh: false,
             reconfig_strategy: Default::default(),
         }
@@ -135,7 +151,7 @@ pub fn node(a: &NodeArgs) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
-    let mut opts = node_options(a.workers, a.cores.clone());
+    let mut opts = node_options(a.workers, a.cores.clone(), a.instance.as_deref());
     opts.persist = Some(text.clone());
     opts.reconfig_strategy = a.reconfig_strategy;
     let io = IoSettings {
@@ -252,7 +268,7 @@ fn load_desired(
     file: &str,
     text: &str,
 ) -> Result<(scenario::Scenario, Option<(u64, String)>)> {
-    let dir = node_options(1, Vec::new()).state_dir;
+    let dir = node_options(1, Vec::new(), a.instance.as_deref()).state_dir;
     if a.fresh {
         // Forgotten once this node holds the state directory.
         return Ok((scenario::load(file, text)?, None));
@@ -283,13 +299,17 @@ fn load_desired(
 }
 
 /// The names and state directory of `prism node`.
-fn node_options(workers: usize, cores: Vec<usize>) -> NodeOptions {
+fn node_options(workers: usize, cores: Vec<usize>, instance: Option<&str>) -> NodeOptions {
+    let i = instance.unwrap_or("");
     NodeOptions {
         workers,
         cores,
-        ns_prefix: NS_PREFIX.into(),
-        link_prefix: LINK_PREFIX.into(),
-        state_dir: PathBuf::from("/run/prism"),
+        ns_prefix: format!("{NS_PREFIX}{i}"),
+        link_prefix: format!("{LINK_PREFIX}{i}"),
+        state_dir: match instance {
+            Some(i) => PathBuf::from(format!("/run/prism-{i}")),
+            None => PathBuf::from("/run/prism"),
+        },
         persist: None,
         router_exe: None,
         reconfig_strategy: Default::default(),
@@ -302,7 +322,7 @@ pub fn cleanup() -> Result<()> {
     let mut total = 0;
     let mut running = Vec::new();
     for (opts, hosts) in [
-        (node_options(1, Vec::new()), false),
+        (node_options(1, Vec::new(), None), false),
         (prism_testbed::hosts::demo_options(), true),
     ] {
         let r = match prism_node::node::cleanup_instance(&opts) {

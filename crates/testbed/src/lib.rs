@@ -20,6 +20,7 @@ pub mod bench;
 pub mod bench_live;
 pub mod bench_migrate;
 pub mod bench_reconfig;
+pub mod controller_demo;
 pub mod hosts;
 pub mod live_demo;
 pub mod offline_demo;

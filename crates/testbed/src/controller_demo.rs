@@ -1,0 +1,507 @@
+//! The controller, end to end (`prism demo --controller`, and the live
+//! test): a controller and two `prism node` processes, each in its own
+//! network namespace with two test hosts; a user logs in, books two
+//! hardware and two software networks (placed on both nodes by the
+//! placement library), sends traffic through each from host a to host b
+//! tagged with the booking's VLAN, checks that other VLANs get nowhere,
+//! prints the usage report, releases the leases and leaves nothing behind.
+//!
+//! Loss is counted at the receiving host (a packet socket on its `eth0`).
+
+use anyhow::{Context, Result, bail};
+use prism_controller::{
+    BookingRequest, Controller, ControllerClient, LoginRequest, NodeRequest, ProjectRequest,
+    Settings, UserRequest,
+};
+use prism_io::afpacket::{PacketPort, RingConfig};
+use prism_io::netns;
+use prism_node_api::{Endpoint, NodeClient};
+use prism_pipeline::traffic::{FrameSpec, build};
+use prism_wire::{EthernetAddress, Ipv4Address};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const STATE_DIR: &str = "/run/prism-demo-ctl";
+const NODE_NS: &str = "pcd-n";
+const HOST_NS: &str = "pcd-h";
+const MGMT: &str = "pcdm";
+const NODES: usize = 2;
+const INSTANCES: [&str; NODES] = ["da", "db"];
+/// Frames per network, sent at about 2,000 per second.
+pub const FRAMES: u64 = 2000;
+const FRAME_LEN: usize = 200;
+/// The MAC of host a (`s` = 0) or b behind each node: the same on both
+/// nodes (they are apart), so a booking's document does not depend on
+/// where it is placed.
+fn host_mac(s: usize) -> [u8; 6] {
+    [0x02, 0x44, 0, 0, 0, s as u8]
+}
+
+fn node_ns(i: usize) -> String {
+    format!("{NODE_NS}{i}")
+}
+
+fn host_ns(i: usize, s: usize) -> String {
+    format!("{HOST_NS}{i}{}", ["a", "b"][s])
+}
+
+/// What the demo measured.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Per booking: name, tier, node, VLAN, frames sent, frames host b got.
+    pub flows: Vec<(String, String, String, i64, u64, u64)>,
+    /// Frames of unbooked or other nodes' VLANs that reached a host b.
+    pub leaked: u64,
+    pub usage_csv: String,
+    /// Controller networks still on a node after the releases.
+    pub left_on_nodes: Vec<String>,
+    pub leftovers: Vec<String>,
+}
+
+struct Topology {
+    nodes: Vec<Child>,
+}
+
+impl Drop for Topology {
+    fn drop(&mut self) {
+        for c in &mut self.nodes {
+            // SAFETY: kill(2) on our child's pid: SIGTERM lets it remove its
+            // containers.
+            unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+        }
+        for c in &mut self.nodes {
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_secs(10) {
+                if let Ok(Some(_)) = c.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        remove_all();
+    }
+}
+
+fn remove_all() {
+    for ns in netns::list_namespaces().unwrap_or_default() {
+        if ns.starts_with(NODE_NS)
+            || ns.starts_with(HOST_NS)
+            || INSTANCES
+                .iter()
+                .any(|i| ns.starts_with(&format!("prism-c{i}")))
+        {
+            let _ = netns::delete_namespace(&ns);
+        }
+    }
+    for l in netns::links_with_prefix(MGMT) {
+        let _ = netns::delete_link(&l);
+    }
+}
+
+/// What is left of the demo: namespaces and links.
+pub fn leftovers() -> Vec<String> {
+    let mut v: Vec<String> = netns::list_namespaces()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|ns| {
+            ns.starts_with(NODE_NS)
+                || ns.starts_with(HOST_NS)
+                || INSTANCES
+                    .iter()
+                    .any(|i| ns.starts_with(&format!("prism-c{i}")))
+        })
+        .collect();
+    v.extend(netns::links_with_prefix(MGMT));
+    v
+}
+
+fn build_topology() -> Result<()> {
+    for i in 1..=NODES {
+        let n = node_ns(i);
+        netns::create_namespace(&n)?;
+        let m = format!("{MGMT}{i}");
+        netns::create_veth(&m, None, "mgmt", Some(&n))?;
+        netns::ip(&["addr", "add", &format!("10.254.{i}.1/24"), "dev", &m])?;
+        netns::ip_in(
+            Some(&n),
+            &["addr", "add", &format!("10.254.{i}.2/24"), "dev", "mgmt"],
+        )?;
+        for s in 0..2 {
+            let h = host_ns(i, s);
+            netns::create_namespace(&h)?;
+            netns::create_veth("eth0", Some(&h), &format!("p{}", ["a", "b"][s]), Some(&n))?;
+            netns::ip_in(
+                Some(&h),
+                &[
+                    "link",
+                    "set",
+                    "eth0",
+                    "address",
+                    &netns::format_mac(host_mac(s)),
+                ],
+            )?;
+            netns::ip_in(
+                Some(&h),
+                &[
+                    "addr",
+                    "add",
+                    &format!("10.0.{}.2/24", s + 1),
+                    "dev",
+                    "eth0",
+                ],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn start_node(prism: &Path, i: usize, cred: &Path) -> Result<Child> {
+    let dir = PathBuf::from(STATE_DIR);
+    let config = dir.join(format!("node{i}.toml"));
+    std::fs::write(
+        &config,
+        "# prism demo --controller: a node with two ports and no networks; the controller books them.\n\
+         device = \"alveo-u280\"\n\n[[port]]\nname = \"a\"\ninterface = \"pa\"\n\n[[port]]\nname = \"b\"\ninterface = \"pb\"\n",
+    )?;
+    let log = std::fs::File::create(dir.join(format!("node{i}.log")))?;
+    Command::new("ip")
+        .args(["netns", "exec", &node_ns(i)])
+        .arg(prism)
+        .args([
+            "node",
+            "--fresh",
+            "--instance",
+            INSTANCES[i - 1],
+            "--config",
+        ])
+        .arg(&config)
+        .arg("--api")
+        .arg(dir.join(format!("node{i}.sock")))
+        .args([
+            "--api-listen",
+            &format!("10.254.{i}.2:7700"),
+            "--api-credential-file",
+        ])
+        .arg(cred)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .with_context(|| format!("starting {}", prism.display()))
+}
+
+async fn wait_for_node(addr: &str, secret: &str) -> Result<()> {
+    let c = NodeClient::new(Endpoint::Tcp {
+        addr: addr.into(),
+        token: Some(secret.into()),
+    });
+    let t = Instant::now();
+    loop {
+        match c.node().await {
+            Ok(_) => return Ok(()),
+            Err(e) if t.elapsed() > Duration::from_secs(20) => {
+                bail!("the node at {addr} did not answer: {e}")
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+fn spec(tier: &str) -> serde_json::Value {
+    let mut s = serde_json::json!({
+        "tier": tier,
+        "forwarding": "destination",
+        "route": [{"prefix": "10.0.2.0/24", "action": {
+            "port": "b", "decrement_ttl": true, "vlan_pop": true,
+            "set_src_mac": "02:44:00:ff:00:01",
+            "set_dst_mac": netns::format_mac(host_mac(1)),
+        }}],
+    });
+    if tier == "software" {
+        // Addresses on both ports link the container to both: a frame of
+        // the network entering on a port its container has no link on is
+        // dropped (`io/no-link`).
+        s["router"] = serde_json::json!({"kind": "prism", "addresses": {"a": "10.0.1.1/24", "b": "10.0.2.1/24"}});
+    }
+    s
+}
+
+/// Sends `count` frames tagged `vlan` to UDP port `port` from host a of
+/// node `i`, and counts those host b receives (untagged, to that port).
+fn send_and_count(i: usize, vlan: u16, port: u16, count: u64) -> Result<u64> {
+    let mut rx = netns::in_namespace(&host_ns(i, 1), || {
+        PacketPort::open("eth0", Some(RingConfig::default()))
+    })?;
+    let mut tx = netns::in_namespace(&host_ns(i, 0), || PacketPort::open_tx("eth0"))?;
+    let frame = build(
+        &FrameSpec {
+            src_mac: EthernetAddress(host_mac(0)),
+            dst_mac: EthernetAddress([0x02, 0x44, 0, 0xff, 0, 0]),
+            vlan: Some(vlan),
+            src: Ipv4Address([10, 0, 1, 2]),
+            dst: Ipv4Address([10, 0, 2, 2]),
+            src_port: 4000,
+            dst_port: port,
+            frame_len: FRAME_LEN,
+            ..FrameSpec::default()
+        },
+        b"PRSM",
+    );
+    let mut got = 0u64;
+    let mut count_rx = |rx: &mut PacketPort| {
+        rx.recv_block(|f| {
+            let d = f.data;
+            if d.len() >= 38
+                && d[12..14] == [8, 0]
+                && d[23] == 17
+                && u16::from_be_bytes([d[36], d[37]]) == port
+            {
+                got += 1;
+            }
+        });
+    };
+    let start = Instant::now();
+    let mut sent = 0u64;
+    while sent < count {
+        let due = (start.elapsed().as_micros() as u64 * 2000 / 1_000_000).min(count);
+        while sent < due {
+            sent += tx.send_batch(std::iter::once(frame.as_slice())) as u64;
+        }
+        count_rx(&mut rx);
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let end = Instant::now() + Duration::from_millis(300);
+    while Instant::now() < end {
+        let _ = PacketPort::wait_any(&[&rx], 20);
+        count_rx(&mut rx);
+    }
+    Ok(got)
+}
+
+/// Runs the demo; `prism` is the executable that runs the nodes.
+pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
+    let say = |s: &str| {
+        if !quiet {
+            println!("{s}");
+        }
+    };
+    remove_all();
+    let dir = PathBuf::from(STATE_DIR);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    let secret: String = (0..32)
+        .map(|i| char::from(b'a' + ((std::process::id() as usize * 7 + i * 13) % 26) as u8))
+        .collect();
+    let cred = dir.join("control-plane.secret");
+    std::fs::write(&cred, &secret)?;
+    say(
+        "prism demo (controller): a controller and two nodes, each in its own network namespace ...",
+    );
+    let mut topo = Topology { nodes: Vec::new() };
+    build_topology().context("building the namespaces")?;
+    for i in 1..=NODES {
+        topo.nodes.push(start_node(prism, i, &cred)?);
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let out = rt.block_on(drive(&dir, &secret, &say));
+    drop(topo);
+    let mut out = out?;
+    out.leftovers = leftovers();
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(out)
+}
+
+async fn drive(dir: &Path, secret: &str, say: &dyn Fn(&str)) -> Result<Outcome> {
+    for i in 1..=NODES {
+        wait_for_node(&format!("10.254.{i}.2:7700"), secret).await?;
+    }
+    let db = dir.join("controller.db").display().to_string();
+    let ctl = Controller::open(
+        &db,
+        Settings {
+            node_secret: Some(secret.into()),
+            ..Settings::default()
+        },
+    )
+    .await?;
+    let password = format!("demo-{secret}");
+    ctl.bootstrap_admin("admin", &password).await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?.to_string();
+    let server = tokio::spawn(prism_controller::api::serve(ctl.clone(), listener));
+    let background = ctl.spawn_background();
+    say(&format!("  controller on {addr}, database {db}"));
+    let anon = ControllerClient::new(&addr, None);
+    let login = |user: &str, project: Option<&str>| LoginRequest {
+        user: user.into(),
+        password: password.clone(),
+        project: project.map(str::to_string),
+        ttl_s: None,
+    };
+    let admin = anon.with_token(Some(anon.login(&login("admin", None)).await?.token));
+    for i in 1..=NODES {
+        let n = admin
+            .register_node(&NodeRequest {
+                name: format!("node{i}"),
+                address: format!("10.254.{i}.2:7700"),
+                hw_mbps: 1000,
+                sw_mbps: 100,
+            })
+            .await?;
+        say(&format!(
+            "  registered node{i}: {} with {} slots, ports {:?}",
+            n.device, n.slots, n.ports
+        ));
+    }
+    admin
+        .create_user(&UserRequest {
+            name: "alice".into(),
+            password: password.clone(),
+            admin: false,
+        })
+        .await?;
+    admin
+        .create_project(&ProjectRequest {
+            name: "demo".into(),
+            service_level: "standard".into(),
+            owner: "alice".into(),
+        })
+        .await?;
+    let alice = anon.with_token(Some(anon.login(&login("alice", Some("demo"))).await?.token));
+    say("  alice logged in to project demo");
+    let mut bookings = Vec::new();
+    for (name, tier) in [
+        ("hw-1", "hardware"),
+        ("hw-2", "hardware"),
+        ("sw-1", "software"),
+        ("sw-2", "software"),
+    ] {
+        let t = Instant::now();
+        let b = alice
+            .book(
+                "demo",
+                &BookingRequest {
+                    name: name.into(),
+                    resource_type: "network".into(),
+                    spec: spec(tier),
+                    bandwidth_mbps: 10,
+                    lease_s: None,
+                    provision: false,
+                },
+            )
+            .await?;
+        let node: usize = b
+            .node
+            .as_deref()
+            .and_then(|n| n.strip_prefix("node"))
+            .and_then(|n| n.parse().ok())
+            .context("a node")?;
+        let b = alice.provision("demo", &b.id).await?;
+        say(&format!(
+            "  booked {name:<5} {tier:<9} on {} VLAN {} in {:.0} ms: {}",
+            b.node.as_deref().unwrap_or("?"),
+            b.vlan.unwrap_or(0),
+            t.elapsed().as_secs_f64() * 1e3,
+            b.operational_state.as_str()
+        ));
+        bookings.push((b, node));
+    }
+    // A software router takes a moment to start in its container.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut out = Outcome::default();
+    for (k, (b, node)) in bookings.iter().enumerate() {
+        let vlan = b.vlan.unwrap_or(0) as u16;
+        let node = *node;
+        let got = tokio::task::spawn_blocking(move || {
+            send_and_count(node, vlan, 5000 + k as u16, FRAMES)
+        })
+        .await??;
+        say(&format!(
+            "  {:<5} {} frames from host a, tagged VLAN {vlan}: host b received {got}",
+            b.name, FRAMES
+        ));
+        out.flows.push((
+            b.name.clone(),
+            b.tier.clone().unwrap_or_default(),
+            b.node.clone().unwrap_or_default(),
+            vlan as i64,
+            FRAMES,
+            got,
+        ));
+    }
+    // Isolation: a VLAN nobody booked, and the other node's bookings' VLANs.
+    for i in 1..=NODES {
+        let mut vlans = vec![99u16];
+        vlans.extend(
+            bookings
+                .iter()
+                .filter(|(_, n)| *n != i)
+                .map(|(b, _)| b.vlan.unwrap_or(0) as u16),
+        );
+        for v in vlans {
+            out.leaked +=
+                tokio::task::spawn_blocking(move || send_and_count(i, v, 6000, 200)).await??;
+        }
+    }
+    say(&format!(
+        "  isolation: {} frames of unbooked or other nodes' VLANs reached a host",
+        out.leaked
+    ));
+    let u = alice.usage_csv("demo", 0, ctl.now_ms() + 1).await?;
+    say("  usage report (CSV):");
+    for l in u.lines() {
+        say(&format!("    {l}"));
+    }
+    out.usage_csv = u;
+    for (b, _) in &bookings {
+        alice.release("demo", &b.id).await?;
+    }
+    for i in 1..=NODES {
+        let c = NodeClient::new(Endpoint::Tcp {
+            addr: format!("10.254.{i}.2:7700"),
+            token: Some(secret.into()),
+        });
+        for n in c.list_networks().await? {
+            if n.name.starts_with(prism_controller::NODE_PREFIX) {
+                out.left_on_nodes.push(n.name);
+            }
+        }
+    }
+    say(&format!(
+        "  released the leases: {} networks left on the nodes",
+        out.left_on_nodes.len()
+    ));
+    background.abort();
+    server.abort();
+    Ok(out)
+}
+
+/// Runs the demo and prints its verdict; errors if it found a problem.
+pub fn main(prism: &Path) -> Result<()> {
+    let o = run(prism, false)?;
+    let mut failed = false;
+    for (name, tier, node, vlan, sent, got) in &o.flows {
+        let loss = 100.0 * sent.saturating_sub(*got) as f64 / (*sent).max(1) as f64;
+        println!(
+            "  {name:<5} {tier:<9} {node:<6} VLAN {vlan:<5} sent {sent} received {got} loss {loss:.2}%"
+        );
+        failed |= *got == 0;
+    }
+    println!(
+        "  cleanup: {}",
+        if o.leftovers.is_empty() {
+            "nothing left".to_string()
+        } else {
+            format!("left {:?}", o.leftovers)
+        }
+    );
+    if failed || o.leaked > 0 || !o.left_on_nodes.is_empty() || !o.leftovers.is_empty() {
+        bail!("the controller demo found problems (above)");
+    }
+    Ok(())
+}
