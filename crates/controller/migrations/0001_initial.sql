@@ -104,6 +104,7 @@ CREATE TABLE bookings (
     released_ms BIGINT
 );
 CREATE INDEX bookings_project ON bookings (project_id, released_ms);
+CREATE INDEX bookings_name ON bookings (project_id, name);
 CREATE INDEX bookings_node ON bookings (node_id, released_ms);
 CREATE INDEX bookings_expiry ON bookings (released_ms, expires_ms);
 

@@ -64,6 +64,7 @@ pub struct AuditEntry {
 #[derive(Debug, Clone)]
 pub(crate) struct OpRecord {
     pub id: String,
+    pub node: String,
 }
 
 impl Controller {
@@ -75,11 +76,7 @@ impl Controller {
         project_id: &str,
         user_id: &str,
     ) -> Result<()> {
-        let node_id: Option<String> = sqlx::query("SELECT node_id FROM bookings WHERE id = $1")
-            .bind(&b.id)
-            .fetch_one(&mut **tx)
-            .await?
-            .try_get(0)?;
+        let node_id = b.ids.node.clone();
         sqlx::query("INSERT INTO accounting (id, at_ms, event, booking_id, user_id, project_id, node_id, tier, bandwidth_mbps, start_ms, end_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
             .bind(secrets::new_id())
             .bind(self.now_ms())
@@ -97,39 +94,37 @@ impl Controller {
         Ok(())
     }
 
+    /// Records a node operation on booking `b`'s node, in the transaction
+    /// that changes the node's desired state (nothing when it has no node:
+    /// there is nothing to resume).
     pub(crate) async fn begin_operation(
         &self,
         tx: &mut Tx,
-        booking_id: &str,
+        b: &Booking,
         kind: &str,
-    ) -> Result<OpRecord> {
+    ) -> Result<Option<OpRecord>> {
+        let Some(node) = b.ids.node.clone() else {
+            return Ok(None);
+        };
         let id = secrets::new_id();
-        sqlx::query("INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) SELECT $1, id, node_id, $2, 'started', $3 FROM bookings WHERE id = $4")
+        sqlx::query("INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) VALUES ($1, $2, $3, $4, 'started', $5)")
             .bind(&id)
+            .bind(&b.id)
+            .bind(&node)
             .bind(kind)
             .bind(self.now_ms())
-            .bind(booking_id)
             .execute(&mut **tx)
             .await?;
-        Ok(OpRecord { id })
+        Ok(Some(OpRecord { id, node }))
     }
 
     /// Carries out a recorded operation: the node converges to its desired
     /// state (which the operation's transaction changed), then the
     /// operation is done. The booking's operational state says how the
     /// node took it.
-    pub(crate) async fn finish_operation(&self, op: &OpRecord, node: Option<&str>) -> Result<()> {
-        if let Some(name) = node {
-            let id: Option<String> = sqlx::query("SELECT id FROM nodes WHERE name = $1")
-                .bind(name)
-                .fetch_optional(&self.pool)
-                .await?
-                .map(|r| r.try_get(0))
-                .transpose()?;
-            if let Some(id) = id {
-                self.reconcile_node(&id).await;
-            }
-        }
+    pub(crate) async fn finish_operation(&self, op: Option<OpRecord>) -> Result<()> {
+        let Some(op) = op else { return Ok(()) };
+        self.reconcile_node(&op.node).await;
         sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE id = $1")
             .bind(&op.id)
             .bind(self.now_ms())

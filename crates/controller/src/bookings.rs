@@ -7,8 +7,8 @@ use crate::db::{self, Tx};
 use crate::error::{Error, Result};
 use crate::identity::check_name;
 use crate::model::{
-    Action, AllocationState, Booking, BookingRequest, OperationalState, Page, Renewed, node_doc,
-    node_network_name,
+    Action, AllocationState, Booking, BookingIds, BookingRequest, OperationalState, Page, Renewed,
+    node_doc, node_network_name,
 };
 use crate::nodes::tier_name;
 use crate::registry::{self, NETWORK, VLAN};
@@ -48,6 +48,11 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
         expires_ms: r.try_get("expires_ms")?,
         released_ms: r.try_get("released_ms")?,
         spec: serde_json::from_str(&r.try_get::<String, _>("spec")?).unwrap_or_default(),
+        ids: BookingIds {
+            user: r.try_get("user_id")?,
+            project: r.try_get("project_id")?,
+            node: r.try_get("node_id")?,
+        },
     })
 }
 
@@ -139,12 +144,12 @@ impl Controller {
         project: &str,
         r: BookingRequest,
     ) -> Result<Booking> {
-        let m = self
-            .project_for(p, project, Operation::BookingsCreate)
+        let (m, level) = self
+            .project_level_for(p, project, Operation::BookingsCreate)
             .await?;
         check_name("name", &r.name)?;
-        let rtype = self.resource_type(&r.resource_type).await?;
-        let level = self.service_level_of(&m.project_id).await?;
+        let compiled = self.resource_type(&r.resource_type).await?;
+        let rtype = &compiled.t;
         let lease_s = r.lease_s.unwrap_or(level.default_lease_s);
         if !(60..=level.max_lease_s).contains(&lease_s) {
             return Err(Error::invalid(format!(
@@ -174,7 +179,7 @@ impl Controller {
                 }
             } else {
                 if rtype.name != VLAN {
-                    registry::check_spec(&rtype, &r.spec)?;
+                    registry::check_spec(&compiled, &r.spec)?;
                 } else if !r.spec.as_object().is_some_and(|o| o.is_empty()) {
                     return Err(Error::invalid("a `vlan` booking takes no parameters: {}")
                         .with_field("spec"));
@@ -292,8 +297,7 @@ impl Controller {
             .project_for(p, project, Operation::BookingsCreate)
             .await?;
         let b = self.booking_in(&m, id).await?;
-        let booker = self.user_id(&b.user).await?;
-        p.may_touch(&m, Operation::BookingsCreate, &booker)?;
+        p.may_touch(&m, Operation::BookingsCreate, &b.ids.user)?;
         let now = self.now_ms();
         let mut tx = db::booking_tx(&self.pool).await?;
         let cur = self.booking_tx_row(&mut tx, id).await?;
@@ -313,7 +317,7 @@ impl Controller {
             .fetch_one(&mut *tx)
             .await?
             .try_get(0)?;
-        let op = self.begin_operation(&mut tx, id, "provision").await?;
+        let op = self.begin_operation(&mut tx, &cur, "provision").await?;
         let state = if cur.node.is_some() {
             "pending"
         } else {
@@ -331,7 +335,7 @@ impl Controller {
         self.account(&mut tx, "provision", &b, &m.project_id, &p.user_id)
             .await?;
         tx.commit().await?;
-        self.finish_operation(&op, b.node.as_deref()).await?;
+        self.finish_operation(op).await?;
         self.booking_in(&m, id).await
     }
 
@@ -348,7 +352,7 @@ impl Controller {
             .project_for(p, project, Operation::BookingsRenew)
             .await?;
         let b = self.booking_in(&m, id).await?;
-        p.may_touch(&m, Operation::BookingsRenew, &self.user_id(&b.user).await?)?;
+        p.may_touch(&m, Operation::BookingsRenew, &b.ids.user)?;
         if lease_s < 60 {
             return Err(Error::invalid("at least 60 seconds").with_field("lease_s"));
         }
@@ -398,7 +402,7 @@ impl Controller {
             .project_for(p, project, Operation::BookingsAction)
             .await?;
         let b = self.booking_in(&m, id).await?;
-        p.may_touch(&m, Operation::BookingsAction, &self.user_id(&b.user).await?)?;
+        p.may_touch(&m, Operation::BookingsAction, &b.ids.user)?;
         if b.allocation_state != AllocationState::Provisioned || b.node.is_none() {
             return Err(Error::conflict(
                 "only a provisioned network is started or stopped",
@@ -412,7 +416,7 @@ impl Controller {
         let op = self
             .begin_operation(
                 &mut tx,
-                id,
+                &b,
                 if action == Action::Start {
                     "start"
                 } else {
@@ -427,7 +431,7 @@ impl Controller {
             .await?;
         self.bump_generation(&mut tx, &b).await?;
         tx.commit().await?;
-        self.finish_operation(&op, b.node.as_deref()).await?;
+        self.finish_operation(op).await?;
         self.booking_in(&m, id).await
     }
 

@@ -46,16 +46,28 @@ pub async fn open(target: &str) -> Result<(Engine, Pool)> {
     };
     let pool = AnyPoolOptions::new()
         .max_connections(max)
+        .after_connect(move |conn, _| {
+            Box::pin(async move {
+                if engine == Engine::Sqlite {
+                    // WAL: readers do not wait for the writer. NORMAL
+                    // syncs at checkpoints, not every commit: a power cut
+                    // may lose the last commits, never consistency (the
+                    // SQLite documentation's advice for WAL).
+                    sqlx::query("PRAGMA journal_mode = WAL")
+                        .execute(&mut *conn)
+                        .await?;
+                    sqlx::query("PRAGMA synchronous = NORMAL")
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                Ok(())
+            })
+        })
         .connect(&url)
         .await
         .map_err(|e| {
             Error::internal(format!("cannot open the database {}: {e}", redact(target)))
         })?;
-    if engine == Engine::Sqlite {
-        sqlx::query("PRAGMA journal_mode = WAL")
-            .execute(&pool)
-            .await?;
-    }
     migrator()
         .run(&pool)
         .await

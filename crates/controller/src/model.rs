@@ -97,6 +97,16 @@ pub struct Booking {
     pub released_ms: Option<i64>,
     /// The resource's parameters (for a network, its document as asked).
     pub spec: serde_json::Value,
+    /// Internal ids (not in the API): the booker's, the project's, the node's.
+    #[serde(skip)]
+    pub(crate) ids: BookingIds,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct BookingIds {
+    pub user: String,
+    pub project: String,
+    pub node: Option<String>,
 }
 
 /// A booking request.

@@ -286,32 +286,46 @@ impl Controller {
         name: &str,
         op: Operation,
     ) -> Result<Membership> {
+        Ok(self.project_level_for(p, name, op).await?.0)
+    }
+
+    /// As [`Self::project_for`], with the project's service level (one query).
+    pub(crate) async fn project_level_for(
+        &self,
+        p: &Principal,
+        name: &str,
+        op: Operation,
+    ) -> Result<(Membership, ServiceLevel)> {
         let row = sqlx::query(
-            "SELECT p.id, s.operations, m.role FROM projects p JOIN service_levels s ON s.name = p.service_level \
+            "SELECT p.id AS project_id, m.role AS role, s.* FROM projects p JOIN service_levels s ON s.name = p.service_level \
              LEFT JOIN members m ON m.project_id = p.id AND m.user_id = $2 WHERE p.name = $1",
         )
         .bind(name)
         .bind(&p.user_id)
         .fetch_optional(&self.pool)
         .await?;
-        let m = match row {
-            Some(r) => Some(Membership {
-                project_id: r.try_get(0)?,
-                project: name.to_string(),
-                service_level_ops: ops_from_json(&r.try_get::<String, _>(1)?),
-                role: r
-                    .try_get::<Option<String>, _>(2)?
-                    .as_deref()
-                    .and_then(Role::parse),
-            }),
+        let found = match row {
+            Some(r) => {
+                let level = level_of(&r)?;
+                let m = Membership {
+                    project_id: r.try_get("project_id")?,
+                    project: name.to_string(),
+                    service_level_ops: level.operations.clone(),
+                    role: r
+                        .try_get::<Option<String>, _>("role")?
+                        .as_deref()
+                        .and_then(Role::parse),
+                };
+                Some((m, level))
+            }
             None => None,
         };
-        if !p.sees(m.as_ref()) {
+        if !p.sees(found.as_ref().map(|f| &f.0)) {
             return Err(Error::not_found(format!("project `{name}`")));
         }
-        let m = m.ok_or_else(|| Error::not_found(format!("project `{name}`")))?;
+        let (m, level) = found.ok_or_else(|| Error::not_found(format!("project `{name}`")))?;
         p.may(&m, op)?;
-        Ok(m)
+        Ok((m, level))
     }
 
     pub async fn get_project(&self, p: &Principal, name: &str) -> Result<ProjectView> {

@@ -38,29 +38,38 @@ struct Counts {
     hours: i64,
 }
 
+/// Per state (provisioned, or held): networks per tier, Mbit/s and
+/// lease-hours (each booking's rounded up), summed by the database.
 async fn counts<'e, E>(ex: E, project_id: &str) -> Result<(Counts, Counts)>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    let rows = sqlx::query("SELECT tier, bandwidth_mbps, allocation_state, lease_s, provisioned_ms, expires_ms FROM bookings WHERE project_id = $1 AND released_ms IS NULL")
-        .bind(project_id)
-        .fetch_all(ex)
-        .await?;
+    let rows = sqlx::query(
+        "SELECT CASE WHEN allocation_state = 'provisioned' THEN 1 ELSE 0 END AS used, \
+         CAST(SUM(CASE WHEN tier = 'hardware' THEN 1 ELSE 0 END) AS BIGINT), \
+         CAST(SUM(CASE WHEN tier = 'software' THEN 1 ELSE 0 END) AS BIGINT), \
+         CAST(SUM(bandwidth_mbps) AS BIGINT), \
+         CAST(SUM(CASE WHEN provisioned_ms IS NULL THEN (lease_s * 1000 + 3599999) / 3600000 \
+                       ELSE (expires_ms - provisioned_ms + 3599999) / 3600000 END) AS BIGINT) \
+         FROM bookings WHERE project_id = $1 AND released_ms IS NULL \
+         GROUP BY CASE WHEN allocation_state = 'provisioned' THEN 1 ELSE 0 END",
+    )
+    .bind(project_id)
+    .fetch_all(ex)
+    .await?;
     let (mut used, mut held) = (Counts::default(), Counts::default());
     for r in rows {
-        let tier: Option<String> = r.try_get(0)?;
-        let provisioned = r.try_get::<String, _>(2)? == "provisioned";
-        let c = if provisioned { &mut used } else { &mut held };
-        match tier.as_deref() {
-            Some("hardware") => c.hw += 1,
-            Some("software") => c.sw += 1,
-            _ => {}
-        }
-        c.mbps += r.try_get::<i64, _>(1)?;
-        c.hours += match r.try_get::<Option<i64>, _>(4)? {
-            Some(start) => hours_up(r.try_get::<i64, _>(5)? - start),
-            None => hours_up(r.try_get::<i64, _>(3)? * 1000),
+        let c = Counts {
+            hw: r.try_get(1)?,
+            sw: r.try_get(2)?,
+            mbps: r.try_get(3)?,
+            hours: r.try_get(4)?,
         };
+        if r.try_get::<i64, _>(0)? == 1 {
+            used = c;
+        } else {
+            held = c;
+        }
     }
     Ok((used, held))
 }

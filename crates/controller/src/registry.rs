@@ -8,6 +8,7 @@ use crate::identity::{check_name, unique_violation};
 use crate::service::Controller;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
+use std::sync::Arc;
 use utoipa::ToSchema;
 
 /// VANI's generic interface: every type is got and released; `program`
@@ -37,6 +38,13 @@ pub struct ResourceType {
 }
 
 pub const NETWORK: &str = "network";
+
+/// A resource type and its compiled schema.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub t: ResourceType,
+    pub validator: Option<jsonschema::Validator>,
+}
 pub const VLAN: &str = "vlan";
 
 fn builtins() -> Vec<ResourceType> {
@@ -113,7 +121,15 @@ impl Controller {
         rows.iter().map(type_of).collect()
     }
 
-    pub(crate) async fn resource_type(&self, name: &str) -> Result<ResourceType> {
+    pub(crate) async fn resource_type(&self, name: &str) -> Result<Arc<Compiled>> {
+        if let Some(t) = self
+            .types
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+        {
+            return Ok(t.clone());
+        }
         let r = sqlx::query("SELECT * FROM resource_types WHERE name = $1")
             .bind(name)
             .fetch_optional(&self.pool)
@@ -121,7 +137,22 @@ impl Controller {
             .ok_or_else(|| {
                 Error::not_found(format!("resource type `{name}`")).with_field("type")
             })?;
-        type_of(&r)
+        let t = type_of(&r)?;
+        // The built-in network's schema refers to others (`$ref`): its
+        // documents are checked by the network document's own parser.
+        let validator = if t.name == NETWORK {
+            None
+        } else {
+            Some(jsonschema::validator_for(&t.schema).map_err(|e| {
+                Error::internal(format!("the schema of `{}` does not compile: {e}", t.name))
+            })?)
+        };
+        let c = Arc::new(Compiled { t, validator });
+        self.types
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name.to_string(), c.clone());
+        Ok(c)
     }
 
     /// Registers a type at run time (administrators).
@@ -149,10 +180,8 @@ impl Controller {
 
 /// Checks a booking's `spec` against its type's schema; the error names
 /// the first failing field.
-pub fn check_spec(t: &ResourceType, spec: &serde_json::Value) -> Result<()> {
-    let v = jsonschema::validator_for(&t.schema).map_err(|e| {
-        Error::internal(format!("the schema of `{}` does not compile: {e}", t.name))
-    })?;
+pub(crate) fn check_spec(c: &Compiled, spec: &serde_json::Value) -> Result<()> {
+    let Some(v) = &c.validator else { return Ok(()) };
     if let Err(e) = v.validate(spec) {
         let path = e
             .instance_path()

@@ -4,7 +4,7 @@
 use crate::authz::{Operation, Principal};
 use crate::db;
 use crate::error::{Error, Result};
-use crate::model::Booking;
+use crate::model::{AllocationState, Booking};
 use crate::service::Controller;
 use sqlx::Row;
 
@@ -14,31 +14,22 @@ impl Controller {
             .project_for(p, project, Operation::BookingsRelease)
             .await?;
         let b = self.booking_in(&m, id).await?;
-        p.may_touch(
-            &m,
-            Operation::BookingsRelease,
-            &self.user_id(&b.user).await?,
-        )?;
-        self.release_as(id, &p.user_id, "release").await?;
-        self.booking_in(&m, id).await
+        p.may_touch(&m, Operation::BookingsRelease, &b.ids.user)?;
+        self.release_as(id, &p.user_id, "release").await
     }
 
     /// Releases booking `id` (a user's release, or the reaper's expiry):
     /// frees its VLAN and capacity, takes it out of its node's desired
     /// state and reconciles the node.
-    pub(crate) async fn release_as(&self, id: &str, user_id: &str, event: &str) -> Result<()> {
+    pub(crate) async fn release_as(&self, id: &str, user_id: &str, event: &str) -> Result<Booking> {
         let now = self.now_ms();
         let mut tx = db::booking_tx(&self.pool).await?;
         let cur = self.booking_tx_row(&mut tx, id).await?;
         if cur.released_ms.is_some() {
             return Err(Error::conflict("the booking is released already"));
         }
-        let project_id: String = sqlx::query("SELECT project_id FROM bookings WHERE id = $1")
-            .bind(id)
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get(0)?;
-        let op = self.begin_operation(&mut tx, id, "release").await?;
+        let project_id = cur.ids.project.clone();
+        let op = self.begin_operation(&mut tx, &cur, "release").await?;
         sqlx::query(
             "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $2 WHERE id = $1",
         )
@@ -50,12 +41,15 @@ impl Controller {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        let b = self.booking_tx_row(&mut tx, id).await?;
+        let mut b = cur;
+        b.allocation_state = AllocationState::Unallocated;
+        b.released_ms = Some(now);
         self.bump_generation(&mut tx, &b).await?;
         self.account(&mut tx, event, &b, &project_id, user_id)
             .await?;
         tx.commit().await?;
-        self.finish_operation(&op, b.node.as_deref()).await
+        self.finish_operation(op).await?;
+        Ok(b)
     }
 
     /// Releases every lease past its end (and every hold past its hold)

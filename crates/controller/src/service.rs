@@ -46,6 +46,9 @@ pub struct Controller {
     pub(crate) engine: Engine,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) settings: Settings,
+    /// Resource types as read from the database, with their compiled
+    /// schemas: types are never changed once registered, so a cache.
+    pub(crate) types: Arc<Mutex<HashMap<String, Arc<crate::registry::Compiled>>>>,
     /// One reconciliation at a time per node.
     pub(crate) node_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -68,6 +71,7 @@ impl Controller {
             engine,
             clock,
             settings,
+            types: Default::default(),
             node_locks: Default::default(),
         };
         c.seed().await?;

@@ -58,6 +58,9 @@ enum Cmd {
     /// Forwarding rate and latency over veth per RFC 2544 size: hardware
     /// tier, software tier (prism and kernel routers), Linux forwarding.
     BenchLive(prism_testbed::bench_live::BenchLiveArgs),
+    /// The controller's bookings per second, read latency with many active
+    /// leases and reaper pass time, on a database of its own.
+    BenchController(prism_testbed::bench_controller::BenchControllerArgs),
     /// The papers' reconfiguration and power experiments, Prism's figures
     /// beside theirs (docs/experiments/live-reconfiguration.md).
     #[command(subcommand)]
@@ -194,6 +197,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Controller(c) => controller_cmd::run(&c),
         Cmd::Experiment(e) => experiment_cmd::run(e),
         Cmd::BenchLive(args) => prism_testbed::bench_live::run(&args),
+        Cmd::BenchController(args) => prism_testbed::bench_controller::run(&args),
         Cmd::Swrouter {
             config,
             network,

@@ -17,6 +17,7 @@
 //! - [`tables`]: `prism tables`, build, check and time lookup tables.
 
 pub mod bench;
+pub mod bench_controller;
 pub mod bench_live;
 pub mod bench_migrate;
 pub mod bench_reconfig;

@@ -1,0 +1,210 @@
+//! `prism bench-controller`: the controller's targets of issue 12, measured
+//! on a database of its own, with no node (so the figures are the
+//! controller's and its database's): bookings per second (allocate +
+//! release over the HTTP API), read latency with 10,000 active leases, and
+//! a reaper pass over 10,000 expired leases.
+
+use anyhow::Result;
+use prism_controller::{
+    BookingRequest, Controller, ControllerClient, GenericOp, LoginRequest, ManualClock,
+    ProjectRequest, ResourceType, ServiceLevel, Settings, UserRequest,
+};
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct BenchControllerArgs {
+    /// An SQLite file (default: a new one in /tmp) or a postgres:// URL
+    /// (an empty database).
+    #[arg(long)]
+    pub db: Option<String>,
+    /// Allocate + release pairs to time.
+    #[arg(long, default_value_t = 2000)]
+    pub pairs: usize,
+    /// Active leases for the read and reaper figures.
+    #[arg(long, default_value_t = 10_000)]
+    pub leases: usize,
+    /// Concurrent clients.
+    #[arg(long, default_value_t = 4)]
+    pub clients: usize,
+}
+
+fn pct(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn probe(name: String) -> BookingRequest {
+    BookingRequest {
+        name,
+        resource_type: "probe".into(),
+        spec: serde_json::json!({"size": 1}),
+        bandwidth_mbps: 0,
+        lease_s: Some(3600),
+        provision: false,
+    }
+}
+
+pub fn run(a: &BenchControllerArgs) -> Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(bench(a))
+}
+
+async fn bench(a: &BenchControllerArgs) -> Result<()> {
+    let dir = std::env::temp_dir().join(format!("prism-bench-ctl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let db =
+        a.db.clone()
+            .unwrap_or_else(|| dir.join("controller.db").display().to_string());
+    let clock = ManualClock::new(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)?
+            .as_millis() as i64,
+    );
+    let settings = Settings {
+        rate_per_s: 1e9,
+        rate_burst: 1e9,
+        ..Settings::default()
+    };
+    let ctl = Controller::open_with_clock(&db, settings, Arc::new(clock.clone())).await?;
+    println!(
+        "prism bench-controller: {} ({:?}); no node: bookings of a registered resource type",
+        prism_controller::redact(&db),
+        ctl.engine()
+    );
+    let pw = "bench password 123";
+    ctl.bootstrap_admin("admin", pw).await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?.to_string();
+    tokio::spawn(prism_controller::api::serve(ctl.clone(), listener));
+    let anon = ControllerClient::new(&addr, None);
+    let login = |u: &str| LoginRequest {
+        user: u.into(),
+        password: pw.into(),
+        project: None,
+        ttl_s: Some(86_400),
+    };
+    let admin = anon.with_token(Some(anon.login(&login("admin")).await?.token));
+    let mut level = ServiceLevel::standard();
+    level.name = "bench".into();
+    level.max_lease_hours = 1 << 40;
+    admin.put_service_level(&level).await?;
+    admin
+        .create_user(&UserRequest {
+            name: "u".into(),
+            password: pw.into(),
+            admin: false,
+        })
+        .await?;
+    admin
+        .create_project(&ProjectRequest {
+            name: "p".into(),
+            service_level: "bench".into(),
+            owner: "u".into(),
+        })
+        .await?;
+    admin
+        .register_type(&ResourceType {
+            name: "probe".into(),
+            description: "a bench resource with no node".into(),
+            schema: serde_json::json!({"type": "object", "properties": {"size": {"type": "integer"}}}),
+            operations: vec![GenericOp::Get, GenericOp::Release],
+            builtin: false,
+        })
+        .await?;
+    let user_token = anon.login(&login("u")).await?.token;
+    let user = anon.with_token(Some(user_token.clone()));
+
+    // Bookings per second: allocate + release, `clients` at a time.
+    let t = Instant::now();
+    let mut tasks = Vec::new();
+    for c in 0..a.clients {
+        let user = user.clone();
+        let n = a.pairs / a.clients;
+        tasks.push(tokio::spawn(async move {
+            for i in 0..n {
+                let b = user.book("p", &probe(format!("c{c}-{i}"))).await?;
+                user.release("p", &b.id).await?;
+            }
+            anyhow::Ok(())
+        }));
+    }
+    for t in tasks {
+        t.await??;
+    }
+    let pairs = (a.pairs / a.clients) * a.clients;
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over HTTP)",
+        pairs as f64 / s,
+        a.clients
+    );
+
+    // The same in the library, without HTTP.
+    let who = ctl.authenticate(Some(user_token.as_str())).await?;
+    let t = Instant::now();
+    let mut tasks = Vec::new();
+    for c in 0..a.clients {
+        let (ctl, who) = (ctl.clone(), who.clone());
+        let n = a.pairs / a.clients;
+        tasks.push(tokio::spawn(async move {
+            for i in 0..n {
+                let b = ctl.allocate(&who, "p", probe(format!("d{c}-{i}"))).await?;
+                ctl.release(&who, "p", &b.id).await?;
+            }
+            anyhow::Ok(())
+        }));
+    }
+    for t in tasks {
+        t.await??;
+    }
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s (the library, no HTTP)",
+        pairs as f64 / s
+    );
+
+    // Reads with `leases` active.
+    let t = Instant::now();
+    let mut ids = Vec::new();
+    for i in 0..a.leases {
+        ids.push(user.book("p", &probe(format!("l{i}"))).await?.id);
+    }
+    println!(
+        "  {} active leases made in {:.1} s",
+        a.leases,
+        t.elapsed().as_secs_f64()
+    );
+    let mut one = Vec::new();
+    let mut page = Vec::new();
+    for i in 0..2000 {
+        let t = Instant::now();
+        user.booking("p", &ids[(i * 7919) % ids.len()]).await?;
+        one.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        user.bookings("p", false, None).await?;
+        page.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    println!(
+        "  reads with {} active leases: one booking p50 {:.2} ms p99 {:.2} ms; a page of 100 p50 {:.2} ms p99 {:.2} ms",
+        a.leases,
+        pct(&mut one, 0.5),
+        pct(&mut one, 0.99),
+        pct(&mut page, 0.5),
+        pct(&mut page, 0.99)
+    );
+
+    // The reaper over all of them at once.
+    clock.advance_ms(3_600_000 + 1);
+    let t = Instant::now();
+    let n = ctl.reap().await?;
+    println!(
+        "  reaper: {n} expired leases released and accounted in {:.0} ms (one pass)",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
