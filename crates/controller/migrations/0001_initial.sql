@@ -105,6 +105,7 @@ CREATE TABLE bookings (
 );
 CREATE INDEX bookings_project ON bookings (project_id, released_ms);
 CREATE INDEX bookings_name ON bookings (project_id, name);
+CREATE INDEX bookings_created ON bookings (project_id, created_ms, id);
 CREATE INDEX bookings_node ON bookings (node_id, released_ms);
 CREATE INDEX bookings_expiry ON bookings (released_ms, expires_ms);
 

@@ -202,7 +202,7 @@ impl Controller {
                 .try_get::<Option<i64>, _>(4)?
                 .unwrap_or_else(|| now.min(r.try_get::<i64, _>(5).unwrap_or(now)));
             let (s, e) = (start.max(from_ms), end.min(to_ms));
-            let hours = (e - s).max(0) as f64 / 3_600_000.0;
+            let hours = e.saturating_sub(s).max(0) as f64 / 3_600_000.0;
             let line = match lines.iter_mut().find(|l| l.user == user && l.tier == tier) {
                 Some(l) => l,
                 None => {
@@ -224,8 +224,9 @@ impl Controller {
             project: m.project,
             from_ms,
             to_ms,
-            total_resource_hours: lines.iter().map(|l| l.resource_hours).sum(),
-            total_bandwidth_mbps_hours: lines.iter().map(|l| l.bandwidth_mbps_hours).sum(),
+            // A fold from 0.0: an empty `sum` of floats is -0.0.
+            total_resource_hours: lines.iter().fold(0.0, |a, l| a + l.resource_hours),
+            total_bandwidth_mbps_hours: lines.iter().fold(0.0, |a, l| a + l.bandwidth_mbps_hours),
             lines,
         })
     }

@@ -58,7 +58,7 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
 
 /// Hours, rounded up, of `ms`.
 pub(crate) fn hours_up(ms: i64) -> i64 {
-    (ms.max(0) + 3_599_999) / 3_600_000
+    ms.max(0).saturating_add(3_599_999) / 3_600_000
 }
 
 impl Controller {
@@ -202,21 +202,30 @@ impl Controller {
                     .with_field("name"),
             );
         }
+        // The quota first: a request over it is refused as such (409)
+        // whatever the nodes have left. An `auto` network's tier is known
+        // only once placed: its count is checked then.
+        let explicit =
+            matches!(asked_tier.as_str(), "hardware" | "software").then_some(asked_tier.as_str());
+        self.check_quota(
+            &mut tx,
+            &m.project_id,
+            &level,
+            explicit,
+            r.bandwidth_mbps,
+            lease_s,
+        )
+        .await?;
         let placement = if is_net {
             Some(self.place(&mut tx, &asked_tier, r.bandwidth_mbps).await?)
         } else {
             None
         };
         let tier = placement.as_ref().map(|pl| tier_name(pl.tier));
-        self.check_quota(
-            &mut tx,
-            &m.project_id,
-            &level,
-            tier,
-            r.bandwidth_mbps,
-            lease_s,
-        )
-        .await?;
+        if is_net && explicit.is_none() {
+            self.check_quota(&mut tx, &m.project_id, &level, tier, 0, 0)
+                .await?;
+        }
         let vlan = if is_net || rtype.name == VLAN {
             Some(self.take_vlan(&mut tx, &m.project_id, &id).await?)
         } else {

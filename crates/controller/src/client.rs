@@ -6,11 +6,11 @@ use crate::error::Error;
 use crate::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
+use crate::model::ResourceType;
 use crate::model::{Action, ActionRequest, Booking, BookingRequest, Page, RenewRequest, Renewed};
 use crate::nodes::{NodeRequest, NodeView};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::quota::QuotaView;
-use crate::registry::ResourceType;
 use prism_node_api::{Endpoint, NodeClient};
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -11,6 +11,9 @@ use utoipa::ToSchema;
 /// A session's default and longest life (FABRIC's tokens last an hour).
 pub const SESSION_TTL_S: i64 = 3600;
 pub const SESSION_MAX_TTL_S: i64 = 24 * 3600;
+/// The longest an API key may be given to live (found by schemathesis: a
+/// bigger one overflowed the expiry).
+pub const MAX_KEY_TTL_S: i64 = 10 * 365 * 24 * 3600;
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -324,9 +327,12 @@ impl Controller {
                 .map_err(|e| e.with_field(format!("operations[{i}]")))?;
         }
         if let Some(t) = r.ttl_s
-            && t < 1
+            && !(1..=MAX_KEY_TTL_S).contains(&t)
         {
-            return Err(Error::invalid("at least 1 second").with_field("ttl_s"));
+            return Err(
+                Error::invalid(format!("1 to {MAX_KEY_TTL_S} seconds (ten years)"))
+                    .with_field("ttl_s"),
+            );
         }
         let (key, digest) = secrets::new_secret(KEY_PREFIX);
         let id = secrets::new_id();

@@ -41,8 +41,8 @@ pub use identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
 pub use model::{
-    Action, ActionRequest, AllocationState, Booking, BookingRequest, NODE_PREFIX, OperationalState,
-    Page, RenewRequest, Renewed, Role, node_network_name,
+    Action, ActionRequest, AllocationState, Booking, BookingRequest, GenericOp, NODE_PREFIX,
+    OperationalState, Page, RenewRequest, Renewed, ResourceType, Role, node_network_name,
 };
 pub use nodes::{NodeRequest, NodeView};
 pub use projects::{
@@ -50,5 +50,4 @@ pub use projects::{
 };
 pub use quota::{QuotaUse, QuotaView};
 pub use reconcile::Converged;
-pub use registry::{GenericOp, ResourceType};
 pub use service::{Controller, Settings};

@@ -231,3 +231,36 @@ pub fn node_doc(
     doc.bandwidth = Some(prism_netdoc::Rate(bits));
     Ok(doc)
 }
+
+/// VANI's generic interface: every type is got and released; `program`
+/// loads a configuration; `operate` is a generic operation with free-form
+/// parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GenericOp {
+    Get,
+    Release,
+    Program,
+    Operate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceType {
+    pub name: String,
+    pub description: String,
+    /// A JSON Schema (draft 2020-12 unless `$schema` says otherwise) that a
+    /// booking's `spec` must satisfy.
+    pub schema: serde_json::Value,
+    pub operations: Vec<GenericOp>,
+    /// Built into the controller (not removable).
+    #[serde(default)]
+    pub builtin: bool,
+}
+
+/// A resource type and its compiled schema.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub t: ResourceType,
+    pub validator: Option<jsonschema::Validator>,
+}

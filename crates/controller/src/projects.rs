@@ -93,8 +93,8 @@ impl ServiceLevel {
                 return Err(Error::invalid("at least 0").with_field(f));
             }
         }
-        if self.max_lease_s < 60 {
-            return Err(Error::invalid("at least 60 seconds").with_field("max_lease_s"));
+        if !(60..=crate::identity::MAX_KEY_TTL_S).contains(&self.max_lease_s) {
+            return Err(Error::invalid("60 seconds to ten years").with_field("max_lease_s"));
         }
         if !(60..=self.max_lease_s).contains(&self.default_lease_s) {
             return Err(Error::invalid("60 seconds to max_lease_s").with_field("default_lease_s"));

@@ -111,7 +111,7 @@ impl Controller {
             _ => {}
         }
         for (resource, limit, used, requested) in checks {
-            if requested > 0 && used + requested > limit {
+            if requested > 0 && used.saturating_add(requested) > limit {
                 return Err(Error::quota(QuotaDetail {
                     resource: resource.into(),
                     limit,

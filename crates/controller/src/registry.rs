@@ -5,46 +5,13 @@
 use crate::authz::Principal;
 use crate::error::{Error, Result};
 use crate::identity::{check_name, unique_violation};
+use crate::model::{Compiled, GenericOp, ResourceType};
 use crate::service::Controller;
-use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use std::sync::Arc;
-use utoipa::ToSchema;
-
-/// VANI's generic interface: every type is got and released; `program`
-/// loads a configuration; `operate` is a generic operation with free-form
-/// parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum GenericOp {
-    Get,
-    Release,
-    Program,
-    Operate,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ResourceType {
-    pub name: String,
-    pub description: String,
-    /// A JSON Schema (draft 2020-12 unless `$schema` says otherwise) that a
-    /// booking's `spec` must satisfy.
-    pub schema: serde_json::Value,
-    pub operations: Vec<GenericOp>,
-    /// Built into the controller (not removable).
-    #[serde(default)]
-    pub builtin: bool,
-}
 
 pub const NETWORK: &str = "network";
 
-/// A resource type and its compiled schema.
-#[derive(Debug)]
-pub(crate) struct Compiled {
-    pub t: ResourceType,
-    pub validator: Option<jsonschema::Validator>,
-}
 pub const VLAN: &str = "vlan";
 
 fn builtins() -> Vec<ResourceType> {

@@ -48,7 +48,7 @@ pub struct Controller {
     pub(crate) settings: Settings,
     /// Resource types as read from the database, with their compiled
     /// schemas: types are never changed once registered, so a cache.
-    pub(crate) types: Arc<Mutex<HashMap<String, Arc<crate::registry::Compiled>>>>,
+    pub(crate) types: Arc<Mutex<HashMap<String, Arc<crate::model::Compiled>>>>,
     /// One reconciliation at a time per node.
     pub(crate) node_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }

@@ -81,8 +81,8 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
                     ),
                     None => None,
                 };
-                if *hold < 1 {
-                    bail!("--hold: at least 1 second");
+                if !(1..=86_400).contains(hold) {
+                    bail!("--hold: 1 to 86400 seconds");
                 }
                 let settings = Settings {
                     node_secret,

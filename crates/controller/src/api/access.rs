@@ -5,9 +5,9 @@ use crate::error::{Error, Result};
 use crate::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
+use crate::model::ResourceType;
 use crate::nodes::{NodeRequest, NodeView};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
-use crate::registry::ResourceType;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post, put};
@@ -109,7 +109,7 @@ pub async fn list_projects(
 
 /// Creates a project with its owner (administrators).
 #[utoipa::path(post, path = "/v1/projects", tag = "projects", request_body = ProjectRequest,
-    responses((status = 201, body = ProjectView), (status = 403, body = Error), (status = 409, body = Error)))]
+    responses((status = 201, body = ProjectView), (status = 403, body = Error), (status = 404, description = "no such owner or service level", body = Error), (status = 409, body = Error)))]
 pub async fn create_project(
     State(app): State<App>,
     Caller(p): Caller,

@@ -186,7 +186,7 @@ pub async fn quota(
 /// Resource-hours and bandwidth-hours per user and tier over a range, as
 /// JSON or CSV.
 #[utoipa::path(get, path = "/v1/projects/{project}/usage", tag = "accounting", params(("project" = String, Path), UsageQuery),
-    responses((status = 200, body = UsageReport, content_type = "application/json"), (status = 200, body = String, content_type = "text/csv"), (status = 404, body = Error)))]
+    responses((status = 200, description = "The report: JSON, or CSV with `format=csv`", content((UsageReport = "application/json"), (String = "text/csv"))), (status = 404, body = Error)))]
 pub async fn usage(
     State(app): State<App>,
     Caller(p): Caller,

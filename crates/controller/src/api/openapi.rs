@@ -4,7 +4,62 @@
 
 use super::{access, leases};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
+
+/// The answers any operation may give, whatever it does: a malformed
+/// request, no credential, too many requests, a body too large, a failure
+/// of the controller. Documented on every operation (schemathesis checks
+/// that every answer is documented).
+struct CommonErrors;
+
+impl Modify for CommonErrors {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        let common = [
+            (
+                "400",
+                "The request is malformed: the body, a path or query parameter (`invalid_input`)",
+            ),
+            (
+                "401",
+                "No credential, or an unknown, expired or revoked one (`unauthorized`)",
+            ),
+            ("413", "The body is over 1 MiB (`payload_too_large`)"),
+            (
+                "429",
+                "Too many requests with this credential (`rate_limited`)",
+            ),
+            ("500", "The controller failed (`internal`)"),
+        ];
+        for item in doc.paths.paths.values_mut() {
+            let ops = [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+            ];
+            for op in ops.into_iter().flatten() {
+                for (status, what) in common {
+                    op.responses
+                        .responses
+                        .entry(status.to_string())
+                        .or_insert_with(|| {
+                            ResponseBuilder::new()
+                                .description(what)
+                                .content(
+                                    "application/json",
+                                    ContentBuilder::new()
+                                        .schema(Some(Ref::from_schema_name("Error")))
+                                        .build(),
+                                )
+                                .build()
+                                .into()
+                        });
+                }
+            }
+        }
+    }
+}
 
 struct BearerAuth;
 
@@ -40,7 +95,7 @@ impl Modify for BearerAuth {
         leases::list, leases::create, leases::status, leases::release, leases::provision,
         leases::renew, leases::act, leases::quota, leases::usage, leases::audit,
     ),
-    modifiers(&BearerAuth),
+    modifiers(&BearerAuth, &CommonErrors),
     security(("bearer" = [])),
     tags(
         (name = "identity", description = "Login, tokens, users and API keys"),

@@ -112,6 +112,15 @@ impl Harness {
         self.login_as(name, None).await
     }
 
+    /// A fresh session token of `name`.
+    pub async fn login_token(&self, name: &str) -> String {
+        self.anonymous()
+            .login(&login(name, None))
+            .await
+            .unwrap()
+            .token
+    }
+
     pub async fn login_as(&self, name: &str, project: Option<&str>) -> ControllerClient {
         let t = self.anonymous().login(&login(name, project)).await.unwrap();
         self.anonymous().with_token(Some(t.token))

@@ -1,0 +1,46 @@
+//! The generated Python SDK (sdk/python) drives a booking against this
+//! controller: `sdk/test_booking.py`, run by the Python whose environment
+//! has the SDK installed (`$PRISM_SDK_PYTHON`; scripts/test makes it).
+//! Without it the test says so and passes, unless PRISM_REQUIRE_SDK is set
+//! (CI sets it).
+
+mod common;
+
+use common::{Harness, PASSWORD};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_sdk_books_renews_and_releases() {
+    let Ok(python) = std::env::var("PRISM_SDK_PYTHON") else {
+        assert!(
+            std::env::var_os("PRISM_REQUIRE_SDK").is_none(),
+            "PRISM_REQUIRE_SDK is set but PRISM_SDK_PYTHON is not"
+        );
+        eprintln!(
+            "python_sdk: skipped; PRISM_SDK_PYTHON names no Python with the SDK (scripts/test makes one)"
+        );
+        return;
+    };
+    let h = Harness::start().await;
+    let node = h.node("n1", 4, 100).await;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/test_booking.py");
+    let url = format!("http://{}", h.addr);
+    // A blocking child on a blocking thread: the controller keeps serving.
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(&python)
+            .arg(&script)
+            .env("PRISM_CONTROLLER_URL", url)
+            .env("PRISM_ADMIN_PASSWORD", PASSWORD)
+            .output()
+    })
+    .await
+    .unwrap()
+    .expect("running the SDK's test");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("python sdk: booked"));
+    assert!(node.names().is_empty(), "released: gone from the node");
+}

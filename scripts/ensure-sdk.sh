@@ -1,0 +1,26 @@
+# Sourced: checks that the Python SDK (sdk/python) is what the controller's
+# OpenAPI document generates, installs it with schemathesis into a virtual
+# environment under target/, and exports PRISM_SDK_PYTHON and
+# PRISM_SCHEMATHESIS for the controller's tests. Needs python3 with venv
+# (Debian's python3-venv, installed here as root) and PyPI.
+if [ "$(id -u)" -eq 0 ] && ! python3 -c "import ensurepip" >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+fi
+if python3 -c "import ensurepip" >/dev/null 2>&1; then
+    ./sdk/generate --check
+    venv=target/sdk-venv
+    [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" show schemathesis >/dev/null 2>&1 || "$venv/bin/pip" install -q "schemathesis==4.32.5"
+    # Installed from a copy: pip leaves build files beside the sources.
+    sdk_copy=$(mktemp -d)
+    cp -r sdk/python/. "$sdk_copy"
+    "$venv/bin/pip" install -q "$sdk_copy"
+    "$venv/bin/pip" install -q --force-reinstall --no-deps "$sdk_copy"
+    rm -rf "$sdk_copy"
+    export PRISM_SDK_PYTHON="$PWD/$venv/bin/python"
+    export PRISM_SCHEMATHESIS="$PWD/$venv/bin/schemathesis"
+    # As root (CI) the SDK and fuzzing tests must run, not skip.
+    if [ "$(id -u)" -eq 0 ]; then export PRISM_REQUIRE_SDK=1; fi
+else
+    echo "prism: no python3 venv; the SDK and API fuzzing tests will skip" >&2
+fi

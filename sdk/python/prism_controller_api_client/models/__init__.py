@@ -1,0 +1,81 @@
+""" Contains all the data models used in inputs/outputs """
+
+from .action import Action
+from .action_request import ActionRequest
+from .allocation_state import AllocationState
+from .api_key_request import ApiKeyRequest
+from .api_key_view import ApiKeyView
+from .audit_entry import AuditEntry
+from .booking import Booking
+from .booking_request import BookingRequest
+from .error import Error
+from .error_code import ErrorCode
+from .generic_op import GenericOp
+from .login_request import LoginRequest
+from .member_request import MemberRequest
+from .member_view import MemberView
+from .node_request import NodeRequest
+from .node_view import NodeView
+from .operation import Operation
+from .operational_state import OperationalState
+from .page_audit_entry import PageAuditEntry
+from .page_audit_entry_items_item import PageAuditEntryItemsItem
+from .page_booking import PageBooking
+from .page_booking_items_item import PageBookingItemsItem
+from .project_request import ProjectRequest
+from .project_view import ProjectView
+from .quota_detail import QuotaDetail
+from .quota_use import QuotaUse
+from .quota_view import QuotaView
+from .renew_request import RenewRequest
+from .renewed import Renewed
+from .resource_type import ResourceType
+from .role import Role
+from .service_level import ServiceLevel
+from .token_view import TokenView
+from .usage_line import UsageLine
+from .usage_report import UsageReport
+from .user_request import UserRequest
+from .user_view import UserView
+from .who_am_i import WhoAmI
+
+__all__ = (
+    "Action",
+    "ActionRequest",
+    "AllocationState",
+    "ApiKeyRequest",
+    "ApiKeyView",
+    "AuditEntry",
+    "Booking",
+    "BookingRequest",
+    "Error",
+    "ErrorCode",
+    "GenericOp",
+    "LoginRequest",
+    "MemberRequest",
+    "MemberView",
+    "NodeRequest",
+    "NodeView",
+    "Operation",
+    "OperationalState",
+    "PageAuditEntry",
+    "PageAuditEntryItemsItem",
+    "PageBooking",
+    "PageBookingItemsItem",
+    "ProjectRequest",
+    "ProjectView",
+    "QuotaDetail",
+    "QuotaUse",
+    "QuotaView",
+    "Renewed",
+    "RenewRequest",
+    "ResourceType",
+    "Role",
+    "ServiceLevel",
+    "TokenView",
+    "UsageLine",
+    "UsageReport",
+    "UserRequest",
+    "UserView",
+    "WhoAmI",
+)
