@@ -1,8 +1,9 @@
 # Sourced: makes a PostgreSQL server from Debian's package run on this
 # machine, with a role for the controller's tests, and exports
-# PRISM_TEST_POSTGRES (a URL). Root only (it installs and starts a
-# service); without root it leaves PRISM_TEST_POSTGRES as it was.
-if [ "$(id -u)" -eq 0 ] && [ -z "${PRISM_TEST_POSTGRES:-}" ]; then
+# PRISM_POSTGRES_URL (a URL; scripts/test hands it to the controller's
+# tests as PRISM_TEST_POSTGRES for their second run). Root only (it installs and starts a
+# service); without root it leaves PRISM_POSTGRES_URL as it was.
+if [ "$(id -u)" -eq 0 ] && [ -z "${PRISM_POSTGRES_URL:-}" ]; then
     if ! command -v pg_lsclusters >/dev/null 2>&1; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
     fi
@@ -21,5 +22,5 @@ if [ "$(id -u)" -eq 0 ] && [ -z "${PRISM_TEST_POSTGRES:-}" ]; then
     for db in $(su postgres -c "psql -q -p $pg_port -Atc \"SELECT datname FROM pg_database WHERE datname LIKE 'prism_test_%'\""); do
         su postgres -c "dropdb -p $pg_port $db"
     done
-    export PRISM_TEST_POSTGRES="postgres://prism_test:prism-test@127.0.0.1:$pg_port/postgres"
+    export PRISM_POSTGRES_URL="postgres://prism_test:prism-test@127.0.0.1:$pg_port/postgres"
 fi
