@@ -52,6 +52,7 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
             user: r.try_get("user_id")?,
             project: r.try_get("project_id")?,
             node: r.try_get("node_id")?,
+            lease_s: r.try_get("lease_s")?,
         },
     })
 }
@@ -227,7 +228,7 @@ impl Controller {
                 .await?;
         }
         let vlan = if is_net || rtype.name == VLAN {
-            Some(self.take_vlan(&mut tx, &m.project_id, &id).await?)
+            Some(self.take_vlan(&mut tx).await?)
         } else {
             None
         };
@@ -276,7 +277,7 @@ impl Controller {
     }
 
     /// The lowest VLAN of the pool no booking holds.
-    async fn take_vlan(&self, tx: &mut Tx, _project_id: &str, _booking: &str) -> Result<i64> {
+    async fn take_vlan(&self, tx: &mut Tx) -> Result<i64> {
         let used = sqlx::query("SELECT vlan FROM vlans ORDER BY vlan")
             .fetch_all(&mut **tx)
             .await?;
@@ -321,11 +322,7 @@ impl Controller {
                 "the booking's hold has expired; allocate again",
             ));
         }
-        let lease_s: i64 = sqlx::query("SELECT lease_s FROM bookings WHERE id = $1")
-            .bind(id)
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get(0)?;
+        let lease_s = cur.ids.lease_s;
         let op = self.begin_operation(&mut tx, &cur, "provision").await?;
         let state = if cur.node.is_some() {
             "pending"
@@ -357,15 +354,14 @@ impl Controller {
         id: &str,
         lease_s: i64,
     ) -> Result<Renewed> {
-        let m = self
-            .project_for(p, project, Operation::BookingsRenew)
+        let (m, level) = self
+            .project_level_for(p, project, Operation::BookingsRenew)
             .await?;
         let b = self.booking_in(&m, id).await?;
         p.may_touch(&m, Operation::BookingsRenew, &b.ids.user)?;
         if lease_s < 60 {
             return Err(Error::invalid("at least 60 seconds").with_field("lease_s"));
         }
-        let level = self.service_level_of(&m.project_id).await?;
         let now = self.now_ms();
         let granted_s = lease_s.min(level.max_lease_s);
         let expires = now + granted_s * 1000;

@@ -1,6 +1,7 @@
 //! The controller's database: an SQLite file by default (nothing to set
 //! up), PostgreSQL for production, through sqlx's `Any` driver so the same
-//! queries serve both. Queries use `$n` placeholders, which both accept.
+//! queries serve both. Parameters are numbered (`$1`, `$2`, …), which both
+//! engines read.
 //! Migrations are numbered files in `migrations/`, compiled in.
 
 use crate::error::{Error, Result};

@@ -97,7 +97,8 @@ pub struct Booking {
     pub released_ms: Option<i64>,
     /// The resource's parameters (for a network, its document as asked).
     pub spec: serde_json::Value,
-    /// Internal ids (not in the API): the booker's, the project's, the node's.
+    /// Internal ids (not in the API): the booker's, the project's, the node's;
+    /// and the lease asked for, which provisioning starts.
     #[serde(skip)]
     pub(crate) ids: BookingIds,
 }
@@ -107,6 +108,7 @@ pub(crate) struct BookingIds {
     pub user: String,
     pub project: String,
     pub node: Option<String>,
+    pub lease_s: i64,
 }
 
 /// A booking request.

@@ -180,14 +180,6 @@ impl Controller {
         rows.iter().map(level_of).collect()
     }
 
-    pub(crate) async fn service_level_of(&self, project_id: &str) -> Result<ServiceLevel> {
-        let r = sqlx::query("SELECT s.* FROM service_levels s JOIN projects p ON p.service_level = s.name WHERE p.id = $1")
-            .bind(project_id)
-            .fetch_one(&self.pool)
-            .await?;
-        level_of(&r)
-    }
-
     pub async fn create_project(&self, p: &Principal, r: ProjectRequest) -> Result<ProjectView> {
         p.require_admin()?;
         check_name("name", &r.name)?;

@@ -124,10 +124,9 @@ impl Controller {
     }
 
     pub async fn quota(&self, p: &Principal, project: &str) -> Result<QuotaView> {
-        let m = self
-            .project_for(p, project, Operation::BookingsRead)
+        let (m, level) = self
+            .project_level_for(p, project, Operation::BookingsRead)
             .await?;
-        let level = self.service_level_of(&m.project_id).await?;
         let (u, h) = counts(&self.pool, &m.project_id).await?;
         let q = |used, reserved, limit| QuotaUse {
             used,

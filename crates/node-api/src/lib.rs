@@ -18,7 +18,7 @@ pub use auth::{Credential, MIN_SECRET_LEN};
 pub use client::{ClientError, Endpoint, NodeClient};
 pub use error::{ApiError, ErrorCode};
 pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
-pub use openapi::{ApiDoc, spec_json};
+pub use openapi::{ApiDoc, check_checked_in_spec, spec_json};
 pub use server::{Body, Listener, MAX_BODY, PATHS, router, router_with_body_limit, spawn};
 pub use types::{
     Changed, EventKind, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PlacedTier, PortView,

@@ -69,6 +69,29 @@ pub fn spec_json() -> String {
     s
 }
 
+/// Checks that the checked-in document at `path` is `generated` (with
+/// `PRISM_UPDATE_SPEC` set, writes it first); the error says how to update
+/// it with `update`, the crate's test command. Shared by every API crate's
+/// drift test.
+pub fn check_checked_in_spec(
+    path: &std::path::Path,
+    generated: &str,
+    update: &str,
+) -> Result<(), String> {
+    if std::env::var_os("PRISM_UPDATE_SPEC").is_some() {
+        std::fs::write(path, generated).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    if old == generated {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} differs from the API the code serves; run `PRISM_UPDATE_SPEC=1 {update}` and commit it",
+            path.display()
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,16 +103,9 @@ mod tests {
     #[test]
     fn the_checked_in_spec_is_the_generated_one() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CHECKED_IN);
-        let now = spec_json();
-        if std::env::var_os("PRISM_UPDATE_SPEC").is_some() {
-            std::fs::write(&path, &now).unwrap();
+        if let Err(e) = check_checked_in_spec(&path, &spec_json(), "cargo test -p prism-node-api") {
+            panic!("{e}");
         }
-        let old = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            old == now,
-            "{} differs from the API the code serves; run `PRISM_UPDATE_SPEC=1 cargo test -p prism-node-api` and commit it",
-            path.display()
-        );
     }
 
     #[test]

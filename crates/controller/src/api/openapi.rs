@@ -123,21 +123,17 @@ mod tests {
 
     const CHECKED_IN: &str = "../../docs/api/controller.json";
 
-    /// To update after changing the API:
-    /// `PRISM_UPDATE_SPEC=1 cargo test -p prism-controller`.
     #[test]
     fn the_checked_in_spec_is_the_generated_one() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CHECKED_IN);
-        let now = spec_json();
-        if std::env::var_os("PRISM_UPDATE_SPEC").is_some() {
-            std::fs::write(&path, &now).unwrap();
-        }
-        let old = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            old == now,
-            "{} differs from the API the code serves; run `PRISM_UPDATE_SPEC=1 cargo test -p prism-controller` and commit it",
-            path.display()
+        let check = prism_node_api::check_checked_in_spec(
+            &path,
+            &spec_json(),
+            "cargo test -p prism-controller",
         );
+        if let Err(e) = check {
+            panic!("{e}");
+        }
     }
 
     #[test]
