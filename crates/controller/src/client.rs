@@ -3,6 +3,7 @@
 
 use crate::accounting::{AuditEntry, UsageReport};
 use crate::error::Error;
+use crate::heartbeat::{Heartbeat, HeartbeatAnswer, NodeKeyRequest, NodeKeyView};
 use crate::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
@@ -205,6 +206,22 @@ impl ControllerClient {
     }
     pub async fn list_nodes(&self) -> Result<Vec<NodeView>, ClientError> {
         self.call("GET", "/v1/nodes".into(), None::<&()>).await
+    }
+    pub async fn create_node_key(&self, node: &str) -> Result<NodeKeyView, ClientError> {
+        let r = NodeKeyRequest { node: node.into() };
+        self.call("POST", "/v1/node-keys".into(), Some(&r)).await
+    }
+    pub async fn list_node_keys(&self) -> Result<Vec<NodeKeyView>, ClientError> {
+        self.call("GET", "/v1/node-keys".into(), None::<&()>).await
+    }
+    pub async fn revoke_node_key(&self, id: &str) -> Result<(), ClientError> {
+        self.call("DELETE", format!("/v1/node-keys/{}", seg(id)), None::<&()>)
+            .await
+    }
+    /// A node's heartbeat; the client's token is the node key.
+    pub async fn heartbeat(&self, h: &Heartbeat) -> Result<HeartbeatAnswer, ClientError> {
+        self.call("POST", "/v1/nodes/heartbeat".into(), Some(h))
+            .await
     }
     pub async fn register_type(&self, t: &ResourceType) -> Result<ResourceType, ClientError> {
         self.call("POST", "/v1/resource-types".into(), Some(t))

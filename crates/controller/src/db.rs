@@ -13,8 +13,14 @@ pub type Pool = sqlx::AnyPool;
 pub type Tx = sqlx::Transaction<'static, sqlx::Any>;
 
 /// The migrations, oldest first: (version, description, SQL).
-const MIGRATIONS: &[(i64, &str, &str)] =
-    &[(1, "initial", include_str!("../migrations/0001_initial.sql"))];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "initial", include_str!("../migrations/0001_initial.sql")),
+    (
+        2,
+        "node keys",
+        include_str!("../migrations/0002_node_keys.sql"),
+    ),
+];
 
 /// Which engine a URL names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,11 +7,13 @@
 //!
 //! Layout: `db` (pool, migrations), `secrets` and `identity` (passwords,
 //! tokens, keys), `authz` (who may do what), `projects`, `registry`,
-//! `nodes` (registration, placement), `bookings` and `quota` (leases),
+//! `nodes` (registration, placement), `heartbeat` (nodes that
+//! register themselves), `agent` (a node's side of it), `bookings` and `quota` (leases),
 //! `accounting` (usage, audit, operation records), `reconcile` (nodes
 //! converge), `api` (REST over axum, OpenAPI).
 
 mod accounting;
+mod agent;
 pub mod api;
 mod authz;
 mod bookings;
@@ -19,6 +21,7 @@ mod client;
 mod clock;
 mod db;
 mod error;
+mod heartbeat;
 mod identity;
 mod model;
 mod nodes;
@@ -31,12 +34,16 @@ mod secrets;
 mod service;
 
 pub use accounting::{AuditEntry, UsageLine, UsageReport};
+pub use agent::{AgentConfig, spawn_heartbeats};
 pub use authz::{Operation, Principal};
 pub use bookings::VLAN_POOL;
 pub use client::{ClientError, ControllerClient};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use db::{Engine, redact, url_for};
 pub use error::{Error, ErrorCode, QuotaDetail};
+pub use heartbeat::{
+    HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, NodeCaller, NodeKeyRequest, NodeKeyView,
+};
 pub use identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };

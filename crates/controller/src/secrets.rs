@@ -15,6 +15,8 @@ pub const MIN_PASSWORD: usize = 10;
 /// recognisable (as GitHub's `ghp_`).
 pub const TOKEN_PREFIX: &str = "prt_";
 pub const KEY_PREFIX: &str = "prk_";
+/// A node key: what a node presents in its heartbeats.
+pub const NODE_KEY_PREFIX: &str = "prn_";
 
 fn random_bytes<const N: usize>() -> [u8; N] {
     let mut b = [0u8; N];

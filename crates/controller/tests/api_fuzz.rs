@@ -1,7 +1,8 @@
 //! Schema-driven fuzzing of the whole API with schemathesis (from PyPI;
 //! `$PRISM_SCHEMATHESIS` names its executable, which scripts/test
 //! installs): requests generated from docs/api/controller.json, valid and
-//! not, as an administrator and as a project owner; no answer may be a
+//! not, as an administrator, as a project owner and (heartbeats) as a
+//! node with its key; no answer may be a
 //! server error (5xx) and every answer must match the document. Skipped
 //! with a message without it, unless PRISM_REQUIRE_SDK is set.
 //!
@@ -52,8 +53,19 @@ async fn generated_requests_get_no_server_error() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/api/controller.json");
     let mut failures = Vec::new();
     owner.whoami().await.unwrap();
-    for (who, user) in [("admin", "admin"), ("owner", "fz")] {
-        let bearer = h.login_token(user).await;
+    // As a node too, with its key, on the one path a node key opens.
+    let node_key = h.admin.create_node_key("fzn").await.unwrap().key.unwrap();
+    let runs = [
+        ("admin", h.login_token("admin").await, "/v1/logout"),
+        ("owner", h.login_token("fz").await, "/v1/logout"),
+        ("node", node_key, "/v1/nodes/heartbeat"),
+    ];
+    for (who, bearer, only) in runs {
+        let select = if who == "node" {
+            vec!["--include-path", only]
+        } else {
+            vec!["--exclude-path", "/v1/nodes", "--exclude-path", only]
+        };
         let (st, spec, dir, url) = (
             st.clone(),
             spec.clone(),
@@ -67,7 +79,7 @@ async fn generated_requests_get_no_server_error() {
                 .args(["--header", &format!("Authorization: Bearer {bearer}")])
                 .args(["--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"])
                 .args(["--max-examples", "25", "--seed", "1", "--workers", "1"])
-                .args(["--exclude-path", "/v1/nodes", "--exclude-path", "/v1/logout"])
+                .args(&select)
                 .output()
         })
         .await

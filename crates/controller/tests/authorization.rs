@@ -20,6 +20,8 @@ enum Prep {
     Key,
     /// A new user, a viewer of the project: `{u}`.
     Member,
+    /// A node key: `{nk}`.
+    NodeKey,
 }
 
 struct Case {
@@ -42,6 +44,9 @@ fn cases() -> Vec<Case> {
     };
     let book = json!({"name": "{n}", "spec": network("x", "software", 1, false).spec, "bandwidth_mbps": 1});
     let level = serde_json::to_value(prism_controller::ServiceLevel::standard()).unwrap();
+    let heartbeat = json!({"name": "{n}", "address": "127.0.0.1:1", "boot_id": "b",
+        "info": {"device": "d", "ports": [], "software_interfaces": [], "io": "packet",
+                 "workers": 1, "hardware_slots": {"total": 0, "free": 0}}});
     vec![
         c(
             "GET",
@@ -112,6 +117,35 @@ fn cases() -> Vec<Case> {
             Some(json!({"name": "{n}", "address": "127.0.0.1:1"})),
             Nothing,
             [401, 403, 403, 403, 403, 502],
+        ),
+        c(
+            "GET",
+            "/v1/node-keys",
+            None,
+            Nothing,
+            [401, 403, 403, 403, 403, 200],
+        ),
+        c(
+            "POST",
+            "/v1/node-keys",
+            Some(json!({"node": "{n}"})),
+            Nothing,
+            [401, 403, 403, 403, 403, 201],
+        ),
+        c(
+            "DELETE",
+            "/v1/node-keys/{nk}",
+            None,
+            NodeKey,
+            [401, 403, 403, 403, 403, 204],
+        ),
+        // A user's token, an administrator's included, is not a node key.
+        c(
+            "POST",
+            "/v1/nodes/heartbeat",
+            Some(heartbeat),
+            Nothing,
+            [401, 401, 401, 401, 401, 401],
         ),
         c(
             "POST",
@@ -316,6 +350,10 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                         .unwrap();
                     path = path.replace("{k}", &k.id);
                 }
+                Prep::NodeKey => {
+                    let k = h.admin.create_node_key(&format!("n{n}")).await.unwrap();
+                    path = path.replace("{nk}", &k.id);
+                }
                 Prep::Member => {
                     let u = format!("u{n}");
                     h.admin
@@ -375,7 +413,16 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
             .replace("{project}", "p")
             .replace("{name}", "standard")
             .replace("{user}", "{u}")
-            .replace("{id}", if p.contains("api-keys") { "{k}" } else { "{b}" });
+            .replace(
+                "{id}",
+                if p.contains("api-keys") {
+                    "{k}"
+                } else if p.contains("node-keys") {
+                    "{nk}"
+                } else {
+                    "{b}"
+                },
+            );
         assert!(
             covered.contains(&templ.as_str()),
             "{p} is not in the matrix"

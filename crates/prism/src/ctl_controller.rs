@@ -136,6 +136,20 @@ pub enum ControllerCmd {
     },
     /// Administrators: the nodes and their convergence.
     Nodes,
+    /// Administrators: make the key node NAME registers with
+    /// (`prism node --controller ADDR --controller-key-file FILE`).
+    NodeKey {
+        name: String,
+        /// Write the key to FILE (readable only by you) instead of printing it.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Administrators: the node keys (never the keys themselves).
+    NodeKeys,
+    /// Administrators: revoke a node key; that node's heartbeats are refused.
+    NodeKeyRevoke {
+        id: String,
+    },
     /// Administrators: the audit log.
     Audit,
 }
@@ -163,21 +177,27 @@ fn load_session() -> Option<Session> {
 }
 
 fn save_session(s: &Session) -> Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     let p = session_path();
     if let Some(d) = p.parent() {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
+    write_private(&p, &serde_json::to_string_pretty(s)?)
+        .with_context(|| format!("writing {}", p.display()))
+}
+
+/// Writes a secret to `path`, readable by its owner only (also when the
+/// file was there before with another mode).
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o600)
-        .open(&p)
-        .with_context(|| format!("writing {}", p.display()))?;
-    f.write_all(serde_json::to_string_pretty(s)?.as_bytes())?;
-    Ok(())
+        .open(path)?;
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    f.write_all(text.as_bytes())
 }
 
 /// A secret from $PRISM_PASSWORD or one line of stdin: never from the
@@ -397,6 +417,22 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             .await?,
         ),
         C::Nodes => print(&c.list_nodes().await?),
+        C::NodeKey { name, out } => {
+            let mut k = c.create_node_key(name).await?;
+            if let Some(file) = out {
+                let key = k.key.take().unwrap_or_default();
+                write_private(file, &format!("{key}\n"))
+                    .with_context(|| format!("writing {}", file.display()))?;
+                eprintln!("the key is in {} (mode 0600)", file.display());
+            }
+            print(&k)
+        }
+        C::NodeKeys => print(&c.list_node_keys().await?),
+        C::NodeKeyRevoke { id } => {
+            c.revoke_node_key(id).await?;
+            println!("revoked");
+            Ok(())
+        }
         C::Audit => {
             let mut after: Option<String> = None;
             let mut items = Vec::new();

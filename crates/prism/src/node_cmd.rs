@@ -71,6 +71,21 @@ pub struct NodeArgs {
     /// letters.
     #[arg(long, value_parser = instance_name)]
     pub instance: Option<String>,
+    /// Register with the controller at HOST:PORT and send it heartbeats
+    /// (`prism controller serve`; docs/controller.md). Needs --api-listen.
+    #[arg(long, value_name = "HOST:PORT", requires_all = ["controller_key_file", "api_listen"])]
+    pub controller: Option<String>,
+    /// File holding this node's key (`prism ctl node-key NAME`).
+    #[arg(long, value_name = "FILE", requires = "controller")]
+    pub controller_key_file: Option<PathBuf>,
+    /// The name to register under: the one the key was made for
+    /// (default: the host's name, with the instance).
+    #[arg(long, requires = "controller")]
+    pub node_name: Option<String>,
+    /// Where the controller reaches this node's API (default: the
+    /// --api-listen address, which must then not be a wildcard).
+    #[arg(long, value_name = "HOST:PORT", requires = "controller")]
+    pub advertise: Option<String>,
 }
 
 fn instance_name(s: &str) -> Result<String, String> {
@@ -99,6 +114,10 @@ impl NodeArgs {
             api_listen: None,
             api_credential_file: None,
             instance: None,
+            controller: None,
+            controller_key_file: None,
+            node_name: None,
+            advertise: None,
             fresh: false,
             reconfig_strategy: Default::default(),
         }
@@ -165,6 +184,7 @@ pub fn node(a: &NodeArgs) -> Result<()> {
         .map(Credential::from_file)
         .transpose()
         .map_err(anyhow::Error::msg)?;
+    let agent = agent_config(a)?;
     let networks = sc.substrate.networks().count();
     let facts = NodeFacts {
         software_interfaces: soft.iter().map(Option::is_some).collect(),
@@ -208,6 +228,12 @@ pub fn node(a: &NodeArgs) -> Result<()> {
         .with_context(|| format!("API on TCP {addr}"))?;
         apis.push(t);
         tcp_at = Some(at);
+    }
+    if let (Some(mut cfg), Some(at)) = (agent, &tcp_at) {
+        if cfg.address.is_empty() {
+            cfg.address = at.clone();
+        }
+        apis.push(prism_controller::spawn_heartbeats(cfg, stop.clone())?);
     }
     eprintln!(
         "prism node: {} ports, {} networks, {} worker(s); Ctrl-C stops and removes the containers",
@@ -258,6 +284,52 @@ pub fn node(a: &NodeArgs) -> Result<()> {
         let _ = writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&c)?);
     }
     Ok(())
+}
+
+/// The heartbeat thread's settings, read (and refused) before anything
+/// starts; the address is filled in once the API listens.
+fn agent_config(a: &NodeArgs) -> Result<Option<prism_controller::AgentConfig>> {
+    let (Some(controller), Some(file)) = (&a.controller, &a.controller_key_file) else {
+        return Ok(None);
+    };
+    let key = std::fs::read_to_string(file)
+        .with_context(|| format!("node key file {}", file.display()))?
+        .trim()
+        .to_string();
+    if !key.starts_with("prn_") {
+        anyhow::bail!(
+            "node key file {}: not a node key (they start `prn_`; `prism ctl node-key NAME` makes one)",
+            file.display()
+        );
+    }
+    let name = match &a.node_name {
+        Some(n) => n.clone(),
+        None => {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .unwrap_or_else(|_| "node".into());
+            match &a.instance {
+                Some(i) => format!("{}-{i}", host.trim()),
+                None => host.trim().to_string(),
+            }
+        }
+    };
+    let address = match (&a.advertise, a.api_listen) {
+        (Some(x), _) => x.clone(),
+        (None, Some(l)) if l.ip().is_unspecified() => anyhow::bail!(
+            "--api-listen {l} is a wildcard: give --advertise HOST:PORT, where the controller reaches this node"
+        ),
+        // The address bound, once the API listens.
+        _ => String::new(),
+    };
+    Ok(Some(prism_controller::AgentConfig {
+        controller: controller.clone(),
+        key,
+        name,
+        address,
+        hw_mbps: None,
+        sw_mbps: None,
+        local: prism_node_api::Endpoint::Unix(a.api.clone()),
+    }))
 }
 
 /// The scenario to start from: the saved desired state's networks when

@@ -10,8 +10,8 @@
 
 use anyhow::{Context, Result, bail};
 use prism_controller::{
-    BookingRequest, Controller, ControllerClient, LoginRequest, NodeRequest, ProjectRequest,
-    Settings, UserRequest,
+    BookingRequest, Controller, ControllerClient, LoginRequest, ProjectRequest, Settings,
+    UserRequest,
 };
 use prism_io::afpacket::{PacketPort, RingConfig};
 use prism_io::netns;
@@ -129,6 +129,18 @@ fn build_topology() -> Result<()> {
             Some(&n),
             &["addr", "add", &format!("10.254.{i}.2/24"), "dev", "mgmt"],
         )?;
+        // The controller listens on 10.254.1.1 only (not on every address
+        // of this machine); every node reaches it through its own link.
+        netns::ip_in(
+            Some(&n),
+            &[
+                "route",
+                "add",
+                "10.254.0.0/16",
+                "via",
+                &format!("10.254.{i}.1"),
+            ],
+        )?;
         for s in 0..2 {
             let h = host_ns(i, s);
             netns::create_namespace(&h)?;
@@ -158,7 +170,9 @@ fn build_topology() -> Result<()> {
     Ok(())
 }
 
-fn start_node(prism: &Path, i: usize, cred: &Path) -> Result<Child> {
+/// Starts node `i`; it registers itself with the controller at
+/// `controller` with the key in `key`.
+fn start_node(prism: &Path, i: usize, cred: &Path, controller: &str, key: &Path) -> Result<Child> {
     let dir = PathBuf::from(STATE_DIR);
     let config = dir.join(format!("node{i}.toml"));
     std::fs::write(
@@ -186,26 +200,48 @@ fn start_node(prism: &Path, i: usize, cred: &Path) -> Result<Child> {
             "--api-credential-file",
         ])
         .arg(cred)
+        .args([
+            "--controller",
+            controller,
+            "--node-name",
+            &format!("node{i}"),
+        ])
+        .arg("--controller-key-file")
+        .arg(key)
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
         .with_context(|| format!("starting {}", prism.display()))
 }
 
-async fn wait_for_node(addr: &str, secret: &str) -> Result<()> {
-    let c = NodeClient::new(Endpoint::Tcp {
-        addr: addr.into(),
-        token: Some(secret.into()),
-    });
+/// Where the controller listens: node 1's management link, which node 2
+/// reaches through its own.
+const CONTROLLER_AT: &str = "10.254.1.1:0";
+
+/// 128 random bits as hex: the control plane's credential and, from it,
+/// the demo's password.
+fn random_hex() -> Result<String> {
+    use std::io::Read;
+    let mut b = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut b)?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+/// Waits until every node has registered itself and is up.
+async fn wait_for_nodes(admin: &ControllerClient) -> Result<Vec<prism_controller::NodeView>> {
     let t = Instant::now();
     loop {
-        match c.node().await {
-            Ok(_) => return Ok(()),
-            Err(e) if t.elapsed() > Duration::from_secs(20) => {
-                bail!("the node at {addr} did not answer: {e}")
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        let nodes = admin.list_nodes().await?;
+        if nodes.len() == NODES && nodes.iter().all(|n| n.up) {
+            return Ok(nodes);
         }
+        if t.elapsed() > Duration::from_secs(20) {
+            bail!(
+                "{} of {NODES} nodes registered within 20 s (see {STATE_DIR}/node*.log)",
+                nodes.len()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
@@ -291,9 +327,7 @@ pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
     let dir = PathBuf::from(STATE_DIR);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    let secret: String = (0..32)
-        .map(|i| char::from(b'a' + ((std::process::id() as usize * 7 + i * 13) % 26) as u8))
-        .collect();
+    let secret = random_hex()?;
     let cred = dir.join("control-plane.secret");
     std::fs::write(&cred, &secret)?;
     say(
@@ -301,14 +335,11 @@ pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
     );
     let mut topo = Topology { nodes: Vec::new() };
     build_topology().context("building the namespaces")?;
-    for i in 1..=NODES {
-        topo.nodes.push(start_node(prism, i, &cred)?);
-    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let out = rt.block_on(drive(&dir, &secret, &say));
+    let out = rt.block_on(drive(prism, &dir, &secret, &mut topo, &say));
     drop(topo);
     let mut out = out?;
     out.leftovers = leftovers();
@@ -316,10 +347,13 @@ pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
     Ok(out)
 }
 
-async fn drive(dir: &Path, secret: &str, say: &dyn Fn(&str)) -> Result<Outcome> {
-    for i in 1..=NODES {
-        wait_for_node(&format!("10.254.{i}.2:7700"), secret).await?;
-    }
+async fn drive(
+    prism: &Path,
+    dir: &Path,
+    secret: &str,
+    topo: &mut Topology,
+    say: &dyn Fn(&str),
+) -> Result<Outcome> {
     let db = dir.join("controller.db").display().to_string();
     let ctl = Controller::open(
         &db,
@@ -331,7 +365,7 @@ async fn drive(dir: &Path, secret: &str, say: &dyn Fn(&str)) -> Result<Outcome> 
     .await?;
     let password = format!("demo-{secret}");
     ctl.bootstrap_admin("admin", &password).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let listener = tokio::net::TcpListener::bind(CONTROLLER_AT).await?;
     let addr = listener.local_addr()?.to_string();
     let server = tokio::spawn(prism_controller::api::serve(ctl.clone(), listener));
     let background = ctl.spawn_background();
@@ -344,18 +378,18 @@ async fn drive(dir: &Path, secret: &str, say: &dyn Fn(&str)) -> Result<Outcome> 
         ttl_s: None,
     };
     let admin = anon.with_token(Some(anon.login(&login("admin", None)).await?.token));
+    let cred = dir.join("control-plane.secret");
     for i in 1..=NODES {
-        let n = admin
-            .register_node(&NodeRequest {
-                name: format!("node{i}"),
-                address: format!("10.254.{i}.2:7700"),
-                hw_mbps: 1000,
-                sw_mbps: 100,
-            })
-            .await?;
+        let key = admin.create_node_key(&format!("node{i}")).await?;
+        let file = dir.join(format!("node{i}.key"));
+        std::fs::write(&file, key.key.unwrap_or_default())?;
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+        topo.nodes.push(start_node(prism, i, &cred, &addr, &file)?);
+    }
+    for n in wait_for_nodes(&admin).await? {
         say(&format!(
-            "  registered node{i}: {} with {} slots, ports {:?}",
-            n.device, n.slots, n.ports
+            "  {} registered itself at {}: {} with {} slots, ports {:?}",
+            n.name, n.address, n.device, n.slots, n.ports
         ));
     }
     admin

@@ -3,6 +3,7 @@
 //! typed bodies refused with the field named, one error body everywhere.
 
 mod access;
+mod heartbeat;
 mod leases;
 mod openapi;
 
@@ -10,6 +11,8 @@ pub use openapi::{ApiDoc, spec_json};
 
 use crate::authz::Principal;
 use crate::error::{Error, ErrorCode};
+use crate::heartbeat::NodeCaller;
+use crate::secrets::NODE_KEY_PREFIX;
 use crate::service::Controller;
 use axum::Router;
 use axum::body::Bytes;
@@ -26,7 +29,7 @@ use std::time::Instant;
 pub const MAX_BODY: usize = 1 << 20;
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 22] = [
+pub const PATHS: [&str; 25] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
@@ -47,6 +50,9 @@ pub const PATHS: [&str; 22] = [
     "/v1/projects/{project}/quota",
     "/v1/projects/{project}/usage",
     "/v1/nodes",
+    "/v1/nodes/heartbeat",
+    "/v1/node-keys",
+    "/v1/node-keys/{id}",
     "/v1/resource-types",
     "/v1/audit",
 ];
@@ -137,6 +143,9 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
         .map(str::to_string);
     let method = req.method().clone();
     let path = req.uri().path().to_string();
+    if let Some(b) = bearer.as_deref().filter(|b| b.starts_with(NODE_KEY_PREFIX)) {
+        return as_node(app, b, req, next).await;
+    }
     let principal = match bearer {
         Some(b) => match app.ctl.authenticate(Some(&b)).await {
             Ok(p) => Some(p),
@@ -176,6 +185,57 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
     resp
 }
 
+/// A node's key: good for heartbeats only. A heartbeat that registers or
+/// restarts a node is audited by the controller; the rest would flood the
+/// log, so only refusals are.
+async fn as_node(app: App, bearer: &str, mut req: Request, next: Next) -> Response {
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let node = match app.ctl.authenticate_node(bearer).await {
+        Ok(n) => n,
+        Err(e) => {
+            app.ctl
+                .audit(None, method.as_str(), &path, e.code.status().as_u16())
+                .await;
+            return e.into_response();
+        }
+    };
+    if !app.limiter.allow(&node.key_id) {
+        return Error::new(ErrorCode::RateLimited, "too many heartbeats; slow down")
+            .into_response();
+    }
+    let who = format!("node:{}", node.node);
+    req.extensions_mut().insert(node);
+    req.extensions_mut().insert(Authenticated(None));
+    let resp = next.run(req).await;
+    if resp.status() != StatusCode::OK {
+        app.ctl
+            .audit(Some(&who), method.as_str(), &path, resp.status().as_u16())
+            .await;
+    }
+    resp
+}
+
+/// The node a heartbeat comes from, or 401.
+#[derive(Debug, Clone)]
+pub struct NodeKey(pub NodeCaller);
+
+impl<S: Send + Sync> FromRequestParts<S> for NodeKey {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
+        parts
+            .extensions
+            .get::<NodeCaller>()
+            .map(|n| NodeKey(n.clone()))
+            .ok_or_else(|| {
+                Error::unauthorized(
+                    "a heartbeat needs `Authorization: Bearer <node key>` (`prism ctl node-key`)",
+                )
+            })
+    }
+}
+
 async fn not_found() -> Error {
     Error::new(
         ErrorCode::NotFound,
@@ -203,6 +263,7 @@ pub fn router(ctl: Controller) -> Router {
     };
     access::routes()
         .merge(leases::routes())
+        .merge(heartbeat::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
         .layer(axum::middleware::from_fn_with_state(

@@ -2,7 +2,7 @@
 //! types (`docs/api/controller.json` is its checked-in copy; a test fails
 //! when they differ).
 
-use super::{access, leases};
+use super::{access, heartbeat, leases};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
@@ -75,6 +75,17 @@ impl Modify for BearerAuth {
                         .build(),
                 ),
             );
+            c.add_security_scheme(
+                "node_key",
+                SecurityScheme::Http(
+                    HttpBuilder::new()
+                        .scheme(HttpAuthScheme::Bearer)
+                        .description(Some(
+                            "A node key (`prn_…`, `POST /v1/node-keys`): heartbeats only",
+                        ))
+                        .build(),
+                ),
+            );
         }
     }
 }
@@ -91,7 +102,9 @@ impl Modify for BearerAuth {
         access::list_levels, access::put_level, access::list_projects, access::create_project,
         access::get_project, access::list_members, access::set_member, access::remove_member,
         access::list_keys, access::create_key, access::revoke_key, access::list_nodes,
-        access::register_node, access::list_types, access::register_type,
+        access::register_node, heartbeat::heartbeat, heartbeat::list_node_keys,
+        heartbeat::create_node_key, heartbeat::revoke_node_key, access::list_types,
+        access::register_type,
         leases::list, leases::create, leases::status, leases::release, leases::provision,
         leases::renew, leases::act, leases::quota, leases::usage, leases::audit,
     ),

@@ -11,9 +11,14 @@ from .booking_request import BookingRequest
 from .error import Error
 from .error_code import ErrorCode
 from .generic_op import GenericOp
+from .heartbeat import Heartbeat
+from .heartbeat_answer import HeartbeatAnswer
 from .login_request import LoginRequest
 from .member_request import MemberRequest
 from .member_view import MemberView
+from .node_info import NodeInfo
+from .node_key_request import NodeKeyRequest
+from .node_key_view import NodeKeyView
 from .node_request import NodeRequest
 from .node_view import NodeView
 from .operation import Operation
@@ -32,6 +37,7 @@ from .renewed import Renewed
 from .resource_type import ResourceType
 from .role import Role
 from .service_level import ServiceLevel
+from .slots_info import SlotsInfo
 from .token_view import TokenView
 from .usage_line import UsageLine
 from .usage_report import UsageReport
@@ -51,9 +57,14 @@ __all__ = (
     "Error",
     "ErrorCode",
     "GenericOp",
+    "Heartbeat",
+    "HeartbeatAnswer",
     "LoginRequest",
     "MemberRequest",
     "MemberView",
+    "NodeInfo",
+    "NodeKeyRequest",
+    "NodeKeyView",
     "NodeRequest",
     "NodeView",
     "Operation",
@@ -72,6 +83,7 @@ __all__ = (
     "ResourceType",
     "Role",
     "ServiceLevel",
+    "SlotsInfo",
     "TokenView",
     "UsageLine",
     "UsageReport",

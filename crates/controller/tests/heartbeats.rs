@@ -1,0 +1,180 @@
+//! Nodes that register themselves: a node key made by an administrator,
+//! heartbeats that register the node and keep it up, a restarted node
+//! given its networks back at once, a silent node skipped by placement,
+//! and every refusal (no key, a user's token, another node's name, a
+//! revoked key, a node key anywhere else).
+
+mod common;
+
+use common::fake_node::FakeNode;
+use common::{Harness, network};
+use prism_controller::{ClientError, ControllerClient, ErrorCode, Heartbeat, STANDARD};
+use prism_node_api::NodeApi;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+fn beat(node: &FakeNode, name: &str, address: &str, boot: &str) -> Heartbeat {
+    Heartbeat {
+        name: name.into(),
+        address: address.into(),
+        boot_id: boot.into(),
+        info: node.node().unwrap(),
+        hw_mbps: Some(10_000),
+        sw_mbps: None,
+    }
+}
+
+async fn until(what: &str, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "{what}: not within 10 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A refusal's status and field.
+fn status<T: std::fmt::Debug>(r: Result<T, ClientError>) -> (u16, Option<String>) {
+    let e = r.unwrap_err();
+    (e.status().unwrap(), e.api().unwrap().field.clone())
+}
+
+async fn keyed(h: &Harness, name: &str) -> (ControllerClient, String) {
+    let k = h.admin.create_node_key(name).await.unwrap();
+    let key = k.key.clone().expect("the key, once");
+    assert!(key.starts_with("prn_"), "{key}");
+    (h.anonymous().with_token(Some(key)), k.id)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_node_registers_itself_and_a_restarted_one_gets_its_networks_back_at_once() {
+    let h = Harness::start().await;
+    let node: Arc<FakeNode> = FakeNode::new(&["a", "b", "c"], 4);
+    let addr = node.serve();
+    let (n1, _) = keyed(&h, "n1").await;
+    assert!(h.admin.list_nodes().await.unwrap().is_empty());
+
+    let a = n1
+        .heartbeat(&beat(&node, "n1", &addr, "boot-1"))
+        .await
+        .unwrap();
+    assert!(a.registered);
+    let nodes = h.admin.list_nodes().await.unwrap();
+    assert_eq!(nodes.len(), 1);
+    let v = &nodes[0];
+    assert_eq!(
+        (
+            v.name.as_str(),
+            v.address.as_str(),
+            v.device.as_str(),
+            v.slots,
+            v.hw_mbps,
+            v.sw_mbps
+        ),
+        ("n1", addr.as_str(), "netfpga-v2p", 4, 10_000, 100)
+    );
+    assert_eq!(v.ports, ["a", "b", "c"]);
+    assert!(v.up);
+    // The key is never shown again.
+    let keys = h.admin.list_node_keys().await.unwrap();
+    assert!(keys.iter().all(|k| k.key.is_none()) && keys[0].last_used_ms.is_some());
+
+    // A booking lands on the node that registered itself.
+    let fay = h.user("fay").await;
+    h.project("p", "fay", STANDARD).await;
+    let b = fay
+        .book("p", &network("a", "hardware", 1, true))
+        .await
+        .unwrap();
+    let on_node = b.node_network.clone().unwrap();
+    assert_eq!(node.names(), std::slice::from_ref(&on_node));
+
+    // The node restarts empty: its next heartbeat (another boot id) gets
+    // its network back, with no reconciliation loop running here.
+    node.docs.lock().unwrap().clear();
+    let a = n1
+        .heartbeat(&beat(&node, "n1", &addr, "boot-2"))
+        .await
+        .unwrap();
+    assert!(!a.registered);
+    until("the network restored", || node.names() == [on_node.clone()]).await;
+
+    // A steady heartbeat does not call the node.
+    let steady = beat(&node, "n1", &addr, "boot-2");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let calls = node.calls.load(Ordering::Relaxed);
+    n1.heartbeat(&steady).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(node.calls.load(Ordering::Relaxed), calls);
+
+    // Silent past the timeout: down, and nothing is placed on it.
+    h.clock.advance_ms(h.ctl.settings().node_timeout_ms + 1);
+    assert!(!h.admin.list_nodes().await.unwrap()[0].up);
+    let e = fay
+        .book("p", &network("b", "software", 1, false))
+        .await
+        .unwrap_err();
+    assert_eq!(e.api().unwrap().code, ErrorCode::NoCapacity, "{e}");
+    assert!(e.to_string().contains("no node is up"), "{e}");
+    n1.heartbeat(&beat(&node, "n1", &addr, "boot-2"))
+        .await
+        .unwrap();
+    assert!(h.admin.list_nodes().await.unwrap()[0].up);
+    fay.book("p", &network("b", "software", 1, false))
+        .await
+        .unwrap();
+
+    // A registration and a restart are in the audit log; steady beats not.
+    let audit = h.admin.audit(None).await.unwrap().items;
+    let beats = audit
+        .iter()
+        .filter(|e| e.path == "/v1/nodes/heartbeat")
+        .map(|e| e.principal.as_str())
+        .collect::<Vec<_>>();
+    assert_eq!(beats, ["node:n1", "node:n1"], "{audit:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn node_keys_are_refused_where_they_do_not_belong() {
+    let h = Harness::start().await;
+    let node = FakeNode::new(&["a"], 1);
+    let addr = node.serve();
+    let (n1, id) = keyed(&h, "n1").await;
+
+    // No key, a user's token (an administrator's), an unknown key.
+    let b = beat(&node, "n1", &addr, "x");
+    assert_eq!(status(h.anonymous().heartbeat(&b).await).0, 401);
+    assert_eq!(status(h.admin.heartbeat(&b).await).0, 401);
+    let forged = h
+        .anonymous()
+        .with_token(Some(format!("prn_{}", "0".repeat(64))));
+    assert_eq!(status(forged.heartbeat(&b).await).0, 401);
+    // Another node's name; an address the controller cannot use.
+    assert_eq!(
+        status(n1.heartbeat(&beat(&node, "n2", &addr, "x")).await),
+        (403, Some("name".into()))
+    );
+    assert_eq!(
+        status(n1.heartbeat(&beat(&node, "n1", "nowhere", "x")).await),
+        (400, Some("address".into()))
+    );
+    // A node key is good for heartbeats only.
+    assert_eq!(status(n1.whoami().await).0, 401);
+    assert_eq!(status(n1.list_nodes().await).0, 401);
+    assert!(
+        h.admin.list_nodes().await.unwrap().is_empty(),
+        "nothing registered"
+    );
+
+    // Revoked: refused from the next heartbeat on.
+    n1.heartbeat(&b).await.unwrap();
+    h.admin.revoke_node_key(&id).await.unwrap();
+    assert_eq!(status(n1.heartbeat(&b).await).0, 401);
+    assert_eq!(status(h.admin.revoke_node_key(&id).await).0, 404);
+    // Members may not make keys.
+    let fay = h.user("fay").await;
+    assert_eq!(status(fay.create_node_key("n3").await).0, 403);
+}
