@@ -22,6 +22,7 @@ pub mod bench_live;
 pub mod bench_migrate;
 pub mod bench_reconfig;
 pub mod controller_demo;
+mod controller_traffic;
 pub mod hosts;
 pub mod live_demo;
 pub mod offline_demo;
