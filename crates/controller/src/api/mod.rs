@@ -164,14 +164,7 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
         .as_ref()
         .map_or_else(|| "anonymous".to_string(), |p| p.credential_id.clone());
     if !app.limiter.allow(&key) {
-        let mut r = Error::new(
-            ErrorCode::RateLimited,
-            "too many requests with this credential; slow down",
-        )
-        .into_response();
-        r.headers_mut()
-            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
-        return r;
+        return rate_limited();
     }
     req.extensions_mut()
         .insert(Authenticated(principal.clone()));
@@ -183,6 +176,18 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
             .await;
     }
     resp
+}
+
+/// 429, with when to try again.
+fn rate_limited() -> Response {
+    let mut r = Error::new(
+        ErrorCode::RateLimited,
+        "too many requests with this credential; slow down",
+    )
+    .into_response();
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+    r
 }
 
 /// A node's key: good for heartbeats only. A heartbeat that registers or
@@ -201,8 +206,7 @@ async fn as_node(app: App, bearer: &str, mut req: Request, next: Next) -> Respon
         }
     };
     if !app.limiter.allow(&node.key_id) {
-        return Error::new(ErrorCode::RateLimited, "too many heartbeats; slow down")
-            .into_response();
+        return rate_limited();
     }
     let who = format!("node:{}", node.node);
     req.extensions_mut().insert(node);
