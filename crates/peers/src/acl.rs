@@ -12,7 +12,7 @@
 //! acl1_10k ships without a trace: both read the same generated one, a
 //! header inside each rule.
 
-use crate::{Clock, PeersArgs, Row, median};
+use crate::{Clock, PeersArgs, Row};
 use anyhow::{Context, Result, bail};
 use prism_io::datasets::{read_filters, read_trace};
 use prism_node::pin_to_core;
@@ -199,8 +199,8 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
             Row::cost(
                 format!("classification, ClassBench {set}"),
                 "DPDK rte_acl (dpdk-test-acl)",
-                median(peer),
-                median(ours),
+                &peer,
+                &ours,
             )
             .note(note),
         );

@@ -94,13 +94,17 @@ pub fn run(args: &PeersArgs) -> Result<Vec<Row>> {
             ours.push(prism(aead, args.core, args.seconds));
         }
         let mpps = |b: f64| b / PAYLOAD as f64 / 1e6;
-        let (t, o) = (median(theirs), median(ours));
+        let (t, o) = (median(theirs.clone()), median(ours.clone()));
+        let (theirs, ours): (Vec<f64>, Vec<f64>) = (
+            theirs.into_iter().map(mpps).collect(),
+            ours.into_iter().map(mpps).collect(),
+        );
         rows.push(
             Row::rate(
                 format!("AEAD seal, {name}, 1,458-byte payload"),
                 &format!("OpenSSL (openssl speed -evp {cipher})"),
-                mpps(t),
-                mpps(o),
+                &theirs,
+                &ours,
             )
             .note(format!(
                 "{:.2} / {:.2} GB/s; Prism's includes the frame copy, parse and checksums",

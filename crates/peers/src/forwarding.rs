@@ -17,7 +17,7 @@
 //! load it (its adds scan the rules of the same depth), so one load is all
 //! the run affords.
 
-use crate::{Clock, PeersArgs, Row, median};
+use crate::{Clock, PeersArgs, Row, median, steal_ms};
 use anyhow::{Context, Result, bail};
 use prism_io::seqpacket::SeqPacket;
 use prism_io::sys::{self, Signal};
@@ -283,11 +283,20 @@ fn compare(
         let l = L3fwd::start(bin, args.core, &pcap, &rules, work)?;
         let (mut peer, mut ours) = (Vec::new(), Vec::new());
         let (mut pc, mut oc) = (Vec::new(), Vec::new());
-        for _ in 0..args.rounds {
+        for round in 1..=args.rounds {
+            let st0 = steal_ms(args.core);
             let (m, c) = l.window(args.seconds, clock)?;
+            let st1 = steal_ms(args.core);
             peer.push(m);
             pc.extend(c);
-            let (m, c) = prism_window(&s, &fr, args.core, args.seconds, clock);
+            let (o, c) = prism_window(&s, &fr, args.core, args.seconds, clock);
+            let st2 = steal_ms(args.core);
+            println!(
+                "    round {round}: l3fwd {m:.3} Mpps (steal {} ms), Prism {o:.3} Mpps (steal {} ms)",
+                st1 - st0,
+                st2 - st1
+            );
+            let m = o;
             ours.push(m);
             oc.extend(c);
         }
@@ -295,8 +304,8 @@ fn compare(
         let mut row = Row::rate(
             format!("forwarding, one core, {label}, {size} B"),
             "DPDK l3fwd (LPM, pcap+null vdevs)",
-            median(peer),
-            median(ours),
+            &peer,
+            &ours,
         );
         if !pc.is_empty() && !oc.is_empty() {
             row.cycles = Some((median(pc), median(oc)));

@@ -70,7 +70,7 @@ pub struct PeersArgs {
     pub json: Option<PathBuf>,
 }
 
-/// One comparison.
+/// One comparison: the medians of the rounds, with their spread.
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub workload: String,
@@ -79,8 +79,14 @@ pub struct Row {
     pub unit: &'static str,
     pub peer_value: f64,
     pub prism_value: f64,
+    /// Every round's figure, in the order run (peer and Prism alternate).
+    pub peer_rounds: Vec<f64>,
+    pub prism_rounds: Vec<f64>,
     /// Prism's speed over the peer's: above 1, Prism is faster.
     pub ratio: f64,
+    /// The lowest and highest ratio of a round with the round of the peer
+    /// run just before it.
+    pub ratio_range: (f64, f64),
     /// Cycles per packet: (peer, Prism).
     pub cycles: Option<(f64, f64)>,
     /// Work spread over several threads and cores: no cycles per packet.
@@ -89,32 +95,45 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn rate(workload: String, peer: &str, peer_mpps: f64, prism_mpps: f64) -> Self {
+    fn new(workload: String, peer: &str, unit: &'static str, p: &[f64], o: &[f64]) -> Self {
+        let (pv, ov) = (median(p.to_vec()), median(o.to_vec()));
+        let speed = |peer: f64, ours: f64| match unit {
+            "Mpps" => ours / peer,
+            _ => peer / ours,
+        };
+        let per_round: Vec<f64> = p.iter().zip(o).map(|(a, b)| speed(*a, *b)).collect();
+        let lo = per_round.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = per_round.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Self {
             workload,
             peer: peer.into(),
-            unit: "Mpps",
-            peer_value: peer_mpps,
-            prism_value: prism_mpps,
-            ratio: prism_mpps / peer_mpps,
+            unit,
+            peer_value: pv,
+            prism_value: ov,
+            peer_rounds: p.to_vec(),
+            prism_rounds: o.to_vec(),
+            ratio: speed(pv, ov),
+            ratio_range: if per_round.is_empty() {
+                (f64::NAN, f64::NAN)
+            } else {
+                (lo, hi)
+            },
             cycles: None,
             machine_wide: false,
             note: String::new(),
         }
     }
 
-    pub fn cost(workload: String, peer: &str, peer_cycles: f64, prism_cycles: f64) -> Self {
-        Self {
-            workload,
-            peer: peer.into(),
-            unit: "cycles",
-            peer_value: peer_cycles,
-            prism_value: prism_cycles,
-            ratio: peer_cycles / prism_cycles,
-            cycles: Some((peer_cycles, prism_cycles)),
-            machine_wide: false,
-            note: String::new(),
-        }
+    /// Rates in Mpps, one per round (higher is better).
+    pub fn rate(workload: String, peer: &str, peer_mpps: &[f64], prism_mpps: &[f64]) -> Self {
+        Self::new(workload, peer, "Mpps", peer_mpps, prism_mpps)
+    }
+
+    /// Cycles per item, one per round (lower is better).
+    pub fn cost(workload: String, peer: &str, peer_cycles: &[f64], prism_cycles: &[f64]) -> Self {
+        let mut r = Self::new(workload, peer, "cycles", peer_cycles, prism_cycles);
+        r.cycles = Some((r.peer_value, r.prism_value));
+        r
     }
 
     pub fn machine_wide(mut self) -> Self {
@@ -126,6 +145,21 @@ impl Row {
         self.note = n.into();
         self
     }
+}
+
+/// `lo–hi` of a set of figures, as a percentage around their median.
+fn spread(v: &[f64]) -> String {
+    let m = median(v.to_vec());
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if v.len() < 2 || m == 0.0 {
+        return "one round".into();
+    }
+    format!(
+        "{:+.0}/{:+.0}%",
+        (lo / m - 1.0) * 100.0,
+        (hi / m - 1.0) * 100.0
+    )
 }
 
 /// The machine's clock for cycle figures.
@@ -190,6 +224,24 @@ pub fn perf_result(c: std::process::Child) -> Option<f64> {
         .find(|l| l.contains(",cycles"))
         .and_then(|l| l.split(',').next())
         .and_then(|v| v.trim().parse().ok())
+}
+
+/// Time the hypervisor gave core `core`'s virtual CPU to someone else
+/// (`steal` in /proc/stat), in milliseconds since boot. A window in which
+/// it grows was not the measured program's alone: the rounds print it.
+pub fn steal_ms(core: usize) -> u64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let tick_ms = 1000 / sys_clock_ticks().max(1);
+    stat.lines()
+        .find(|l| l.split_whitespace().next() == Some(&format!("cpu{core}")))
+        .and_then(|l| l.split_whitespace().nth(8))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(0, |t| t * tick_ms)
+}
+
+/// USER_HZ, the unit of /proc/stat (100 on every Linux this runs on).
+fn sys_clock_ticks() -> u64 {
+    100
 }
 
 pub fn median(v: Vec<f64>) -> f64 {
@@ -273,8 +325,10 @@ pub fn run(args: &PeersArgs) -> Result<()> {
 
 fn print_table(rows: &[Row], clock: &Clock) {
     println!();
-    println!("| workload | peer | peer | Prism | Prism / peer | cycles/pkt peer / Prism | note |");
-    println!("|---|---|---:|---:|---:|---:|---|");
+    println!(
+        "| workload | peer | peer | Prism | Prism / peer (rounds' range) | spread peer / Prism | cycles/pkt peer / Prism | note |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---|");
     for r in rows {
         let v = |x: f64| match r.unit {
             "Mpps" => format!("{x:.3} Mpps"),
@@ -290,13 +344,21 @@ fn print_table(rows: &[Row], clock: &Clock) {
             ),
             _ => "-".into(),
         };
+        let range = if r.ratio_range.0.is_nan() || r.peer_rounds.len() < 2 {
+            String::new()
+        } else {
+            format!(" ({:.2}–{:.2})", r.ratio_range.0, r.ratio_range.1)
+        };
         println!(
-            "| {} | {} | {} | {} | {:.2} | {} | {} |",
+            "| {} | {} | {} | {} | {:.2}{} | {} / {} | {} | {} |",
             r.workload,
             r.peer,
             v(r.peer_value),
             v(r.prism_value),
             r.ratio,
+            range,
+            spread(&r.peer_rounds),
+            spread(&r.prism_rounds),
             cycles,
             r.note
         );

@@ -18,7 +18,7 @@
 //! to the forwarder alone (the machine is simply busy for the whole window,
 //! so "busy cycles per frame" would only restate the rate).
 
-use crate::{PeersArgs, Row, median};
+use crate::{PeersArgs, Row};
 use anyhow::{Context, Result, bail};
 use prism_io::netns;
 use prism_io::sys::{self, Signal};
@@ -261,7 +261,6 @@ pub fn run(args: &PeersArgs) -> Result<Vec<Row>> {
                     res[i].push(m?);
                 }
             }
-            let med: Vec<f64> = res.into_iter().map(median).collect();
             for pi in [3usize, 4, 5] {
                 for ti in [0usize, 1, 2] {
                     // The software tiers against Linux forwarding only.
@@ -272,8 +271,8 @@ pub fn run(args: &PeersArgs) -> Result<Vec<Row>> {
                         Row::rate(
                             format!("veth, {size} B: {}", targets[ti].0),
                             targets[pi].0,
-                            med[pi],
-                            med[ti],
+                            &res[pi],
+                            &res[ti],
                         )
                         .machine_wide(),
                     );
