@@ -92,6 +92,9 @@ pub struct Pipeline {
     tap: Option<Box<Tap>>,
     /// Batch and record indices of the packets the tap took.
     tap_marks: Vec<(usize, usize)>,
+    /// The configuration in force reads packed keys (it has mapping rules
+    /// or a rule table); without, the parser does not build them.
+    needs_key: bool,
 }
 
 impl Pipeline {
@@ -108,6 +111,7 @@ impl Pipeline {
             services: ServiceScratch::new(cfg.pipeline_id),
             tap: None,
             tap_marks: Vec::new(),
+            needs_key: true,
         };
         p.adopt(current);
         p
@@ -129,6 +133,12 @@ impl Pipeline {
             })
             .collect();
         self.output.configure(&cfg);
+        self.needs_key = !dp.mapping.is_empty()
+            || dp
+                .networks
+                .iter()
+                .flatten()
+                .any(|n| matches!(n.forwarding, crate::matching::Forwarding::Rules { .. }));
         self.current = dp;
     }
 
@@ -181,7 +191,9 @@ impl Pipeline {
             &mut s.action[..n],
             &mut s.fate[..n],
         );
-        // Stage 1: parse and extract the key.
+        // Stage 1: parse and extract the key. The packed key is built only
+        // where something reads it: a mapping rule, a rule table, a tap.
+        let need_key = self.needs_key || self.tap.is_some();
         let mut rx_bytes = 0u64;
         for (((pkt, info), key), fate) in batch
             .iter()
@@ -190,20 +202,18 @@ impl Pipeline {
             .zip(fate.iter_mut())
         {
             rx_bytes += pkt.len() as u64;
-            match prism_wire::parse_frame(pkt.data(), pkt.port) {
-                Ok(i) => {
-                    *key = Key::from_flow(&i.key);
-                    *info = i;
-                }
+            match prism_wire::parse_frame_into(pkt.data(), pkt.port, info) {
+                Ok(()) if need_key => *key = Key::from_flow(&info.key),
+                Ok(()) => {}
                 Err(m) => *fate = Fate::Drop(NO_NET, DropReason::Parse(m)),
             }
         }
         self.counters.rx_packets += n as u64;
         self.counters.rx_bytes += rx_bytes;
-        let st = &mut self.counters.stages[Stage::Parse as usize];
-        st.packets += n as u64;
-        st.bytes += rx_bytes;
+        self.counters.stages[Stage::Parse as usize].add_batch(n, rx_bytes);
         // Stage 2: network mapping (the design-select table).
+        let mapping = (!dp.mapping.is_empty()).then_some(&dp.mapping);
+        let mut seen = (0usize, 0u64);
         for (((pkt, key), net), fate) in batch
             .iter()
             .zip(key.iter())
@@ -213,8 +223,8 @@ impl Pipeline {
             if *fate != Fate::Pending {
                 continue;
             }
-            self.counters.stages[Stage::Mapping as usize].add(pkt.len());
-            let id = match dp.mapping.lookup(key) {
+            seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
+            let id = match mapping.and_then(|m| m.lookup(key)) {
                 Some(m) => m.action as u16,
                 None => dp.default_network.unwrap_or(NO_NET),
             };
@@ -232,10 +242,12 @@ impl Pipeline {
                 *fate = Fate::Drop(id, DropReason::Hardware(HardwareDrop::Reconfiguring));
             }
         }
+        self.counters.stages[Stage::Mapping as usize].add_batch(seen.0, seen.1);
         if let Some(t) = self.tap.as_deref_mut() {
             t.ingress_pre(batch, net, &mut self.tap_marks);
         }
         // Stage 3: action matching (the network's forwarding table).
+        let mut seen = (0usize, 0u64);
         for (((((pkt, info), key), net), action), fate) in batch
             .iter()
             .zip(info.iter())
@@ -250,13 +262,15 @@ impl Pipeline {
             let Some(network) = dp.network(*net) else {
                 continue;
             };
-            self.counters.stages[Stage::Matching as usize].add(pkt.len());
+            seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
             match matching::decide(&network.forwarding, info, key) {
                 Ok(a) => *action = a,
                 Err(r) => *fate = Fate::Drop(*net, DropReason::Match(r)),
             }
         }
+        self.counters.stages[Stage::Matching as usize].add_batch(seen.0, seen.1);
         // Stage 4: action processing.
+        let mut seen = (0usize, 0u64);
         for ((((pkt, info), net), action), fate) in batch
             .iter_mut()
             .zip(info.iter())
@@ -273,13 +287,14 @@ impl Pipeline {
             else {
                 continue;
             };
-            self.counters.stages[Stage::Action as usize].add(pkt.len());
+            seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
             *fate = match action::apply(a, pkt, info, &mut self.services) {
                 Verdict::Output(port) => Fate::Output(port),
                 Verdict::Software(ch) => Fate::Software(ch),
                 Verdict::Drop(r) => Fate::Drop(*net, DropReason::Action(r)),
             };
         }
+        self.counters.stages[Stage::Action as usize].add_batch(seen.0, seen.1);
         if let Some(t) = self.tap.as_deref_mut() {
             let d = Decided {
                 info,

@@ -220,10 +220,24 @@ fn read_l4(ip: &Ipv4Fields, l4: &[u8], key: &mut FlowKey) -> Result<(), Malforme
 /// Parses `frame`, received on `in_port`, into its key and header offsets.
 #[inline]
 pub fn parse_frame(frame: &[u8], in_port: u16) -> Result<PacketInfo, Malformed> {
+    let mut info = PacketInfo::default();
+    parse_frame_into(frame, in_port, &mut info)?;
+    Ok(info)
+}
+
+/// [`parse_frame`] writing into `info` in place (the pipeline's per-packet
+/// scratch), which spares the fast path two copies of the result. On an
+/// error `info` holds what was read before it.
+#[inline]
+pub fn parse_frame_into(
+    frame: &[u8],
+    in_port: u16,
+    info: &mut PacketInfo,
+) -> Result<(), Malformed> {
     if frame.len() < ethernet::HEADER_LEN {
         return Err(Malformed::EthernetTruncated);
     }
-    let mut info = PacketInfo::default();
+    *info = PacketInfo::default();
     let key = &mut info.key;
     key.in_port = in_port;
     key.dst_mac = u64::from_be_bytes([
@@ -281,7 +295,7 @@ pub fn parse_frame(frame: &[u8], in_port: u16) -> Result<PacketInfo, Malformed> 
         }
         _ => {}
     }
-    Ok(info)
+    Ok(())
 }
 
 #[cfg(test)]
