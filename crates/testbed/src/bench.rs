@@ -130,7 +130,7 @@ fn rounds(quick: bool) -> usize {
 }
 
 /// Times [`pipeline_loop`] over `frames`, repeated a few rounds per run.
-fn bench_pipeline(
+pub(crate) fn bench_pipeline(
     name: &str,
     s: &Substrate,
     frames: &[Vec<u8>],
@@ -179,7 +179,7 @@ fn many_networks(n: usize) -> String {
     s
 }
 
-fn wanted(args: &BenchArgs, name: &str) -> bool {
+pub(crate) fn wanted(args: &BenchArgs, name: &str) -> bool {
     args.only.as_deref().is_none_or(|o| name.contains(o))
 }
 
@@ -240,6 +240,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
         }
     }
+    crate::bench_scale::run(args, reps, &mut push)?;
     // The control side: a scenario of n software networks loaded (parsed,
     // compiled, placed, published); per network, so linear means flat.
     for &n in &[1_000usize, 10_000] {
