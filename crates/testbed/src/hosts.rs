@@ -225,9 +225,21 @@ pub fn demo_options() -> NodeOptions {
         link_prefix: "pdc".into(),
         state_dir: std::path::PathBuf::from(STATE_DIR),
         persist: None,
-        router_exe: None,
+        router_exe: router_exe(),
         reconfig_strategy: Default::default(),
     }
+}
+
+/// The executable that runs `prism swrouter` in a software network's
+/// container: this one when it is `prism`; for a tool built beside it
+/// (`prism-peers` runs a node too), the `prism` in the same directory.
+fn router_exe() -> Option<std::path::PathBuf> {
+    let me = std::env::current_exe().ok()?;
+    if me.file_stem().is_some_and(|n| n == "prism") {
+        return None;
+    }
+    let prism = me.with_file_name("prism");
+    prism.exists().then_some(prism)
 }
 
 pub fn leftovers() -> Vec<String> {
