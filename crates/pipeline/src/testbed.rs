@@ -10,6 +10,43 @@ use crate::traffic::{FrameSpec, build};
 use prism_tables::{Ipv4Prefix, PortRange, Ternary};
 use prism_wire::{EthernetAddress, Ipv4Address};
 
+/// Hardware network `net{i}`, selected by `fields`, routing `routes`
+/// prefixes of length `len` from `base` with TTL decrement, MAC rewrite and
+/// `vlan`, out of port 1.
+fn routed(i: u16, fields: Ternary, base: u32, len: u8, routes: u32, vlan: VlanOp) -> NetworkSpec {
+    let action = Action {
+        out_port: Some(1),
+        decrement_ttl: true,
+        set_src_mac: Some(EthernetAddress([2, 0, 0, 0, 0xfe, 1])),
+        set_dst_mac: Some(EthernetAddress([2, 0, 0, 0, 0xfe, 2])),
+        vlan,
+        ..Default::default()
+    };
+    let len = len.min(32);
+    let table = (0..routes.max(1))
+        .map(|r| {
+            (
+                Ipv4Prefix::new(base | (r << (32 - u32::from(len))), len),
+                action,
+            )
+        })
+        .collect();
+    NetworkSpec {
+        name: format!("net{i}"),
+        tier: Tier::Hardware,
+        mapping: vec![MappingRule {
+            priority: 1,
+            fields,
+            src_port: PortRange::ANY,
+            dst_port: PortRange::ANY,
+        }],
+        forwarding: ForwardingSpec::Destination(table),
+        rate_limit: None,
+        software_channel: None,
+        quantum: 1514,
+    }
+}
+
 /// `networks` hardware networks on the 1024-slot `nac-tcam` profile; network
 /// i takes VLAN i+1 and routes 10.i.0.0/16 split into `routes` prefixes,
 /// with TTL decrement, MAC rewrite and VLAN pop, out of port 1.
@@ -21,38 +58,16 @@ pub fn vlan_networks(networks: u16, routes: u32) -> Substrate {
         2,
     );
     for i in 0..networks {
-        let action = Action {
-            out_port: Some(1),
-            decrement_ttl: true,
-            set_src_mac: Some(EthernetAddress([2, 0, 0, 0, 0xfe, 1])),
-            set_dst_mac: Some(EthernetAddress([2, 0, 0, 0, 0xfe, 2])),
-            vlan: VlanOp::Pop,
-            ..Default::default()
-        };
         let base = (10u32 << 24) | (u32::from(i & 0xff) << 16);
         let len = 16 + routes.max(1).next_power_of_two().trailing_zeros() as u8;
-        let table = (0..routes.max(1))
-            .map(|r| {
-                (
-                    Ipv4Prefix::new(base | (r << (32 - u32::from(len))), len.min(32)),
-                    action,
-                )
-            })
-            .collect();
-        let spec = NetworkSpec {
-            name: format!("net{i}"),
-            tier: Tier::Hardware,
-            mapping: vec![MappingRule {
-                priority: 1,
-                fields: Ternary::ANY.vlan(Some(i + 1)),
-                src_port: PortRange::ANY,
-                dst_port: PortRange::ANY,
-            }],
-            forwarding: ForwardingSpec::Destination(table),
-            rate_limit: None,
-            software_channel: None,
-            quantum: 1514,
-        };
+        let spec = routed(
+            i,
+            Ternary::ANY.vlan(Some(i + 1)),
+            base,
+            len,
+            routes,
+            VlanOp::Pop,
+        );
         s.add_network(spec).expect("the nac-tcam profile has room");
     }
     s
@@ -107,33 +122,8 @@ pub fn prefix_networks(networks: u16, routes: u32) -> Substrate {
     let len = 24 + routes.trailing_zeros() as u8;
     s.batch(|s| {
         for i in 0..networks {
-            let action = Action {
-                out_port: Some(1),
-                decrement_ttl: true,
-                set_src_mac: Some(EthernetAddress([2, 0, 0, 0, 0xfe, 1])),
-                set_dst_mac: Some(EthernetAddress([2, 0, 0, 0, 0xfe, 2])),
-                ..Default::default()
-            };
-            let table = (0..routes)
-                .map(|r| {
-                    let p = Ipv4Prefix::new(owned(i) | (r << (32 - u32::from(len))), len);
-                    (p, action)
-                })
-                .collect();
-            let spec = NetworkSpec {
-                name: format!("net{i}"),
-                tier: Tier::Hardware,
-                mapping: vec![MappingRule {
-                    priority: 1,
-                    fields: Ternary::ANY.dst_ip(Ipv4Prefix::new(owned(i), 24)),
-                    src_port: PortRange::ANY,
-                    dst_port: PortRange::ANY,
-                }],
-                forwarding: ForwardingSpec::Destination(table),
-                rate_limit: None,
-                software_channel: None,
-                quantum: 1514,
-            };
+            let fields = Ternary::ANY.dst_ip(Ipv4Prefix::new(owned(i), 24));
+            let spec = routed(i, fields, owned(i), len, routes, VlanOp::None);
             s.add_network(spec).expect("the scaled profile has room");
         }
     });
@@ -161,13 +151,11 @@ pub fn prefix_traffic(networks: u16, count: usize, frame_len: usize) -> Vec<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Pipeline, PipelineConfig};
+    use crate::{Packet, Pipeline, PipelineConfig};
 
-    #[test]
-    fn every_frame_is_forwarded() {
-        let s = vlan_networks(16, 64);
+    /// Every frame through one batch; what left on port 1.
+    fn forward(s: &Substrate, frames: &[Vec<u8>]) -> (Pipeline, Vec<Packet>) {
         let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
-        let frames = vlan_traffic(16, 256, 64);
         let mut batch: Vec<_> = frames
             .iter()
             .map(|f| p.pool.packet(f, 0, 0).unwrap())
@@ -175,6 +163,12 @@ mod tests {
         p.process(&mut batch, 0);
         let mut out = Vec::new();
         p.transmit(1, usize::MAX, &mut out);
+        (p, out)
+    }
+
+    #[test]
+    fn every_frame_is_forwarded() {
+        let (p, out) = forward(&vlan_networks(16, 64), &vlan_traffic(16, 256, 64));
         assert_eq!(out.len(), 256);
         assert!(
             p.counters()
@@ -187,16 +181,7 @@ mod tests {
 
     #[test]
     fn prefix_networks_each_take_their_own_frames() {
-        let s = prefix_networks(300, 16);
-        let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
-        let frames = prefix_traffic(300, 600, 64);
-        let mut batch: Vec<_> = frames
-            .iter()
-            .map(|f| p.pool.packet(f, 0, 0).unwrap())
-            .collect();
-        p.process(&mut batch, 0);
-        let mut out = Vec::new();
-        p.transmit(1, usize::MAX, &mut out);
+        let (p, out) = forward(&prefix_networks(300, 16), &prefix_traffic(300, 600, 64));
         assert_eq!(out.len(), 600);
         let c = &p.counters().networks;
         assert_eq!(c.len(), 300);

@@ -6,6 +6,8 @@
 //! do), so they are reference cycles at the TSC rate; the core may run at
 //! another clock. Nothing here is a model: it is the real code on real data.
 
+pub mod scale;
+
 use crate::tables as tables_cmd;
 use anyhow::{Context, Result};
 use prism_io::datasets::{read_filters, read_trace};
@@ -240,7 +242,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
         }
     }
-    crate::bench_scale::run(args, reps, &mut push)?;
+    scale::run(args, reps, &mut push)?;
     // The control side: a scenario of n software networks loaded (parsed,
     // compiled, placed, published); per network, so linear means flat.
     for &n in &[1_000usize, 10_000] {

@@ -21,7 +21,6 @@ pub mod bench_controller;
 pub mod bench_live;
 pub mod bench_migrate;
 pub mod bench_reconfig;
-pub mod bench_scale;
 pub mod controller_demo;
 mod controller_traffic;
 pub mod hosts;

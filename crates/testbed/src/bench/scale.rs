@@ -9,7 +9,7 @@
 //!   pinned to its own core, run for the same window; the rate of two over
 //!   the rate of one.
 
-use crate::bench::{BenchArgs, Figure, bench_pipeline, pipeline_loop, tsc, wanted};
+use super::{BenchArgs, Figure, bench_pipeline, pipeline_loop, tsc, wanted};
 use prism_pipeline::testbed;
 use prism_pipeline::{Pipeline, PipelineConfig, Substrate};
 use std::sync::Barrier;
