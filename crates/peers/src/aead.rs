@@ -7,7 +7,7 @@
 //! pipeline does around the cipher: copying the frame into a pool buffer,
 //! parsing it, and rewriting the lengths and both checksums.
 
-use crate::{PeersArgs, Row, median};
+use crate::{PeersArgs, Row};
 use anyhow::{Context, Result};
 use prism_node::pin_to_core;
 use prism_pipeline::services::{self, Aead};
@@ -93,25 +93,22 @@ pub fn run(args: &PeersArgs) -> Result<Vec<Row>> {
             theirs.push(openssl(cipher, args.core, args.seconds)?);
             ours.push(prism(aead, args.core, args.seconds));
         }
-        let mpps = |b: f64| b / PAYLOAD as f64 / 1e6;
-        let (t, o) = (median(theirs.clone()), median(ours.clone()));
-        let (theirs, ours): (Vec<f64>, Vec<f64>) = (
-            theirs.into_iter().map(mpps).collect(),
-            ours.into_iter().map(mpps).collect(),
+        // Bytes per second, as Mpps of payloads.
+        let mpps =
+            |v: Vec<f64>| -> Vec<f64> { v.into_iter().map(|b| b / PAYLOAD as f64 / 1e6).collect() };
+        let row = Row::rate(
+            format!("AEAD seal, {name}, 1,458-byte payload"),
+            &format!("OpenSSL (openssl speed -evp {cipher})"),
+            &mpps(theirs),
+            &mpps(ours),
         );
-        rows.push(
-            Row::rate(
-                format!("AEAD seal, {name}, 1,458-byte payload"),
-                &format!("OpenSSL (openssl speed -evp {cipher})"),
-                &theirs,
-                &ours,
-            )
-            .note(format!(
-                "{:.2} / {:.2} GB/s; Prism's includes the frame copy, parse and checksums",
-                t / 1e9,
-                o / 1e9
-            )),
+        let gbs = |m: f64| m * 1e6 * PAYLOAD as f64 / 1e9;
+        let note = format!(
+            "{:.2} / {:.2} GB/s; Prism's includes the frame copy, parse and checksums",
+            gbs(row.peer_value),
+            gbs(row.prism_value)
         );
+        rows.push(row.note(note));
     }
     Ok(rows)
 }

@@ -296,8 +296,7 @@ fn compare(
                 st1 - st0,
                 st2 - st1
             );
-            let m = o;
-            ours.push(m);
+            ours.push(o);
             oc.extend(c);
         }
         drop(l);

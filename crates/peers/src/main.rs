@@ -23,10 +23,10 @@ mod lookups;
 mod veth;
 
 use anyhow::{Context, Result, bail};
-use prism_testbed::bench::tsc;
+use prism_testbed::bench::tsc_hz;
 use serde::Serialize;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Prism against DPDK l3fwd, rte_fib/rte_lpm, rte_acl, Open vSwitch and
 /// Linux forwarding on this machine, as ratios.
@@ -84,9 +84,6 @@ pub struct Row {
     pub prism_rounds: Vec<f64>,
     /// Prism's speed over the peer's: above 1, Prism is faster.
     pub ratio: f64,
-    /// The lowest and highest ratio of a round with the round of the peer
-    /// run just before it.
-    pub ratio_range: (f64, f64),
     /// Cycles per packet: (peer, Prism).
     pub cycles: Option<(f64, f64)>,
     /// Work spread over several threads and cores: no cycles per packet.
@@ -97,13 +94,6 @@ pub struct Row {
 impl Row {
     fn new(workload: String, peer: &str, unit: &'static str, p: &[f64], o: &[f64]) -> Self {
         let (pv, ov) = (median(p.to_vec()), median(o.to_vec()));
-        let speed = |peer: f64, ours: f64| match unit {
-            "Mpps" => ours / peer,
-            _ => peer / ours,
-        };
-        let per_round: Vec<f64> = p.iter().zip(o).map(|(a, b)| speed(*a, *b)).collect();
-        let lo = per_round.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = per_round.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Self {
             workload,
             peer: peer.into(),
@@ -112,16 +102,24 @@ impl Row {
             prism_value: ov,
             peer_rounds: p.to_vec(),
             prism_rounds: o.to_vec(),
-            ratio: speed(pv, ov),
-            ratio_range: if per_round.is_empty() {
-                (f64::NAN, f64::NAN)
-            } else {
-                (lo, hi)
-            },
+            ratio: speed(unit, pv, ov),
             cycles: None,
             machine_wide: false,
             note: String::new(),
         }
+    }
+
+    /// The lowest and highest ratio of a Prism round to the peer round run
+    /// just before it; `None` with fewer than two pairs.
+    pub fn ratio_range(&self) -> Option<(f64, f64)> {
+        let r: Vec<f64> = (self.peer_rounds.iter().zip(&self.prism_rounds))
+            .map(|(a, b)| speed(self.unit, *a, *b))
+            .collect();
+        (r.len() >= 2).then(|| {
+            let lo = r.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (lo, hi)
+        })
     }
 
     /// Rates in Mpps, one per round (higher is better).
@@ -144,6 +142,15 @@ impl Row {
     pub fn note(mut self, n: impl Into<String>) -> Self {
         self.note = n.into();
         self
+    }
+}
+
+/// Prism's speed over the peer's for a figure in `unit`: rates are higher
+/// when better, cycles lower.
+fn speed(unit: &str, peer: f64, ours: f64) -> f64 {
+    match unit {
+        "Mpps" => ours / peer,
+        _ => peer / ours,
     }
 }
 
@@ -173,10 +180,7 @@ pub struct Clock {
 
 impl Clock {
     fn measure() -> Self {
-        let t = Instant::now();
-        let c = tsc();
-        std::thread::sleep(Duration::from_millis(200));
-        let tsc_hz = tsc().wrapping_sub(c) as f64 / t.elapsed().as_secs_f64();
+        let tsc_hz = tsc_hz();
         let perf = std::process::Command::new("perf")
             .args(["stat", "-x,", "-e", "cycles", "true"])
             .output()
@@ -230,18 +234,15 @@ pub fn perf_result(c: std::process::Child) -> Option<f64> {
 /// (`steal` in /proc/stat), in milliseconds since boot. A window in which
 /// it grows was not the measured program's alone: the rounds print it.
 pub fn steal_ms(core: usize) -> u64 {
+    // /proc/stat counts in USER_HZ ticks, 100 a second on every Linux.
+    const MS_PER_TICK: u64 = 10;
     let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
-    let tick_ms = 1000 / sys_clock_ticks().max(1);
+    let cpu = format!("cpu{core}");
     stat.lines()
-        .find(|l| l.split_whitespace().next() == Some(&format!("cpu{core}")))
+        .find(|l| l.split_whitespace().next() == Some(cpu.as_str()))
         .and_then(|l| l.split_whitespace().nth(8))
         .and_then(|v| v.parse::<u64>().ok())
-        .map_or(0, |t| t * tick_ms)
-}
-
-/// USER_HZ, the unit of /proc/stat (100 on every Linux this runs on).
-fn sys_clock_ticks() -> u64 {
-    100
+        .map_or(0, |t| t * MS_PER_TICK)
 }
 
 pub fn median(v: Vec<f64>) -> f64 {
@@ -344,11 +345,9 @@ fn print_table(rows: &[Row], clock: &Clock) {
             ),
             _ => "-".into(),
         };
-        let range = if r.ratio_range.0.is_nan() || r.peer_rounds.len() < 2 {
-            String::new()
-        } else {
-            format!(" ({:.2}–{:.2})", r.ratio_range.0, r.ratio_range.1)
-        };
+        let range = r
+            .ratio_range()
+            .map_or(String::new(), |(lo, hi)| format!(" ({lo:.2}–{hi:.2})"));
         println!(
             "| {} | {} | {} | {} | {:.2}{} | {} / {} | {} | {} |",
             r.workload,
@@ -370,5 +369,28 @@ fn main() {
     if let Err(e) = run(&args) {
         eprintln!("prism-peers: {e:#}");
         std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Row;
+
+    #[test]
+    fn ratios_favour_the_faster_side_in_either_unit() {
+        // Rates: higher is better; each Prism round against the peer's before it.
+        let r = Row::rate("w".into(), "p", &[10.0, 12.0, 11.0], &[12.0, 12.0, 22.0]);
+        assert_eq!(
+            (r.peer_value, r.prism_value, r.ratio),
+            (11.0, 12.0, 12.0 / 11.0)
+        );
+        assert_eq!(r.ratio_range(), Some((1.0, 2.0)));
+        // Cycles: lower is better.
+        let c = Row::cost("w".into(), "p", &[100.0, 200.0, 150.0], &[50.0, 50.0, 50.0]);
+        assert_eq!((c.ratio, c.ratio_range()), (3.0, Some((2.0, 4.0))));
+        assert_eq!(
+            Row::rate("w".into(), "p", &[1.0], &[2.0]).ratio_range(),
+            None
+        );
     }
 }

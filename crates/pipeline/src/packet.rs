@@ -19,19 +19,6 @@ const BUF_SIZE: usize = HEADROOM + MAX_FRAME;
 #[repr(C, align(64))]
 struct Buf([u8; BUF_SIZE]);
 
-impl std::ops::Deref for Buf {
-    type Target = [u8; BUF_SIZE];
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Buf {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
-    }
-}
-
 /// One packet: a buffer, where the frame lies in it, and pipeline metadata.
 #[derive(Debug)]
 pub struct Packet {
@@ -48,11 +35,11 @@ pub struct Packet {
 
 impl Packet {
     pub fn data(&self) -> &[u8] {
-        &self.buf[usize::from(self.start)..usize::from(self.start) + usize::from(self.len)]
+        &self.buf.0[usize::from(self.start)..usize::from(self.start) + usize::from(self.len)]
     }
     pub fn data_mut(&mut self) -> &mut [u8] {
         let s = usize::from(self.start);
-        &mut self.buf[s..s + usize::from(self.len)]
+        &mut self.buf.0[s..s + usize::from(self.len)]
     }
     pub fn len(&self) -> usize {
         usize::from(self.len)
@@ -71,7 +58,7 @@ impl Packet {
         }
         self.start = HEADROOM as u16;
         self.len = frame.len() as u16;
-        self.buf[HEADROOM..HEADROOM + frame.len()].copy_from_slice(frame);
+        self.buf.0[HEADROOM..HEADROOM + frame.len()].copy_from_slice(frame);
         true
     }
 
@@ -82,7 +69,7 @@ impl Packet {
         if n > s || at > self.len() {
             return false;
         }
-        move_front(&mut self.buf[..], s, s - n, at);
+        move_front(&mut self.buf.0, s, s - n, at);
         self.start -= n as u16;
         self.len += n as u16;
         true
@@ -106,7 +93,7 @@ impl Packet {
             return false;
         }
         let s = usize::from(self.start);
-        move_front(&mut self.buf[..], s, s + n, at);
+        move_front(&mut self.buf.0, s, s + n, at);
         self.start += n as u16;
         self.len -= n as u16;
         true

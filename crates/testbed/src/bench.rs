@@ -62,6 +62,13 @@ pub fn tsc() -> u64 {
     }
 }
 
+/// TSC ticks per second, against the wall clock (over 200 ms).
+pub fn tsc_hz() -> f64 {
+    let (t, c) = (Instant::now(), tsc());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    tsc().wrapping_sub(c) as f64 / t.elapsed().as_secs_f64()
+}
+
 /// Runs `f` (which processes `items` items) `reps` times; keeps the best run.
 fn measure(name: &str, items: u64, reps: usize, note: &str, mut f: impl FnMut()) -> Figure {
     f(); // warm-up
@@ -106,17 +113,7 @@ pub fn pipeline_loop(s: &Substrate, frames: &[Vec<u8>], rounds: usize) -> impl F
     let frames = frames.to_vec();
     move || {
         for _ in 0..rounds {
-            for chunk in frames.chunks(32) {
-                for f in chunk {
-                    let pkt = p.pool.packet(f, 0, 0).expect("pool sized for a batch");
-                    batch.push(pkt);
-                }
-                p.process(&mut batch, 0);
-                p.transmit(1, usize::MAX, &mut out);
-                for pkt in out.drain(..) {
-                    p.pool.recycle(pkt);
-                }
-            }
+            forward_pass(&mut p, &frames, &mut batch, &mut out);
         }
         assert_eq!(
             p.pool.available(),
@@ -124,6 +121,29 @@ pub fn pipeline_loop(s: &Substrate, frames: &[Vec<u8>], rounds: usize) -> impl F
             "every packet forwarded or dropped"
         );
     }
+}
+
+/// Every frame once through `p` in batches of 32 (copied in on port 0,
+/// transmitted from port 1, buffers recycled); returns how many left.
+pub fn forward_pass(
+    p: &mut Pipeline,
+    frames: &[Vec<u8>],
+    batch: &mut Vec<Packet>,
+    out: &mut Vec<Packet>,
+) -> usize {
+    let mut sent = 0;
+    for chunk in frames.chunks(32) {
+        for f in chunk {
+            batch.push(p.pool.packet(f, 0, 0).expect("pool sized for a batch"));
+        }
+        p.process(batch, 0);
+        p.transmit(1, usize::MAX, out);
+        sent += out.len();
+        for pkt in out.drain(..) {
+            p.pool.recycle(pkt);
+        }
+    }
+    sent
 }
 
 /// Passes over the frames per timed run.

@@ -9,7 +9,7 @@
 //!   pinned to its own core, run for the same window; the rate of two over
 //!   the rate of one.
 
-use super::{BenchArgs, Figure, bench_pipeline, pipeline_loop, tsc, wanted};
+use super::{BenchArgs, Figure, bench_pipeline, forward_pass, pipeline_loop, tsc_hz, wanted};
 use prism_pipeline::testbed;
 use prism_pipeline::{Pipeline, PipelineConfig, Substrate};
 use std::sync::Barrier;
@@ -42,20 +42,8 @@ pub fn many_networks(n: u16, frame_len: usize) -> anyhow::Result<ManyNetworks> {
     let before = heap_in_use();
     let substrate = testbed::prefix_networks(n, 16);
     let mut p = Pipeline::new(substrate.handle(), PipelineConfig::default());
-    let mut sent = 0usize;
-    let mut out = Vec::with_capacity(64);
-    for chunk in frames.chunks(32) {
-        let mut batch: Vec<_> = chunk
-            .iter()
-            .map(|f| p.pool.packet(f, 0, 0).expect("pool sized for a batch"))
-            .collect();
-        p.process(&mut batch, 0);
-        p.transmit(1, usize::MAX, &mut out);
-        sent += out.len();
-        for pkt in out.drain(..) {
-            p.pool.recycle(pkt);
-        }
-    }
+    let (mut batch, mut out) = (Vec::with_capacity(32), Vec::with_capacity(64));
+    let sent = forward_pass(&mut p, &frames, &mut batch, &mut out);
     anyhow::ensure!(
         sent == frames.len(),
         "{n} networks: {sent} of {} frames forwarded",
@@ -121,13 +109,6 @@ pub fn rate_figure(name: &str, mpps: f64, tsc_hz: f64, note: String) -> Figure {
         tsc_cycles_per_item: tsc_hz / (mpps * 1e6),
         note,
     }
-}
-
-/// TSC ticks per second, against the wall clock.
-pub fn tsc_hz() -> f64 {
-    let (t, c) = (Instant::now(), tsc());
-    std::thread::sleep(Duration::from_millis(100));
-    tsc().wrapping_sub(c) as f64 / t.elapsed().as_secs_f64()
 }
 
 /// Many networks selected by destination, and several workers
