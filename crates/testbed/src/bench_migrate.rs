@@ -60,9 +60,8 @@ pub struct MigrationRun {
     pub sent: u64,
 }
 
-/// Sends numbered frames at `pps` from host `a` of network `k` until `stop`;
-/// `next` is the number of the next frame.
-fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()> {
+/// Host `a` of network `k`'s sending socket and its numbered frame.
+fn numbered_sender(k: usize) -> Result<(PacketPort, Vec<u8>)> {
     let spec = FrameSpec {
         src_mac: EthernetAddress(host_mac(k, 0)),
         dst_mac: EthernetAddress(gateway_mac(k as u16, (2 * k) as u16)),
@@ -76,9 +75,26 @@ fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()>
     let mut frame = build(&spec, b"PRSMM0000");
     // No UDP checksum (allowed in IPv4): the number changes per frame.
     frame[40..42].copy_from_slice(&[0, 0]);
-    let mut tx = netns::in_namespace(&format!("{HOST_PREFIX}{k}a"), || {
+    let tx = netns::in_namespace(&format!("{HOST_PREFIX}{k}a"), || {
         PacketPort::open_tx("eth0")
     })?;
+    Ok((tx, frame))
+}
+
+/// Numbers `frames` from `seq` on and sends them in one batch; returns how
+/// many the host's interface accepted.
+fn send_numbered(tx: &mut PacketPort, frames: &mut [Vec<u8>], seq: u64) -> usize {
+    for (i, f) in frames.iter_mut().enumerate() {
+        f[AT + 5..AT + 9].copy_from_slice(&((seq + i as u64) as u32).to_be_bytes());
+    }
+    tx.send_batch(frames.iter().map(Vec::as_slice))
+}
+
+/// Sends numbered frames at `pps` from host `a` of network `k` until `stop`;
+/// `next` is the number of the next frame. A sender held up (descheduled,
+/// or its machine paused) catches up at once, as a burst.
+fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()> {
+    let (mut tx, frame) = numbered_sender(k)?;
     const BURST: u64 = 8;
     let mut frames = vec![frame; BURST as usize];
     let start = Instant::now();
@@ -89,14 +105,38 @@ fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()>
             std::thread::sleep(Duration::from_micros(50));
             continue;
         }
-        for (i, f) in frames.iter_mut().enumerate() {
-            f[AT + 5..AT + 9].copy_from_slice(&((seq + i as u64) as u32).to_be_bytes());
-        }
-        tx.send_batch(frames.iter().map(Vec::as_slice));
+        send_numbered(&mut tx, &mut frames, seq);
         seq += BURST;
         next.store(seq, Ordering::Relaxed);
     }
     Ok(())
+}
+
+/// Sends `n` numbered frames from host `a` of network `k` back to back (in
+/// batches of 32, unpaced). Returns how many the sending host's interface
+/// refused, and how many host `b` did not receive (refused ones included).
+pub fn burst(k: usize, n: u64) -> Result<(u64, u64)> {
+    let stop = AtomicBool::new(false);
+    let seen = std::thread::scope(|sc| {
+        let rx = sc.spawn(|| receiver(k, &stop));
+        std::thread::sleep(Duration::from_millis(100));
+        let accepted = (|| -> Result<u64> {
+            let (mut tx, frame) = numbered_sender(k)?;
+            let mut frames = vec![frame; 32];
+            let mut accepted = 0;
+            for seq in (0..n).step_by(32) {
+                let m = (n - seq).min(32) as usize;
+                accepted += send_numbered(&mut tx, &mut frames[..m], seq) as u64;
+            }
+            Ok(accepted)
+        })();
+        stop.store(true, Ordering::Relaxed);
+        let seen = rx
+            .join()
+            .map_err(|_| anyhow::anyhow!("receiver panicked"))?;
+        Ok::<_, anyhow::Error>((accepted?, seen?))
+    })?;
+    Ok((n - seen.0, lost(&seen.1, 0, n).0))
 }
 
 /// Records the numbers arriving at host `b` of network `k` until `stop`
