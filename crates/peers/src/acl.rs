@@ -1,7 +1,9 @@
 //! Packet classification on ClassBench rule sets: DPDK's rte_acl
-//! (`dpdk-test-acl`) against Prism's `Classifier`, on the same rules and the
-//! same headers, after checking that both pick the same rule for every
-//! header.
+//! (`dpdk-test-acl`) against Prism's two classifiers, tuple-space search
+//! (`Classifier`, key by key) and the decision trees (`TreeClassifier`,
+//! keys in batches of 8, as rte_acl classifies a burst), on the same rules
+//! and the same headers, after checking that all three pick the same rule
+//! for every header.
 //!
 //! `dpdk-test-acl` reads ClassBench filter and trace files. Its trace buffer
 //! holds `--tracenum` headers (65,536 by default); a longer trace overruns it
@@ -16,8 +18,8 @@ use crate::{Clock, PeersArgs, Row};
 use anyhow::{Context, Result, bail};
 use prism_io::datasets::{read_filters, read_trace};
 use prism_node::pin_to_core;
-use prism_tables::Classifier;
 use prism_tables::Key;
+use prism_tables::{Classifier, TreeClassifier};
 use prism_testbed::bench::tsc;
 use std::path::Path;
 use std::process::Command;
@@ -101,27 +103,40 @@ fn write_trace(path: &Path, rules: &[prism_tables::Rule]) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
-/// Mean TSC cycles per lookup over `keys` on `core`.
-fn prism_cycles(c: &Classifier, keys: &[Key], core: usize) -> f64 {
+/// Mean TSC cycles per key of `pass` (one pass over all `keys`) on
+/// `core`, after one pass of warm-up.
+fn prism_cycles(keys: &[Key], core: usize, mut pass: impl FnMut() + Send) -> f64 {
     std::thread::scope(|sc| {
         sc.spawn(|| {
             pin_to_core(core);
-            let mut acc = 0u32;
-            for k in keys {
-                acc = acc.wrapping_add(c.lookup(k).map_or(0, |m| m.action));
-            }
+            pass();
             let t = tsc();
             for _ in 0..3 {
-                for k in keys {
-                    acc = acc.wrapping_add(c.lookup(k).map_or(0, |m| m.action));
-                }
+                pass();
             }
-            std::hint::black_box(acc);
             tsc().wrapping_sub(t) as f64 / (3 * keys.len()) as f64
         })
         .join()
         .expect("the measuring thread does not panic")
     })
+}
+
+fn tss_pass<'a>(c: &'a Classifier, keys: &'a [Key]) -> impl FnMut() + Send + 'a {
+    move || {
+        let mut acc = 0u32;
+        for k in keys {
+            acc = acc.wrapping_add(c.lookup(k).map_or(0, |m| m.action));
+        }
+        std::hint::black_box(acc);
+    }
+}
+
+fn tree_pass<'a>(t: &'a TreeClassifier, keys: &'a [Key]) -> impl FnMut() + Send + 'a {
+    let mut out = vec![None; keys.len()];
+    move || {
+        t.lookup_batch(std::hint::black_box(keys), &mut out);
+        std::hint::black_box(&out);
+    }
 }
 
 pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
@@ -138,6 +153,7 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
         for r in &rules {
             c.insert(*r);
         }
+        let tree = TreeClassifier::build(rules.clone());
         let shipped = args.data.join(format!("classbench/{set}_trace"));
         let (trace, keys, what) = if shipped.exists() {
             let t = read_trace(&shipped)?;
@@ -164,14 +180,19 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
                 keys.len()
             );
         }
+        let mut out = vec![None; keys.len()];
+        tree.lookup_batch(&keys, &mut out);
         let differ = keys
             .iter()
             .zip(&theirs)
-            .filter(|(k, d)| c.lookup(k).map_or(0, |m| m.id) != **d)
+            .zip(&out)
+            .filter(|((k, d), t)| {
+                c.lookup(k).map_or(0, |m| m.id) != **d || t.map_or(0, |m| m.id) != **d
+            })
             .count();
         // Enough passes for about half a second of dpdk-test-acl's own timing.
         let iter = (2_000_000 / keys.len()).max(1);
-        let (mut peer, mut ours) = (Vec::new(), Vec::new());
+        let (mut peer, mut ours, mut trees) = (Vec::new(), Vec::new(), Vec::new());
         // Cheap rounds, and a noisy measure: more of them than for rates.
         for _ in 0..args.rounds * 2 + 1 {
             let t = test_acl(args.core, &rules_path, &trace, keys.len(), iter, 0)?;
@@ -180,7 +201,8 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
                     format!("dpdk-test-acl printed no cycles/pkt:\n{}", tail(&t))
                 })?,
             );
-            ours.push(prism_cycles(&c, &keys, args.core));
+            ours.push(prism_cycles(&keys, args.core, tss_pass(&c, &keys)));
+            trees.push(prism_cycles(&keys, args.core, tree_pass(&tree, &keys)));
         }
         let note = if differ == 0 {
             format!(
@@ -202,7 +224,19 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
                 &peer,
                 &ours,
             )
-            .note(note),
+            .note(note.clone()),
+        );
+        rows.push(
+            Row::cost(
+                format!("classification, ClassBench {set}, decision trees"),
+                "DPDK rte_acl (dpdk-test-acl)",
+                &peer,
+                &trees,
+            )
+            .note(format!(
+                "{note}; {} trees, batches of 8",
+                tree.trees().count()
+            )),
         );
     }
     Ok(rows)

@@ -6,6 +6,8 @@
 //! - [`Classifier`]: ternary classifier (tuple-space search), with
 //!   [`LinearClassifier`] as the reference and [`SharedClassifier`] for
 //!   updates while lookups go on.
+//! - [`TreeClassifier`]: a decision tree ([`SplitTree`], HyperSplit) for
+//!   large five-tuple rule sets, with updates beside it between rebuilds.
 //!
 //! Lookups allocate nothing and take no lock.
 
@@ -17,6 +19,8 @@ pub mod linear;
 pub mod lpm;
 pub mod prefix;
 pub mod rule;
+pub mod split_tree;
+pub mod tree_classifier;
 
 pub use classifier::{Classifier, SharedClassifier};
 pub use flow::{FlowRule, FlowTable, ReferenceFlowTable};
@@ -24,3 +28,5 @@ pub use linear::LinearClassifier;
 pub use lpm::{LpmError, LpmTable, ReferenceLpm};
 pub use prefix::{Ipv4Prefix, PrefixError};
 pub use rule::{Key, Match, PortRange, Rule, RuleId, Ternary};
+pub use split_tree::SplitTree;
+pub use tree_classifier::TreeClassifier;

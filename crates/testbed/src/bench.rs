@@ -6,15 +6,14 @@
 //! do), so they are reference cycles at the TSC rate; the core may run at
 //! another clock. Nothing here is a model: it is the real code on real data.
 
+pub mod classify;
 pub mod scale;
 
 use crate::tables as tables_cmd;
 use anyhow::{Context, Result};
-use prism_io::datasets::{read_filters, read_trace};
 use prism_pipeline::testbed;
 use prism_pipeline::{Packet, Pipeline, PipelineConfig, Substrate, Tier};
-use prism_tables::classbench::TraceEntry;
-use prism_tables::{Classifier, Key};
+use prism_tables::Key;
 use serde::Serialize;
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -443,45 +442,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             push(f);
         }
     }
-    for set in ["fw1_10k", "ipc1_10k", "acl1_10k"] {
-        let name = format!("classifier/{set}");
-        if !wanted(args, &name) {
-            continue;
-        }
-        let rules = read_filters(&data(args, &format!("classbench/{set}"))?)?;
-        let mut c = Classifier::new();
-        for r in &rules {
-            c.insert(*r);
-        }
-        let trace_path = args.data.join(format!("classbench/{set}_trace"));
-        let (keys, note) = if trace_path.exists() {
-            let t: Vec<TraceEntry> = read_trace(&trace_path)?;
-            (
-                t.into_iter().map(|e| e.key).collect::<Vec<Key>>(),
-                format!(
-                    "{} rules, {} tuples, ClassBench trace",
-                    rules.len(),
-                    c.tuple_count()
-                ),
-            )
-        } else {
-            (
-                in_rule_headers(&rules),
-                format!(
-                    "{} rules, {} tuples, one header inside each rule (no trace ships)",
-                    rules.len(),
-                    c.tuple_count()
-                ),
-            )
-        };
-        push(measure(&name, keys.len() as u64, reps, &note, || {
-            let mut acc = 0u32;
-            for k in &keys {
-                acc = acc.wrapping_add(c.lookup(k).map_or(0, |m| m.action));
-            }
-            black_box(acc);
-        }));
-    }
+    classify::run(args, reps, &mut push)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&figs)?);
     } else {
