@@ -302,9 +302,13 @@ mod tests {
             }
             let mut fast = TreeClassifier::build(first);
             let check = |fast: &TreeClassifier, slow: &LinearClassifier| -> Result<(), TestCaseError> {
-                for &(s, d, sp, dp, p) in &probes {
-                    let k = key(s, d, sp, dp, p);
-                    prop_assert_eq!(fast.lookup(&k), slow.lookup(&k));
+                let keys: Vec<Key> = probes.iter().map(|&(s, d, sp, dp, p)| key(s, d, sp, dp, p)).collect();
+                let mut batch = vec![None; keys.len()];
+                fast.lookup_batch(&keys, &mut batch);
+                for (k, b) in keys.iter().zip(batch) {
+                    let want = slow.lookup(k);
+                    prop_assert_eq!(fast.lookup(k), want);
+                    prop_assert_eq!(b, want, "lookup_batch");
                 }
                 Ok(())
             };
