@@ -297,6 +297,14 @@ impl SplitTree {
                 c[i] = node.kids[usize::from(f[i][node.field as usize] > node.split)];
             }
         }
+        // The leaves' first lines, loaded for all lanes before any scan
+        // branches: their misses overlap.
+        let mut touch = 0u32;
+        for i in 0..n {
+            let leaf = self.leaves[(self.flat[c[i] as usize].kids[1] & !LEAF) as usize];
+            touch ^= self.cands.get(leaf.start as usize).map_or(0, |c| c.slot);
+        }
+        std::hint::black_box(touch);
         for i in 0..n {
             let leaf = self.flat[c[i] as usize].kids[1];
             out[i] = self.scan(leaf, &keys[i], &f[i], dead);
