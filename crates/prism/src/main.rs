@@ -142,6 +142,10 @@ enum TablesCmd {
         filters: PathBuf,
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Classify with decision trees (HyperSplit, in batches of 8)
+        /// instead of tuple-space search.
+        #[arg(long)]
+        tree: bool,
         /// Compare every lookup with the linear reference.
         #[arg(long)]
         check: bool,
@@ -225,11 +229,16 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Tables(TablesCmd::Classify {
             filters,
             trace,
+            tree,
             check,
             matches,
-        }) => {
-            prism_testbed::tables::classify(&filters, trace.as_deref(), check, matches.as_deref())
-        }
+        }) => prism_testbed::tables::classify(
+            &filters,
+            trace.as_deref(),
+            tree,
+            check,
+            matches.as_deref(),
+        ),
         Cmd::Bench(args) => prism_testbed::bench::run(&args),
         Cmd::Sim(SimCmd::Alloc(args)) => sim_cmd::alloc(&args),
         Cmd::Sim(SimCmd::Rmu(args)) => sim_rmu::rmu(&args),

@@ -328,33 +328,47 @@ fn sim_rmu_reproduces_table4_within_tolerance() {
 fn classify_writes_one_checked_match_per_header() {
     let data = shared_pcaps().join("../classbench");
     let dir = tmpdir("matches");
-    let out = dir.join("m.txt");
-    let o = prism()
-        .args(["tables", "classify", "--check", "--filters"])
-        .arg(data.join("fw1_1k"))
-        .arg("--trace")
-        .arg(data.join("fw1_1k_trace"))
-        .arg("--matches")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("all 7610 agree"));
-    let ids: Vec<i64> = std::fs::read_to_string(&out)
-        .unwrap()
-        .lines()
-        .map(|l| l.parse().unwrap())
-        .collect();
-    let trace = std::fs::read_to_string(data.join("fw1_1k_trace")).unwrap();
-    let generators: Vec<i64> = trace
-        .lines()
-        .map(|l| l.split_whitespace().nth(6).unwrap().parse().unwrap())
-        .collect();
-    assert_eq!(ids.len(), generators.len());
-    assert!(
-        ids.iter().zip(&generators).all(|(m, g)| *m >= 0 && m <= g),
-        "first match is the generating rule or earlier"
-    );
+    for (set, headers) in [("fw1_1k", 7610), ("ipc1_1k", 9325)] {
+        let mut written = Vec::new();
+        for tree in [false, true] {
+            let out = dir.join(format!("{set}-{tree}.txt"));
+            let mut cmd = prism();
+            cmd.args(["tables", "classify", "--check", "--filters"])
+                .arg(data.join(set))
+                .arg("--trace")
+                .arg(data.join(format!("{set}_trace")))
+                .arg("--matches")
+                .arg(&out);
+            if tree {
+                cmd.arg("--tree");
+            }
+            let o = cmd.output().unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            assert!(stdout.contains(&format!("all {headers} agree")), "{stdout}");
+            assert_eq!(stdout.contains("decision trees"), tree, "{stdout}");
+            let ids: Vec<i64> = std::fs::read_to_string(&out)
+                .unwrap()
+                .lines()
+                .map(|l| l.parse().unwrap())
+                .collect();
+            let trace = std::fs::read_to_string(data.join(format!("{set}_trace"))).unwrap();
+            let generators: Vec<i64> = trace
+                .lines()
+                .map(|l| l.split_whitespace().nth(6).unwrap().parse().unwrap())
+                .collect();
+            assert_eq!(ids.len(), generators.len());
+            assert!(
+                ids.iter().zip(&generators).all(|(m, g)| *m >= 0 && m <= g),
+                "{set}: first match is the generating rule or earlier"
+            );
+            written.push(ids);
+        }
+        assert_eq!(
+            written[0], written[1],
+            "{set}: the tree and tuple-space search differ"
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -3,7 +3,9 @@
 use anyhow::{Context, Result};
 use prism_io::datasets::{read_filters, read_prefixes, read_trace};
 use prism_tables::classbench::TraceEntry;
-use prism_tables::{Classifier, Ipv4Prefix, LinearClassifier, LpmTable, ReferenceLpm};
+use prism_tables::{
+    Classifier, Ipv4Prefix, Key, LinearClassifier, LpmTable, Match, ReferenceLpm, TreeClassifier,
+};
 use rand::{Rng, SeedableRng};
 use std::path::Path;
 use std::time::Instant;
@@ -86,32 +88,54 @@ pub fn lpm(prefixes_path: &Path, lookups: usize, check: bool) -> Result<()> {
     Ok(())
 }
 
+/// A classifier's answers for a trace's keys.
+type LookupAll = dyn Fn(&[Key]) -> Vec<Option<Match>>;
+
 pub fn classify(
     filters: &Path,
     trace: Option<&Path>,
+    tree: bool,
     check: bool,
     matches_out: Option<&Path>,
 ) -> Result<()> {
     let rules = read_filters(filters)?;
     let t = Instant::now();
-    let mut c = Classifier::new();
-    for r in &rules {
-        c.insert(*r);
-    }
-    println!(
-        "{}: {} rules, {} tuples, built in {:.2?}",
-        filters.display(),
-        rules.len(),
-        c.tuple_count(),
-        t.elapsed()
-    );
+    let lookup_all: Box<LookupAll> = if tree {
+        let c = TreeClassifier::build(rules.clone());
+        let depths: Vec<String> = c.trees().map(|t| t.depth().to_string()).collect();
+        println!(
+            "{}: {} rules in {} decision trees (depths {}), {} leaf entries, built in {:.2?}",
+            filters.display(),
+            rules.len(),
+            depths.len(),
+            depths.join("/"),
+            c.trees().map(|t| t.stored()).sum::<usize>(),
+            t.elapsed()
+        );
+        Box::new(move |keys| {
+            let mut out = vec![None; keys.len()];
+            c.lookup_batch(keys, &mut out);
+            out
+        })
+    } else {
+        let mut c = Classifier::new();
+        for r in &rules {
+            c.insert(*r);
+        }
+        println!(
+            "{}: {} rules, {} tuples, built in {:.2?}",
+            filters.display(),
+            rules.len(),
+            c.tuple_count(),
+            t.elapsed()
+        );
+        Box::new(move |keys| keys.iter().map(|k| c.lookup(k)).collect())
+    };
     let Some(trace) = trace else { return Ok(()) };
     let entries: Vec<TraceEntry> = read_trace(trace)?;
+    let keys: Vec<Key> = entries.iter().map(|e| e.key).collect();
     let t = Instant::now();
-    let mut matched = Vec::with_capacity(entries.len());
-    for e in &entries {
-        matched.push(c.lookup(&e.key));
-    }
+    let matched = lookup_all(&keys);
     let ns = t.elapsed().as_nanos() as f64 / entries.len().max(1) as f64;
     let hit = matched.iter().filter(|m| m.is_some()).count();
     let earlier = entries
