@@ -33,13 +33,10 @@ fn test_acl(
     verbose: u8,
 ) -> Result<String> {
     let out = Command::new("dpdk-test-acl")
+        .args(["-l", &core.to_string()])
+        .args(crate::hugepages::eal_memory(1024))
         .args([
-            "-l",
-            &core.to_string(),
-            "--no-huge",
             "--no-pci",
-            "-m",
-            "1024",
             "--file-prefix",
             "prism-peers-acl",
             "--",

@@ -45,12 +45,9 @@ impl L3fwd {
         let log = std::fs::File::create(work.join("l3fwd.log"))?;
         let config = format!("(0,0,{core}),(1,0,{core})");
         let child = Command::new(bin)
+            .args(["-l", &core.to_string()])
+            .args(crate::hugepages::eal_memory(1024))
             .args([
-                "-l",
-                &core.to_string(),
-                "--no-huge",
-                "-m",
-                "1024",
                 "--no-pci",
                 "--file-prefix",
                 PREFIX,

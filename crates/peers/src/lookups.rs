@@ -34,21 +34,9 @@ fn dotted(a: u32) -> String {
 
 /// Runs dpdk-test-fib; returns (rte_fib cycles, rte_lpm cycles if asked).
 fn test_fib(core: usize, routes: &Path, ips: &Path, with_lpm: bool) -> Result<(f64, Option<f64>)> {
-    let mut args: Vec<String> = [
-        "-l",
-        &core.to_string(),
-        "--no-huge",
-        "--no-pci",
-        "-m",
-        "2048",
-        "--file-prefix",
-        "prism-peers-fib",
-        "--",
-        "-f",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let mut args: Vec<String> = vec!["-l".into(), core.to_string()];
+    args.extend(crate::hugepages::eal_memory(2048));
+    args.extend(["--no-pci", "--file-prefix", "prism-peers-fib", "--", "-f"].map(String::from));
     args.push(routes.display().to_string());
     args.push("-t".into());
     args.push(ips.display().to_string());

@@ -19,6 +19,7 @@
 mod acl;
 mod aead;
 mod forwarding;
+mod hugepages;
 mod lookups;
 mod veth;
 
@@ -287,6 +288,8 @@ pub fn run(args: &PeersArgs) -> Result<()> {
     );
     println!("  machine: {}", prism_testbed::bench::machine());
     println!("  {}", versions());
+    let huge = hugepages::HugePages::reserve(&work);
+    println!("  memory: {}", huge.described);
     println!(
         "  cycles: {}",
         if clock.perf {
