@@ -11,6 +11,7 @@
 
 mod common;
 use common::root_or_skip;
+use prism_node::Node;
 use prism_testbed::{bench_migrate, hosts};
 use std::time::Duration;
 
@@ -67,22 +68,7 @@ fn a_minute_under_churn_loses_nothing_and_leaks_nothing() {
     if !root_or_skip("soak") {
         return;
     }
-    let _g = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    hosts::remove_hosts();
-    let run = (|| {
-        hosts::make_hosts(3)?;
-        let opts = prism_node::NodeOptions {
-            router_exe: Some(common::PRISM.into()),
-            reconfig_strategy: Default::default(),
-            ..hosts::demo_options()
-        };
-        let node =
-            hosts::start_node_with(prism_testbed::soak::scenario()?, Default::default(), &opts)?;
-        std::thread::sleep(Duration::from_millis(500));
-        prism_testbed::soak::soak(&node, 60.0, 10_000.0)
-    })();
-    hosts::remove_hosts();
-    let r = run.unwrap();
+    let r = on_soak_node(|node| prism_testbed::soak::soak(node, 60.0, 10_000.0)).unwrap();
     eprintln!("{r:?}");
     assert!(r.route_changes >= 5_900 && r.moves >= 5, "{r:?}");
     assert!(
@@ -104,6 +90,27 @@ fn a_software_router_takes_a_1500_frame_burst() {
     if !root_or_skip("burst") {
         return;
     }
+    let (out, seen) = on_soak_node(|node| {
+        let mut out = Vec::new();
+        for (k, name) in [(0, "hw"), (1, "sw")] {
+            for _ in 0..3 {
+                out.push((name, bench_migrate::burst(k, 1_500)?));
+            }
+        }
+        anyhow::Ok((out, bench_migrate::where_lost(node)))
+    })
+    .unwrap();
+    eprintln!("(network, (refused by the sender's interface, lost)): {out:?}\n{seen}");
+    for (name, (refused, lost)) in out {
+        assert_eq!(refused, 0, "{name}: the sending host refused frames");
+        assert_eq!(lost, 0, "{name}: a 1,500-frame burst lost frames; {seen}");
+    }
+}
+
+/// Runs `f` on a node of the soak's three networks over three test hosts
+/// (Prism's own software router), one test at a time, the hosts removed
+/// after.
+fn on_soak_node<T>(f: impl FnOnce(&Node) -> anyhow::Result<T>) -> anyhow::Result<T> {
     let _g = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     hosts::remove_hosts();
     let run = (|| {
@@ -116,19 +123,8 @@ fn a_software_router_takes_a_1500_frame_burst() {
         let node =
             hosts::start_node_with(prism_testbed::soak::scenario()?, Default::default(), &opts)?;
         std::thread::sleep(Duration::from_millis(500));
-        let mut out = Vec::new();
-        for (k, name) in [(0, "hw"), (1, "sw")] {
-            for _ in 0..3 {
-                out.push((name, bench_migrate::burst(k, 1_500)?));
-            }
-        }
-        anyhow::Ok((out, bench_migrate::where_lost(&node)))
+        f(&node)
     })();
     hosts::remove_hosts();
-    let (out, seen) = run.unwrap();
-    eprintln!("(network, (refused by the sender's interface, lost)): {out:?}\n{seen}");
-    for (name, (refused, lost)) in out {
-        assert_eq!(refused, 0, "{name}: the sending host refused frames");
-        assert_eq!(lost, 0, "{name}: a 1,500-frame burst lost frames; {seen}");
-    }
+    run
 }

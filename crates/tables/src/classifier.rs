@@ -359,20 +359,9 @@ impl SharedClassifier {
 mod tests {
     use super::*;
     use crate::linear::LinearClassifier;
-    use crate::prefix::Ipv4Prefix;
     use crate::rule::Ternary;
+    use crate::testing::{key, probe_key, probe_strategy, rule_strategy};
     use proptest::prelude::*;
-
-    fn key(src: u32, dst: u32, sp: u16, dp: u16, proto: u8) -> Key {
-        Key::from_flow(&prism_wire::FlowKey {
-            src_ip: src,
-            dst_ip: dst,
-            src_port: sp,
-            dst_port: dp,
-            proto,
-            ..Default::default()
-        })
-    }
 
     #[test]
     fn priority_then_id() {
@@ -418,39 +407,6 @@ mod tests {
         assert_eq!(c.lookup(&key(0, 0, 0, 1024, 6)).unwrap().action, 1);
     }
 
-    fn rule_strategy() -> impl Strategy<Value = Rule> {
-        let prefix = (
-            prop_oneof![Just(0x0a00_0000u32), Just(0x0a01_0000), any::<u32>()],
-            prop_oneof![Just(0u8), Just(8), Just(16), Just(24), 0u8..=32],
-        )
-            .prop_map(|(a, l)| Ipv4Prefix::new(a, l));
-        let range = prop_oneof![
-            Just(PortRange::ANY),
-            (0u16..8).prop_map(PortRange::exact),
-            (0u16..8, 0u16..8).prop_map(|(a, b)| PortRange {
-                lo: a.min(b),
-                hi: a.max(b)
-            }),
-        ];
-        (
-            0u32..40,
-            0u32..8,
-            prefix.clone(),
-            prefix,
-            range.clone(),
-            range,
-            prop_oneof![Just(None), Just(Some(6u8)), Just(Some(17))],
-            0u32..100,
-        )
-            .prop_map(|(id, prio, s, d, sp, dp, proto, action)| {
-                let mut t = Ternary::ANY.src_ip(s).dst_ip(d);
-                if let Some(p) = proto {
-                    t = t.proto(p, 0xff);
-                }
-                Rule::new(id, prio, t, action).with_ports(sp, dp)
-            })
-    }
-
     #[derive(Debug, Clone)]
     enum Op {
         Insert(Rule),
@@ -461,7 +417,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
         #[test]
         fn agrees_with_linear(ops in proptest::collection::vec(prop_oneof![3 => rule_strategy().prop_map(Op::Insert), 1 => (0u32..40).prop_map(Op::Remove)], 1..60),
-                              probes in proptest::collection::vec((prop_oneof![Just(0x0a00_0001u32), Just(0x0a01_0203), any::<u32>()], prop_oneof![Just(0x0a00_0001u32), Just(0x0a01_0203), any::<u32>()], 0u16..10, 0u16..10, prop_oneof![Just(6u8), Just(17)]), 40)) {
+                              probes in proptest::collection::vec(probe_strategy(), 40)) {
             let mut fast = Classifier::new();
             let mut slow = LinearClassifier::new();
             for op in ops {
@@ -472,7 +428,7 @@ mod tests {
                 prop_assert_eq!(fast.len(), slow.len());
             }
             for (s, d, sp, dp, p) in probes {
-                let k = key(s, d, sp, dp, p);
+                let k = probe_key(s, d, sp, dp, p);
                 prop_assert_eq!(fast.lookup(&k), slow.lookup(&k));
             }
         }

@@ -20,6 +20,8 @@ pub mod lpm;
 pub mod prefix;
 pub mod rule;
 pub mod split_tree;
+#[cfg(test)]
+mod testing;
 pub mod tree_classifier;
 
 pub use classifier::{Classifier, SharedClassifier};

@@ -450,17 +450,7 @@ mod tests {
     use crate::linear::LinearClassifier;
     use crate::prefix::Ipv4Prefix;
     use crate::rule::{PortRange, Ternary};
-
-    fn key(src: u32, dst: u32, sp: u16, dp: u16, proto: u8) -> Key {
-        Key::from_flow(&prism_wire::FlowKey {
-            src_ip: src,
-            dst_ip: dst,
-            src_port: sp,
-            dst_port: dp,
-            proto,
-            ..Default::default()
-        })
-    }
+    use crate::testing::key;
 
     #[test]
     fn ranges_of_a_classbench_rule() {

@@ -228,57 +228,8 @@ impl TreeClassifier {
 mod tests {
     use super::*;
     use crate::linear::LinearClassifier;
-    use crate::prefix::Ipv4Prefix;
-    use crate::rule::{PortRange, Ternary};
+    use crate::testing::{probe_key, probe_strategy, rule_strategy};
     use proptest::prelude::*;
-
-    fn key(src: u32, dst: u32, sp: u16, dp: u16, proto: u8) -> Key {
-        Key::from_flow(&prism_wire::FlowKey {
-            src_ip: src,
-            dst_ip: dst,
-            src_port: sp,
-            dst_port: dp,
-            proto,
-            vlan: if sp.is_multiple_of(3) { 0x1005 } else { 0 },
-            ..Default::default()
-        })
-    }
-
-    fn rule_strategy() -> impl Strategy<Value = Rule> {
-        let prefix = (
-            prop_oneof![Just(0x0a00_0000u32), Just(0x0a01_0000), any::<u32>()],
-            prop_oneof![Just(0u8), Just(8), Just(16), Just(24), 0u8..=32],
-        )
-            .prop_map(|(a, l)| Ipv4Prefix::new(a, l));
-        let range = prop_oneof![
-            Just(PortRange::ANY),
-            (0u16..8).prop_map(PortRange::exact),
-            (0u16..8, 0u16..8).prop_map(|(a, b)| PortRange {
-                lo: a.min(b),
-                hi: a.max(b)
-            }),
-        ];
-        (
-            0u32..40,
-            0u32..8,
-            (prefix.clone(), prefix),
-            (range.clone(), range),
-            prop_oneof![Just(None), Just(Some(6u8)), Just(Some(17))],
-            // Fields outside the five: checked on the rule, not the tree.
-            prop_oneof![4 => Just(None), 1 => Just(Some(5u16))],
-            0u32..100,
-        )
-            .prop_map(|(id, prio, (s, d), (sp, dp), proto, vlan, action)| {
-                let mut t = Ternary::ANY.src_ip(s).dst_ip(d);
-                if let Some(p) = proto {
-                    t = t.proto(p, 0xff);
-                }
-                if vlan.is_some() {
-                    t = t.vlan(vlan);
-                }
-                Rule::new(id, prio, t, action).with_ports(sp, dp)
-            })
-    }
 
     #[derive(Debug, Clone)]
     enum Op {
@@ -294,7 +245,7 @@ mod tests {
         fn agrees_with_linear(
             first in proptest::collection::vec(rule_strategy(), 0..60),
             ops in proptest::collection::vec(prop_oneof![3 => rule_strategy().prop_map(Op::Insert), 2 => (0u32..40).prop_map(Op::Remove)], 0..150),
-            probes in proptest::collection::vec((prop_oneof![Just(0x0a00_0001u32), Just(0x0a01_0203), any::<u32>()], prop_oneof![Just(0x0a00_0001u32), Just(0x0a01_0203), any::<u32>()], 0u16..10, 0u16..10, prop_oneof![Just(6u8), Just(17)]), 40),
+            probes in proptest::collection::vec(probe_strategy(), 40),
         ) {
             let mut slow = LinearClassifier::new();
             for r in &first {
@@ -302,7 +253,7 @@ mod tests {
             }
             let mut fast = TreeClassifier::build(first);
             let check = |fast: &TreeClassifier, slow: &LinearClassifier| -> Result<(), TestCaseError> {
-                let keys: Vec<Key> = probes.iter().map(|&(s, d, sp, dp, p)| key(s, d, sp, dp, p)).collect();
+                let keys: Vec<Key> = probes.iter().map(|&(s, d, sp, dp, p)| probe_key(s, d, sp, dp, p)).collect();
                 let mut batch = vec![None; keys.len()];
                 fast.lookup_batch(&keys, &mut batch);
                 for (k, b) in keys.iter().zip(batch) {
