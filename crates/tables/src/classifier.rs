@@ -360,7 +360,7 @@ mod tests {
     use super::*;
     use crate::linear::LinearClassifier;
     use crate::rule::Ternary;
-    use crate::testing::{key, probe_key, probe_strategy, rule_strategy};
+    use crate::testing::{Op, key, op_strategy, probe_key, probe_strategy};
     use proptest::prelude::*;
 
     #[test]
@@ -407,16 +407,10 @@ mod tests {
         assert_eq!(c.lookup(&key(0, 0, 0, 1024, 6)).unwrap().action, 1);
     }
 
-    #[derive(Debug, Clone)]
-    enum Op {
-        Insert(Rule),
-        Remove(u32),
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
         #[test]
-        fn agrees_with_linear(ops in proptest::collection::vec(prop_oneof![3 => rule_strategy().prop_map(Op::Insert), 1 => (0u32..40).prop_map(Op::Remove)], 1..60),
+        fn agrees_with_linear(ops in proptest::collection::vec(op_strategy(1), 1..60),
                               probes in proptest::collection::vec(probe_strategy(), 40)) {
             let mut fast = Classifier::new();
             let mut slow = LinearClassifier::new();

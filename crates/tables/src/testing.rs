@@ -81,3 +81,19 @@ pub fn rule_strategy() -> impl Strategy<Value = Rule> {
             Rule::new(id, prio, t, action).with_ports(sp, dp)
         })
 }
+
+/// A change to a classifier.
+#[derive(Debug, Clone)]
+pub enum Op {
+    Insert(Rule),
+    Remove(u32),
+}
+
+/// Changes: three inserts (of [`rule_strategy`]'s rules) to `removes`
+/// removals of an id that may or may not be present.
+pub fn op_strategy(removes: u32) -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => rule_strategy().prop_map(Op::Insert),
+        removes => (0u32..40).prop_map(Op::Remove),
+    ]
+}

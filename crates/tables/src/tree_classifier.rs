@@ -228,14 +228,8 @@ impl TreeClassifier {
 mod tests {
     use super::*;
     use crate::linear::LinearClassifier;
-    use crate::testing::{probe_key, probe_strategy, rule_strategy};
+    use crate::testing::{Op, op_strategy, probe_key, probe_strategy, rule_strategy};
     use proptest::prelude::*;
-
-    #[derive(Debug, Clone)]
-    enum Op {
-        Insert(Rule),
-        Remove(u32),
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
@@ -244,7 +238,7 @@ mod tests {
         #[test]
         fn agrees_with_linear(
             first in proptest::collection::vec(rule_strategy(), 0..60),
-            ops in proptest::collection::vec(prop_oneof![3 => rule_strategy().prop_map(Op::Insert), 2 => (0u32..40).prop_map(Op::Remove)], 0..150),
+            ops in proptest::collection::vec(op_strategy(2), 0..150),
             probes in proptest::collection::vec(probe_strategy(), 40),
         ) {
             let mut slow = LinearClassifier::new();
