@@ -22,10 +22,9 @@ use anyhow::{Context, Result, bail};
 use prism_io::seqpacket::SeqPacket;
 use prism_io::sys::{self, Signal};
 use prism_node::pin_to_core;
-use prism_pipeline::traffic::{FrameSpec, build};
-use prism_pipeline::{Action, ForwardingSpec, NetworkSpec, Substrate, Tier};
+use prism_pipeline::Substrate;
 use prism_tables::Ipv4Prefix;
-use prism_wire::{EthernetAddress, Ipv4Address};
+use prism_testbed::bench::l3fwd::{self, frames, substrate};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -148,39 +147,6 @@ impl Drop for L3fwd {
     }
 }
 
-/// The MACs l3fwd writes: its null port's address is random, and its
-/// default destination for port 1 is 02:00:00:00:00:01.
-const DST_MAC: [u8; 6] = [2, 0, 0, 0, 0, 1];
-
-/// One network routing `routes` to port 1 as l3fwd does (TTL, both MACs),
-/// reached by default (l3fwd maps nothing).
-fn substrate(routes: &[Ipv4Prefix]) -> Result<Substrate> {
-    let mut s = Substrate::new(
-        prism_pipeline::device::profile("alveo-u280")
-            .context("profile")?
-            .clone(),
-        2,
-    );
-    let action = Action {
-        out_port: Some(1),
-        decrement_ttl: true,
-        set_src_mac: Some(EthernetAddress([2, 0, 0, 0, 0, 0xfe])),
-        set_dst_mac: Some(EthernetAddress(DST_MAC)),
-        ..Action::default()
-    };
-    s.add_network(NetworkSpec {
-        name: "l3fwd".into(),
-        tier: Tier::Hardware,
-        mapping: vec![],
-        forwarding: ForwardingSpec::Destination(routes.iter().map(|p| (*p, action)).collect()),
-        rate_limit: None,
-        software_channel: None,
-        quantum: 1514,
-    })?;
-    s.set_default_network(Some("l3fwd"))?;
-    Ok(s)
-}
-
 /// Runs Prism's pipeline over `frames` on `core` for `secs` after a short
 /// warm-up; returns Mpps and, with perf counters, cycles per packet.
 fn prism_window(
@@ -217,24 +183,6 @@ fn prism_window(
         .join()
         .expect("the measuring thread does not panic")
     })
-}
-
-fn frames(dsts: &[u32], size: usize) -> Vec<Vec<u8>> {
-    dsts.iter()
-        .map(|d| {
-            build(
-                &FrameSpec {
-                    src_mac: EthernetAddress([2, 0, 0, 0, 0, 2]),
-                    dst_mac: EthernetAddress([2, 0, 0, 0, 0, 3]),
-                    src: Ipv4Address([10, 0, 0, 1]),
-                    dst: Ipv4Address::from_u32(*d),
-                    frame_len: size - 4, // the FCS is the NIC's
-                    ..FrameSpec::default()
-                },
-                b"PRSM",
-            )
-        })
-        .collect()
 }
 
 fn write_pcap(path: &Path, frames: &[Vec<u8>]) -> Result<()> {
@@ -317,10 +265,7 @@ pub fn run(args: &PeersArgs, clock: &Clock, work: &Path) -> Result<Vec<Row>> {
         println!("  forwarding: skipped (no --l3fwd; bench/peers/run builds it)");
         return Ok(rows);
     };
-    // l3fwd's own table: 198.18.0.0/24 .. 198.18.15.0/24.
-    let small: Vec<Ipv4Prefix> = (0..16u32)
-        .map(|i| Ipv4Prefix::new(0xc612_0000 | (i << 8), 24))
-        .collect();
+    let small = l3fwd::routes();
     let dsts: Vec<u32> = prism_testbed::tables::addresses(&small, 4096, true, 11);
     rows.extend(compare(
         "16 routes",

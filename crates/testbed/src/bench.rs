@@ -7,6 +7,7 @@
 //! another clock. Nothing here is a model: it is the real code on real data.
 
 pub mod classify;
+pub mod l3fwd;
 pub mod scale;
 
 use crate::tables as tables_cmd;
@@ -261,6 +262,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
         }
     }
+    l3fwd::run(args, reps, &mut push)?;
     scale::run(args, reps, &mut push)?;
     // The control side: a scenario of n software networks loaded (parsed,
     // compiled, placed, published); per network, so linear means flat.
