@@ -113,23 +113,10 @@ pub fn apply(
         set_ethertype(pkt, l3, ethertype::IPV4);
         routed = l3;
     }
-    if action.decrement_ttl {
-        // The header was validated by the parser: TTL at 8, checksum at 10.
-        let Some(h) = pkt
-            .data_mut()
-            .get_mut(routed..)
-            .and_then(|x| x.first_chunk_mut::<12>())
-        else {
-            return Verdict::Drop(ActionDrop::NotIpv4);
-        };
-        if h[8] <= 1 {
-            return Verdict::Drop(ActionDrop::TtlExpired);
-        }
-        let old = u16::from_be_bytes([h[8], h[9]]);
-        h[8] -= 1;
-        let c =
-            prism_wire::checksum::update16(u16::from_be_bytes([h[10], h[11]]), old, old - 0x0100);
-        h[10..12].copy_from_slice(&c.to_be_bytes());
+    if action.decrement_ttl
+        && let Err(r) = decrement_ttl(pkt, routed)
+    {
+        return Verdict::Drop(r);
     }
     if let Some(svc) = &action.service {
         if action.ipip == IpipOp::Decap {
@@ -185,17 +172,7 @@ pub fn apply(
         d[12..14].copy_from_slice(&tpid.to_be_bytes());
         d[14..16].copy_from_slice(&(vid & 0x0fff).to_be_bytes());
     }
-    if action.set_src_mac.is_some() || action.set_dst_mac.is_some() {
-        // Every parsed frame has at least its 14-byte Ethernet header.
-        if let Some(macs) = pkt.data_mut().first_chunk_mut::<12>() {
-            if let Some(m) = action.set_dst_mac {
-                macs[0..6].copy_from_slice(&m.0);
-            }
-            if let Some(m) = action.set_src_mac {
-                macs[6..12].copy_from_slice(&m.0);
-            }
-        }
-    }
+    rewrite_macs(pkt, action.set_dst_mac, action.set_src_mac);
     if let Some(ch) = action.to_software {
         return Verdict::Software(ch);
     }
@@ -203,6 +180,103 @@ pub fn apply(
         Some(p) => Verdict::Output(p),
         None => Verdict::Drop(ActionDrop::NoOutputPort),
     }
+}
+
+/// Decrements the TTL of the IPv4 header at `routed`, with an RFC 1624
+/// checksum update.
+#[inline]
+fn decrement_ttl(pkt: &mut Packet, routed: usize) -> Result<(), ActionDrop> {
+    // The header was validated by the parser: TTL at 8, checksum at 10.
+    let Some(h) = pkt
+        .data_mut()
+        .get_mut(routed..)
+        .and_then(|x| x.first_chunk_mut::<12>())
+    else {
+        return Err(ActionDrop::NotIpv4);
+    };
+    if h[8] <= 1 {
+        return Err(ActionDrop::TtlExpired);
+    }
+    let old = u16::from_be_bytes([h[8], h[9]]);
+    h[8] -= 1;
+    let c = prism_wire::checksum::update16(u16::from_be_bytes([h[10], h[11]]), old, old - 0x0100);
+    h[10..12].copy_from_slice(&c.to_be_bytes());
+    Ok(())
+}
+
+#[inline]
+fn rewrite_macs(pkt: &mut Packet, dst: Option<EthernetAddress>, src: Option<EthernetAddress>) {
+    if dst.is_none() && src.is_none() {
+        return;
+    }
+    // Every parsed frame has at least its 14-byte Ethernet header.
+    if let Some(macs) = pkt.data_mut().first_chunk_mut::<12>() {
+        if let Some(m) = dst {
+            macs[0..6].copy_from_slice(&m.0);
+        }
+        if let Some(m) = src {
+            macs[6..12].copy_from_slice(&m.0);
+        }
+    }
+}
+
+/// A router hop, the common action result: TTL decrement, MAC rewrite and
+/// a port, nothing else. The pipeline compiles each such action into a
+/// `Hop` and applies it with [`apply_hop`], which skips the tests for
+/// everything a hop does not do (drop, IPIP, services, VLAN, software) and
+/// is small enough to inline into the batch loop; [`apply`] remains the
+/// reference it must agree with (`tests/hop_fast_path.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hop {
+    pub port: u16,
+    pub decrement_ttl: bool,
+    pub set_dst_mac: Option<EthernetAddress>,
+    pub set_src_mac: Option<EthernetAddress>,
+}
+
+impl Hop {
+    /// The hop `action` is, if it is one.
+    pub fn of(action: &Action) -> Option<Hop> {
+        let plain = Action {
+            out_port: action.out_port,
+            set_src_mac: action.set_src_mac,
+            set_dst_mac: action.set_dst_mac,
+            decrement_ttl: action.decrement_ttl,
+            ..Action::default()
+        };
+        match action.out_port {
+            Some(port) if plain == *action => Some(Hop {
+                port,
+                decrement_ttl: action.decrement_ttl,
+                set_dst_mac: action.set_dst_mac,
+                set_src_mac: action.set_src_mac,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Applies a hop: what [`apply`] does with the same action.
+#[inline(always)]
+pub fn apply_hop(hop: &Hop, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
+    if info.is_ipv4() {
+        pkt.truncate(usize::from(info.l3_end));
+    }
+    if hop.decrement_ttl {
+        if !info.is_ipv4() {
+            return Verdict::Drop(ActionDrop::NotIpv4);
+        }
+        let routed = if info.is_ipip() {
+            info.inner_l3_offset
+        } else {
+            info.l3_offset
+        };
+        if let Err(r) = decrement_ttl(pkt, usize::from(routed)) {
+            return Verdict::Drop(r);
+        }
+    }
+    rewrite_macs(pkt, hop.set_dst_mac, hop.set_src_mac);
+    Verdict::Output(hop.port)
 }
 
 /// Sets the EtherType that precedes the L3 header at `l3`.

@@ -4,7 +4,7 @@
 //! every change and publishes it with one atomic pointer store; a pipeline
 //! picks it up at its next batch. No packet ever sees a half-updated table.
 
-use crate::action::Action;
+use crate::action::{Action, Hop};
 use crate::matching::Forwarding;
 use prism_tables::Classifier;
 use serde::Serialize;
@@ -41,6 +41,9 @@ pub struct Network {
     pub forwarding: Forwarding,
     /// Action results; forwarding tables hold indices into this.
     pub actions: Vec<Action>,
+    /// `Hop::of` each action, by the same index: the fast path's form of
+    /// the common router hop.
+    pub hops: Vec<Option<Hop>>,
     pub software_channel: u8,
     /// DRR quantum in bytes.
     pub quantum: u32,

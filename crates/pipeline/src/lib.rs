@@ -27,7 +27,7 @@ pub mod tap;
 pub mod testbed;
 pub mod traffic;
 
-pub use action::{Action, IpipOp, Verdict, VlanOp};
+pub use action::{Action, Hop, IpipOp, Verdict, VlanOp, apply, apply_hop};
 pub use counters::{CounterSnapshot, Counters, NetworkCounters};
 pub use dataplane::{Dataplane, Network, Tier};
 pub use device::{DeviceProfile, HardwareTier, ModuleKind, PROFILES, PlacementError};

@@ -281,14 +281,19 @@ impl Pipeline {
             if *fate != Fate::Pending {
                 continue;
             }
-            let Some(a) = dp
-                .network(*net)
-                .and_then(|n| n.actions.get(*action as usize))
-            else {
+            let Some(n) = dp.network(*net) else {
+                continue;
+            };
+            let a = *action as usize;
+            let (Some(hop), Some(general)) = (n.hops.get(a), n.actions.get(a)) else {
                 continue;
             };
             seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
-            *fate = match action::apply(a, pkt, info, &mut self.services) {
+            let verdict = match hop {
+                Some(hop) => action::apply_hop(hop, pkt, info),
+                None => action::apply(general, pkt, info, &mut self.services),
+            };
+            *fate = match verdict {
                 Verdict::Output(port) => Fate::Output(port),
                 Verdict::Software(ch) => Fate::Software(ch),
                 Verdict::Drop(r) => Fate::Drop(*net, DropReason::Action(r)),

@@ -7,7 +7,7 @@
 //! [`Dataplane`]. This is the object a live node's API drives; placement is a
 //! run-time property so a later migration only calls [`Substrate::set_tier`].
 
-use crate::action::Action;
+use crate::action::{Action, Hop};
 use crate::dataplane::{Dataplane, Network, SHARED_CHANNEL, SOFTWARE_CHANNELS, Tier};
 use crate::device::{DeviceProfile, HardwareTier, ModuleKind, PlacementError};
 use crate::matching::Forwarding;
@@ -555,6 +555,7 @@ pub fn compile(spec: &NetworkSpec) -> Result<Network, SubstrateError> {
         name: spec.name.clone(),
         tier: spec.tier,
         forwarding,
+        hops: actions.iter().map(Hop::of).collect(),
         actions,
         software_channel: spec.software_channel.unwrap_or(SHARED_CHANNEL),
         quantum: spec.quantum,
