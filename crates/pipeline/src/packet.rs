@@ -34,16 +34,20 @@ pub struct Packet {
 }
 
 impl Packet {
+    #[inline]
     pub fn data(&self) -> &[u8] {
         &self.buf.0[usize::from(self.start)..usize::from(self.start) + usize::from(self.len)]
     }
+    #[inline]
     pub fn data_mut(&mut self) -> &mut [u8] {
         let s = usize::from(self.start);
         &mut self.buf.0[s..s + usize::from(self.len)]
     }
+    #[inline]
     pub fn len(&self) -> usize {
         usize::from(self.len)
     }
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -52,6 +56,7 @@ impl Packet {
     }
 
     /// Replaces the frame with `frame`; false if it does not fit.
+    #[inline]
     pub fn set_frame(&mut self, frame: &[u8]) -> bool {
         if frame.len() > MAX_FRAME {
             return false;
@@ -110,6 +115,7 @@ impl Packet {
     }
 
     /// Cuts the frame to `len` bytes (to drop link-layer padding).
+    #[inline]
     pub fn truncate(&mut self, len: usize) {
         if len < self.len() {
             self.len = len as u16;
@@ -161,6 +167,7 @@ impl PacketPool {
     }
 
     /// A buffer holding `frame`, or `None` if the pool is empty or the frame too long.
+    #[inline]
     pub fn packet(&mut self, frame: &[u8], port: u16, timestamp_ns: u64) -> Option<Packet> {
         if frame.len() > MAX_FRAME {
             return None;
@@ -173,6 +180,7 @@ impl PacketPool {
         Some(p)
     }
 
+    #[inline]
     pub fn recycle(&mut self, p: Packet) {
         self.free.push(p);
     }
