@@ -341,7 +341,7 @@ impl Pipeline {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn send_to_output(&mut self, pkt: Packet, now_ns: u64) {
         let net = pkt.network;
         self.counters.stages[Stage::Output as usize].add(pkt.len());
