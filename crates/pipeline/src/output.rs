@@ -177,7 +177,13 @@ impl OutputStage {
             let q = &mut p.queues[usize::from(p.active[0])];
             if q.bytes <= max_bytes {
                 sent = q.bytes;
-                out.extend(q.packets.drain(..));
+                // As a Vec, the queue's packets leave in one copy, where a
+                // drain moves them one by one. Neither conversion allocates
+                // (the deque starts at its buffer's front once emptied, so
+                // it is not rotated either).
+                let mut v = Vec::from(std::mem::take(&mut q.packets));
+                out.append(&mut v);
+                q.packets = VecDeque::from(v);
                 q.bytes = 0;
                 q.deficit = 0;
                 q.active = false;
