@@ -210,6 +210,12 @@ impl OutputStage {
             }
             p.active.pop_front();
             if q.packets.is_empty() {
+                // Back to the front of its storage (`pop_front` leaves the
+                // deque's head where the last packet was): the next packet
+                // lands on the line this queue last wrote, not on a new one,
+                // so a thousand networks' queues keep a thousand hot lines,
+                // not a thousand wandering ones.
+                q.packets.clear();
                 q.deficit = 0;
                 q.active = false;
             } else {
