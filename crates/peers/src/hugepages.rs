@@ -8,6 +8,12 @@
 //! it exits); afterwards it unmounts and restores the reservation it found.
 //! Where it cannot (no hugetlbfs, or the kernel grants too few pages), the
 //! peers run on ordinary memory (`--no-huge`) and the run's header says so.
+//!
+//! A run killed before it could clean up (SIGKILL leaves no chance) would
+//! leave the pages reserved and the hugetlbfs mounted: the reservation it
+//! found is written to `hugepages.before` in the work directory while the
+//! run holds the pages, and the next run, finding that file, unmounts and
+//! restores first, and says so.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,6 +37,9 @@ pub struct HugePages {
 impl HugePages {
     /// Reserves pages and mounts a hugetlbfs under `work`, or explains why not.
     pub fn reserve(work: &Path) -> Self {
+        if let Some(note) = recover(work) {
+            println!("  {note}");
+        }
         let mut h = HugePages {
             before: read_nr(),
             mount: None,
@@ -75,14 +84,52 @@ impl HugePages {
             return Err(format!("mounting hugetlbfs at {} failed", dir.display()));
         }
         self.mount = Some(dir.clone());
+        // Where a killed run's leftovers are recovered from (`recover`).
+        let _ = std::fs::write(marker(work), before.to_string());
         Ok(dir)
     }
+}
+
+fn marker(work: &Path) -> PathBuf {
+    work.join("hugepages.before")
+}
+
+/// Undoes what a killed run left: its mount and its reservation, from the
+/// marker it wrote. Returns what it did, if anything.
+fn recover(work: &Path) -> Option<String> {
+    let before: u64 = std::fs::read_to_string(marker(work))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    let dir = work.join("hugepages");
+    let mounted = std::fs::read_to_string("/proc/mounts").is_ok_and(|m| {
+        m.lines()
+            .any(|l| l.split_whitespace().nth(1) == Some(&dir.display().to_string()))
+    });
+    if mounted {
+        let _ = Command::new("umount").arg(&dir).status();
+    }
+    let _ = std::fs::write(NR, before.to_string());
+    let _ = std::fs::remove_file(marker(work));
+    Some(format!(
+        "a previous run was killed before cleaning up: unmounted {} ({}), huge page reservation restored to {before}",
+        dir.display(),
+        if mounted {
+            "was mounted"
+        } else {
+            "was not mounted"
+        }
+    ))
 }
 
 impl Drop for HugePages {
     fn drop(&mut self) {
         if let Some(dir) = &self.mount {
             let _ = Command::new("umount").arg(dir).status();
+            if let Some(work) = dir.parent() {
+                let _ = std::fs::remove_file(marker(work));
+            }
         }
         if let Some(before) = self.before
             && read_nr() != Some(before)
