@@ -99,11 +99,7 @@ pub fn apply(
     if is_ipv4 {
         pkt.truncate(usize::from(info.l3_end));
     }
-    let mut routed = if info.is_ipip() {
-        usize::from(info.inner_l3_offset)
-    } else {
-        l3
-    };
+    let mut routed = routed_header(info);
     if action.ipip == IpipOp::Decap {
         if !info.is_ipip() {
             return Verdict::Drop(ActionDrop::NotIpip);
@@ -180,6 +176,16 @@ pub fn apply(
         Some(p) => Verdict::Output(p),
         None => Verdict::Drop(ActionDrop::NoOutputPort),
     }
+}
+
+/// Where the routed IPv4 header starts: the inner one of an IPIP packet.
+#[inline]
+fn routed_header(info: &PacketInfo) -> usize {
+    usize::from(if info.is_ipip() {
+        info.inner_l3_offset
+    } else {
+        info.l3_offset
+    })
 }
 
 /// Decrements the TTL of the IPv4 header at `routed`, with an RFC 1624
@@ -266,12 +272,7 @@ pub fn apply_hop(hop: &Hop, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
         if !info.is_ipv4() {
             return Verdict::Drop(ActionDrop::NotIpv4);
         }
-        let routed = if info.is_ipip() {
-            info.inner_l3_offset
-        } else {
-            info.l3_offset
-        };
-        if let Err(r) = decrement_ttl(pkt, usize::from(routed)) {
+        if let Err(r) = decrement_ttl(pkt, routed_header(info)) {
             return Verdict::Drop(r);
         }
     }
