@@ -5,8 +5,8 @@
 //! picks it up at its next batch. No packet ever sees a half-updated table.
 
 use crate::action::{Action, Hop};
+use crate::mapping::Mapping;
 use crate::matching::Forwarding;
-use prism_tables::Classifier;
 use serde::Serialize;
 
 /// Which tier forwards a network.
@@ -62,7 +62,7 @@ pub struct Dataplane {
     pub generation: u64,
     pub ports: u16,
     /// Network mapping (the design-select table): rule action = network id.
-    pub mapping: Classifier,
+    pub mapping: Mapping,
     pub default_network: Option<u16>,
     /// Indexed by network id; removed networks leave a hole so ids stay stable.
     pub networks: Vec<Option<Network>>,
@@ -73,7 +73,7 @@ impl Dataplane {
         Self {
             generation: 0,
             ports,
-            mapping: Classifier::new(),
+            mapping: Mapping::default(),
             default_network: None,
             networks: Vec::new(),
         }

@@ -133,7 +133,7 @@ impl Pipeline {
             })
             .collect();
         self.output.configure(&cfg);
-        self.needs_key = !dp.mapping.is_empty()
+        self.needs_key = !(dp.mapping.is_empty() || dp.mapping.by_destination())
             || dp
                 .networks
                 .iter()
@@ -212,10 +212,10 @@ impl Pipeline {
         self.counters.rx_bytes += rx_bytes;
         self.counters.stages[Stage::Parse as usize].add_batch(n, rx_bytes);
         // Stage 2: network mapping (the design-select table).
-        let mapping = (!dp.mapping.is_empty()).then_some(&dp.mapping);
         let mut seen = (0usize, 0u64);
-        for (((pkt, key), net), fate) in batch
+        for ((((pkt, info), key), net), fate) in batch
             .iter()
+            .zip(info.iter())
             .zip(key.iter())
             .zip(net.iter_mut())
             .zip(fate.iter_mut())
@@ -224,8 +224,8 @@ impl Pipeline {
                 continue;
             }
             seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
-            let id = match mapping.and_then(|m| m.lookup(key)) {
-                Some(m) => m.action as u16,
+            let id = match dp.mapping.network(info.key.dst_ip, key) {
+                Some(n) => n as u16,
                 None => dp.default_network.unwrap_or(NO_NET),
             };
             let Some(network) = dp.network(id) else {

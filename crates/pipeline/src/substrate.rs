@@ -10,6 +10,7 @@
 use crate::action::{Action, Hop};
 use crate::dataplane::{Dataplane, Network, SHARED_CHANNEL, SOFTWARE_CHANNELS, Tier};
 use crate::device::{DeviceProfile, HardwareTier, ModuleKind, PlacementError};
+use crate::mapping::Mapping;
 use crate::matching::Forwarding;
 use arc_swap::ArcSwap;
 use prism_tables::{
@@ -452,17 +453,16 @@ impl Substrate {
             return;
         }
         self.generation += 1;
-        let mut mapping = Classifier::new();
-        let mut next_id = 0u32;
+        let mut rules = Vec::with_capacity(self.mapping_rules);
         for (id, spec) in self.networks() {
             for m in &spec.mapping {
-                mapping.insert(
-                    Rule::new(next_id, m.priority, m.fields, u32::from(id))
+                rules.push(
+                    Rule::new(rules.len() as u32, m.priority, m.fields, u32::from(id))
                         .with_ports(m.src_port, m.dst_port),
                 );
-                next_id += 1;
             }
         }
+        let mapping = Mapping::new(&rules);
         let dp = Dataplane {
             generation: self.generation,
             ports: self.ports,

@@ -23,7 +23,7 @@
 //! network; with a thousand networks each one a miss). This is the root skip
 //! of a path-compressed trie (LC-tries' and Patricia's "skip"). An insert
 //! outside `C` rebuilds the table with a shorter skip, so a table pays the
-//! rebuild at most once per bit it loses. Tables with a 24-bit first level
+//! rebuild at most once per byte it loses. Tables with a 24-bit first level
 //! (Internet-sized, which hold prefixes everywhere) never skip.
 //!
 //! Lookups read only the entry array and never allocate.
@@ -307,18 +307,21 @@ impl LpmTable {
         if !self.may_skip {
             return Ok(());
         }
+        // Whole bytes only: the levels then end where they would without
+        // the skip (on /16, /24, /32), so no prefix expands into more
+        // entries or levels than in the plain trie.
         let cap = 32 - self.first_stride;
-        let want = if self.rules.is_empty() {
-            u32::from(prefix.len()).min(cap)
+        let len = u32::from(prefix.len());
+        let shared = if self.rules.is_empty() {
+            len
         } else {
-            let shared = ((prefix.addr() ^ self.skip_addr).leading_zeros())
-                .min(u32::from(prefix.len()))
-                .min(self.skip);
-            if shared == self.skip {
-                return Ok(());
-            }
-            shared
+            let common = (prefix.addr() ^ self.skip_addr).leading_zeros();
+            common.min(len).min(self.skip)
         };
+        let want = shared.min(cap) / 8 * 8;
+        if !self.rules.is_empty() && want == self.skip {
+            return Ok(());
+        }
         self.rebuild(Ipv4Prefix::new(
             prefix.addr() & mask(want as u8),
             want as u8,
@@ -684,7 +687,7 @@ mod tests {
         // A route elsewhere shrinks the skip to what both share and keeps
         // every answer.
         t.insert(p("10.1.3.0/24"), 99).unwrap();
-        assert_eq!(t.skipped_bits(), 23);
+        assert_eq!(t.skipped_bits(), 16, "whole bytes only");
         assert_eq!(t.lookup(0x0a01_0305), Some(99));
         assert_eq!(t.lookup(0x0a01_02f5), Some(15));
         t.insert(p("0.0.0.0/0"), 7).unwrap();
