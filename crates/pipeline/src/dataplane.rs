@@ -6,7 +6,11 @@
 
 use crate::action::{Action, Hop};
 use crate::mapping::Mapping;
-use crate::matching::Forwarding;
+use crate::matching::{self, Forwarding};
+use crate::reasons::MatchDrop;
+use prism_tables::Key;
+use prism_tables::{LpmArena, LpmRef, LpmTable};
+use prism_wire::PacketInfo;
 use serde::Serialize;
 
 /// Which tier forwards a network.
@@ -56,6 +60,36 @@ pub struct Network {
     pub dark_until_ns: u64,
 }
 
+/// Largest destination table copied into the dataplane's arena (entries):
+/// the per-network tables of a many-network node are a few hundred entries
+/// each; an Internet-sized table stays where it is, read through its own
+/// header (copying 64 MiB per publication would cost more than it saves).
+const ARENA_TABLE_MAX: usize = 1 << 16;
+
+/// What the fast path reads about a network on every packet, in one
+/// record: one cache line per network instead of the three or four that
+/// `Network`'s fields span (and a line per table header and per hop table
+/// besides). Built from the networks at publication.
+#[derive(Debug, Clone, Copy)]
+pub struct NetFast {
+    pub tier: Tier,
+    pub software_channel: u8,
+    pub dark_until_ns: u64,
+    /// Destination routing in the dataplane's LPM arena, if the table is there.
+    pub destination: Option<LpmRef>,
+    /// The network's hops (`Network::hops`) start here in the hop arena.
+    hop_base: u32,
+    actions: u32,
+}
+
+/// A destination table small enough for the arena.
+fn arena_table(n: &Network) -> Option<&LpmTable> {
+    match &n.forwarding {
+        Forwarding::Destination(t) if t.entries().len() <= ARENA_TABLE_MAX => Some(t),
+        _ => None,
+    }
+}
+
 /// Everything the pipeline reads, for one configuration generation.
 #[derive(Debug, Clone)]
 pub struct Dataplane {
@@ -66,21 +100,97 @@ pub struct Dataplane {
     pub default_network: Option<u16>,
     /// Indexed by network id; removed networks leave a hole so ids stay stable.
     pub networks: Vec<Option<Network>>,
+    /// Derived from `networks` by [`Dataplane::new`], by the same index.
+    fast: Vec<Option<NetFast>>,
+    lpms: LpmArena,
+    hops: Vec<Option<Hop>>,
 }
 
 impl Dataplane {
     pub fn empty(ports: u16) -> Self {
+        Self::new(0, ports, Mapping::default(), None, Vec::new())
+    }
+
+    pub fn new(
+        generation: u64,
+        ports: u16,
+        mapping: Mapping,
+        default_network: Option<u16>,
+        networks: Vec<Option<Network>>,
+    ) -> Self {
+        let arena_entries = networks
+            .iter()
+            .flatten()
+            .filter_map(arena_table)
+            .map(|t| t.entries().len())
+            .sum();
+        let mut lpms = LpmArena::with_capacity(arena_entries);
+        let mut hops = Vec::with_capacity(networks.iter().flatten().map(|n| n.hops.len()).sum());
+        let fast = networks
+            .iter()
+            .map(|n| {
+                let n = n.as_ref()?;
+                let hop_base = hops.len() as u32;
+                hops.extend_from_slice(&n.hops);
+                Some(NetFast {
+                    tier: n.tier,
+                    software_channel: n.software_channel,
+                    dark_until_ns: n.dark_until_ns,
+                    destination: arena_table(n).and_then(|t| lpms.add(t)),
+                    hop_base,
+                    actions: n.hops.len() as u32,
+                })
+            })
+            .collect();
         Self {
-            generation: 0,
+            generation,
             ports,
-            mapping: Mapping::default(),
-            default_network: None,
-            networks: Vec::new(),
+            mapping,
+            default_network,
+            networks,
+            fast,
+            lpms,
+            hops,
         }
     }
 
     pub fn network(&self, id: u16) -> Option<&Network> {
         self.networks.get(usize::from(id)).and_then(Option::as_ref)
+    }
+
+    /// The fast path's record of network `id`.
+    #[inline(always)]
+    pub fn fast(&self, id: u16) -> Option<&NetFast> {
+        self.fast.get(usize::from(id)).and_then(Option::as_ref)
+    }
+
+    /// The action network `f` chooses for a packet: by its arena table when
+    /// it has one there, else by its own forwarding table.
+    #[inline(always)]
+    pub fn decide(
+        &self,
+        id: u16,
+        f: &NetFast,
+        info: &PacketInfo,
+        key: &Key,
+    ) -> Option<Result<u32, MatchDrop>> {
+        if let Some(r) = &f.destination
+            && info.is_ipv4()
+        {
+            let dst = matching::routed_addrs(info).1;
+            return Some(self.lpms.lookup(r, dst).ok_or(MatchDrop::NoRoute));
+        }
+        Some(matching::decide(&self.network(id)?.forwarding, info, key))
+    }
+
+    /// The hop form of action `a` of network `f` (`Some(None)`: the action
+    /// is not a plain hop; `None`: there is no action `a`).
+    #[inline(always)]
+    pub fn hop(&self, f: &NetFast, a: u32) -> Option<&Option<Hop>> {
+        if a >= f.actions {
+            return None;
+        }
+        self.hops.get((f.hop_base + a) as usize)
     }
 
     pub fn network_id(&self, name: &str) -> Option<u16> {

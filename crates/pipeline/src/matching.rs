@@ -41,8 +41,10 @@ impl Forwarding {
     }
 }
 
+/// (source, destination) as routing reads them: the inner addresses of an
+/// IPIP packet, the outer ones otherwise.
 #[inline]
-fn addrs(info: &PacketInfo) -> (u32, u32) {
+pub fn routed_addrs(info: &PacketInfo) -> (u32, u32) {
     let k = &info.key;
     if info.is_ipip() {
         (k.inner_src_ip, k.inner_dst_ip)
@@ -60,7 +62,7 @@ pub fn decide(f: &Forwarding, info: &PacketInfo, key: &Key) -> Result<u32, Match
     if let Forwarding::Destination(t) = f
         && info.is_ipv4()
     {
-        return t.lookup(addrs(info).1).ok_or(MatchDrop::NoRoute);
+        return t.lookup(routed_addrs(info).1).ok_or(MatchDrop::NoRoute);
     }
     decide_other(f, info, key)
 }
@@ -76,10 +78,10 @@ fn decide_other(f: &Forwarding, info: &PacketInfo, key: &Key) -> Result<u32, Mat
                 .ok_or(MatchDrop::NoRoute);
         }
         _ if !info.is_ipv4() => return Err(MatchDrop::NotIpv4),
-        Forwarding::Destination(t) => t.lookup(addrs(info).1),
-        Forwarding::Source(t) => t.lookup(addrs(info).0),
+        Forwarding::Destination(t) => t.lookup(routed_addrs(info).1),
+        Forwarding::Source(t) => t.lookup(routed_addrs(info).0),
         Forwarding::Flow(t) => {
-            let (s, d) = addrs(info);
+            let (s, d) = routed_addrs(info);
             t.lookup(s, d)
         }
     };

@@ -80,6 +80,11 @@ pub struct OutputConfig {
 #[derive(Debug, Default)]
 pub struct OutputStage {
     ports: Vec<PortQueues>,
+    /// Whether network i has a bucket: a byte per network, read for every
+    /// packet, where the buckets (40 bytes each) are read only for the
+    /// networks that have one. With a thousand networks that is 16 cache
+    /// lines instead of 640.
+    limited: Vec<bool>,
     buckets: Vec<Option<TokenBucket>>,
     quanta: Vec<usize>,
     queue_limit: usize,
@@ -89,6 +94,7 @@ impl OutputStage {
     pub fn new(ports: u16, queue_limit: usize) -> Self {
         Self {
             ports: (0..ports).map(|_| PortQueues::default()).collect(),
+            limited: Vec::new(),
             buckets: Vec::new(),
             quanta: Vec::new(),
             queue_limit,
@@ -101,12 +107,14 @@ impl OutputStage {
         for (i, n) in nets.iter().enumerate() {
             if i >= self.buckets.len() {
                 self.buckets.push(None);
+                self.limited.push(false);
                 self.quanta.push(0);
             }
             let keep = self.buckets[i].is_some_and(|b| Some((b.rate_bps, b.burst_bytes)) == n.rate);
             if !keep {
                 self.buckets[i] = n.rate.map(|(r, b)| TokenBucket::new(r, b));
             }
+            self.limited[i] = self.buckets[i].is_some();
             self.quanta[i] = n.quantum.max(1);
         }
         let limit = self.queue_limit;
@@ -138,7 +146,8 @@ impl OutputStage {
             return Err((pkt, OutputDrop::NoSuchPort));
         };
         let n = usize::from(net);
-        if let Some(Some(b)) = self.buckets.get_mut(n)
+        if self.limited.get(n) == Some(&true)
+            && let Some(Some(b)) = self.buckets.get_mut(n)
             && !b.take(pkt.len(), now_ns)
         {
             return Err((pkt, OutputDrop::RateLimited));

@@ -19,7 +19,6 @@ use crate::counters::{
 };
 use crate::dataplane::{Dataplane, Tier};
 use crate::fate::{Fate, NO_NET};
-use crate::matching;
 use crate::output::{OutputConfig, OutputStage};
 use crate::packet::{Packet, PacketPool};
 use crate::reasons::{DropReason, HardwareDrop, MapDrop, SoftwareDrop};
@@ -228,7 +227,7 @@ impl Pipeline {
                 Some(n) => n as u16,
                 None => dp.default_network.unwrap_or(NO_NET),
             };
-            let Some(network) = dp.network(id) else {
+            let Some(network) = dp.fast(id) else {
                 *fate = Fate::Drop(NO_NET, DropReason::Map(MapDrop::NoNetwork));
                 continue;
             };
@@ -259,13 +258,14 @@ impl Pipeline {
             if *fate != Fate::Pending {
                 continue;
             }
-            let Some(network) = dp.network(*net) else {
+            let Some(network) = dp.fast(*net) else {
                 continue;
             };
             seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
-            match matching::decide(&network.forwarding, info, key) {
-                Ok(a) => *action = a,
-                Err(r) => *fate = Fate::Drop(*net, DropReason::Match(r)),
+            match dp.decide(*net, network, info, key) {
+                Some(Ok(a)) => *action = a,
+                Some(Err(r)) => *fate = Fate::Drop(*net, DropReason::Match(r)),
+                None => {}
             }
         }
         self.counters.stages[Stage::Matching as usize].add_batch(seen.0, seen.1);
@@ -281,17 +281,19 @@ impl Pipeline {
             if *fate != Fate::Pending {
                 continue;
             }
-            let Some(n) = dp.network(*net) else {
-                continue;
-            };
-            let a = *action as usize;
-            let (Some(hop), Some(general)) = (n.hops.get(a), n.actions.get(a)) else {
+            let Some(hop) = dp.fast(*net).and_then(|f| dp.hop(f, *action)) else {
                 continue;
             };
             seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
             let verdict = match hop {
                 Some(hop) => action::apply_hop(hop, pkt, info),
-                None => action::apply(general, pkt, info, &mut self.services),
+                None => match dp
+                    .network(*net)
+                    .and_then(|n| n.actions.get(*action as usize))
+                {
+                    Some(general) => action::apply(general, pkt, info, &mut self.services),
+                    None => continue,
+                },
             };
             *fate = match verdict {
                 Verdict::Output(port) => Fate::Output(port),

@@ -463,22 +463,23 @@ impl Substrate {
             }
         }
         let mapping = Mapping::new(&rules);
-        let dp = Dataplane {
-            generation: self.generation,
-            ports: self.ports,
-            mapping,
-            default_network: self.default_network,
-            networks: self
-                .compiled
-                .iter()
-                .map(|n| {
-                    n.clone().map(|mut n| {
-                        n.dark_until_ns = n.slot.map_or(0, |s| self.hw.config()[s].ready_ns);
-                        n
-                    })
+        let networks = self
+            .compiled
+            .iter()
+            .map(|n| {
+                n.clone().map(|mut n| {
+                    n.dark_until_ns = n.slot.map_or(0, |s| self.hw.config()[s].ready_ns);
+                    n
                 })
-                .collect(),
-        };
+            })
+            .collect();
+        let dp = Dataplane::new(
+            self.generation,
+            self.ports,
+            mapping,
+            self.default_network,
+            networks,
+        );
         self.published.store(Arc::new(dp));
     }
 }

@@ -117,7 +117,7 @@ impl Clone for LpmTable {
 /// changes but the speed. The room matters as much: growing past it
 /// reallocates, and a move by an address not a multiple of 2 MiB splits
 /// the huge pages back into small ones.
-fn huge_zeroed(n: usize, room: usize) -> Vec<u32> {
+pub(crate) fn huge_zeroed(n: usize, room: usize) -> Vec<u32> {
     const HUGE: usize = 2 << 20;
     let mut v: Vec<u32> = Vec::with_capacity(n + room);
     let bytes = v.capacity() * std::mem::size_of::<u32>();
@@ -217,20 +217,24 @@ impl LpmTable {
     /// The trie walk for an address with the skipped bits shifted out.
     #[inline(always)]
     fn walk(&self, addr: u32) -> Option<u32> {
-        let mut shift = 32 - self.first_stride;
-        let mut e = self.entries[(addr >> shift) as usize];
-        while e & EXT != 0 {
-            shift -= 8;
-            let i = self.top_len
-                + (((e & VALUE_MASK) as usize) << 8)
-                + ((addr >> shift) & 0xff) as usize;
-            e = self.entries[i];
+        walk(&self.entries, 0, self.top_len, self.first_stride, addr)
+    }
+
+    /// What a reader needs besides the entries to look up in this table
+    /// (for tables copied into an [`crate::LpmArena`]).
+    pub fn shape(&self) -> LpmShape {
+        LpmShape {
+            first_stride: self.first_stride,
+            top_len: self.top_len as u32,
+            skip: self.skip,
+            skip_addr: self.skip_addr,
+            skip_mask: self.skip_mask,
         }
-        if e & VALID != 0 {
-            Some(e & VALUE_MASK)
-        } else {
-            None
-        }
+    }
+
+    /// The entry array: the first level, then every group.
+    pub fn entries(&self) -> &[u32] {
+        &self.entries
     }
 
     /// Looks up a batch. The first-level reads of all addresses are issued
@@ -522,6 +526,41 @@ impl LpmTable {
         let base = self.top_len + ((g as usize) << 8);
         self.entries[base..base + 256].fill(fill);
         Ok(g)
+    }
+}
+
+/// How to read an entry array: its strides and skip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LpmShape {
+    pub first_stride: u32,
+    pub top_len: u32,
+    pub skip: u32,
+    pub skip_addr: u32,
+    pub skip_mask: u32,
+}
+
+/// The walk of a table whose entries start at `entries[base]`, for an
+/// address with the skipped bits shifted out.
+#[inline(always)]
+pub(crate) fn walk(
+    entries: &[u32],
+    base: usize,
+    top_len: usize,
+    first_stride: u32,
+    addr: u32,
+) -> Option<u32> {
+    let mut shift = 32 - first_stride;
+    let mut e = entries[base + (addr >> shift) as usize];
+    while e & EXT != 0 {
+        shift -= 8;
+        let i =
+            base + top_len + (((e & VALUE_MASK) as usize) << 8) + ((addr >> shift) & 0xff) as usize;
+        e = entries[i];
+    }
+    if e & VALID != 0 {
+        Some(e & VALUE_MASK)
+    } else {
+        None
     }
 }
 
