@@ -347,7 +347,7 @@ impl Pipeline {
     fn send_to_output(&mut self, pkt: Packet, now_ns: u64) {
         let net = pkt.network;
         self.counters.stages[Stage::Output as usize].add(pkt.len());
-        if let Err((pkt, r)) = self.output.enqueue(pkt, net, now_ns) {
+        if let Err((pkt, r)) = self.output.enqueue(pkt, now_ns) {
             self.drop_packet(pkt, Some(net), DropReason::Output(r));
         }
     }
