@@ -104,6 +104,15 @@ impl Packet {
         true
     }
 
+    /// Moves the frame to the buffer's very start, leaving no headroom: for
+    /// tests of what runs when the headroom has run out.
+    #[cfg(test)]
+    pub(crate) fn spend_headroom(&mut self) {
+        let (s, len) = (usize::from(self.start), self.len());
+        self.buf.0.copy_within(s..s + len, 0);
+        self.start = 0;
+    }
+
     /// Sets the frame length (growing into the buffer's tailroom); false if
     /// it would not fit.
     pub fn set_len(&mut self, len: usize) -> bool {

@@ -168,19 +168,25 @@ pub fn apply(
     let n = payload.len();
     let room = MAX_FRAME - start;
     let out_len = match svc {
-        // The AEADs work in the packet's own buffer: one move of the
-        // payload instead of two copies through the scratch buffer.
+        // The AEADs work in the packet's own buffer. The nonce goes in
+        // front of the payload: the headers move 12 bytes into the
+        // headroom to make room for it (a move of some 42 bytes, where
+        // moving the payload would be up to 1,458), or, with no headroom
+        // left, the payload moves.
         Service::Seal { aead, key } => {
             if n + AEAD_OVERHEAD > room {
                 return Err(ActionDrop::PayloadTooLarge);
             }
             let nonce = s.next_nonce();
             let k = s.key(*aead, key).ok_or(ActionDrop::AuthFailed)?;
+            let headers_moved = pkt.insert_gap(start, 12);
             if !pkt.set_len(start + n + AEAD_OVERHEAD) {
                 return Err(ActionDrop::PayloadTooLarge);
             }
             let d = pkt.data_mut();
-            d.copy_within(start..start + n, start + 12);
+            if !headers_moved {
+                d.copy_within(start..start + n, start + 12);
+            }
             d[start..start + 12].copy_from_slice(&nonce);
             let body = &mut d[start + 12..start + 12 + n];
             let tag = s.keys[k]
@@ -209,8 +215,9 @@ pub fn apply(
                     &mut d[start + 12..end],
                 )
                 .map_err(|_| ActionDrop::AuthFailed)?;
-            d.copy_within(start + 12..start + 12 + m, start);
-            if !pkt.set_len(start + m) {
+            // The headers move 12 bytes forward over the nonce (a move of
+            // some 42 bytes, not of the payload).
+            if !pkt.remove_gap(start, 12) || !pkt.set_len(start + m) {
                 return Err(ActionDrop::PayloadTooLarge);
             }
             finish(pkt, ip, hl, m);
@@ -302,4 +309,78 @@ fn finish(pkt: &mut Packet, ip: usize, hl: usize, out_len: usize) {
         uc = 0xffff;
     }
     d[udp + 6..udp + 8].copy_from_slice(&uc.to_be_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketPool;
+
+    /// A UDP frame of `n` payload bytes from 10.0.0.1 to 10.0.0.2.
+    fn udp_frame(n: usize) -> Vec<u8> {
+        let mut f = vec![0u8; 42 + n];
+        f[12..14].copy_from_slice(&[0x08, 0x00]);
+        f[14] = 0x45;
+        f[16..18].copy_from_slice(&((28 + n) as u16).to_be_bytes());
+        f[22] = 64;
+        f[23] = protocol::UDP;
+        f[26..30].copy_from_slice(&[10, 0, 0, 1]);
+        f[30..34].copy_from_slice(&[10, 0, 0, 2]);
+        let c = checksum::checksum(&f[14..34]);
+        f[24..26].copy_from_slice(&c.to_be_bytes());
+        f[38..40].copy_from_slice(&((8 + n) as u16).to_be_bytes());
+        for (i, b) in f[42..].iter_mut().enumerate() {
+            *b = (i * 13 % 256) as u8;
+        }
+        let acc = checksum::pseudo_header_sum(
+            [10, 0, 0, 1],
+            [10, 0, 0, 2],
+            protocol::UDP,
+            (8 + n) as u16,
+        );
+        let c = match !checksum::fold(checksum::sum(acc, &f[34..])) {
+            0 => 0xffff,
+            c => c,
+        };
+        f[40..42].copy_from_slice(&c.to_be_bytes());
+        f
+    }
+
+    /// With no headroom left the payload moves instead of the headers: the
+    /// same bytes either way, and both open back to the frame they were.
+    #[test]
+    fn seal_and_open_without_headroom_give_the_same_bytes() {
+        let mut pool = PacketPool::new(4);
+        for aead in [Aead::ChaCha20Poly1305, Aead::Aes128Gcm] {
+            let key = [7u8; 32];
+            for n in [0usize, 1, 100, 1458] {
+                let frame = udp_frame(n);
+                let mut out = Vec::new();
+                for spend in [false, true] {
+                    let mut s = ServiceScratch::new(5);
+                    let mut p = pool.packet(&frame, 0, 0).unwrap();
+                    if spend {
+                        p.spend_headroom();
+                    }
+                    let info = prism_wire::parse_frame(p.data(), 0).unwrap();
+                    apply(&Service::Seal { aead, key }, &mut p, &info, &mut s).unwrap();
+                    let sealed = p.data().to_vec();
+                    if spend {
+                        p.spend_headroom();
+                    }
+                    let info = prism_wire::parse_frame(p.data(), 0).unwrap();
+                    apply(&Service::Open { aead, key }, &mut p, &info, &mut s).unwrap();
+                    assert_eq!(
+                        p.data(),
+                        &frame[..],
+                        "{aead:?} {n} bytes, no headroom: {spend}"
+                    );
+                    pool.recycle(p);
+                    out.push(sealed);
+                }
+                assert_eq!(out[0], out[1], "{aead:?} {n} bytes");
+                assert_eq!(out[0].len(), frame.len() + AEAD_OVERHEAD);
+            }
+        }
+    }
 }
