@@ -187,7 +187,7 @@ impl OutputStage {
     }
 
     /// Polices and queues `pkt` of network `pkt.network` on port `pkt.port`.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, pkt: Packet, now_ns: u64) -> Result<(), (Packet, OutputDrop)> {
         let Some(port) = self.ports.get_mut(usize::from(pkt.port)) else {
             return Err((pkt, OutputDrop::NoSuchPort));

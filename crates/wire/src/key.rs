@@ -185,7 +185,7 @@ fn read_ipv4(b: &[u8]) -> Result<Ipv4Fields, crate::Error> {
 }
 
 /// Reads L4 ports (or ICMP type/code) from `l4`, the payload of `ip`.
-#[inline]
+#[inline(always)]
 fn read_l4(ip: &Ipv4Fields, l4: &[u8], key: &mut FlowKey) -> Result<(), Malformed> {
     if ip.frag & 0x1fff != 0 {
         return Ok(()); // a later fragment: no L4 header
@@ -228,7 +228,7 @@ pub fn parse_frame(frame: &[u8], in_port: u16) -> Result<PacketInfo, Malformed> 
 /// [`parse_frame`] writing into `info` in place (the pipeline's per-packet
 /// scratch), which spares the fast path two copies of the result. On an
 /// error `info` holds what was read before it.
-#[inline]
+#[inline(always)]
 pub fn parse_frame_into(
     frame: &[u8],
     in_port: u16,
