@@ -307,14 +307,14 @@ fn every_refusal_has_the_one_error_body() {
 fn a_unix_socket_serves_typed_bodies_and_encoded_names() {
     let path = std::env::temp_dir().join(format!("prism-api-test-{}.sock", std::process::id()));
     let stop = Arc::new(AtomicBool::new(false));
-    prism_node_api::spawn(
+    let (_, server) = prism_node_api::spawn(
         Listener::Unix(path.clone()),
         prism_node_api::router(Arc::new(Fake::default())),
         stop.clone(),
     )
     .unwrap();
     let rt = rt();
-    let c = NodeClient::new(Endpoint::Unix(path));
+    let c = NodeClient::new(Endpoint::Unix(path.clone()));
     let doc: NetworkDoc = prism_netdoc::from_json(
         br#"{"name": "a/b c", "tier": "hardware", "forwarding": "destination",
              "route": [{"prefix": "10.0.0.0/8", "action": {"port": "a"}}]}"#,
@@ -324,20 +324,33 @@ fn a_unix_socket_serves_typed_bodies_and_encoded_names() {
     assert_eq!(added.network.unwrap().entries, 1);
     let got = rt.block_on(c.get_network("a/b c")).unwrap();
     assert_eq!(got.definition, doc);
+    drop((c, rt)); // no client connection keeps the server's shutdown waiting
+    stop_and_check_removed(&stop, server, &path);
+}
+
+/// Stops a Unix-socket server and waits for it: the server removes its
+/// socket file when it stops (so a test run leaves none behind either).
+fn stop_and_check_removed(
+    stop: &AtomicBool,
+    server: std::thread::JoinHandle<()>,
+    path: &std::path::Path,
+) {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    server.join().unwrap();
+    assert!(!path.exists(), "{} left behind", path.display());
 }
 
 #[test]
 fn a_body_over_the_limit_is_413_with_the_error_body() {
     let path = std::env::temp_dir().join(format!("prism-api-limit-{}.sock", std::process::id()));
     let stop = Arc::new(AtomicBool::new(false));
-    prism_node_api::spawn(
+    let (_, server) = prism_node_api::spawn(
         Listener::Unix(path.clone()),
         prism_node_api::router_with_body_limit(Arc::new(Fake::default()), 1024),
         stop.clone(),
     )
     .unwrap();
-    let c = NodeClient::new(Endpoint::Unix(path));
+    let c = NodeClient::new(Endpoint::Unix(path.clone()));
     let big = format!(
         r#"{{"name": "{}", "tier": "hardware", "forwarding": "source"}}"#,
         "x".repeat(2000)
@@ -351,7 +364,8 @@ fn a_body_over_the_limit_is_413_with_the_error_body() {
         (413, Some("payload_too_large")),
         "{v}"
     );
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    drop(c); // no client connection keeps the server's shutdown waiting
+    stop_and_check_removed(&stop, server, &path);
 }
 
 #[test]
