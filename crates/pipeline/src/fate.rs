@@ -12,4 +12,11 @@ pub(crate) enum Fate {
     Drop(u16, DropReason),
 }
 
+impl Fate {
+    #[inline(always)]
+    pub(crate) fn is_pending(&self) -> bool {
+        matches!(self, Fate::Pending)
+    }
+}
+
 pub(crate) const NO_NET: u16 = u16::MAX;

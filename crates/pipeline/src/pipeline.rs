@@ -212,33 +212,49 @@ impl Pipeline {
         self.counters.stages[Stage::Parse as usize].add_batch(n, rx_bytes);
         // Stage 2: network mapping (the design-select table).
         let mut seen = (0usize, 0u64);
-        for ((((pkt, info), key), net), fate) in batch
-            .iter()
-            .zip(info.iter())
-            .zip(key.iter())
-            .zip(net.iter_mut())
-            .zip(fate.iter_mut())
-        {
-            if *fate != Fate::Pending {
-                continue;
+        if let Some(id) = self.whole_batch_network(&dp, now_ns) {
+            // An empty table sends every packet to the default network, a
+            // hardware one that is not reconfiguring: what the loop below
+            // would decide for each packet, decided once, with the
+            // network's counters added once.
+            for ((pkt, net), fate) in batch.iter().zip(net.iter_mut()).zip(fate.iter()) {
+                if fate.is_pending() {
+                    seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
+                    *net = id;
+                }
             }
-            seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
-            let id = match dp.mapping.network(info.key.dst_ip, key) {
-                Some(n) => n as u16,
-                None => dp.default_network.unwrap_or(NO_NET),
-            };
-            let Some(network) = dp.fast(id) else {
-                *fate = Fate::Drop(NO_NET, DropReason::Map(MapDrop::NoNetwork));
-                continue;
-            };
-            *net = id;
             let c = &mut self.counters.networks[usize::from(id)];
-            c.rx_packets += 1;
-            c.rx_bytes += pkt.len() as u64;
-            if network.tier == Tier::Software {
-                *fate = Fate::Software(network.software_channel);
-            } else if network.dark_until_ns > now_ns {
-                *fate = Fate::Drop(id, DropReason::Hardware(HardwareDrop::Reconfiguring));
+            c.rx_packets += seen.0 as u64;
+            c.rx_bytes += seen.1;
+        } else {
+            for ((((pkt, info), key), net), fate) in batch
+                .iter()
+                .zip(info.iter())
+                .zip(key.iter())
+                .zip(net.iter_mut())
+                .zip(fate.iter_mut())
+            {
+                if *fate != Fate::Pending {
+                    continue;
+                }
+                seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
+                let id = match dp.mapping.network(info.key.dst_ip, key) {
+                    Some(n) => n as u16,
+                    None => dp.default_network.unwrap_or(NO_NET),
+                };
+                let Some(network) = dp.fast(id) else {
+                    *fate = Fate::Drop(NO_NET, DropReason::Map(MapDrop::NoNetwork));
+                    continue;
+                };
+                *net = id;
+                let c = &mut self.counters.networks[usize::from(id)];
+                c.rx_packets += 1;
+                c.rx_bytes += pkt.len() as u64;
+                if network.tier == Tier::Software {
+                    *fate = Fate::Software(network.software_channel);
+                } else if network.dark_until_ns > now_ns {
+                    *fate = Fate::Drop(id, DropReason::Hardware(HardwareDrop::Reconfiguring));
+                }
             }
         }
         self.counters.stages[Stage::Mapping as usize].add_batch(seen.0, seen.1);
@@ -327,6 +343,22 @@ impl Pipeline {
             }
         }
         self.scratch = s;
+    }
+
+    /// The network every packet of a batch maps to, when that needs no
+    /// look at any packet: an empty design-select table and a default
+    /// network in hardware that is not reconfiguring.
+    #[inline]
+    fn whole_batch_network(&self, dp: &Dataplane, now_ns: u64) -> Option<u16> {
+        if !dp.mapping.is_empty() {
+            return None;
+        }
+        let id = dp.default_network?;
+        let f = dp.fast(id)?;
+        (f.tier == Tier::Hardware
+            && f.dark_until_ns <= now_ns
+            && usize::from(id) < self.counters.networks.len())
+        .then_some(id)
     }
 
     #[inline]

@@ -1,0 +1,137 @@
+//! With an empty design-select table every packet goes to the default
+//! network, and the pipeline decides that once per batch when the network
+//! is in hardware and not reconfiguring. These check what that shortcut
+//! must leave as the per-packet path would: the network's receive counters
+//! (packets and bytes, malformed frames not among them), the packets out,
+//! and the cases it must not take (a reconfiguring slot, a software
+//! network). Frames are built by etherparse; expected counts are summed
+//! here from the frames sent, not read from Prism.
+
+use etherparse::PacketBuilder;
+use prism_pipeline::reasons::{HardwareDrop, MapDrop};
+use prism_pipeline::reconfig;
+use prism_pipeline::*;
+
+const S: u64 = 1_000_000_000;
+
+fn udp(payload: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    PacketBuilder::ethernet2([2, 0, 0, 0, 0, 0xa], [2, 0, 0, 0, 0, 0xb])
+        .ipv4([10, 0, 0, 1], [10, 1, 0, 1], 64)
+        .udp(1, 2)
+        .write(&mut v, &vec![0x5a; payload])
+        .unwrap();
+    v
+}
+
+fn spec(tier: Tier, flow: bool) -> NetworkSpec {
+    let any = "0.0.0.0/0".parse().unwrap();
+    let out = Action {
+        out_port: Some(1),
+        ..Default::default()
+    };
+    NetworkSpec {
+        name: "d".into(),
+        tier,
+        mapping: vec![],
+        forwarding: if flow {
+            ForwardingSpec::Flow(vec![(any, any, out)])
+        } else {
+            ForwardingSpec::Destination(vec![(any, out)])
+        },
+        rate_limit: None,
+        software_channel: None,
+        quantum: 1514,
+    }
+}
+
+fn substrate(tier: Tier) -> Substrate {
+    let mut s = Substrate::new(device::profile("netfpga-v2p").unwrap().clone(), 2);
+    s.add_network(spec(tier, false)).unwrap();
+    s.set_default_network(Some("d")).unwrap();
+    s.set_reconfig_timing(reconfig::bitstreams("netfpga-v2p"));
+    s
+}
+
+/// What one batch did: packets out of port 1, and the pipeline's counters.
+struct Sent {
+    out: usize,
+    out_network: Vec<u16>,
+    counters: Counters,
+    software: usize,
+}
+
+/// Sends ten well-formed frames of different sizes and one truncated
+/// frame at `now`; returns what left and the counters, and the sum of the
+/// well-formed frames' lengths.
+fn send(s: &Substrate, now: u64) -> (Sent, u64) {
+    let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
+    let frames: Vec<Vec<u8>> = (0..10).map(|i| udp(18 + 37 * i)).collect();
+    let good_bytes = frames.iter().map(|f| f.len() as u64).sum();
+    let mut batch: Vec<Packet> = frames
+        .iter()
+        .map(|f| p.pool.packet(f, 0, now).unwrap())
+        .collect();
+    batch.insert(4, p.pool.packet(&udp(18)[..20], 0, now).unwrap());
+    p.process(&mut batch, now);
+    let mut out = Vec::new();
+    p.transmit(1, usize::MAX, &mut out);
+    let mut software = Vec::new();
+    p.software_pop(dataplane::SHARED_CHANNEL, 64, &mut software);
+    let sent = Sent {
+        out: out.len(),
+        out_network: out.iter().map(|f| f.network).collect(),
+        counters: p.counters().clone(),
+        software: software.len(),
+    };
+    (sent, good_bytes)
+}
+
+fn drops(c: &NetworkCounters, r: DropReason) -> u64 {
+    c.drops[r.index()]
+}
+
+#[test]
+fn a_hardware_default_network_counts_and_forwards_every_good_frame() {
+    let s = substrate(Tier::Hardware);
+    let (sent, bytes) = send(&s, 10 * S);
+    assert_eq!(sent.out, 10);
+    assert!(sent.out_network.iter().all(|&n| n == 0));
+    let n = &sent.counters.networks[0];
+    assert_eq!((n.rx_packets, n.rx_bytes), (10, bytes));
+    assert_eq!((n.tx_packets, n.to_software), (10, 0));
+    // The truncated frame is the parser's, counted as no network's.
+    assert_eq!(sent.counters.rx_packets, 11);
+    let parse_drops: u64 = sent.counters.unmapped.drops.iter().sum();
+    assert_eq!(parse_drops, 1);
+    assert_eq!(drops(n, DropReason::Map(MapDrop::NoNetwork)), 0);
+}
+
+#[test]
+fn a_reconfiguring_default_network_drops_named_and_still_counts() {
+    let mut s = substrate(Tier::Hardware);
+    s.set_now(10 * S);
+    // Destination to flow routing: a new module, so the slot goes dark.
+    s.replace_network(spec(Tier::Hardware, true)).unwrap();
+    let ready = s.slot_ready_ns("d").unwrap();
+    assert!(ready > 10 * S + 1);
+    let (sent, bytes) = send(&s, 10 * S + 1);
+    assert_eq!(sent.out, 0);
+    let n = &sent.counters.networks[0];
+    assert_eq!((n.rx_packets, n.rx_bytes), (10, bytes));
+    let dark = DropReason::Hardware(HardwareDrop::Reconfiguring);
+    assert_eq!(drops(n, dark), 10);
+    // Ready again: the shortcut's path, everything forwarded.
+    let (sent, _) = send(&s, ready);
+    assert_eq!((sent.out, sent.counters.networks[0].rx_packets), (10, 10));
+}
+
+#[test]
+fn a_software_default_network_gets_every_good_frame_on_its_channel() {
+    let s = substrate(Tier::Software);
+    let (sent, bytes) = send(&s, 10 * S);
+    let n = &sent.counters.networks[0];
+    assert_eq!((sent.out, sent.software), (0, 10), "{n:?}");
+    let n = &sent.counters.networks[0];
+    assert_eq!((n.rx_packets, n.rx_bytes, n.to_software), (10, bytes, 10));
+}
