@@ -212,7 +212,8 @@ impl Pipeline {
         self.counters.stages[Stage::Parse as usize].add_batch(n, rx_bytes);
         // Stage 2: network mapping (the design-select table).
         let mut seen = (0usize, 0u64);
-        if let Some(id) = self.whole_batch_network(&dp, now_ns) {
+        let whole = self.whole_batch_network(&dp, now_ns);
+        if let Some(id) = whole {
             // An empty table sends every packet to the default network, a
             // hardware one that is not reconfiguring: what the loop below
             // would decide for each packet, decided once, with the
@@ -262,6 +263,9 @@ impl Pipeline {
             t.ingress_pre(batch, net, &mut self.tap_marks);
         }
         // Stage 3: action matching (the network's forwarding table).
+        // When stage 2 mapped the whole batch at once, every packet still
+        // pending is of that one network: its record is read once.
+        let one = whole.and_then(|id| dp.fast(id));
         let mut seen = (0usize, 0u64);
         for (((((pkt, info), key), net), action), fate) in batch
             .iter()
@@ -274,7 +278,7 @@ impl Pipeline {
             if *fate != Fate::Pending {
                 continue;
             }
-            let Some(network) = dp.fast(*net) else {
+            let Some(network) = one.or_else(|| dp.fast(*net)) else {
                 continue;
             };
             seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
@@ -297,7 +301,10 @@ impl Pipeline {
             if *fate != Fate::Pending {
                 continue;
             }
-            let Some(hop) = dp.fast(*net).and_then(|f| dp.hop(f, *action)) else {
+            let Some(hop) = one
+                .or_else(|| dp.fast(*net))
+                .and_then(|f| dp.hop(f, *action))
+            else {
                 continue;
             };
             seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
