@@ -79,8 +79,9 @@ struct PortQueues {
     queues: Vec<NetQueue>,
     active: VecDeque<u16>,
     /// Packets in arrival order, held only while no network's queue holds
-    /// any (`active` is empty), at most `queue_limit` of them.
-    fifo: VecDeque<Packet>,
+    /// any (`active` is empty), at most `queue_limit` of them. A `Vec`:
+    /// it is only ever appended to and emptied whole.
+    fifo: Vec<Packet>,
     fifo_bytes: usize,
 }
 
@@ -107,14 +108,15 @@ impl PortQueues {
     /// Deals the port-wide queue into the networks' queues. Each gets at
     /// most what the port-wide queue held, which is within its bound.
     fn spill(&mut self, limit: usize) {
-        while let Some(pkt) = self.fifo.pop_front() {
+        let mut fifo = std::mem::take(&mut self.fifo);
+        for pkt in fifo.drain(..) {
             let pushed = self.push(pkt, limit);
             debug_assert!(
                 pushed.is_ok(),
                 "the port-wide queue holds at most one bound"
             );
         }
-        self.fifo.clear();
+        self.fifo = fifo; // its storage, kept
         self.fifo_bytes = 0;
     }
 }
@@ -208,7 +210,7 @@ impl OutputStage {
         if port.active.is_empty() {
             if port.fifo.len() < self.queue_limit {
                 port.fifo_bytes += pkt.len();
-                port.fifo.push_back(pkt);
+                port.fifo.push(pkt);
                 return Ok(());
             }
             port.spill(self.queue_limit);
@@ -232,11 +234,8 @@ impl OutputStage {
         if !p.fifo.is_empty() {
             if p.fifo_bytes <= max_bytes {
                 let sent = p.fifo_bytes;
-                // As a Vec, the packets leave in one copy, where a drain
-                // moves them one by one; neither conversion allocates.
-                let mut v = Vec::from(std::mem::take(&mut p.fifo));
-                out.append(&mut v);
-                p.fifo = VecDeque::from(v);
+                // In one copy; the queue keeps its storage.
+                out.append(&mut p.fifo);
                 p.fifo_bytes = 0;
                 return sent;
             }
