@@ -218,6 +218,36 @@ impl OutputStage {
         port.push(pkt, self.queue_limit)
     }
 
+    /// Queues a whole batch of network `net`'s packets on `port` in one
+    /// move, where `enqueue` packet by packet would put each at the end of
+    /// the port-wide queue: the port uncontended (no network's queue holds
+    /// any), the network without a rate limit, and room for them all.
+    /// Otherwise it changes nothing and returns false. Every packet already
+    /// carries `net` and `port`; `bytes` is the sum of their lengths.
+    #[inline]
+    pub fn enqueue_batch(
+        &mut self,
+        port: u16,
+        net: u16,
+        batch: &mut Vec<Packet>,
+        bytes: usize,
+    ) -> bool {
+        let Some(p) = self.ports.get_mut(usize::from(port)) else {
+            return false;
+        };
+        let n = usize::from(net);
+        if n >= p.queues.len()
+            || self.limited[n]
+            || !p.active.is_empty()
+            || p.fifo.len() + batch.len() > self.queue_limit
+        {
+            return false;
+        }
+        p.fifo_bytes += bytes;
+        p.fifo.append(batch);
+        true
+    }
+
     /// Packets queued on `port`.
     pub fn queued(&self, port: u16) -> usize {
         self.ports.get(usize::from(port)).map_or(0, |p| {
@@ -512,6 +542,67 @@ mod tests {
                     proptest::prop_assert_eq!(a, b);
                     proptest::prop_assert_eq!(got, want);
                 }
+            }
+        }
+
+        /// A batch queued in one move ends where `enqueue` packet by packet
+        /// puts it, and a batch it refuses leaves everything as it was:
+        /// two stages, one fed whole batches where it takes them, the
+        /// other packet by packet, send the same packets and refuse the
+        /// same ones. Network 2 is rate-limited; the bound is small, so
+        /// batches meet full queues and ports the other networks contend.
+        #[test]
+        fn a_batch_in_one_move_is_packet_by_packet(
+            ops in proptest::collection::vec((0u16..3, 0u16..2, 1usize..6, 0usize..3000), 1..120),
+        ) {
+            let cfg = [
+                OutputConfig { quantum: 1514, rate: None },
+                OutputConfig { quantum: 600, rate: None },
+                OutputConfig { quantum: 1514, rate: Some((8_000, 2_000)) },
+            ];
+            let mut pool = PacketPool::new(512);
+            let (mut whole, mut single) = (OutputStage::new(2, 8), OutputStage::new(2, 8));
+            whole.configure(&cfg);
+            single.configure(&cfg);
+            let mut refused = (Vec::new(), Vec::new());
+            for (i, (net, port, k, budget)) in ops.into_iter().enumerate() {
+                if budget > 2_500 {
+                    let budget = if budget > 2_900 { usize::MAX } else { budget };
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    let sent = (whole.dequeue(port, budget, &mut a), single.dequeue(port, budget, &mut b));
+                    proptest::prop_assert_eq!(sent.0, sent.1);
+                    let ids = |v: Vec<Packet>, pool: &mut PacketPool| -> Vec<(u16, usize)> {
+                        v.into_iter().map(|p| { let r = (p.network, p.len()); pool.recycle(p); r }).collect()
+                    };
+                    proptest::prop_assert_eq!(ids(a, &mut pool), ids(b, &mut pool));
+                    continue;
+                }
+                let make = |pool: &mut PacketPool, j: usize| {
+                    let mut p = pool.packet(&vec![i as u8; 60 + 100 * j], port, 0).expect("pool");
+                    p.network = net;
+                    p
+                };
+                let mut batch: Vec<Packet> = (0..k).map(|j| make(&mut pool, j)).collect();
+                let bytes = batch.iter().map(Packet::len).sum();
+                let before = (whole.queued(0), whole.queued(1));
+                if !whole.enqueue_batch(port, net, &mut batch, bytes) {
+                    proptest::prop_assert_eq!(batch.len(), k, "a refused batch is left whole");
+                    proptest::prop_assert_eq!((whole.queued(0), whole.queued(1)), before);
+                    for p in batch.drain(..) {
+                        if let Err((p, r)) = whole.enqueue(p, 0) {
+                            refused.0.push((i, r));
+                            pool.recycle(p);
+                        }
+                    }
+                }
+                proptest::prop_assert!(batch.is_empty());
+                for j in 0..k {
+                    if let Err((p, r)) = single.enqueue(make(&mut pool, j), 0) {
+                        refused.1.push((i, r));
+                        pool.recycle(p);
+                    }
+                }
+                proptest::prop_assert_eq!(&refused.0, &refused.1);
             }
         }
     }

@@ -335,7 +335,23 @@ impl Pipeline {
             };
             t.ingress_post(&dp, &d, &self.tap_marks);
         }
-        // Stage 5: software hand-off or output queue.
+        // Stage 5: software hand-off or output queue. One network's batch
+        // bound whole for one port is queued in one move when the output
+        // would put each packet at the end of the port-wide queue anyway.
+        if let Some(id) = whole
+            && let Some(&Fate::Output(port)) = fate.first()
+            && fate.iter().all(|f| *f == Fate::Output(port))
+        {
+            let mut bytes = 0;
+            for pkt in batch.iter_mut() {
+                pkt.network = id;
+                pkt.port = port;
+                bytes += pkt.len();
+            }
+            if self.output.enqueue_batch(port, id, batch, bytes) {
+                self.counters.stages[Stage::Output as usize].add_batch(n, bytes as u64);
+            }
+        }
         for ((mut pkt, net), fate) in batch.drain(..).zip(net.iter()).zip(fate.iter()) {
             pkt.network = *net;
             match *fate {

@@ -135,3 +135,46 @@ fn a_software_default_network_gets_every_good_frame_on_its_channel() {
     let n = &sent.counters.networks[0];
     assert_eq!((n.rx_packets, n.rx_bytes, n.to_software), (10, bytes, 10));
 }
+
+/// A batch of good frames only is queued for its port in one move: the
+/// frames leave unchanged and in order, every counter as packet by packet;
+/// a batch that would overrun the queue's bound goes packet by packet and
+/// loses only what the bound refuses, under its name.
+#[test]
+fn a_whole_batch_is_queued_in_order_and_within_the_bound() {
+    let s = substrate(Tier::Hardware);
+    let cfg = PipelineConfig {
+        queue_limit: 16,
+        ..Default::default()
+    };
+    let mut p = Pipeline::new(s.handle(), cfg);
+    let frames: Vec<Vec<u8>> = (0..10).map(|i| udp(18 + 37 * i)).collect();
+    let bytes: u64 = frames.iter().map(|f| f.len() as u64).sum();
+    for _ in 0..2 {
+        let mut batch: Vec<Packet> = frames
+            .iter()
+            .map(|f| p.pool.packet(f, 0, S).unwrap())
+            .collect();
+        p.process(&mut batch, S);
+        assert!(batch.is_empty());
+    }
+    let mut out = Vec::new();
+    p.transmit(1, usize::MAX, &mut out);
+    // The first batch whole, then the first six of the second: 16 in all.
+    let want: Vec<&[u8]> = frames
+        .iter()
+        .chain(&frames[..6])
+        .map(Vec::as_slice)
+        .collect();
+    let got: Vec<&[u8]> = out.iter().map(Packet::data).collect();
+    assert_eq!(got, want);
+    let c = p.counters();
+    let n = &c.networks[0];
+    let sent: u64 = want.iter().map(|f| f.len() as u64).sum();
+    assert_eq!((n.rx_packets, n.rx_bytes), (20, 2 * bytes));
+    assert_eq!((n.tx_packets, n.tx_bytes), (16, sent));
+    let full = DropReason::Output(prism_pipeline::reasons::OutputDrop::QueueFull);
+    assert_eq!(drops(n, full), 4);
+    let stage = c.stages[prism_pipeline::counters::Stage::Output as usize];
+    assert_eq!((stage.packets, stage.bytes), (20, 2 * bytes));
+}
