@@ -194,6 +194,13 @@ impl PacketPool {
         self.free.push(p);
     }
 
+    /// Takes back every buffer of `packets` (left empty) in one move, as a
+    /// transmit that sent them all gives them back.
+    #[inline]
+    pub fn recycle_all(&mut self, packets: &mut Vec<Packet>) {
+        self.free.append(packets);
+    }
+
     pub fn available(&self) -> usize {
         self.free.len()
     }
@@ -219,6 +226,22 @@ mod tests {
                 assert_eq!(a, b, "len {len} {src}->{dst}");
             }
         }
+    }
+
+    #[test]
+    fn recycle_all_takes_every_buffer_back() {
+        let mut pool = PacketPool::new(4);
+        let mut v: Vec<Packet> = (0..3)
+            .map(|i| pool.packet(&[i; 60], 0, 0).unwrap())
+            .collect();
+        assert_eq!(pool.available(), 1);
+        pool.recycle_all(&mut v);
+        assert!(v.is_empty());
+        assert_eq!(pool.available(), 4);
+        let again: Vec<Packet> = (0..4)
+            .map(|_| pool.packet(&[9; 64], 0, 0).unwrap())
+            .collect();
+        assert!(again.iter().all(|p| p.data() == [9; 64]));
     }
 
     #[test]

@@ -143,9 +143,7 @@ pub fn forward_pass(
         p.process(batch, 0);
         p.transmit(1, usize::MAX, out);
         sent += out.len();
-        for pkt in out.drain(..) {
-            p.pool.recycle(pkt);
-        }
+        p.pool.recycle_all(out);
     }
     sent
 }

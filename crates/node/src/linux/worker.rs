@@ -432,9 +432,7 @@ impl Worker {
             match self.wire_tx[usize::from(port)] {
                 Some(i) => {
                     self.slots[i].io.send_batch(out.iter().map(Packet::data));
-                    for p in out.drain(..) {
-                        self.pipeline.pool.recycle(p);
-                    }
+                    self.pipeline.pool.recycle_all(out);
                 }
                 None => {
                     for p in out.drain(..) {
