@@ -238,6 +238,9 @@ pub struct Hop {
     pub decrement_ttl: bool,
     pub set_dst_mac: Option<EthernetAddress>,
     pub set_src_mac: Option<EthernetAddress>,
+    /// Both MACs as the frame's first 12 bytes, when the hop sets both
+    /// (a router's usual hop): written in one move.
+    macs: Option<[u8; 12]>,
 }
 
 impl Hop {
@@ -256,6 +259,15 @@ impl Hop {
                 decrement_ttl: action.decrement_ttl,
                 set_dst_mac: action.set_dst_mac,
                 set_src_mac: action.set_src_mac,
+                macs: match (action.set_dst_mac, action.set_src_mac) {
+                    (Some(d), Some(s)) => {
+                        let mut m = [0; 12];
+                        m[..6].copy_from_slice(&d.0);
+                        m[6..].copy_from_slice(&s.0);
+                        Some(m)
+                    }
+                    _ => None,
+                },
             }),
             _ => None,
         }
@@ -276,7 +288,10 @@ pub fn apply_hop(hop: &Hop, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
             return Verdict::Drop(r);
         }
     }
-    rewrite_macs(pkt, hop.set_dst_mac, hop.set_src_mac);
+    match (&hop.macs, pkt.data_mut().first_chunk_mut::<12>()) {
+        (Some(both), Some(macs)) => *macs = *both,
+        _ => rewrite_macs(pkt, hop.set_dst_mac, hop.set_src_mac),
+    }
     Verdict::Output(hop.port)
 }
 
