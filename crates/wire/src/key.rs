@@ -125,6 +125,21 @@ fn be16(b: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([b[at], b[at + 1]])
 }
 
+/// A MAC address at `b[at..at + 6]` as the low 48 bits of a key field.
+#[inline(always)]
+fn mac48(b: &[u8], at: usize) -> u64 {
+    u64::from_be_bytes([
+        0,
+        0,
+        b[at],
+        b[at + 1],
+        b[at + 2],
+        b[at + 3],
+        b[at + 4],
+        b[at + 5],
+    ])
+}
+
 /// The IPv4 header fields the key needs, read with one bounds check.
 #[derive(Debug, Clone, Copy)]
 struct Ipv4Fields {
@@ -281,12 +296,11 @@ fn parse_plain_ipv4(
     if ip.proto == protocol::IPIP && ip.frag & 0x3fff == 0 {
         return None;
     }
-    let mac = |m: &[u8]| u64::from_be_bytes([0, 0, m[0], m[1], m[2], m[3], m[4], m[5]]);
     *info = PacketInfo {
         key: FlowKey {
             in_port,
-            dst_mac: mac(&eth[0..6]),
-            src_mac: mac(&eth[6..12]),
+            dst_mac: mac48(eth, 0),
+            src_mac: mac48(eth, 6),
             ethertype: ethertype::IPV4,
             src_ip: ip.src,
             dst_ip: ip.dst,
@@ -309,12 +323,8 @@ fn parse_any(frame: &[u8], in_port: u16, info: &mut PacketInfo) -> Result<(), Ma
     *info = PacketInfo::default();
     let key = &mut info.key;
     key.in_port = in_port;
-    key.dst_mac = u64::from_be_bytes([
-        0, 0, frame[0], frame[1], frame[2], frame[3], frame[4], frame[5],
-    ]);
-    key.src_mac = u64::from_be_bytes([
-        0, 0, frame[6], frame[7], frame[8], frame[9], frame[10], frame[11],
-    ]);
+    key.dst_mac = mac48(frame, 0);
+    key.src_mac = mac48(frame, 6);
     let mut ethertype = be16(frame, 12);
     let mut off = ethernet::HEADER_LEN;
     while vlan::is_tpid(ethertype) {
@@ -469,10 +479,9 @@ mod tests {
 
     /// Frames near the common one: UDP, TCP and ICMP over plain IPv4,
     /// bytes of the first 48 and the total length set at random, cut short
-    /// at random, and the
-    /// IPv4 checksum made right again half of the time (so the fast path
-    /// sees wrong lengths, protocols, fragments and IHLs, not only bad
-    /// checksums).
+    /// at random, and the IPv4 checksum made right again half of the time
+    /// (so the fast path sees wrong lengths, protocols, fragments and
+    /// IHLs, not only bad checksums).
     fn near_plain() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         use proptest::prelude::*;
         let base = prop_oneof![Just(17u8), Just(6), Just(1), Just(4)];
