@@ -15,6 +15,7 @@ pub mod classbench;
 pub mod classifier;
 pub mod flow;
 pub mod fuzz;
+mod leaf_block;
 pub mod linear;
 pub mod lpm;
 pub mod lpm_arena;

@@ -2,9 +2,10 @@
 //! large rule sets with many distinct masks.
 //!
 //! Each inner node splits one field's range at one value (`<=` left, `>`
-//! right), so a lookup is a walk of 16-byte nodes, one comparison each, to a
-//! leaf of a few candidates in priority order, stored inline (32 bytes each)
-//! so that the scan reads consecutive lines. A rule spanning both sides of a
+//! right), so a lookup is a walk of 8-byte nodes, one comparison each, to a
+//! leaf of up to eight candidates in priority order, stored field by field
+//! in one 256-byte block so that one vector test checks all eight
+//! ([`LeafBlock`]). A rule spanning both sides of a
 //! split goes to both. Qi et al., "Packet classification algorithms: from
 //! theory to practice" (INFOCOM 2009).
 //!
@@ -23,6 +24,7 @@
 //! candidate covers the whole region in all fields: the rules after it can
 //! never win there, so they are cut (the leaf says so, for deletions).
 
+use crate::leaf_block::LeafBlock;
 use crate::rule::{Key, Rule, WORDS};
 
 /// Candidates a leaf holds before it is split.
@@ -94,32 +96,6 @@ pub fn group(r: &Rule) -> usize {
     usize::from(wide(0)) | (usize::from(wide(1)) << 1)
 }
 
-/// A leaf's candidate: a rule's ranges, packed.
-#[derive(Debug, Clone, Copy)]
-#[repr(C, align(32))]
-struct Cand {
-    src: [u32; 2],
-    dst: [u32; 2],
-    sport: [u16; 2],
-    dport: [u16; 2],
-    proto: [u8; 2],
-    /// The ranges are the whole rule (see [`ranges`]).
-    exact: bool,
-    slot: u32,
-}
-
-impl Cand {
-    #[inline]
-    fn hits(&self, f: &[u32; 5]) -> bool {
-        let within = |v: u32, r: [u32; 2]| v.wrapping_sub(r[0]) <= r[1].wrapping_sub(r[0]);
-        within(f[0], self.src)
-            & within(f[1], self.dst)
-            & within(f[2], [u32::from(self.sport[0]), u32::from(self.sport[1])])
-            & within(f[3], [u32::from(self.dport[0]), u32::from(self.dport[1])])
-            & within(f[4], [u32::from(self.proto[0]), u32::from(self.proto[1])])
-    }
-}
-
 #[derive(Debug, Clone, Copy)]
 struct Node {
     split: u32,
@@ -127,14 +103,6 @@ struct Node {
     /// Child for `<= split`, child for `> split`: a node index, or a leaf
     /// index with [`LEAF`] set.
     kids: [u32; 2],
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Leaf {
-    start: u32,
-    len: u32,
-    /// Rules after the last candidate were cut (it covers the region).
-    cut: bool,
 }
 
 /// What a walk found.
@@ -152,24 +120,66 @@ pub enum Found {
 /// A built tree. See the module docs.
 #[derive(Debug, Clone)]
 pub struct SplitTree {
-    nodes: Vec<Node>,
-    leaves: Vec<Leaf>,
-    cands: Vec<Cand>,
-    root: u32,
-    /// The nodes again, each leaf as a node of its own that leads to
-    /// itself (`split` is `u32::MAX`, so the walk always takes `kids[0]`,
-    /// and `kids[1]` holds the leaf): every walk is `depth` steps long, so
-    /// [`SplitTree::lookup_lanes`] runs its lanes without a branch on where
-    /// each one stands.
-    flat: Vec<Node>,
-    flat_root: u32,
+    /// The walk's entries (see [`Step`]), the root first, the two children
+    /// of an inner node side by side; padded to a power of two so that an
+    /// index masked with `len - 1` needs no bounds check.
+    steps: Vec<u64>,
+    /// The leaves, each one block or more in a row (see [`LeafBlock::more`]).
+    blocks: Vec<LeafBlock>,
+    /// Candidates in all leaves.
+    stored: usize,
     depth: u32,
     /// The rules, by slot, in priority order (best first).
     pub rules: Vec<Rule>,
 }
 
+/// One walk entry packed in a `u64`: the low word a split value, the high
+/// word a field (3 bits) above the index of the first of two children
+/// (29 bits); the walk goes to `first + (field value > split)`. A leaf is
+/// an entry on field [`NO_FIELD`], whose value is always 0, so the walk
+/// stays on it (its children are itself): its low word is the index of
+/// the leaf's first block. Every walk thus takes the tree's depth in
+/// steps, with no branch on where it stands (see
+/// [`SplitTree::lookup_lanes`]); packed, the children's index is an add,
+/// not a load.
+struct Step;
+
+impl Step {
+    const FIELD_SHIFT: u32 = 29;
+    const INDEX: u32 = (1 << Self::FIELD_SHIFT) - 1;
+
+    fn pack(split: u32, field: usize, first: usize) -> u64 {
+        assert!(first <= Self::INDEX as usize, "a tree of over 2^29 entries");
+        u64::from(split) | (u64::from(((field as u32) << Self::FIELD_SHIFT) | first as u32) << 32)
+    }
+
+    /// The entry after `step` for a key of `f` (see [`walk_fields`]).
+    #[inline(always)]
+    fn next(step: u64, f: &[u32; 8]) -> u32 {
+        let meta = (step >> 32) as u32;
+        let value = f[(meta >> Self::FIELD_SHIFT) as usize];
+        (meta & Self::INDEX) + u32::from(value > step as u32)
+    }
+
+    fn is_leaf(step: u64) -> bool {
+        (step >> (32 + Self::FIELD_SHIFT)) as usize == NO_FIELD
+    }
+}
+
+/// The field index of a leaf's entry: [`walk_fields`] holds 0 there.
+const NO_FIELD: usize = 5;
+
+/// The five fields and, from [`NO_FIELD`] on, zeros.
+#[inline]
+fn walk_fields(k: &Key) -> [u32; 8] {
+    let f = fields(k);
+    [f[0], f[1], f[2], f[3], f[4], 0, 0, 0]
+}
+
 struct Builder {
     base: Vec<(Region, bool)>,
+    /// Inner nodes as built; [`SplitTree::steps`] is made from them.
+    nodes: Vec<Node>,
     tree: SplitTree,
 }
 
@@ -180,54 +190,19 @@ impl SplitTree {
         let base: Vec<_> = rules.iter().map(ranges).collect();
         let mut b = Builder {
             base,
+            nodes: Vec::new(),
             tree: SplitTree {
-                nodes: Vec::new(),
-                leaves: Vec::new(),
-                cands: Vec::new(),
-                root: 0,
-                flat: Vec::new(),
-                flat_root: 0,
+                steps: Vec::new(),
+                blocks: Vec::new(),
+                stored: 0,
                 depth: 0,
                 rules,
             },
         };
         let all: Vec<u32> = (0..b.base.len() as u32).collect();
-        b.tree.root = b.node(all, FULL, false);
-        b.tree.flatten();
+        let root = b.node(all, FULL, false);
+        b.lay_out(root);
         b.tree
-    }
-
-    fn flatten(&mut self) {
-        let mut flat = self.nodes.clone();
-        let as_node = |c: u32, flat: &mut Vec<Node>| -> u32 {
-            if c & LEAF == 0 {
-                return c;
-            }
-            let at = flat.len() as u32;
-            flat.push(Node {
-                split: u32::MAX,
-                field: 0,
-                kids: [at, c],
-            });
-            at
-        };
-        for n in 0..self.nodes.len() {
-            for k in 0..2 {
-                flat[n].kids[k] = as_node(self.nodes[n].kids[k], &mut flat);
-            }
-        }
-        self.flat_root = as_node(self.root, &mut flat);
-        self.flat = flat;
-        let mut stack = vec![(self.root, 0u32)];
-        while let Some((c, d)) = stack.pop() {
-            if c & LEAF != 0 {
-                self.depth = self.depth.max(d);
-            } else {
-                for k in self.nodes[c as usize].kids {
-                    stack.push((k, d + 1));
-                }
-            }
-        }
     }
 
     /// The longest walk from the root to a leaf.
@@ -235,99 +210,105 @@ impl SplitTree {
         self.depth
     }
 
+    #[inline(always)]
+    fn step(&self, at: u32) -> u64 {
+        self.steps[at as usize & (self.steps.len() - 1)]
+    }
+
+    /// The leaf a walk of `f` ends on, and the inner nodes it visited.
+    #[inline]
+    fn walk(&self, f: &[u32; 8]) -> (u32, usize) {
+        let (mut at, mut visited) = (0, 0);
+        loop {
+            let step = self.step(at);
+            if Step::is_leaf(step) {
+                return (step as u32, visited);
+            }
+            at = Step::next(step, f);
+            visited += 1;
+        }
+    }
+
     /// (inner nodes visited, candidates checked) by a lookup of `key`: its cost.
     pub fn work(&self, key: &Key) -> (usize, usize) {
-        let f = fields(key);
-        let (mut c, mut depth) = (self.root, 0);
-        while c & LEAF == 0 {
-            let n = &self.nodes[c as usize];
-            c = n.kids[usize::from(f[n.field as usize] > n.split)];
-            depth += 1;
+        let f = walk_fields(key);
+        let (leaf, depth) = self.walk(&f);
+        let mut scanned = 0;
+        for b in &self.blocks[leaf as usize..] {
+            let hits = b.hits(&f);
+            if hits != 0 {
+                return (depth, scanned + hits.trailing_zeros() as usize + 1);
+            }
+            scanned += b.count();
+            if !b.more {
+                break;
+            }
         }
-        let leaf = self.leaves[(c & !LEAF) as usize];
-        let cands = &self.cands[leaf.start as usize..(leaf.start + leaf.len) as usize];
-        let scanned = cands
-            .iter()
-            .position(|c| c.hits(&f))
-            .map_or(cands.len(), |i| i + 1);
         (depth, scanned)
     }
 
     /// Candidates stored in all leaves: the rules, with replication.
     pub fn stored(&self) -> usize {
-        self.cands.len()
+        self.stored
     }
 
-    /// Bytes of nodes, leaves and candidates.
+    /// Bytes of walk entries and leaves.
     pub fn bytes(&self) -> usize {
-        (self.nodes.len() + self.flat.len()) * std::mem::size_of::<Node>()
-            + self.leaves.len() * std::mem::size_of::<Leaf>()
-            + self.cands.len() * std::mem::size_of::<Cand>()
+        self.steps.len() * std::mem::size_of::<u64>()
+            + self.blocks.len() * std::mem::size_of::<LeafBlock>()
     }
 
     /// The best rule matching `key` whose slot `dead` does not mark.
     #[inline]
     pub fn lookup(&self, key: &Key, dead: Option<&[bool]>) -> Found {
-        let f = fields(key);
-        let mut c = self.root;
-        while c & LEAF == 0 {
-            let n = &self.nodes[c as usize];
-            c = n.kids[usize::from(f[n.field as usize] > n.split)];
-        }
-        self.scan(c, key, &f, dead)
+        let f = walk_fields(key);
+        self.scan(self.walk(&f).0, key, &f, dead)
     }
 
     /// [`Self::lookup`] for up to [`LANES`] keys at once, their walks
     /// interleaved step by step: a walk is a chain of dependent loads, and
     /// several chains in flight overlap their misses (as rte_acl classifies
     /// several packets together). Every walk takes the tree's depth in
-    /// steps (see `flat`): a shorter walk marks time at its leaf, which
+    /// steps (see [`Step`]): a shorter walk marks time at its leaf, which
     /// costs less than the mispredicted branch of stopping it.
     #[inline]
     pub fn lookup_lanes(&self, keys: &[Key], dead: Option<&[bool]>, out: &mut [Found; LANES]) {
         let n = keys.len().min(LANES);
-        let mut f = [[0u32; 5]; LANES];
+        let mut f = [[0u32; 8]; LANES];
         for i in 0..n {
-            f[i] = fields(&keys[i]);
+            f[i] = walk_fields(&keys[i]);
         }
-        let mut c = [self.flat_root; LANES];
+        let mut at = [0u32; LANES];
         for _ in 0..self.depth {
             for i in 0..LANES {
-                let node = &self.flat[c[i] as usize];
-                c[i] = node.kids[usize::from(f[i][node.field as usize] > node.split)];
+                at[i] = Step::next(self.step(at[i]), &f[i]);
             }
         }
-        // The leaves' first lines, loaded for all lanes before any scan
-        // branches: their misses overlap.
-        let mut touch = 0u32;
         for i in 0..n {
-            let leaf = self.leaves[(self.flat[c[i] as usize].kids[1] & !LEAF) as usize];
-            touch ^= self.cands.get(leaf.start as usize).map_or(0, |c| c.slot);
-        }
-        std::hint::black_box(touch);
-        for i in 0..n {
-            let leaf = self.flat[c[i] as usize].kids[1];
-            out[i] = self.scan(leaf, &keys[i], &f[i], dead);
+            out[i] = self.scan(self.step(at[i]) as u32, &keys[i], &f[i], dead);
         }
     }
 
+    /// The best live candidate of the leaf at block `leaf` holding `key`.
     #[inline]
-    fn scan(&self, leaf: u32, key: &Key, f: &[u32; 5], dead: Option<&[bool]>) -> Found {
-        let leaf = self.leaves[(leaf & !LEAF) as usize];
-        let cands = &self.cands[leaf.start as usize..(leaf.start + leaf.len) as usize];
-        for cand in cands {
-            if cand.hits(f)
-                && (cand.exact || self.rules[cand.slot as usize].matches(key))
-                && dead.is_none_or(|d| !d[cand.slot as usize])
-            {
-                return Found::Rule(cand.slot);
+    fn scan(&self, leaf: u32, key: &Key, f: &[u32; 8], dead: Option<&[bool]>) -> Found {
+        for b in &self.blocks[leaf as usize..] {
+            let mut hits = b.hits(f);
+            while hits != 0 {
+                let j = hits.trailing_zeros();
+                hits &= hits - 1;
+                let slot = b.slots[j as usize];
+                if (b.exact >> j & 1 != 0 || self.rules[slot as usize].matches(key))
+                    && dead.is_none_or(|d| !d[slot as usize])
+                {
+                    return Found::Rule(slot);
+                }
+            }
+            if !b.more {
+                return if b.cut { Found::Unknown } else { Found::None };
             }
         }
-        if leaf.cut {
-            Found::Unknown
-        } else {
-            Found::None
-        }
+        Found::None
     }
 }
 
@@ -369,36 +350,55 @@ impl Builder {
             let (l, lreg) = side(true);
             let (r, rreg) = side(false);
             drop(rules);
-            let at = self.tree.nodes.len();
-            self.tree.nodes.push(Node {
+            let at = self.nodes.len();
+            self.nodes.push(Node {
                 split,
                 field: field as u32,
                 kids: [0, 0],
             });
             let lk = self.node(l, lreg, cut);
             let rk = self.node(r, rreg, cut);
-            self.tree.nodes[at].kids = [lk, rk];
+            self.nodes[at].kids = [lk, rk];
             return at as u32;
         }
-        let start = self.tree.cands.len() as u32;
+        let start = self.tree.blocks.len() as u32;
+        let mut block = LeafBlock::default();
         for &s in &rules {
-            let (r, exact) = self.base[s as usize];
-            self.tree.cands.push(Cand {
-                src: r[0],
-                dst: r[1],
-                sport: [r[2][0] as u16, r[2][1] as u16],
-                dport: [r[3][0] as u16, r[3][1] as u16],
-                proto: [r[4][0] as u8, r[4][1] as u8],
-                exact,
-                slot: s,
-            });
+            let (r, exact) = &self.base[s as usize];
+            if !block.push(r, *exact, s) {
+                block.more = true;
+                self.tree.blocks.push(block);
+                block = LeafBlock::default();
+                block.push(r, *exact, s);
+            }
         }
-        self.tree.leaves.push(Leaf {
-            start,
-            len: rules.len() as u32,
-            cut,
-        });
-        (self.tree.leaves.len() as u32 - 1) | LEAF
+        block.cut = cut;
+        self.tree.blocks.push(block);
+        self.tree.stored += rules.len();
+        start | LEAF
+    }
+
+    /// Lays the tree from `root` out as [`SplitTree::steps`], breadth first.
+    fn lay_out(&mut self, root: u32) {
+        let mut steps = vec![0u64];
+        let mut todo = std::collections::VecDeque::from([(root, 0usize, 0u32)]);
+        let mut depth = 0;
+        while let Some((c, at, d)) = todo.pop_front() {
+            if c & LEAF != 0 {
+                steps[at] = Step::pack(c & !LEAF, NO_FIELD, at);
+                depth = depth.max(d);
+                continue;
+            }
+            let n = self.nodes[c as usize];
+            let first = steps.len();
+            steps[at] = Step::pack(n.split, n.field as usize, first);
+            steps.extend([0, 0]);
+            todo.push_back((n.kids[0], first, d + 1));
+            todo.push_back((n.kids[1], first + 1, d + 1));
+        }
+        steps.resize(steps.len().next_power_of_two(), 0);
+        self.tree.steps = steps;
+        self.tree.depth = depth;
     }
 
     /// The split leaving the larger side smallest, then the fewest copies.
@@ -442,7 +442,7 @@ impl Builder {
     }
 }
 
-const _: () = assert!(std::mem::size_of::<Cand>() == 32 && WORDS == 5);
+const _: () = assert!(WORDS == 5);
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,15 @@
 //! The fast tables against their references on the shared standard data:
-//! every ClassBench filter set with its trace, and the full BGP table.
+//! every ClassBench filter set with its trace (tuple-space search and the
+//! decision trees), and the full BGP table.
 //!
 //! The data lives in `../shared/data` beside the repository (never copied
 //! in); set PRISM_SHARED to point elsewhere. A missing file fails the test
 //! with a message saying where it was looked for.
 
 use prism_tables::classbench::{parse_filters, parse_prefixes, parse_trace};
-use prism_tables::{Classifier, Ipv4Prefix, LinearClassifier, LpmTable, ReferenceLpm};
+use prism_tables::{
+    Classifier, Ipv4Prefix, LinearClassifier, LpmTable, ReferenceLpm, TreeClassifier,
+};
 use rand::{Rng, SeedableRng};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -66,10 +69,16 @@ fn check_set(filters: &str, trace: Option<&str>) {
                 .collect()
         }
     };
+    // The decision trees too, by the batched lookup the benchmarks time.
+    let trees = TreeClassifier::build(rules.clone());
+    let mut batched = vec![None; keys.len()];
+    let all: Vec<_> = keys.iter().map(|e| e.key).collect();
+    trees.lookup_batch(&all, &mut batched);
     let mut earlier = 0;
     for (i, e) in keys.iter().enumerate() {
         let want = slow.lookup(&e.key);
         assert_eq!(fast.lookup(&e.key), want, "{filters}: trace line {}", i + 1);
+        assert_eq!(batched[i], want, "{filters}: trees, trace line {}", i + 1);
         if trace.is_some() {
             let m =
                 want.unwrap_or_else(|| panic!("{filters}: trace line {} matches no rule", i + 1));
