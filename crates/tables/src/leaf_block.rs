@@ -50,6 +50,11 @@ impl LeafBlock {
         self.live.count_ones() as usize
     }
 
+    /// Bit `j`: candidate `j` is there.
+    pub fn live(&self) -> u8 {
+        self.live
+    }
+
     /// Adds a candidate after the others. False when the block is full.
     pub fn push(&mut self, r: &Ranges, exact: bool, slot: u32) -> bool {
         let j = self.count();

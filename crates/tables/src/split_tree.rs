@@ -262,36 +262,53 @@ impl SplitTree {
     #[inline]
     pub fn lookup(&self, key: &Key, dead: Option<&[bool]>) -> Found {
         let f = walk_fields(key);
-        self.scan(self.walk(&f).0, key, &f, dead)
+        match self.scan(self.walk(&f).0, key, &f, dead) {
+            NO_MATCH => Found::None,
+            UNKNOWN => Found::Unknown,
+            slot => Found::Rule(slot),
+        }
     }
 
-    /// [`Self::lookup`] for up to [`LANES`] keys at once, their walks
-    /// interleaved step by step: a walk is a chain of dependent loads, and
-    /// several chains in flight overlap their misses (as rte_acl classifies
-    /// several packets together). Every walk takes the tree's depth in
-    /// steps (see [`Step`]): a shorter walk marks time at its leaf, which
-    /// costs less than the mispredicted branch of stopping it.
+    /// [`Self::lookup`] for up to [`LANES`] keys at once, each answer a
+    /// slot or [`NO_MATCH`] or [`UNKNOWN`]; their walks interleaved step by
+    /// step: a walk is a chain of dependent loads, and several chains in
+    /// flight overlap their misses (as rte_acl classifies several packets
+    /// together). Every walk takes the tree's depth in steps (see
+    /// [`Step`]): a shorter walk marks time at its leaf, which costs less
+    /// than the mispredicted branch of stopping it.
     #[inline]
-    pub fn lookup_lanes(&self, keys: &[Key], dead: Option<&[bool]>, out: &mut [Found; LANES]) {
+    pub fn lookup_lanes(&self, keys: &[Key], dead: Option<&[bool]>, out: &mut [u32; LANES]) {
         let n = keys.len().min(LANES);
         let mut f = [[0u32; 8]; LANES];
         for i in 0..n {
             f[i] = walk_fields(&keys[i]);
         }
         let mut at = [0u32; LANES];
+        let steps = &self.steps[..];
+        let mask = steps.len() - 1;
         for _ in 0..self.depth {
             for i in 0..LANES {
-                at[i] = Step::next(self.step(at[i]), &f[i]);
+                at[i] = Step::next(steps[at[i] as usize & mask], &f[i]);
             }
         }
         for i in 0..n {
-            out[i] = self.scan(self.step(at[i]) as u32, &keys[i], &f[i], dead);
+            out[i] = self.scan(steps[at[i] as usize & mask] as u32, &keys[i], &f[i], dead);
         }
     }
 
-    /// The best live candidate of the leaf at block `leaf` holding `key`.
+    /// The best live candidate of the leaf at block `leaf` holding `key`:
+    /// its slot, [`NO_MATCH`] or [`UNKNOWN`].
     #[inline]
-    fn scan(&self, leaf: u32, key: &Key, f: &[u32; 8], dead: Option<&[bool]>) -> Found {
+    fn scan(&self, leaf: u32, key: &Key, f: &[u32; 8], dead: Option<&[bool]>) -> u32 {
+        let b = &self.blocks[leaf as usize];
+        if dead.is_none() && !b.more && b.exact == b.live() {
+            // The common leaf, with no branch on what it holds: its best
+            // hit wins outright. (Where the leaf was cut, its last
+            // candidate covers the region and always hits.)
+            let hits = b.hits(f);
+            let best = b.slots.get(hits.trailing_zeros() as usize).copied();
+            return best.unwrap_or(NO_MATCH);
+        }
         for b in &self.blocks[leaf as usize..] {
             let mut hits = b.hits(f);
             while hits != 0 {
@@ -301,16 +318,21 @@ impl SplitTree {
                 if (b.exact >> j & 1 != 0 || self.rules[slot as usize].matches(key))
                     && dead.is_none_or(|d| !d[slot as usize])
                 {
-                    return Found::Rule(slot);
+                    return slot;
                 }
             }
             if !b.more {
-                return if b.cut { Found::Unknown } else { Found::None };
+                return if b.cut { UNKNOWN } else { NO_MATCH };
             }
         }
-        Found::None
+        NO_MATCH
     }
 }
+
+/// A lane's answer when no rule matches.
+pub const NO_MATCH: u32 = u32::MAX;
+/// A lane's answer when the tree cannot say (see [`Found::Unknown`]).
+pub const UNKNOWN: u32 = u32::MAX - 1;
 
 /// Keys [`SplitTree::lookup_lanes`] walks together.
 pub const LANES: usize = 8;

@@ -17,7 +17,7 @@
 
 use crate::classifier::Classifier;
 use crate::rule::{Key, Match, Rule, RuleId};
-use crate::split_tree::{self, Found, LANES, SplitTree};
+use crate::split_tree::{self, Found, LANES, NO_MATCH, SplitTree, UNKNOWN};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -29,6 +29,8 @@ struct Group {
     any_dead: bool,
     /// (priority, id) of its best rule: no lookup can get more from it.
     best: (u32, RuleId),
+    /// Each slot's rank among the rules of all trees (0 the best).
+    rank: Vec<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -39,6 +41,8 @@ pub struct TreeClassifier {
     slots: HashMap<RuleId, (u32, u32)>,
     /// Rules inserted since the build.
     added: Classifier,
+    /// The trees' rules, best first: [`Group::rank`] indexes it.
+    by_rank: Vec<Match>,
     /// Every rule in force: for lookups the trees cannot answer.
     all: Classifier,
     changes: usize,
@@ -74,6 +78,7 @@ impl TreeClassifier {
                     .map_or((0, RuleId::MAX), |r| (r.priority, r.id));
                 Group {
                     dead: vec![false; tree.rules.len()],
+                    rank: vec![0; tree.rules.len()],
                     tree: Arc::new(tree),
                     any_dead: false,
                     best,
@@ -82,14 +87,23 @@ impl TreeClassifier {
             .collect();
         groups.sort_by(|a, b| b.best.0.cmp(&a.best.0).then(a.best.1.cmp(&b.best.1)));
         let mut slots = HashMap::new();
+        let mut order = Vec::new();
         for (g, group) in groups.iter().enumerate() {
             for (i, r) in group.tree.rules.iter().enumerate() {
                 slots.insert(r.id, (g as u32, i as u32));
+                order.push((r.as_match(), g, i));
             }
+        }
+        order.sort_by(|a, b| b.0.priority.cmp(&a.0.priority).then(a.0.id.cmp(&b.0.id)));
+        let mut by_rank = Vec::with_capacity(order.len());
+        for (rank, (m, g, i)) in order.into_iter().enumerate() {
+            groups[g].rank[i] = rank as u32;
+            by_rank.push(m);
         }
         Self {
             groups,
             slots,
+            by_rank,
             added: Classifier::new(),
             all,
             changes: 0,
@@ -191,33 +205,27 @@ impl TreeClassifier {
     }
 
     /// [`Self::lookup`] of each of `keys` into `out` (as long): the trees
-    /// walked for several keys at once (see [`SplitTree::lookup_lanes`]).
+    /// walked for several keys at once (see [`SplitTree::lookup_lanes`]),
+    /// their answers merged by rank, with no branch on what each found.
     pub fn lookup_batch(&self, keys: &[Key], out: &mut [Option<Match>]) {
         for (keys, out) in keys.chunks(LANES).zip(out.chunks_mut(LANES)) {
-            out.fill(None);
-            let mut unknown = [false; LANES];
-            let mut found = [Found::None; LANES];
+            let mut best = [u32::MAX; LANES];
+            let mut unknown = 0u32;
+            let mut found = [NO_MATCH; LANES];
             for g in &self.groups {
                 g.tree
                     .lookup_lanes(keys, g.any_dead.then_some(&g.dead[..]), &mut found);
-                for i in 0..keys.len() {
-                    match found[i] {
-                        Found::Rule(slot) => {
-                            let m = g.tree.rules[slot as usize].as_match();
-                            if out[i].is_none_or(|b| !b.beats(m.priority, m.id)) {
-                                out[i] = Some(m);
-                            }
-                        }
-                        Found::None => {}
-                        Found::Unknown => unknown[i] = true,
-                    }
+                for i in 0..LANES {
+                    let rank = g.rank.get(found[i] as usize).copied();
+                    best[i] = best[i].min(rank.unwrap_or(u32::MAX));
+                    unknown |= u32::from(found[i] == UNKNOWN) << i;
                 }
             }
             for i in 0..keys.len() {
-                out[i] = if unknown[i] {
+                out[i] = if unknown >> i & 1 != 0 {
                     self.all.lookup(&keys[i])
                 } else {
-                    self.with_added(&keys[i], out[i])
+                    self.with_added(&keys[i], self.by_rank.get(best[i] as usize).copied())
                 };
             }
         }
