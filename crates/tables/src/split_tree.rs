@@ -166,12 +166,16 @@ impl Step {
     }
 }
 
+/// [`Step`]'s layout, for the vector walk (`crate::wide_walk`).
+pub(crate) const STEP_FIELD_SHIFT: u32 = Step::FIELD_SHIFT;
+pub(crate) const STEP_INDEX: u32 = Step::INDEX;
+
 /// The field index of a leaf's entry: [`walk_fields`] holds 0 there.
 const NO_FIELD: usize = 5;
 
 /// The five fields and, from [`NO_FIELD`] on, zeros.
 #[inline]
-fn walk_fields(k: &Key) -> [u32; 8] {
+pub(crate) fn walk_fields(k: &Key) -> [u32; 8] {
     let f = fields(k);
     [f[0], f[1], f[2], f[3], f[4], 0, 0, 0]
 }
@@ -294,6 +298,17 @@ impl SplitTree {
         for i in 0..n {
             out[i] = self.scan(steps[at[i] as usize & mask] as u32, &keys[i], &f[i], dead);
         }
+    }
+
+    /// The walk's entries (see [`Step`]).
+    pub(crate) fn step_entries(&self) -> &[u64] {
+        &self.steps
+    }
+
+    /// [`Self::lookup_lanes`]'s answer for a walk of `f` that ended at entry `at`.
+    #[inline]
+    pub(crate) fn answer(&self, at: u32, key: &Key, f: &[u32; 8], dead: Option<&[bool]>) -> u32 {
+        self.scan(self.step(at) as u32, key, f, dead)
     }
 
     /// The best live candidate of the leaf at block `leaf` holding `key`:

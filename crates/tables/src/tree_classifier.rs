@@ -18,6 +18,7 @@
 use crate::classifier::Classifier;
 use crate::rule::{Key, Match, Rule, RuleId};
 use crate::split_tree::{self, Found, LANES, NO_MATCH, SplitTree, UNKNOWN};
+use crate::wide_walk::{self, WIDE, WideFields};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -208,6 +209,22 @@ impl TreeClassifier {
     /// walked for several keys at once (see [`SplitTree::lookup_lanes`]),
     /// their answers merged by rank, with no branch on what each found.
     pub fn lookup_batch(&self, keys: &[Key], out: &mut [Option<Match>]) {
+        if let Some(first) = self.groups.first()
+            && self.groups.len() <= wide_walk::TREES
+            && wide_walk::available()
+        {
+            let mut trees = [&*first.tree; wide_walk::TREES];
+            for (t, g) in trees.iter_mut().zip(&self.groups) {
+                *t = &*g.tree;
+            }
+            let trees = &trees[..self.groups.len()];
+            for (keys, out) in keys.chunks(WIDE).zip(out.chunks_mut(WIDE)) {
+                // SAFETY: the CPU has AVX-512F and VL (checked above), and
+                // so AVX2.
+                unsafe { self.lookup_wide(trees, keys, out) };
+            }
+            return;
+        }
         for (keys, out) in keys.chunks(LANES).zip(out.chunks_mut(LANES)) {
             let mut best = [u32::MAX; LANES];
             let mut unknown = 0u32;
@@ -228,6 +245,42 @@ impl TreeClassifier {
                     self.with_added(&keys[i], self.by_rank.get(best[i] as usize).copied())
                 };
             }
+        }
+    }
+}
+
+impl TreeClassifier {
+    /// [`Self::lookup_batch`] of up to [`WIDE`] keys, the trees walked
+    /// together by [`wide_walk::walk`]. Compiled for AVX2 so that the
+    /// leaves' tests ([`crate::leaf_block::LeafBlock::hits`]) inline here.
+    #[cfg_attr(
+        target_arch = "x86_64",
+        target_feature(enable = "avx2,avx512f,avx512vl")
+    )]
+    fn lookup_wide(&self, trees: &[&SplitTree], keys: &[Key], out: &mut [Option<Match>]) {
+        let mut f: WideFields = [[[0; LANES]; 8]; 4];
+        for (k, key) in keys.iter().enumerate() {
+            for (d, v) in split_tree::walk_fields(key).into_iter().enumerate() {
+                f[k / LANES][d][k % LANES] = v;
+            }
+        }
+        let mut at = [[0u32; WIDE]; wide_walk::TREES];
+        wide_walk::walk(trees, &f, &mut at);
+        for (k, key) in keys.iter().enumerate() {
+            let fk = std::array::from_fn(|d| f[k / LANES][d][k % LANES]);
+            let mut best = u32::MAX;
+            let mut unknown = false;
+            for (g, at) in self.groups.iter().zip(&at) {
+                let dead = g.any_dead.then_some(&g.dead[..]);
+                let found = g.tree.answer(at[k], key, &fk, dead);
+                best = best.min(g.rank.get(found as usize).copied().unwrap_or(u32::MAX));
+                unknown |= found == UNKNOWN;
+            }
+            out[k] = if unknown {
+                self.all.lookup(key)
+            } else {
+                self.with_added(key, self.by_rank.get(best as usize).copied())
+            };
         }
     }
 }
