@@ -305,6 +305,22 @@ impl SplitTree {
         &self.steps
     }
 
+    /// Asks for the first lines of the leaf a walk ending at `at` tests.
+    #[inline]
+    pub(crate) fn prefetch_leaf(&self, at: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(b) = self.blocks.get(self.step(at) as u32 as usize) {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let p = std::ptr::from_ref(b).cast::<i8>();
+            // SAFETY: a prefetch reads nothing the program sees; both
+            // addresses are within the block.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(p);
+                _mm_prefetch::<_MM_HINT_T0>(p.add(64));
+            }
+        }
+    }
+
     /// [`Self::lookup_lanes`]'s answer for a walk of `f` that ended at entry `at`.
     #[inline]
     pub(crate) fn answer(&self, at: u32, key: &Key, f: &[u32; 8], dead: Option<&[bool]>) -> u32 {

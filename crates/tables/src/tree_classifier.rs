@@ -266,6 +266,11 @@ impl TreeClassifier {
         }
         let mut at = [[0u32; WIDE]; wide_walk::TREES];
         wide_walk::walk(trees, &f, &mut at);
+        for (g, at) in self.groups.iter().zip(&at) {
+            for &at in &at[..keys.len()] {
+                g.tree.prefetch_leaf(at);
+            }
+        }
         for (k, key) in keys.iter().enumerate() {
             let fk = std::array::from_fn(|d| f[k / LANES][d][k % LANES]);
             let mut best = u32::MAX;
