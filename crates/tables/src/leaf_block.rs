@@ -26,8 +26,9 @@ pub struct LeafBlock {
     port_w: [u16; 2 * BLOCK],
     proto_lo: [u8; BLOCK],
     proto_w: [u8; BLOCK],
-    /// Each candidate's slot in its tree's rules.
-    pub slots: [u32; BLOCK],
+    /// Each candidate's slot in its tree's rules, and after them the slot
+    /// [`Self::first_hit`] gives when none holds (see [`Self::new`]).
+    slots: [u32; BLOCK + 1],
     /// Bit `j`: candidate `j` is there.
     live: u8,
     /// Bit `j`: candidate `j`'s ranges are the whole rule (otherwise the
@@ -45,14 +46,30 @@ pub struct LeafBlock {
 pub type Ranges = [[u32; 2]; 5];
 
 impl LeafBlock {
+    /// An empty block whose [`Self::first_hit`] is `none` when nothing hits.
+    pub fn new(none: u32) -> Self {
+        let mut b = Self::default();
+        b.slots[BLOCK] = none;
+        b
+    }
+
+    /// The slot of the best candidate in `hits` (from [`Self::hits`]), or
+    /// the block's `none`: with no branch on whether any hit, which no
+    /// predictor can guess.
+    #[inline(always)]
+    pub fn first_hit(&self, hits: u32) -> u32 {
+        self.slots[(hits | 1 << BLOCK).trailing_zeros() as usize]
+    }
+
+    /// Candidate `j`'s slot.
+    #[inline]
+    pub fn slot(&self, j: u32) -> u32 {
+        self.slots[j as usize]
+    }
+
     /// Candidates held.
     pub fn count(&self) -> usize {
         self.live.count_ones() as usize
-    }
-
-    /// Bit `j`: candidate `j` is there.
-    pub fn live(&self) -> u8 {
-        self.live
     }
 
     /// Adds a candidate after the others. False when the block is full.
@@ -106,10 +123,17 @@ impl LeafBlock {
         m & u32::from(self.live)
     }
 
+    /// Holds one block of exact candidates: a hit needs no more checks.
+    #[inline]
+    pub fn plain(&self) -> bool {
+        !self.more && self.exact == self.live
+    }
+
+    /// [`Self::hits`] with AVX2, inlined where the caller has it.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn hits_avx2(&self, f: &[u32; 8]) -> u32 {
+    pub fn hits_avx2(&self, f: &[u32; 8]) -> u32 {
         use std::arch::x86_64::*;
         // SAFETY: each load reads 32 (or 8) bytes from an array of exactly
         // that size in `self`; unaligned loads need no alignment.

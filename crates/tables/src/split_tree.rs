@@ -321,6 +321,19 @@ impl SplitTree {
         }
     }
 
+    /// The slot a leaf's [`LeafBlock::first_hit`] gives when nothing hits:
+    /// one past the rules.
+    #[inline]
+    pub(crate) fn none(&self) -> u32 {
+        self.rules.len() as u32
+    }
+
+    /// The leaf's first block a walk ending at `at` tests.
+    #[inline]
+    pub(crate) fn leaf_at(&self, at: u32) -> &LeafBlock {
+        &self.blocks[self.step(at) as u32 as usize]
+    }
+
     /// [`Self::lookup_lanes`]'s answer for a walk of `f` that ended at entry `at`.
     #[inline]
     pub(crate) fn answer(&self, at: u32, key: &Key, f: &[u32; 8], dead: Option<&[bool]>) -> u32 {
@@ -332,20 +345,19 @@ impl SplitTree {
     #[inline]
     fn scan(&self, leaf: u32, key: &Key, f: &[u32; 8], dead: Option<&[bool]>) -> u32 {
         let b = &self.blocks[leaf as usize];
-        if dead.is_none() && !b.more && b.exact == b.live() {
+        if dead.is_none() && b.plain() {
             // The common leaf, with no branch on what it holds: its best
             // hit wins outright. (Where the leaf was cut, its last
             // candidate covers the region and always hits.)
-            let hits = b.hits(f);
-            let best = b.slots.get(hits.trailing_zeros() as usize).copied();
-            return best.unwrap_or(NO_MATCH);
+            let best = b.first_hit(b.hits(f));
+            return if best < self.none() { best } else { NO_MATCH };
         }
         for b in &self.blocks[leaf as usize..] {
             let mut hits = b.hits(f);
             while hits != 0 {
                 let j = hits.trailing_zeros();
                 hits &= hits - 1;
-                let slot = b.slots[j as usize];
+                let slot = b.slot(j);
                 if (b.exact >> j & 1 != 0 || self.rules[slot as usize].matches(key))
                     && dead.is_none_or(|d| !d[slot as usize])
                 {
@@ -415,13 +427,14 @@ impl Builder {
             return at as u32;
         }
         let start = self.tree.blocks.len() as u32;
-        let mut block = LeafBlock::default();
+        let none = self.tree.rules.len() as u32;
+        let mut block = LeafBlock::new(none);
         for &s in &rules {
             let (r, exact) = &self.base[s as usize];
             if !block.push(r, *exact, s) {
                 block.more = true;
                 self.tree.blocks.push(block);
-                block = LeafBlock::default();
+                block = LeafBlock::new(none);
                 block.push(r, *exact, s);
             }
         }

@@ -30,7 +30,8 @@ struct Group {
     any_dead: bool,
     /// (priority, id) of its best rule: no lookup can get more from it.
     best: (u32, RuleId),
-    /// Each slot's rank among the rules of all trees (0 the best).
+    /// Each slot's rank among the rules of all trees (0 the best), and
+    /// `u32::MAX` after them for no match ([`SplitTree::none`]).
     rank: Vec<u32>,
 }
 
@@ -79,7 +80,7 @@ impl TreeClassifier {
                     .map_or((0, RuleId::MAX), |r| (r.priority, r.id));
                 Group {
                     dead: vec![false; tree.rules.len()],
-                    rank: vec![0; tree.rules.len()],
+                    rank: vec![u32::MAX; tree.rules.len() + 1],
                     tree: Arc::new(tree),
                     any_dead: false,
                     best,
@@ -277,9 +278,27 @@ impl TreeClassifier {
             let mut unknown = false;
             for (g, at) in self.groups.iter().zip(&at) {
                 let dead = g.any_dead.then_some(&g.dead[..]);
-                let found = g.tree.answer(at[k], key, &fk, dead);
-                best = best.min(g.rank.get(found as usize).copied().unwrap_or(u32::MAX));
-                unknown |= found == UNKNOWN;
+                let leaf = g.tree.leaf_at(at[k]);
+                let found = if dead.is_none() && leaf.plain() {
+                    // The common leaf (see `SplitTree::scan`), tested here
+                    // where AVX2 code inlines.
+                    #[cfg(target_arch = "x86_64")]
+                    let hits = leaf.hits_avx2(&fk);
+                    #[cfg(not(target_arch = "x86_64"))]
+                    let hits = leaf.hits(&fk);
+                    leaf.first_hit(hits)
+                } else {
+                    match g.tree.answer(at[k], key, &fk, dead) {
+                        NO_MATCH => g.tree.none(),
+                        UNKNOWN => {
+                            unknown = true;
+                            g.tree.none()
+                        }
+                        slot => slot,
+                    }
+                };
+                // The rank of "none" is last (see `Group::rank`).
+                best = best.min(g.rank[found as usize]);
             }
             out[k] = if unknown {
                 self.all.lookup(key)
