@@ -1,7 +1,7 @@
 //! Packet classification on ClassBench rule sets: DPDK's rte_acl
 //! (`dpdk-test-acl`) against Prism's two classifiers, tuple-space search
 //! (`Classifier`, key by key) and the decision trees (`TreeClassifier`,
-//! keys in batches of 8, as rte_acl classifies a burst), on the same rules
+//! keys in batches, as rte_acl classifies a burst), on the same rules
 //! and the same headers, after checking that all three pick the same rule
 //! for every header.
 //!
@@ -231,8 +231,9 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
                 &trees,
             )
             .note(format!(
-                "{note}; {} trees, batches of 8",
-                tree.trees().count()
+                "{note}; {} trees, {}",
+                tree.trees().count(),
+                tree.batch_walk()
             )),
         );
     }

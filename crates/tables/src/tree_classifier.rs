@@ -206,6 +206,16 @@ impl TreeClassifier {
         }
     }
 
+    /// How [`Self::lookup_batch`] walks the trees here, for reports: "32
+    /// keys at a time, eight to a vector (AVX-512)" or "8 keys at a time".
+    pub fn batch_walk(&self) -> String {
+        if self.groups.len() <= wide_walk::TREES && wide_walk::available() {
+            format!("{WIDE} keys at a time, {LANES} to a vector (AVX-512)")
+        } else {
+            format!("{LANES} keys at a time")
+        }
+    }
+
     /// [`Self::lookup`] of each of `keys` into `out` (as long): the trees
     /// walked for several keys at once (see [`SplitTree::lookup_lanes`]),
     /// their answers merged by rank, with no branch on what each found.

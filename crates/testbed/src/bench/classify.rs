@@ -73,11 +73,12 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
             let bytes: usize = tree.trees().map(|t| t.bytes()).sum();
             let depths: Vec<String> = tree.trees().map(|t| t.depth().to_string()).collect();
             let note = format!(
-                "{} rules in {} trees (depths {}), {stored} leaf entries, {} KiB, built in {build_ms:.0} ms; {what}; batches of 8",
+                "{} rules in {} trees (depths {}), {stored} leaf entries, {} KiB, built in {build_ms:.0} ms; {what}; {}",
                 rules.len(),
                 tree.trees().count(),
                 depths.join("/"),
-                bytes / 1024
+                bytes / 1024,
+                tree.batch_walk()
             );
             push(measure(&names[1], keys.len() as u64, reps, &note, || {
                 tree.lookup_batch(black_box(&keys), &mut out);
