@@ -170,6 +170,11 @@ impl Step {
 pub(crate) const STEP_FIELD_SHIFT: u32 = Step::FIELD_SHIFT;
 pub(crate) const STEP_INDEX: u32 = Step::INDEX;
 
+/// Set in a leaf entry's low word when the leaf is one block of exact
+/// candidates ([`LeafBlock::plain`]): a walk's end says so without
+/// reading the block.
+pub(crate) const PLAIN: u32 = 1 << 31;
+
 /// The field index of a leaf's entry: [`walk_fields`] holds 0 there.
 const NO_FIELD: usize = 5;
 
@@ -226,7 +231,7 @@ impl SplitTree {
         loop {
             let step = self.step(at);
             if Step::is_leaf(step) {
-                return (step as u32, visited);
+                return (step as u32 & !PLAIN, visited);
             }
             at = Step::next(step, f);
             visited += 1;
@@ -296,7 +301,8 @@ impl SplitTree {
             }
         }
         for i in 0..n {
-            out[i] = self.scan(steps[at[i] as usize & mask] as u32, &keys[i], &f[i], dead);
+            let leaf = steps[at[i] as usize & mask] as u32 & !PLAIN;
+            out[i] = self.scan(leaf, &keys[i], &f[i], dead);
         }
     }
 
@@ -305,11 +311,11 @@ impl SplitTree {
         &self.steps
     }
 
-    /// Asks for the first lines of the leaf a walk ending at `at` tests.
+    /// Asks for the first lines of the leaf whose entry's low word is `word`.
     #[inline]
-    pub(crate) fn prefetch_leaf(&self, at: u32) {
+    pub(crate) fn prefetch_leaf(&self, word: u32) {
         #[cfg(target_arch = "x86_64")]
-        if let Some(b) = self.blocks.get(self.step(at) as u32 as usize) {
+        if let Some(b) = self.blocks.get((word & !PLAIN) as usize) {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             let p = std::ptr::from_ref(b).cast::<i8>();
             // SAFETY: a prefetch reads nothing the program sees; both
@@ -328,16 +334,18 @@ impl SplitTree {
         self.rules.len() as u32
     }
 
-    /// The leaf's first block a walk ending at `at` tests.
+    /// The first block of the leaf whose entry's low word is `word` (see
+    /// [`PLAIN`]).
     #[inline]
-    pub(crate) fn leaf_at(&self, at: u32) -> &LeafBlock {
-        &self.blocks[self.step(at) as u32 as usize]
+    pub(crate) fn block(&self, word: u32) -> &LeafBlock {
+        &self.blocks[(word & !PLAIN) as usize]
     }
 
-    /// [`Self::lookup_lanes`]'s answer for a walk of `f` that ended at entry `at`.
+    /// [`Self::lookup_lanes`]'s answer for the leaf whose entry's low word
+    /// is `word`.
     #[inline]
-    pub(crate) fn answer(&self, at: u32, key: &Key, f: &[u32; 8], dead: Option<&[bool]>) -> u32 {
-        self.scan(self.step(at) as u32, key, f, dead)
+    pub(crate) fn answer(&self, word: u32, key: &Key, f: &[u32; 8], dead: Option<&[bool]>) -> u32 {
+        self.scan(word & !PLAIN, key, f, dead)
     }
 
     /// The best live candidate of the leaf at block `leaf` holding `key`:
@@ -451,7 +459,13 @@ impl Builder {
         let mut depth = 0;
         while let Some((c, at, d)) = todo.pop_front() {
             if c & LEAF != 0 {
-                steps[at] = Step::pack(c & !LEAF, NO_FIELD, at);
+                let start = c & !LEAF;
+                let plain = if self.tree.blocks[start as usize].plain() {
+                    PLAIN
+                } else {
+                    0
+                };
+                steps[at] = Step::pack(start | plain, NO_FIELD, at);
                 depth = depth.max(d);
                 continue;
             }

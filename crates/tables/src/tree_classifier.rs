@@ -275,21 +275,22 @@ impl TreeClassifier {
                 f[k / LANES][d][k % LANES] = v;
             }
         }
-        let mut at = [[0u32; WIDE]; wide_walk::TREES];
-        wide_walk::walk(trees, &f, &mut at);
-        for (g, at) in self.groups.iter().zip(&at) {
-            for &at in &at[..keys.len()] {
-                g.tree.prefetch_leaf(at);
+        let mut leaf = [[0u32; WIDE]; wide_walk::TREES];
+        wide_walk::walk(trees, &f, &mut leaf);
+        for (g, leaf) in self.groups.iter().zip(&leaf) {
+            for &word in &leaf[..keys.len()] {
+                g.tree.prefetch_leaf(word);
             }
         }
         for (k, key) in keys.iter().enumerate() {
             let fk = std::array::from_fn(|d| f[k / LANES][d][k % LANES]);
             let mut best = u32::MAX;
             let mut unknown = false;
-            for (g, at) in self.groups.iter().zip(&at) {
+            for (g, leaf) in self.groups.iter().zip(&leaf) {
                 let dead = g.any_dead.then_some(&g.dead[..]);
-                let leaf = g.tree.leaf_at(at[k]);
-                let found = if dead.is_none() && leaf.plain() {
+                let word = leaf[k];
+                let found = if dead.is_none() && word & split_tree::PLAIN != 0 {
+                    let leaf = g.tree.block(word);
                     // The common leaf (see `SplitTree::scan`), tested here
                     // where AVX2 code inlines.
                     #[cfg(target_arch = "x86_64")]
@@ -298,7 +299,7 @@ impl TreeClassifier {
                     let hits = leaf.hits(&fk);
                     leaf.first_hit(hits)
                 } else {
-                    match g.tree.answer(at[k], key, &fk, dead) {
+                    match g.tree.answer(word, key, &fk, dead) {
                         NO_MATCH => g.tree.none(),
                         UNKNOWN => {
                             unknown = true;

@@ -2,8 +2,9 @@
 //! vector, with AVX-512: one gather reads eight keys' walk entries, and a
 //! dozen vector instructions take the eight steps.
 //!
-//! In: the trees, the keys' fields. Out: for each tree and key, the walk
-//! entry it ends on (a leaf's; see `split_tree::Step`).
+//! In: the trees, the keys' fields. Out: for each tree and key, the low
+//! word of the leaf entry its walk ends on: the leaf's first block, and
+//! whether it is plain (`split_tree::PLAIN`).
 //!
 //! Why: stepped one key at a time, a walk costs nine instructions a step,
 //! and the trees' lookups were bound by instructions, not by the loads'
@@ -39,15 +40,16 @@ pub fn available() -> bool {
 }
 
 /// Walks each of `trees` (at most [`TREES`]) for the [`WIDE`] keys of `f`;
-/// `at[t][k]` is where tree `t`'s walk of key `k` ends.
+/// `leaf[t][k]` is the low word of the leaf entry where tree `t`'s walk of
+/// key `k` ends.
 ///
 /// Panics where [`available`] is false.
-pub fn walk(trees: &[&SplitTree], f: &WideFields, at: &mut [[u32; WIDE]; TREES]) {
+pub fn walk(trees: &[&SplitTree], f: &WideFields, leaf: &mut [[u32; WIDE]; TREES]) {
     assert!(available() && trees.len() <= TREES);
     #[cfg(target_arch = "x86_64")]
     // SAFETY: the CPU has AVX-512F and VL, asserted above.
     unsafe {
-        walk_avx512(trees, f, at)
+        walk_avx512(trees, f, leaf)
     }
 }
 
@@ -115,9 +117,12 @@ fn walk_avx512(trees: &[&SplitTree], f: &WideFields, out: &mut [[u32; WIDE]; TRE
     }
     for t in 0..trees.len() {
         for v in 0..4 {
-            // SAFETY: 32 bytes written to 32 bytes of `out[t]`.
+            // SAFETY: as in the walk; then 32 bytes written to 32 bytes of
+            // `out[t]`.
             unsafe {
-                _mm256_storeu_si256(out[t][v * LANES..].as_mut_ptr().cast(), at[t][v]);
+                let g = _mm512_i32gather_epi64::<8>(at[t][v], steps[t]);
+                let word = _mm512_cvtepi64_epi32(g);
+                _mm256_storeu_si256(out[t][v * LANES..].as_mut_ptr().cast(), word);
             }
         }
     }
