@@ -171,6 +171,65 @@ impl LeafBlock {
     }
 }
 
+/// A key's fields spread over vector lanes once, for every leaf it is
+/// tested against ([`LeafBlock::hits_avx512`]).
+#[cfg(target_arch = "x86_64")]
+#[derive(Debug, Clone, Copy)]
+pub struct KeyLanes {
+    src: std::arch::x86_64::__m256i,
+    dst: std::arch::x86_64::__m256i,
+    /// The source port in the first eight 16-bit lanes, the destination
+    /// port in the last eight, as [`LeafBlock`] stores ports.
+    ports: std::arch::x86_64::__m256i,
+    proto: std::arch::x86_64::__m128i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl KeyLanes {
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn new(f: &[u32; 8]) -> Self {
+        use std::arch::x86_64::*;
+        Self {
+            src: _mm256_set1_epi32(f[0] as i32),
+            dst: _mm256_set1_epi32(f[1] as i32),
+            ports: _mm256_setr_m128i(_mm_set1_epi16(f[2] as i16), _mm_set1_epi16(f[3] as i16)),
+            proto: _mm_set1_epi8(f[4] as i8),
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl LeafBlock {
+    /// [`Self::hits`] with AVX-512's unsigned compares into mask
+    /// registers: half the instructions of the AVX2 test.
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw")]
+    #[inline]
+    pub fn hits_avx512(&self, k: &KeyLanes) -> u32 {
+        use std::arch::x86_64::*;
+        // SAFETY: each load reads 32 (or 8) bytes from an array of exactly
+        // that size in `self`; unaligned loads need no alignment.
+        let (src_lo, src_w, dst_lo, dst_w, port_lo, port_w, proto_lo, proto_w) = unsafe {
+            let ld = |a: *const u8| _mm256_loadu_si256(a.cast::<__m256i>());
+            (
+                ld(self.src_lo.as_ptr().cast()),
+                ld(self.src_w.as_ptr().cast()),
+                ld(self.dst_lo.as_ptr().cast()),
+                ld(self.dst_w.as_ptr().cast()),
+                ld(self.port_lo.as_ptr().cast()),
+                ld(self.port_w.as_ptr().cast()),
+                _mm_loadl_epi64(self.proto_lo.as_ptr().cast()),
+                _mm_loadl_epi64(self.proto_w.as_ptr().cast()),
+            )
+        };
+        let m = _mm256_cmple_epu32_mask(_mm256_sub_epi32(k.src, src_lo), src_w);
+        let m = _mm256_mask_cmple_epu32_mask(m, _mm256_sub_epi32(k.dst, dst_lo), dst_w);
+        let p = _mm256_cmple_epu16_mask(_mm256_sub_epi16(k.ports, port_lo), port_w);
+        let r = _mm_cmple_epu8_mask(_mm_sub_epi8(k.proto, proto_lo), proto_w);
+        u32::from(m & (p & (p >> 8)) as u8 & r as u8 & self.live)
+    }
+}
+
 const _: () = assert!(std::mem::size_of::<LeafBlock>() == 256);
 
 #[cfg(test)]
@@ -253,6 +312,12 @@ mod tests {
                 }
                 prop_assert_eq!(b.hits_one_by_one(&k), want);
                 prop_assert_eq!(b.hits(&k), want);
+                #[cfg(target_arch = "x86_64")]
+                if crate::wide_walk::available() {
+                    // SAFETY: the CPU has AVX-512F, VL and BW (and so AVX2).
+                    let got = unsafe { b.hits_avx512(&KeyLanes::new(&k)) };
+                    prop_assert_eq!(got, want);
+                }
             }
         }
     }

@@ -16,6 +16,8 @@
 //!   change).
 
 use crate::classifier::Classifier;
+#[cfg(target_arch = "x86_64")]
+use crate::leaf_block::KeyLanes;
 use crate::rule::{Key, Match, Rule, RuleId};
 use crate::split_tree::{self, Found, LANES, NO_MATCH, SplitTree, UNKNOWN};
 use crate::wide_walk::{self, WIDE, WideFields};
@@ -230,8 +232,8 @@ impl TreeClassifier {
             }
             let trees = &trees[..self.groups.len()];
             for (keys, out) in keys.chunks(WIDE).zip(out.chunks_mut(WIDE)) {
-                // SAFETY: the CPU has AVX-512F and VL (checked above), and
-                // so AVX2.
+                // SAFETY: the CPU has AVX-512F, VL and BW (checked above),
+                // and so AVX2.
                 unsafe { self.lookup_wide(trees, keys, out) };
             }
             return;
@@ -266,7 +268,7 @@ impl TreeClassifier {
     /// leaves' tests ([`crate::leaf_block::LeafBlock::hits`]) inline here.
     #[cfg_attr(
         target_arch = "x86_64",
-        target_feature(enable = "avx2,avx512f,avx512vl")
+        target_feature(enable = "avx2,avx512f,avx512vl,avx512bw")
     )]
     fn lookup_wide(&self, trees: &[&SplitTree], keys: &[Key], out: &mut [Option<Match>]) {
         let mut f: WideFields = [[[0; LANES]; 8]; 4];
@@ -284,6 +286,8 @@ impl TreeClassifier {
         }
         for (k, key) in keys.iter().enumerate() {
             let fk = std::array::from_fn(|d| f[k / LANES][d][k % LANES]);
+            #[cfg(target_arch = "x86_64")]
+            let lanes = KeyLanes::new(&fk);
             let mut best = u32::MAX;
             let mut unknown = false;
             for (g, leaf) in self.groups.iter().zip(&leaf) {
@@ -294,7 +298,7 @@ impl TreeClassifier {
                     // The common leaf (see `SplitTree::scan`), tested here
                     // where AVX2 code inlines.
                     #[cfg(target_arch = "x86_64")]
-                    let hits = leaf.hits_avx2(&fk);
+                    let hits = leaf.hits_avx512(&lanes);
                     #[cfg(not(target_arch = "x86_64"))]
                     let hits = leaf.hits(&fk);
                     leaf.first_hit(hits)

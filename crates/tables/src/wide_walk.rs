@@ -26,12 +26,14 @@ pub const TREES: usize = 4;
 /// `split_tree::walk_fields`) of key `v * LANES + i`.
 pub type WideFields = [[[u32; LANES]; 8]; 4];
 
-/// Whether [`walk`] can run here.
+/// Whether [`walk`] can run here (and the leaf test of
+/// `LeafBlock::hits_avx512` beside it).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512vl")
+            && std::arch::is_x86_feature_detected!("avx512bw")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -47,7 +49,7 @@ pub fn available() -> bool {
 pub fn walk(trees: &[&SplitTree], f: &WideFields, leaf: &mut [[u32; WIDE]; TREES]) {
     assert!(available() && trees.len() <= TREES);
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: the CPU has AVX-512F and VL, asserted above.
+    // SAFETY: the CPU has AVX-512F and VL (and BW), asserted above.
     unsafe {
         walk_avx512(trees, f, leaf)
     }
