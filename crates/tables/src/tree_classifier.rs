@@ -271,7 +271,7 @@ impl TreeClassifier {
         target_feature(enable = "avx2,avx512f,avx512vl,avx512bw")
     )]
     fn lookup_wide(&self, trees: &[&SplitTree], keys: &[Key], out: &mut [Option<Match>]) {
-        let mut f: WideFields = [[[0; LANES]; 8]; 4];
+        let mut f: WideFields = [[[0; LANES]; 8]; wide_walk::VECTORS];
         for (k, key) in keys.iter().enumerate() {
             for (d, v) in split_tree::walk_fields(key).into_iter().enumerate() {
                 f[k / LANES][d][k % LANES] = v;
