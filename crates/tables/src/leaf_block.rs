@@ -129,46 +129,68 @@ impl LeafBlock {
         !self.more && self.exact == self.live
     }
 
+    /// The block's ranges in vector registers.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn lanes(&self) -> BlockLanes {
+        use std::arch::x86_64::*;
+        // SAFETY: each load reads 32 (or 8) bytes from an array of exactly
+        // that size in `self`; unaligned loads need no alignment.
+        unsafe {
+            let ld = |a: *const u8| _mm256_loadu_si256(a.cast::<__m256i>());
+            BlockLanes {
+                src_lo: ld(self.src_lo.as_ptr().cast()),
+                src_w: ld(self.src_w.as_ptr().cast()),
+                dst_lo: ld(self.dst_lo.as_ptr().cast()),
+                dst_w: ld(self.dst_w.as_ptr().cast()),
+                port_lo: ld(self.port_lo.as_ptr().cast()),
+                port_w: ld(self.port_w.as_ptr().cast()),
+                proto_lo: _mm_loadl_epi64(self.proto_lo.as_ptr().cast()),
+                proto_w: _mm_loadl_epi64(self.proto_w.as_ptr().cast()),
+            }
+        }
+    }
+
     /// [`Self::hits`] with AVX2, inlined where the caller has it.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline]
     pub fn hits_avx2(&self, f: &[u32; 8]) -> u32 {
         use std::arch::x86_64::*;
-        // SAFETY: each load reads 32 (or 8) bytes from an array of exactly
-        // that size in `self`; unaligned loads need no alignment.
-        let (src_lo, src_w, dst_lo, dst_w, port_lo, port_w, proto_lo, proto_w) = unsafe {
-            let ld = |a: *const u8| _mm256_loadu_si256(a.cast::<__m256i>());
-            (
-                ld(self.src_lo.as_ptr().cast()),
-                ld(self.src_w.as_ptr().cast()),
-                ld(self.dst_lo.as_ptr().cast()),
-                ld(self.dst_w.as_ptr().cast()),
-                ld(self.port_lo.as_ptr().cast()),
-                ld(self.port_w.as_ptr().cast()),
-                _mm_loadl_epi64(self.proto_lo.as_ptr().cast()),
-                _mm_loadl_epi64(self.proto_w.as_ptr().cast()),
-            )
-        };
-        let d = _mm256_sub_epi32(_mm256_set1_epi32(f[0] as i32), src_lo);
-        let src = _mm256_cmpeq_epi32(_mm256_min_epu32(d, src_w), d);
-        let d = _mm256_sub_epi32(_mm256_set1_epi32(f[1] as i32), dst_lo);
-        let dst = _mm256_cmpeq_epi32(_mm256_min_epu32(d, dst_w), d);
+        let b = self.lanes();
+        let d = _mm256_sub_epi32(_mm256_set1_epi32(f[0] as i32), b.src_lo);
+        let src = _mm256_cmpeq_epi32(_mm256_min_epu32(d, b.src_w), d);
+        let d = _mm256_sub_epi32(_mm256_set1_epi32(f[1] as i32), b.dst_lo);
+        let dst = _mm256_cmpeq_epi32(_mm256_min_epu32(d, b.dst_w), d);
         let key = _mm256_setr_m128i(_mm_set1_epi16(f[2] as i16), _mm_set1_epi16(f[3] as i16));
-        let d = _mm256_sub_epi16(key, port_lo);
-        let ports = _mm256_cmpeq_epi16(_mm256_min_epu16(d, port_w), d);
+        let d = _mm256_sub_epi16(key, b.port_lo);
+        let ports = _mm256_cmpeq_epi16(_mm256_min_epu16(d, b.port_w), d);
         let ports = _mm_and_si128(
             _mm256_castsi256_si128(ports),
             _mm256_extracti128_si256::<1>(ports),
         );
-        let d = _mm_sub_epi8(_mm_set1_epi8(f[4] as i8), proto_lo);
-        let proto = _mm_cmpeq_epi8(_mm_min_epu8(d, proto_w), d);
+        let d = _mm_sub_epi8(_mm_set1_epi8(f[4] as i8), b.proto_lo);
+        let proto = _mm_cmpeq_epi8(_mm_min_epu8(d, b.proto_w), d);
         let all = _mm256_and_si256(
             _mm256_and_si256(src, dst),
             _mm256_and_si256(_mm256_cvtepi16_epi32(ports), _mm256_cvtepi8_epi32(proto)),
         );
         _mm256_movemask_ps(_mm256_castsi256_ps(all)) as u32 & u32::from(self.live)
     }
+}
+
+/// A block's ranges in vector registers.
+#[cfg(target_arch = "x86_64")]
+struct BlockLanes {
+    src_lo: std::arch::x86_64::__m256i,
+    src_w: std::arch::x86_64::__m256i,
+    dst_lo: std::arch::x86_64::__m256i,
+    dst_w: std::arch::x86_64::__m256i,
+    port_lo: std::arch::x86_64::__m256i,
+    port_w: std::arch::x86_64::__m256i,
+    proto_lo: std::arch::x86_64::__m128i,
+    proto_w: std::arch::x86_64::__m128i,
 }
 
 /// A key's fields spread over vector lanes once, for every leaf it is
@@ -207,25 +229,11 @@ impl LeafBlock {
     #[inline]
     pub fn hits_avx512(&self, k: &KeyLanes) -> u32 {
         use std::arch::x86_64::*;
-        // SAFETY: each load reads 32 (or 8) bytes from an array of exactly
-        // that size in `self`; unaligned loads need no alignment.
-        let (src_lo, src_w, dst_lo, dst_w, port_lo, port_w, proto_lo, proto_w) = unsafe {
-            let ld = |a: *const u8| _mm256_loadu_si256(a.cast::<__m256i>());
-            (
-                ld(self.src_lo.as_ptr().cast()),
-                ld(self.src_w.as_ptr().cast()),
-                ld(self.dst_lo.as_ptr().cast()),
-                ld(self.dst_w.as_ptr().cast()),
-                ld(self.port_lo.as_ptr().cast()),
-                ld(self.port_w.as_ptr().cast()),
-                _mm_loadl_epi64(self.proto_lo.as_ptr().cast()),
-                _mm_loadl_epi64(self.proto_w.as_ptr().cast()),
-            )
-        };
-        let m = _mm256_cmple_epu32_mask(_mm256_sub_epi32(k.src, src_lo), src_w);
-        let m = _mm256_mask_cmple_epu32_mask(m, _mm256_sub_epi32(k.dst, dst_lo), dst_w);
-        let p = _mm256_cmple_epu16_mask(_mm256_sub_epi16(k.ports, port_lo), port_w);
-        let r = _mm_cmple_epu8_mask(_mm_sub_epi8(k.proto, proto_lo), proto_w);
+        let b = self.lanes();
+        let m = _mm256_cmple_epu32_mask(_mm256_sub_epi32(k.src, b.src_lo), b.src_w);
+        let m = _mm256_mask_cmple_epu32_mask(m, _mm256_sub_epi32(k.dst, b.dst_lo), b.dst_w);
+        let p = _mm256_cmple_epu16_mask(_mm256_sub_epi16(k.ports, b.port_lo), b.port_w);
+        let r = _mm_cmple_epu8_mask(_mm_sub_epi8(k.proto, b.proto_lo), b.proto_w);
         u32::from(m & (p & (p >> 8)) as u8 & r as u8 & self.live)
     }
 }
