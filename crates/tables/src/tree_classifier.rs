@@ -37,6 +37,18 @@ struct Group {
     rank: Vec<u32>,
 }
 
+impl Group {
+    /// The rank of a tree's answer (a slot, [`NO_MATCH`] or [`UNKNOWN`]),
+    /// and whether the tree could not say.
+    #[inline]
+    fn rank_of(&self, found: u32) -> (u32, bool) {
+        (
+            self.rank.get(found as usize).copied().unwrap_or(u32::MAX),
+            found == UNKNOWN,
+        )
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct TreeClassifier {
     /// Best first (see [`split_tree::group`]).
@@ -197,6 +209,18 @@ impl TreeClassifier {
         self.with_added(key, best)
     }
 
+    /// The rule of rank `best` (none past the ranks), with the rules added
+    /// since the build; or, where a tree could not say, the answer of the
+    /// classifier holding every rule.
+    #[inline]
+    fn ranked(&self, key: &Key, best: u32, unknown: bool) -> Option<Match> {
+        if unknown {
+            self.all.lookup(key)
+        } else {
+            self.with_added(key, self.by_rank.get(best as usize).copied())
+        }
+    }
+
     #[inline]
     fn with_added(&self, key: &Key, best: Option<Match>) -> Option<Match> {
         if self.added.is_empty() {
@@ -246,17 +270,13 @@ impl TreeClassifier {
                 g.tree
                     .lookup_lanes(keys, g.any_dead.then_some(&g.dead[..]), &mut found);
                 for i in 0..LANES {
-                    let rank = g.rank.get(found[i] as usize).copied();
-                    best[i] = best[i].min(rank.unwrap_or(u32::MAX));
-                    unknown |= u32::from(found[i] == UNKNOWN) << i;
+                    let (rank, lost) = g.rank_of(found[i]);
+                    best[i] = best[i].min(rank);
+                    unknown |= u32::from(lost) << i;
                 }
             }
             for i in 0..keys.len() {
-                out[i] = if unknown >> i & 1 != 0 {
-                    self.all.lookup(&keys[i])
-                } else {
-                    self.with_added(&keys[i], self.by_rank.get(best[i] as usize).copied())
-                };
+                out[i] = self.ranked(&keys[i], best[i], unknown >> i & 1 != 0);
             }
         }
     }
@@ -293,33 +313,24 @@ impl TreeClassifier {
             for (g, leaf) in self.groups.iter().zip(&leaf) {
                 let dead = g.any_dead.then_some(&g.dead[..]);
                 let word = leaf[k];
-                let found = if dead.is_none() && word & split_tree::PLAIN != 0 {
+                let rank = if dead.is_none() && word & split_tree::PLAIN != 0 {
                     let leaf = g.tree.block(word);
                     // The common leaf (see `SplitTree::scan`), tested here
-                    // where AVX2 code inlines.
+                    // where the AVX-512 code inlines.
                     #[cfg(target_arch = "x86_64")]
                     let hits = leaf.hits_avx512(&lanes);
                     #[cfg(not(target_arch = "x86_64"))]
                     let hits = leaf.hits(&fk);
-                    leaf.first_hit(hits)
+                    // The rank of "none" is last (see `Group::rank`).
+                    g.rank[leaf.first_hit(hits) as usize]
                 } else {
-                    match g.tree.answer(word, key, &fk, dead) {
-                        NO_MATCH => g.tree.none(),
-                        UNKNOWN => {
-                            unknown = true;
-                            g.tree.none()
-                        }
-                        slot => slot,
-                    }
+                    let (rank, lost) = g.rank_of(g.tree.answer(word, key, &fk, dead));
+                    unknown |= lost;
+                    rank
                 };
-                // The rank of "none" is last (see `Group::rank`).
-                best = best.min(g.rank[found as usize]);
+                best = best.min(rank);
             }
-            out[k] = if unknown {
-                self.all.lookup(key)
-            } else {
-                self.with_added(key, self.by_rank.get(best as usize).copied())
-            };
+            out[k] = self.ranked(key, best, unknown);
         }
     }
 }
