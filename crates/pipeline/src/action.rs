@@ -277,14 +277,29 @@ impl Hop {
 /// Applies a hop: what [`apply`] does with the same action.
 #[inline(always)]
 pub fn apply_hop(hop: &Hop, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
-    if info.is_ipv4() {
-        pkt.truncate(usize::from(info.l3_end));
+    let routed = info.is_ipv4().then(|| (info.l3_end, routed_header(info)));
+    apply_hop_at(hop, pkt, routed)
+}
+
+/// [`apply_hop`] for a frame `prism_wire::plain_ipv4` read: its IPv4
+/// header at byte 14, its IPv4 packet ending at `l3_end`.
+#[inline(always)]
+pub fn apply_hop_plain(hop: &Hop, pkt: &mut Packet, l3_end: u16) -> Verdict {
+    apply_hop_at(hop, pkt, Some((l3_end, prism_wire::ethernet::HEADER_LEN)))
+}
+
+/// A hop on a frame whose routed IPv4 header starts at `routed.1` and whose
+/// IPv4 packet ends at `routed.0` (`None`: not IPv4).
+#[inline(always)]
+fn apply_hop_at(hop: &Hop, pkt: &mut Packet, routed: Option<(u16, usize)>) -> Verdict {
+    if let Some((l3_end, _)) = routed {
+        pkt.truncate(usize::from(l3_end));
     }
     if hop.decrement_ttl {
-        if !info.is_ipv4() {
+        let Some((_, header)) = routed else {
             return Verdict::Drop(ActionDrop::NotIpv4);
-        }
-        if let Err(r) = decrement_ttl(pkt, routed_header(info)) {
+        };
+        if let Err(r) = decrement_ttl(pkt, header) {
             return Verdict::Drop(r);
         }
     }

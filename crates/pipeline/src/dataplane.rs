@@ -90,6 +90,15 @@ fn arena_table(n: &Network) -> Option<&LpmTable> {
     }
 }
 
+/// Where a network's destination table lies.
+#[derive(Debug, Clone, Copy)]
+pub enum DestinationTable<'a> {
+    /// In the dataplane's arena (a small table).
+    Arena(&'a LpmRef),
+    /// In the network's own forwarding (an Internet-sized one).
+    Own(&'a LpmTable),
+}
+
 /// Everything the pipeline reads, for one configuration generation.
 #[derive(Debug, Clone)]
 pub struct Dataplane {
@@ -178,9 +187,35 @@ impl Dataplane {
             && info.is_ipv4()
         {
             let dst = matching::routed_addrs(info).1;
-            return Some(self.lpms.lookup(r, dst).ok_or(MatchDrop::NoRoute));
+            return Some(self.route(DestinationTable::Arena(r), dst));
         }
         Some(matching::decide(&self.network(id)?.forwarding, info, key))
+    }
+
+    /// Network `id`'s destination table, if it routes by destination:
+    /// resolved once for a batch of that network's packets.
+    pub fn destination_table<'a>(
+        &'a self,
+        id: u16,
+        f: &'a NetFast,
+    ) -> Option<DestinationTable<'a>> {
+        if let Some(r) = &f.destination {
+            return Some(DestinationTable::Arena(r));
+        }
+        match &self.network(id)?.forwarding {
+            Forwarding::Destination(t) => Some(DestinationTable::Own(t)),
+            _ => None,
+        }
+    }
+
+    /// The action table `t` gives destination `dst`.
+    #[inline(always)]
+    pub fn route(&self, t: DestinationTable<'_>, dst: u32) -> Result<u32, MatchDrop> {
+        match t {
+            DestinationTable::Arena(r) => self.lpms.lookup(r, dst),
+            DestinationTable::Own(t) => t.lookup(dst),
+        }
+        .ok_or(MatchDrop::NoRoute)
     }
 
     /// The hop form of action `a` of network `f` (`Some(None)`: the action

@@ -1,6 +1,7 @@
 //! A packet's fate as the pipeline's stages decide it, shared by the
 //! pipeline and the tap that reports it (`crate::tap`).
 
+use crate::action::Verdict;
 use crate::reasons::DropReason;
 
 /// What becomes of a packet, decided stage by stage.
@@ -16,6 +17,16 @@ impl Fate {
     #[inline(always)]
     pub(crate) fn is_pending(&self) -> bool {
         matches!(self, Fate::Pending)
+    }
+
+    /// The fate an action's verdict gives a packet of network `net`.
+    #[inline(always)]
+    pub(crate) fn of(verdict: Verdict, net: u16) -> Fate {
+        match verdict {
+            Verdict::Output(port) => Fate::Output(port),
+            Verdict::Software(ch) => Fate::Software(ch),
+            Verdict::Drop(r) => Fate::Drop(net, DropReason::Action(r)),
+        }
     }
 }
 

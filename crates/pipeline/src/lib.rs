@@ -20,6 +20,7 @@ pub mod pipeline;
 pub mod power;
 pub mod reasons;
 pub mod reconfig;
+mod routed_batch;
 pub mod services;
 pub mod software;
 pub mod software_router;

@@ -283,6 +283,29 @@ fn parse_plain_ipv4(
     in_port: u16,
     info: &mut PacketInfo,
 ) -> Option<Result<(), Malformed>> {
+    let (eth, ip, l4) = plain_header(frame)?;
+    *info = PacketInfo {
+        key: FlowKey {
+            in_port,
+            dst_mac: mac48(eth, 0),
+            src_mac: mac48(eth, 6),
+            ethertype: ethertype::IPV4,
+            src_ip: ip.src,
+            dst_ip: ip.dst,
+            proto: ip.proto,
+            ..FlowKey::default()
+        },
+        l3_offset: ethernet::HEADER_LEN as u16,
+        l3_end: (ethernet::HEADER_LEN + ip.total) as u16,
+        ..PacketInfo::default()
+    };
+    Some(read_l4(&ip, l4, &mut info.key))
+}
+
+/// A plain frame's Ethernet header, IPv4 fields and L4 bytes (up to the
+/// IPv4 total length), its IPv4 header checked; `None` for any other frame.
+#[inline(always)]
+fn plain_header(frame: &[u8]) -> Option<(&[u8; 14], Ipv4Fields, &[u8])> {
     let (eth, rest) = frame.split_first_chunk::<14>()?;
     let h = rest.first_chunk::<20>()?;
     if eth[12..14] != ethertype::IPV4.to_be_bytes() || h[0] != 0x45 {
@@ -296,22 +319,30 @@ fn parse_plain_ipv4(
     if ip.proto == protocol::IPIP && ip.frag & 0x3fff == 0 {
         return None;
     }
-    *info = PacketInfo {
-        key: FlowKey {
-            in_port,
-            dst_mac: mac48(eth, 0),
-            src_mac: mac48(eth, 6),
-            ethertype: ethertype::IPV4,
-            src_ip: ip.src,
-            dst_ip: ip.dst,
-            proto: ip.proto,
-            ..FlowKey::default()
-        },
-        l3_offset: ethernet::HEADER_LEN as u16,
-        l3_end: (ethernet::HEADER_LEN + total) as u16,
-        ..PacketInfo::default()
-    };
-    Some(read_l4(&ip, &rest[20..total], &mut info.key))
+    Some((eth, ip, &rest[20..total]))
+}
+
+/// What routing by destination reads of a plain frame (untagged IPv4
+/// without options, not IPIP): its IPv4 header starts at byte 14.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlainIpv4 {
+    pub dst_ip: u32,
+    /// End of the IPv4 packet in the frame ([`PacketInfo::l3_end`]).
+    pub l3_end: u16,
+}
+
+/// A plain frame that [`parse_frame_into`] accepts, as much of it as
+/// routing by destination reads; `None` for every other frame, valid or
+/// not, which `parse_frame_into` then reads (and names what is wrong).
+/// Checks what `parse_frame_into` checks, L4 truncation included.
+#[inline(always)]
+pub fn plain_ipv4(frame: &[u8]) -> Option<PlainIpv4> {
+    let (_, ip, l4) = plain_header(frame)?;
+    read_l4(&ip, l4, &mut FlowKey::default()).ok()?;
+    Some(PlainIpv4 {
+        dst_ip: ip.dst,
+        l3_end: (ethernet::HEADER_LEN + ip.total) as u16,
+    })
 }
 
 /// Any frame: VLAN tags, IPv4 options, IPIP, ARP, other EtherTypes.
@@ -535,6 +566,18 @@ mod tests {
                 proptest::prop_assert_eq!(r, want);
                 proptest::prop_assert_eq!(fast, any);
             }
+        }
+
+        /// `plain_ipv4` accepts exactly the plain frames the parser
+        /// accepts, and reads their destination and end as it does.
+        #[test]
+        fn plain_ipv4_is_what_the_parser_reads(f in near_plain(), port in 0u16..4) {
+            let parsed = parse_frame(&f, port);
+            let plain = parsed.as_ref().ok().filter(|i| {
+                i.is_ipv4() && i.vlan_tags == 0 && !i.is_ipip() && f[14] == 0x45
+            });
+            let want = plain.map(|i| PlainIpv4 { dst_ip: i.key.dst_ip, l3_end: i.l3_end });
+            proptest::prop_assert_eq!(plain_ipv4(&f), want, "{:?}", parsed);
         }
     }
 

@@ -27,7 +27,10 @@ pub use arp::{ArpPacket, ArpRepr};
 pub use ethernet::{EthernetAddress, EthernetFrame, EthernetRepr, ethertype};
 pub use icmp::{Icmpv4Packet, Icmpv4Repr};
 pub use ipv4::{Ipv4Address, Ipv4Packet, Ipv4Repr, protocol};
-pub use key::{FlowKey, Malformed, PacketInfo, VLAN_PRESENT, parse_frame, parse_frame_into};
+pub use key::{
+    FlowKey, Malformed, PacketInfo, PlainIpv4, VLAN_PRESENT, parse_frame, parse_frame_into,
+    plain_ipv4,
+};
 pub use tcp::{TcpPacket, TcpRepr};
 pub use udp::{UdpPacket, UdpRepr};
 pub use vlan::{VlanRepr, VlanTag};
