@@ -223,3 +223,47 @@ fn the_batches_reach_every_outcome() {
         p.unmapped_drops
     );
 }
+
+/// A tap armed on the same network makes the batch take the staged loops,
+/// which report each packet's stages: the one-pass path writes no trace.
+#[test]
+fn a_tap_keeps_its_trace_of_every_packet() {
+    let s = substrate(false, false);
+    let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
+    p.arm_tap(TapRequest {
+        network: Some(0),
+        count: 100,
+        capture: false,
+        snaplen: 0,
+    });
+    let frames: Vec<Vec<u8>> = (1..=8u8)
+        .map(|host| {
+            build(
+                &FrameSpec {
+                    dst: Ipv4Address([10, 1, 0, host]),
+                    ..FrameSpec::default()
+                },
+                b"traced",
+            )
+        })
+        .collect();
+    let mut batch: Vec<Packet> = frames
+        .iter()
+        .map(|f| p.pool.packet(f, 0, 1).unwrap())
+        .collect();
+    p.process(&mut batch, 1);
+    let t = p.take_tap();
+    assert_eq!(t.len(), frames.len(), "{t:?}");
+    for r in &t {
+        let names: Vec<&str> = r.stages.iter().map(|s| s.stage.as_str()).collect();
+        assert_eq!(
+            (r.point, r.network, names),
+            (
+                TapPoint::Ingress,
+                Some(0),
+                vec!["parse", "mapping", "matching", "action"]
+            ),
+            "{r:?}"
+        );
+    }
+}
