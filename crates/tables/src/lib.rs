@@ -25,6 +25,7 @@ pub mod split_tree;
 #[cfg(test)]
 mod testing;
 pub mod tree_classifier;
+mod tree_groups;
 mod wide_walk;
 
 pub use classifier::{Classifier, SharedClassifier};

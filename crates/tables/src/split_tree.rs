@@ -84,13 +84,18 @@ fn ranges(r: &Rule) -> (Region, bool) {
     (region, exact)
 }
 
-/// Which of four trees a rule goes to: by whether its source and its
+/// The groups of [`group`].
+pub const GROUPS: usize = 4;
+
+/// Which of four groups a rule belongs to: by whether its source and its
 /// destination address ranges are wide (a /16 or shorter). A rule wide in a
 /// field is copied into both sides of every split on it; kept apart, the
 /// wide rules are copied only among themselves (EffiCuts' separation of
 /// large and small rules, Vamanan et al., SIGCOMM 2010). Without it,
-/// fw1_10k's tree held 63 million candidates (2 GiB).
+/// fw1_10k's tree held 63 million candidates (2 GiB). Groups that copy
+/// little when together share a tree (`crate::tree_groups`).
 pub fn group(r: &Rule) -> usize {
+    const _: () = assert!(GROUPS == 4);
     let (reg, _) = ranges(r);
     let wide = |d: usize| reg[d][1] - reg[d][0] >= 0xffff;
     usize::from(wide(0)) | (usize::from(wide(1)) << 1)
@@ -187,6 +192,8 @@ pub(crate) fn walk_fields(k: &Key) -> [u32; 8] {
 
 struct Builder {
     base: Vec<(Region, bool)>,
+    /// Candidates the leaves may hold; past it the build gives up.
+    budget: usize,
     /// Inner nodes as built; [`SplitTree::steps`] is made from them.
     nodes: Vec<Node>,
     tree: SplitTree,
@@ -194,11 +201,20 @@ struct Builder {
 
 impl SplitTree {
     /// Builds a tree of `rules` (any order).
-    pub fn build(mut rules: Vec<Rule>) -> Self {
+    pub fn build(rules: Vec<Rule>) -> Self {
+        Self::build_within(rules, usize::MAX).expect("an unbounded build")
+    }
+
+    /// [`Self::build`], or none once the leaves would hold more than
+    /// `budget` candidates (rules with their copies): the build stops
+    /// there, so a tree that would copy its rules out of bounds costs no
+    /// more to try than a tree of `budget` candidates.
+    pub fn build_within(mut rules: Vec<Rule>, budget: usize) -> Option<Self> {
         rules.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.id.cmp(&b.id)));
         let base: Vec<_> = rules.iter().map(ranges).collect();
         let mut b = Builder {
             base,
+            budget,
             nodes: Vec::new(),
             tree: SplitTree {
                 steps: Vec::new(),
@@ -210,8 +226,11 @@ impl SplitTree {
         };
         let all: Vec<u32> = (0..b.base.len() as u32).collect();
         let root = b.node(all, FULL, false);
+        if b.tree.stored > budget {
+            return None;
+        }
         b.lay_out(root);
-        b.tree
+        Some(b.tree)
     }
 
     /// The longest walk from the root to a leaf.
@@ -392,6 +411,10 @@ impl Builder {
     /// Builds the subtree of `rules` (slots, best first) within `region`;
     /// `cut`: an ancestor cut rules behind a covering one.
     fn node(&mut self, mut rules: Vec<u32>, region: Region, mut cut: bool) -> u32 {
+        if self.tree.stored > self.budget {
+            // Over budget: the tree is thrown away, so build no more of it.
+            return LEAF;
+        }
         // Past a rule that covers the region, nothing can win.
         let covers = |&(r, exact): &(Region, bool)| {
             exact && (0..5).all(|d| r[d][0] <= region[d][0] && region[d][1] <= r[d][1])

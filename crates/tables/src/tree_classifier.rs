@@ -20,6 +20,7 @@ use crate::classifier::Classifier;
 use crate::leaf_block::KeyLanes;
 use crate::rule::{Key, Match, Rule, RuleId};
 use crate::split_tree::{self, Found, LANES, NO_MATCH, SplitTree, UNKNOWN};
+use crate::tree_groups;
 use crate::wide_walk::{self, WIDE, WideFields};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -35,6 +36,8 @@ struct Group {
     /// Each slot's rank among the rules of all trees (0 the best), and
     /// `u32::MAX` after them for no match ([`SplitTree::none`]).
     rank: Vec<u32>,
+    /// The groups of [`split_tree::group`] in the tree, as a bit mask.
+    of: u8,
 }
 
 impl Group {
@@ -53,6 +56,8 @@ impl Group {
 pub struct TreeClassifier {
     /// Best first (see [`split_tree::group`]).
     groups: Vec<Group>,
+    /// Which groups share a tree: kept for the rebuilds.
+    layout: tree_groups::Layout,
     /// Tree rules still in force, by id: their group and slot.
     slots: HashMap<RuleId, (u32, u32)>,
     /// Rules inserted since the build.
@@ -73,21 +78,27 @@ impl Default for TreeClassifier {
 impl TreeClassifier {
     /// A classifier of `rules`, its trees built at once.
     pub fn build(rules: Vec<Rule>) -> Self {
+        Self::build_in(rules, None)
+    }
+
+    /// [`Self::build`], in the layout `keep` where it still fits (see
+    /// [`tree_groups::build`]).
+    fn build_in(rules: Vec<Rule>, keep: Option<&tree_groups::Layout>) -> Self {
         let mut all = Classifier::new();
         let mut unique: HashMap<RuleId, Rule> = HashMap::new();
         for r in rules {
             unique.insert(r.id, r);
         }
-        let mut parts: Vec<Vec<Rule>> = vec![Vec::new(); 4];
+        let mut parts: [Vec<Rule>; tree_groups::GROUPS] = Default::default();
         for r in unique.into_values() {
             all.insert(r);
             parts[split_tree::group(&r)].push(r);
         }
-        let mut groups: Vec<Group> = parts
+        let (layout, trees) = tree_groups::build(&parts, keep);
+        let mut groups: Vec<Group> = trees
             .into_iter()
-            .filter(|p| !p.is_empty())
-            .map(|p| {
-                let tree = SplitTree::build(p);
+            .zip(layout.trees())
+            .map(|(tree, &of)| {
                 let best = tree
                     .rules
                     .first()
@@ -98,6 +109,7 @@ impl TreeClassifier {
                     tree: Arc::new(tree),
                     any_dead: false,
                     best,
+                    of,
                 }
             })
             .collect();
@@ -118,6 +130,7 @@ impl TreeClassifier {
         }
         Self {
             groups,
+            layout,
             slots,
             by_rank,
             added: Classifier::new(),
@@ -182,9 +195,16 @@ impl TreeClassifier {
         }
     }
 
-    /// Builds the tree again from the rules in force.
+    /// Builds the trees again from the rules in force, in the same layout
+    /// while it fits them (choosing one builds every candidate's trees).
     pub fn rebuild(&mut self) {
-        *self = Self::build(self.all.rules().copied().collect());
+        *self = Self::build_in(self.all.rules().copied().collect(), Some(&self.layout));
+    }
+
+    /// Which of [`split_tree::group`]'s groups share each tree, as bit
+    /// masks, in the order of [`Self::trees`].
+    pub fn layout(&self) -> Vec<u8> {
+        self.groups.iter().map(|g| g.of).collect()
     }
 
     /// The best rule matching `key`.
