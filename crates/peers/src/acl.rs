@@ -230,11 +230,7 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
                 &peer,
                 &trees,
             )
-            .note(format!(
-                "{note}; {} trees, {}",
-                tree.trees().count(),
-                tree.batch_walk()
-            )),
+            .note(format!("{note}; {}, {}", tree.shape(), tree.batch_walk())),
         );
     }
     Ok(rows)

@@ -273,6 +273,16 @@ impl TreeClassifier {
         }
     }
 
+    /// The trees, for reports: "1 tree (depth 18)", "3 trees (depths
+    /// 9/10/18)".
+    pub fn shape(&self) -> String {
+        let depths: Vec<String> = self.trees().map(|t| t.depth().to_string()).collect();
+        match depths.len() {
+            1 => format!("1 tree (depth {})", depths[0]),
+            n => format!("{n} trees (depths {})", depths.join("/")),
+        }
+    }
+
     /// How [`Self::lookup_batch`] walks the trees here, for reports: "32
     /// keys at a time, eight to a vector (AVX-512)" or "8 keys at a time".
     pub fn batch_walk(&self) -> String {

@@ -102,13 +102,11 @@ pub fn classify(
     let t = Instant::now();
     let lookup_all: Box<LookupAll> = if tree {
         let c = TreeClassifier::build(rules.clone());
-        let depths: Vec<String> = c.trees().map(|t| t.depth().to_string()).collect();
         println!(
-            "{}: {} rules in {} decision trees (depths {}), {} leaf entries, built in {:.2?}",
+            "{}: {} rules in {} (decision trees), {} leaf entries, built in {:.2?}",
             filters.display(),
             rules.len(),
-            depths.len(),
-            depths.join("/"),
+            c.shape(),
             c.trees().map(|t| t.stored()).sum::<usize>(),
             t.elapsed()
         );

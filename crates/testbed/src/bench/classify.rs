@@ -71,12 +71,10 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
         if wanted(args, &names[1]) {
             let stored: usize = tree.trees().map(|t| t.stored()).sum();
             let bytes: usize = tree.trees().map(|t| t.bytes()).sum();
-            let depths: Vec<String> = tree.trees().map(|t| t.depth().to_string()).collect();
             let note = format!(
-                "{} rules in {} trees (depths {}), {stored} leaf entries, {} KiB, built in {build_ms:.0} ms; {what}; {}",
+                "{} rules in {}, {stored} leaf entries, {} KiB, built in {build_ms:.0} ms; {what}; {}",
                 rules.len(),
-                tree.trees().count(),
-                depths.join("/"),
+                tree.shape(),
                 bytes / 1024,
                 tree.batch_walk()
             );
