@@ -100,18 +100,20 @@ fn write_trace(path: &Path, rules: &[prism_tables::Rule]) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
-/// Mean TSC cycles per key of `pass` (one pass over all `keys`) on
-/// `core`, after one pass of warm-up.
-fn prism_cycles(keys: &[Key], core: usize, mut pass: impl FnMut() + Send) -> f64 {
+/// Mean TSC cycles per key of `passes` passes of `pass` (one pass over
+/// all `keys`) on `core`, after one pass of warm-up. The run gives it as
+/// many passes as dpdk-test-acl's `--iter`, so both time the same number
+/// of lookups.
+fn prism_cycles(keys: &[Key], core: usize, passes: usize, mut pass: impl FnMut() + Send) -> f64 {
     std::thread::scope(|sc| {
         sc.spawn(|| {
             pin_to_core(core);
             pass();
             let t = tsc();
-            for _ in 0..3 {
+            for _ in 0..passes {
                 pass();
             }
-            tsc().wrapping_sub(t) as f64 / (3 * keys.len()) as f64
+            tsc().wrapping_sub(t) as f64 / (passes * keys.len()) as f64
         })
         .join()
         .expect("the measuring thread does not panic")
@@ -198,8 +200,13 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
                     format!("dpdk-test-acl printed no cycles/pkt:\n{}", tail(&t))
                 })?,
             );
-            ours.push(prism_cycles(&keys, args.core, tss_pass(&c, &keys)));
-            trees.push(prism_cycles(&keys, args.core, tree_pass(&tree, &keys)));
+            ours.push(prism_cycles(&keys, args.core, iter, tss_pass(&c, &keys)));
+            trees.push(prism_cycles(
+                &keys,
+                args.core,
+                iter,
+                tree_pass(&tree, &keys),
+            ));
         }
         let note = if differ == 0 {
             format!(
