@@ -138,44 +138,60 @@ pub struct SplitTree {
     pub rules: Vec<Rule>,
 }
 
-/// One walk entry packed in a `u64`: the low word a split value, the high
-/// word a field (3 bits) above the index of the first of two children
-/// (29 bits); the walk goes to `first + (field value > split)`. A leaf is
-/// an entry on field [`NO_FIELD`], whose value is always 0, so the walk
-/// stays on it (its children are itself): its low word is the index of
-/// the leaf's first block. Every walk thus takes the tree's depth in
-/// steps, with no branch on where it stands (see
+/// One walk entry packed in a `u64`: the high word a split value, the low
+/// word the index of the first of two children (26 bits) above a field
+/// (3 bits) above three zero bits; the walk goes to
+/// `first + (field value > split)`. A leaf is an entry on field [`NO_FIELD`], whose value is
+/// always 0, so the walk stays on it (its children are itself): its high
+/// word is the index of the leaf's first block. Every walk thus takes the
+/// tree's depth in steps, with no branch on where it stands (see
 /// [`SplitTree::lookup_lanes`]); packed, the children's index is an add,
 /// not a load.
+///
+/// Why this order (`crate::wide_walk`): the low word ORed with a key's
+/// lane number is the index that picks the key's field out of the
+/// vectors of fields (a permute reads only its low bits); and the field's
+/// value moved into the high half of the 64-bit lane compares with the
+/// whole entry as one unsigned 64-bit number exactly as it compares with
+/// the split (the low word only breaks ties, and a tie must go left: it
+/// does, `v << 32 > (split << 32 | low)` holding only when `v > split`).
 struct Step;
 
 impl Step {
-    const FIELD_SHIFT: u32 = 29;
-    const INDEX: u32 = (1 << Self::FIELD_SHIFT) - 1;
+    const FIELD_SHIFT: u32 = 3;
+    const INDEX_SHIFT: u32 = 6;
 
     fn pack(split: u32, field: usize, first: usize) -> u64 {
-        assert!(first <= Self::INDEX as usize, "a tree of over 2^29 entries");
-        u64::from(split) | (u64::from(((field as u32) << Self::FIELD_SHIFT) | first as u32) << 32)
+        assert!(
+            first < 1 << (32 - Self::INDEX_SHIFT),
+            "a tree of over 2^26 entries"
+        );
+        let low = ((first as u32) << Self::INDEX_SHIFT) | ((field as u32) << Self::FIELD_SHIFT);
+        u64::from(split) << 32 | u64::from(low)
     }
 
     /// The entry after `step` for a key of `f` (see [`walk_fields`]).
     #[inline(always)]
     fn next(step: u64, f: &[u32; 8]) -> u32 {
-        let meta = (step >> 32) as u32;
-        let value = f[(meta >> Self::FIELD_SHIFT) as usize];
-        (meta & Self::INDEX) + u32::from(value > step as u32)
+        let low = step as u32;
+        let value = f[(low >> Self::FIELD_SHIFT) as usize & 7];
+        (low >> Self::INDEX_SHIFT) + u32::from(value > (step >> 32) as u32)
     }
 
     fn is_leaf(step: u64) -> bool {
-        (step >> (32 + Self::FIELD_SHIFT)) as usize == NO_FIELD
+        (step as u32 >> Self::FIELD_SHIFT) as usize & 7 == NO_FIELD
+    }
+
+    /// A leaf entry's word: its first block, and [`PLAIN`].
+    fn word(step: u64) -> u32 {
+        (step >> 32) as u32
     }
 }
 
 /// [`Step`]'s layout, for the vector walk (`crate::wide_walk`).
-pub(crate) const STEP_FIELD_SHIFT: u32 = Step::FIELD_SHIFT;
-pub(crate) const STEP_INDEX: u32 = Step::INDEX;
+pub(crate) const STEP_INDEX_SHIFT: u32 = Step::INDEX_SHIFT;
 
-/// Set in a leaf entry's low word when the leaf is one block of exact
+/// Set in a leaf entry's word when the leaf is one block of exact
 /// candidates ([`LeafBlock::plain`]): a walk's end says so without
 /// reading the block.
 pub(crate) const PLAIN: u32 = 1 << 31;
@@ -250,7 +266,7 @@ impl SplitTree {
         loop {
             let step = self.step(at);
             if Step::is_leaf(step) {
-                return (step as u32 & !PLAIN, visited);
+                return (Step::word(step) & !PLAIN, visited);
             }
             at = Step::next(step, f);
             visited += 1;
@@ -320,7 +336,7 @@ impl SplitTree {
             }
         }
         for i in 0..n {
-            let leaf = steps[at[i] as usize & mask] as u32 & !PLAIN;
+            let leaf = Step::word(steps[at[i] as usize & mask]) & !PLAIN;
             out[i] = self.scan(leaf, &keys[i], &f[i], dead);
         }
     }
@@ -330,7 +346,7 @@ impl SplitTree {
         &self.steps
     }
 
-    /// Asks for the first lines of the leaf whose entry's low word is `word`.
+    /// Asks for the first lines of the leaf whose entry's word is `word`.
     #[inline]
     pub(crate) fn prefetch_leaf(&self, word: u32) {
         #[cfg(target_arch = "x86_64")]
@@ -353,14 +369,14 @@ impl SplitTree {
         self.rules.len() as u32
     }
 
-    /// The first block of the leaf whose entry's low word is `word` (see
+    /// The first block of the leaf whose entry's word is `word` (see
     /// [`PLAIN`]).
     #[inline]
     pub(crate) fn block(&self, word: u32) -> &LeafBlock {
         &self.blocks[(word & !PLAIN) as usize]
     }
 
-    /// [`Self::lookup_lanes`]'s answer for the leaf whose entry's low word
+    /// [`Self::lookup_lanes`]'s answer for the leaf whose entry's word
     /// is `word`.
     #[inline]
     pub(crate) fn answer(&self, word: u32, key: &Key, f: &[u32; 8], dead: Option<&[bool]>) -> u32 {

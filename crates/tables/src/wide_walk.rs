@@ -1,9 +1,10 @@
 //! The walks of several trees for [`WIDE`] keys at once, eight keys to a
-//! vector, with AVX-512: one gather reads eight keys' walk entries, and a
-//! dozen vector instructions take the eight steps.
+//! vector, with AVX-512: one gather reads eight keys' walk entries, and
+//! nine more vector instructions take the eight steps (the entry's layout,
+//! `split_tree::Step`, is made for them: fourteen before).
 //!
-//! In: the trees, the keys' fields. Out: for each tree and key, the low
-//! word of the leaf entry its walk ends on: the leaf's first block, and
+//! In: the trees, the keys' fields. Out: for each tree and key, the word
+//! of the leaf entry its walk ends on: the leaf's first block, and
 //! whether it is plain (`split_tree::PLAIN`).
 //!
 //! Why: stepped one key at a time, a walk costs nine instructions a step,
@@ -45,7 +46,7 @@ pub fn available() -> bool {
 }
 
 /// Walks each of `trees` (at most [`TREES`]) for the [`WIDE`] keys of `f`;
-/// `leaf[t][k]` is the low word of the leaf entry where tree `t`'s walk of
+/// `leaf[t][k]` is the word of the leaf entry where tree `t`'s walk of
 /// key `k` ends.
 ///
 /// Panics where [`available`] is false.
@@ -69,8 +70,10 @@ fn walk_avx512(trees: &[&SplitTree], f: &WideFields, out: &mut [[u32; WIDE]; TRE
     let wide = |lo: __m256i, hi: __m256i| -> __m512i {
         _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
     };
-    // Per vector of keys: fields 0-1 and 2-3 for a two-table permute,
-    // field 4 and zeros (field 5, a leaf's) for a one-table permute.
+    // Per vector of keys: fields 0-1 and 2-3 for a two-table permute
+    // (index `8 * field + lane`, five bits), field 4 and zeros (field 5, a
+    // leaf's) for a one-table permute of the indexes with bit 5 set (it
+    // reads four bits: `8 * (field - 4) + lane`).
     let mut f01 = [_mm512_setzero_si512(); VECTORS];
     let mut f23 = [_mm512_setzero_si512(); VECTORS];
     let mut f45 = [_mm512_setzero_si512(); VECTORS];
@@ -79,9 +82,12 @@ fn walk_avx512(trees: &[&SplitTree], f: &WideFields, out: &mut [[u32; WIDE]; TRE
         f23[v] = wide(load(&f[v][2]), load(&f[v][3]));
         f45[v] = wide(load(&f[v][4]), _mm256_setzero_si256());
     }
-    let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    let index = _mm256_set1_epi32(crate::split_tree::STEP_INDEX as i32);
-    let four = _mm256_set1_epi32(4);
+    // Each key's lane number in the low word of its 64-bit lane: ORed with
+    // an entry's low word (`8 * field` in bits 3-5, see `split_tree::Step`)
+    // it is the permutes' index.
+    let lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    // Bit 5 of the index, in the low words only: fields 4 and 5.
+    let high_field = _mm512_set1_epi64(32);
     let one = _mm256_set1_epi32(1);
     let mut steps = [std::ptr::null::<i64>(); TREES];
     let mut depth = [0u32; TREES];
@@ -101,21 +107,21 @@ fn walk_avx512(trees: &[&SplitTree], f: &WideFields, out: &mut [[u32; WIDE]; TRE
                 // tree: the root (0) or a child index stored in an entry,
                 // each below `steps.len()` (`split_tree::Builder::lay_out`).
                 let g = unsafe { _mm512_i32gather_epi64::<8>(at[t][v], steps[t]) };
-                let split = _mm512_cvtepi64_epi32(g);
-                let meta = _mm512_cvtepi64_epi32(_mm512_srli_epi64::<32>(g));
-                let field =
-                    _mm256_srli_epi32::<{ crate::split_tree::STEP_FIELD_SHIFT as i32 }>(meta);
-                let pick = _mm256_or_si256(_mm256_slli_epi32::<3>(field), lane);
-                let pick = _mm512_castsi256_si512(pick);
-                let low = _mm512_permutex2var_epi32(f01[v], pick, f23[v]);
-                let high = _mm512_permutexvar_epi32(pick, f45[v]);
-                let value = _mm256_mask_mov_epi32(
-                    _mm512_castsi512_si256(low),
-                    _mm256_cmpge_epu32_mask(field, four),
-                    _mm512_castsi512_si256(high),
+                let pick = _mm512_or_si512(g, lane);
+                let value = _mm512_permutex2var_epi32(f01[v], pick, f23[v]);
+                let value = _mm512_mask_permutexvar_epi32(
+                    value,
+                    _mm512_test_epi32_mask(pick, high_field),
+                    pick,
+                    f45[v],
                 );
-                let first = _mm256_and_si256(meta, index);
-                let right = _mm256_cmpgt_epu32_mask(value, split);
+                // The value into the high word: compared with the whole
+                // entry it is greater exactly when it is greater than the
+                // split (see `split_tree::Step`).
+                let right = _mm512_cmpgt_epu64_mask(_mm512_slli_epi64::<32>(value), g);
+                let first = _mm256_srli_epi32::<{ crate::split_tree::STEP_INDEX_SHIFT as i32 }>(
+                    _mm512_cvtepi64_epi32(g),
+                );
                 at[t][v] = _mm256_mask_add_epi32(first, right, first, one);
             }
         }
@@ -126,7 +132,7 @@ fn walk_avx512(trees: &[&SplitTree], f: &WideFields, out: &mut [[u32; WIDE]; TRE
             // `out[t]`.
             unsafe {
                 let g = _mm512_i32gather_epi64::<8>(at[t][v], steps[t]);
-                let word = _mm512_cvtepi64_epi32(g);
+                let word = _mm512_cvtepi64_epi32(_mm512_srli_epi64::<32>(g));
                 _mm256_storeu_si256(out[t][v * LANES..].as_mut_ptr().cast(), word);
             }
         }
