@@ -84,7 +84,7 @@ fn ranges(r: &Rule) -> (Region, bool) {
     (region, exact)
 }
 
-/// The groups of [`group`].
+/// The groups of [`group`]: two bits, wide source and wide destination.
 pub const GROUPS: usize = 4;
 
 /// Which of four groups a rule belongs to: by whether its source and its
@@ -95,7 +95,6 @@ pub const GROUPS: usize = 4;
 /// fw1_10k's tree held 63 million candidates (2 GiB). Groups that copy
 /// little when together share a tree (`crate::tree_groups`).
 pub fn group(r: &Rule) -> usize {
-    const _: () = assert!(GROUPS == 4);
     let (reg, _) = ranges(r);
     let wide = |d: usize| reg[d][1] - reg[d][0] >= 0xffff;
     usize::from(wide(0)) | (usize::from(wide(1)) << 1)
@@ -141,10 +140,11 @@ pub struct SplitTree {
 /// One walk entry packed in a `u64`: the high word a split value, the low
 /// word the index of the first of two children (26 bits) above a field
 /// (3 bits) above three zero bits; the walk goes to
-/// `first + (field value > split)`. A leaf is an entry on field [`NO_FIELD`], whose value is
-/// always 0, so the walk stays on it (its children are itself): its high
-/// word is the index of the leaf's first block. Every walk thus takes the
-/// tree's depth in steps, with no branch on where it stands (see
+/// `first + (field value > split)`. A leaf is an entry on field
+/// [`NO_FIELD`], whose value is always 0, so the walk stays on it (its
+/// children are itself): its high word is the index of the leaf's first
+/// block. Every walk thus takes the tree's depth in steps, with no branch
+/// on where it stands (see
 /// [`SplitTree::lookup_lanes`]); packed, the children's index is an add,
 /// not a load.
 ///

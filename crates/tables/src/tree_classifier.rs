@@ -36,8 +36,6 @@ struct Group {
     /// Each slot's rank among the rules of all trees (0 the best), and
     /// `u32::MAX` after them for no match ([`SplitTree::none`]).
     rank: Vec<u32>,
-    /// The groups of [`split_tree::group`] in the tree, as a bit mask.
-    of: u8,
 }
 
 impl Group {
@@ -89,7 +87,7 @@ impl TreeClassifier {
         for r in rules {
             unique.insert(r.id, r);
         }
-        let mut parts: [Vec<Rule>; tree_groups::GROUPS] = Default::default();
+        let mut parts: [Vec<Rule>; split_tree::GROUPS] = Default::default();
         for r in unique.into_values() {
             all.insert(r);
             parts[split_tree::group(&r)].push(r);
@@ -97,8 +95,7 @@ impl TreeClassifier {
         let (layout, trees) = tree_groups::build(&parts, keep);
         let mut groups: Vec<Group> = trees
             .into_iter()
-            .zip(layout.trees())
-            .map(|(tree, &of)| {
+            .map(|tree| {
                 let best = tree
                     .rules
                     .first()
@@ -109,7 +106,6 @@ impl TreeClassifier {
                     tree: Arc::new(tree),
                     any_dead: false,
                     best,
-                    of,
                 }
             })
             .collect();
@@ -201,10 +197,10 @@ impl TreeClassifier {
         *self = Self::build_in(self.all.rules().copied().collect(), Some(&self.layout));
     }
 
-    /// Which of [`split_tree::group`]'s groups share each tree, as bit
-    /// masks, in the order of [`Self::trees`].
+    /// Which of [`split_tree::group`]'s groups share a tree: one bit mask
+    /// a tree, in the order the layout was chosen (not [`Self::trees`]'s).
     pub fn layout(&self) -> Vec<u8> {
-        self.groups.iter().map(|g| g.of).collect()
+        self.layout.trees().to_vec()
     }
 
     /// The best rule matching `key`.

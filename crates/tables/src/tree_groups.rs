@@ -28,8 +28,7 @@
 //! only favour merging more, and the budget is what bounds merging.
 
 use crate::rule::Rule;
-pub use crate::split_tree::GROUPS;
-use crate::split_tree::SplitTree;
+use crate::split_tree::{GROUPS, SplitTree};
 
 /// The modelled cost of one level of a tree, for each key.
 const STEP_COST: usize = 2;
@@ -123,7 +122,6 @@ fn choose(parts: &[Vec<Rule>; GROUPS]) -> (Layout, Vec<SplitTree>) {
     // built[mask]: the tree of the groups in `mask`, none where it went
     // over the budget or was not tried.
     let mut built: [Option<SplitTree>; 1 << GROUPS] = Default::default();
-    let mut over = [false; 1 << GROUPS];
     for &g in &present {
         built[1 << g] = Some(SplitTree::build(parts[g as usize].clone()));
     }
@@ -131,20 +129,18 @@ fn choose(parts: &[Vec<Rule>; GROUPS]) -> (Layout, Vec<SplitTree>) {
     let budget = budget(rules, apart);
     let all: u8 = present.iter().map(|&g| 1u8 << g).sum();
     // Sets of two groups or more, the smaller first, so that a set holding
-    // one that went over is skipped.
+    // one that went over (or was skipped) is skipped: every set one group
+    // smaller is then a single group, built, or a set already tried.
     let mut sets: Vec<u8> = (1..=all)
         .filter(|&m| m & !all == 0 && m.count_ones() >= 2)
         .collect();
     sets.sort_by_key(|m| m.count_ones());
     for m in sets {
-        let holds_over = (0..GROUPS).any(|g| m >> g & 1 != 0 && over[usize::from(m & !(1 << g))]);
-        let tree = if holds_over {
-            None
-        } else {
-            SplitTree::build_within(rules_of(parts, m), budget)
-        };
-        over[usize::from(m)] = tree.is_none();
-        built[usize::from(m)] = tree;
+        let holds_over =
+            (0..GROUPS).any(|g| m >> g & 1 != 0 && built[usize::from(m & !(1 << g))].is_none());
+        if !holds_over {
+            built[usize::from(m)] = SplitTree::build_within(rules_of(parts, m), budget);
+        }
     }
     let mut best: Option<((usize, usize), Vec<u8>)> = None;
     for layout in partitions(&present) {
