@@ -274,6 +274,7 @@ impl TreeClassifier {
     pub fn shape(&self) -> String {
         let depths: Vec<String> = self.trees().map(|t| t.depth().to_string()).collect();
         match depths.len() {
+            0 => "no trees".to_string(),
             1 => format!("1 tree (depth {})", depths[0]),
             n => format!("{n} trees (depths {})", depths.join("/")),
         }

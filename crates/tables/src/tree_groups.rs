@@ -242,6 +242,26 @@ mod tests {
         assert_eq!(c.lookup(&k).map(|m| m.id), Some(11));
     }
 
+    /// The report names one tree in the singular and lists every depth.
+    #[test]
+    fn the_shape_says_how_many_trees_and_how_deep() {
+        let one = TreeClassifier::build(vec![rule(1, (0x0a00_0000, 24), (0x0b00_0000, 24))]);
+        assert_eq!(one.shape(), "1 tree (depth 0)");
+        let mut rules = Vec::new();
+        for i in 0..64u32 {
+            rules.push(rule(2 * i, (0, 0), (0x0a00_0000 + i * 4099, 32)));
+            rules.push(rule(2 * i + 1, (0x0b00_0000 + i * 4099, 32), (0, 0)));
+        }
+        let two = TreeClassifier::build(rules);
+        let depths: Vec<String> = two.trees().map(|t| t.depth().to_string()).collect();
+        assert_eq!(depths.len(), 2);
+        assert_eq!(
+            two.shape(),
+            format!("2 trees (depths {})", depths.join("/"))
+        );
+        assert_eq!(TreeClassifier::build(Vec::new()).shape(), "no trees");
+    }
+
     /// Many narrow rules and a few from any source to one subnet: one
     /// tree, a level or two deeper, costs less than two, and copies the
     /// few only a little.
