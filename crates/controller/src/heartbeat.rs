@@ -13,14 +13,11 @@ use crate::error::{Error, Result};
 use crate::identity::{check_name, unique_violation};
 use crate::secrets::{self, NODE_KEY_PREFIX};
 use crate::service::Controller;
-use prism_node_api::NodeInfo;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use utoipa::ToSchema;
 
-/// How often a node is asked to send a heartbeat (a node is down after
-/// `Settings::node_timeout_ms` without one).
-pub const HEARTBEAT_EVERY_MS: i64 = 2000;
+pub use prism_node_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -41,38 +38,6 @@ pub struct NodeKeyView {
     /// The key itself (`prn_…`): in the answer that makes it, never again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
-}
-
-/// What a node says of itself, every `every_ms`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Heartbeat {
-    /// Its name: the one its key was made for.
-    pub name: String,
-    /// Where the controller reaches its API (`host:port` of
-    /// `prism node --api-listen`).
-    pub address: String,
-    /// Changes when the node's process restarts.
-    pub boot_id: String,
-    pub info: NodeInfo,
-    /// Aggregate bandwidth of its tiers, Mbit/s; unchanged when absent
-    /// (1000 and 100 for a new node, paper 000's figures).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hw_mbps: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sw_mbps: Option<i64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct HeartbeatAnswer {
-    pub node_id: String,
-    /// Registered by this heartbeat.
-    pub registered: bool,
-    /// The node's desired state's generation, and the last it reached.
-    pub generation: i64,
-    pub applied_generation: i64,
-    /// When to send the next heartbeat.
-    pub every_ms: i64,
 }
 
 /// A node authenticated by its key.
@@ -270,7 +235,10 @@ impl Controller {
             self.audit(Some(&who), "POST", "/v1/nodes/heartbeat", 200)
                 .await;
         }
-        if changed || applied < generation {
+        // A node that holds less than it reached (its state forgotten:
+        // `--fresh`, a new disk) is sent its desired state again.
+        let forgot = i64::try_from(h.info.desired_generation).unwrap_or(i64::MAX) < applied;
+        if changed || applied < generation || forgot {
             let c = self.clone();
             let id = id.clone();
             tokio::spawn(async move {

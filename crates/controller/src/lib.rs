@@ -8,12 +8,11 @@
 //! Layout: `db` (pool, migrations), `secrets` and `identity` (passwords,
 //! tokens, keys), `authz` (who may do what), `projects`, `registry`,
 //! `nodes` (registration, placement), `heartbeat` (nodes that
-//! register themselves), `agent` (a node's side of it), `bookings` and `quota` (leases),
+//! register themselves; the node's side is `prism_node::agent`), `bookings` and `quota` (leases),
 //! `accounting` (usage, audit, operation records), `reconcile` (nodes
 //! converge), `api` (REST over axum, OpenAPI).
 
 mod accounting;
-mod agent;
 pub mod api;
 mod authz;
 mod bookings;
@@ -34,7 +33,6 @@ mod secrets;
 mod service;
 
 pub use accounting::{AuditEntry, UsageLine, UsageReport};
-pub use agent::{AgentConfig, spawn_heartbeats};
 pub use authz::{Operation, Principal};
 pub use bookings::VLAN_POOL;
 pub use client::{ClientError, ControllerClient};

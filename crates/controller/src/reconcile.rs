@@ -1,9 +1,11 @@
 //! Converging nodes to their desired state (omicron's pattern): each
 //! node's desired networks are the provisioned, started network bookings
 //! placed on it, under a generation number bumped by every change. The
-//! reconciler compares them with what the node reports through the typed
-//! node API and adds, replaces or removes the controller's networks
-//! (names starting `pc-`); it leaves any other network alone.
+//! reconciler sends them whole in one call (`PUT /v1/desired`, scope
+//! `pc-`): the node adds, replaces and removes the controller's networks
+//! in one reconciliation, leaves any other network alone, answers per
+//! network, and refuses a generation older than one it holds, so a stale
+//! controller cannot undo a newer state.
 
 use crate::bookings::BOOKING_SELECT;
 use crate::bookings::booking_of;
@@ -11,6 +13,7 @@ use crate::error::Result;
 use crate::model::{NODE_PREFIX, node_doc, node_network_name};
 use crate::service::Controller;
 use prism_netdoc::NetworkDoc;
+use prism_node_api::{ApiError, DesiredAction, DesiredState, ErrorCode};
 use sqlx::Row;
 use std::collections::BTreeMap;
 
@@ -69,6 +72,75 @@ impl Controller {
             .await?;
         let address: String = node.try_get(0)?;
         let generation: i64 = node.try_get(1)?;
+        let mut desired = self.desired_networks(id).await?;
+        let client = self.client(&address);
+        let mut refused: Vec<(String, String)> = Vec::new();
+        // A document the node refuses whole (it should not: the controller
+        // compiled it at booking) fails its booking and the rest go again.
+        let applied = loop {
+            let body = DesiredState {
+                generation: u64::try_from(generation).unwrap_or(0),
+                scope: NODE_PREFIX.to_string(),
+                networks: desired.iter().map(|(_, d)| d.clone()).collect(),
+            };
+            match client.put_desired(&body).await {
+                Ok(a) => break a,
+                Err(e) => {
+                    let api = e.api();
+                    if let Some(i) = api.and_then(refused_network)
+                        && i < desired.len()
+                    {
+                        let (booking, _) = desired.remove(i);
+                        refused.push((booking, e.to_string()));
+                        continue;
+                    }
+                    let why = match api {
+                        Some(a) if a.code == ErrorCode::StaleGeneration => format!(
+                            "the node holds a newer desired state than generation {generation} ({}); \
+                             was the database restored? `prism node --fresh` makes the node forget it",
+                            a.message
+                        ),
+                        _ => format!("unreachable: {e}"),
+                    };
+                    self.node_error(id, &why).await?;
+                    return Ok(Converged::default());
+                }
+            }
+        };
+        let bookings: BTreeMap<String, String> =
+            desired.into_iter().map(|(b, d)| (d.name, b)).collect();
+        let mut c = Converged {
+            failed: refused.len(),
+            ..Converged::default()
+        };
+        let mut ready: Vec<String> = Vec::new();
+        for n in applied.networks {
+            match n.action {
+                DesiredAction::Added => c.added += 1,
+                DesiredAction::Replaced => c.replaced += 1,
+                DesiredAction::Removed => c.removed += 1,
+                DesiredAction::Unchanged => {}
+                DesiredAction::Failed => {
+                    c.failed += 1;
+                    let why = n.error.map(|e| e.to_string()).unwrap_or_default();
+                    match bookings.get(&n.name) {
+                        Some(b) => refused.push((b.clone(), why)),
+                        None => {
+                            eprintln!("prism controller: removing {} from a node: {why}", n.name)
+                        }
+                    }
+                    continue;
+                }
+            }
+            ready.extend(bookings.get(&n.name).cloned());
+        }
+        self.record_converged(id, generation, &ready, &refused)
+            .await?;
+        Ok(c)
+    }
+
+    /// The node's desired networks: (booking, document), by network name.
+    async fn desired_networks(&self, id: &str) -> Result<Vec<(String, NetworkDoc)>> {
         let rows = sqlx::query(&format!(
             "{BOOKING_SELECT} WHERE b.node_id = $1 AND b.allocation_state = 'provisioned' \
              AND b.released_ms IS NULL AND b.operational_state <> 'stopped'"
@@ -76,7 +148,7 @@ impl Controller {
         .bind(id)
         .fetch_all(&self.pool)
         .await?;
-        let mut desired: BTreeMap<String, (String, NetworkDoc)> = BTreeMap::new();
+        let mut desired = BTreeMap::new();
         for r in &rows {
             let b = booking_of(r)?;
             let name = node_network_name(&b.id);
@@ -89,61 +161,37 @@ impl Controller {
             )?;
             desired.insert(name, (b.id, doc));
         }
-        let client = self.client(&address);
-        let on_node = match client.list_networks().await {
-            Ok(v) => v,
-            Err(e) => {
-                sqlx::query("UPDATE nodes SET last_error = $2 WHERE id = $1")
-                    .bind(id)
-                    .bind(format!("unreachable: {e}"))
-                    .execute(&self.pool)
-                    .await?;
-                return Ok(Converged::default());
-            }
-        };
-        let mut c = Converged::default();
-        let mut errors: Vec<(String, String)> = Vec::new();
-        let mut ready: Vec<String> = Vec::new();
-        for n in on_node.iter().filter(|n| n.name.starts_with(NODE_PREFIX)) {
-            if !desired.contains_key(&n.name) {
-                match client.remove_network(&n.name).await {
-                    Ok(_) => c.removed += 1,
-                    Err(e) => {
-                        c.failed += 1;
-                        eprintln!("prism controller: removing {} from a node: {e}", n.name);
-                    }
-                }
-            }
-        }
-        for (name, (booking, doc)) in &desired {
-            let result = if on_node.iter().any(|n| &n.name == name) {
-                match client.get_network(name).await {
-                    Ok(d) if &d.definition == doc => Ok(()),
-                    _ => client
-                        .replace_network(name, doc)
-                        .await
-                        .map(|_| c.replaced += 1),
-                }
-            } else {
-                client.add_network(doc).await.map(|_| c.added += 1)
-            };
-            match result {
-                Ok(()) => ready.push(booking.clone()),
-                Err(e) => {
-                    c.failed += 1;
-                    errors.push((booking.clone(), e.to_string()));
-                }
-            }
-        }
+        Ok(desired.into_values().collect())
+    }
+
+    async fn node_error(&self, id: &str, why: &str) -> Result<()> {
+        sqlx::query("UPDATE nodes SET last_error = $2 WHERE id = $1")
+            .bind(id)
+            .bind(why)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Records one pass: its bookings ready or failed, and the generation
+    /// reached (the one before while any network failed, so the next
+    /// heartbeat tries again).
+    async fn record_converged(
+        &self,
+        id: &str,
+        generation: i64,
+        ready: &[String],
+        errors: &[(String, String)],
+    ) -> Result<()> {
         let now = self.now_ms();
         let mut tx = self.pool.begin().await?;
-        for b in &ready {
+        for b in ready {
             sqlx::query("UPDATE bookings SET operational_state = 'ready', op_error = NULL WHERE id = $1 AND operational_state <> 'stopped' AND released_ms IS NULL")
                 .bind(b)
                 .execute(&mut *tx)
                 .await?;
         }
-        for (b, e) in &errors {
+        for (b, e) in errors {
             sqlx::query("UPDATE bookings SET operational_state = 'failed', op_error = $2 WHERE id = $1 AND released_ms IS NULL")
                 .bind(b)
                 .bind(e)
@@ -160,6 +208,12 @@ impl Controller {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        Ok(c)
+        Ok(())
     }
+}
+
+/// Which listed network a whole-state refusal names (`networks[3]...`).
+fn refused_network(e: &ApiError) -> Option<usize> {
+    let f = e.field.as_deref()?.strip_prefix("networks[")?;
+    f[..f.find(']')?].parse().ok()
 }

@@ -178,3 +178,58 @@ async fn node_keys_are_refused_where_they_do_not_belong() {
     let fay = h.user("fay").await;
     assert_eq!(status(fay.create_node_key("n3").await).0, 403);
 }
+
+/// The node fences its desired state by generation: a node that forgot
+/// its state (restarted `--fresh`, same process identity aside) says so
+/// in its heartbeat and is sent it again; a node holding a newer
+/// generation than the controller's refuses it, keeps what it has, and
+/// the controller says why on the node.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_desired_state_is_fenced_by_generation() {
+    let h = Harness::start().await;
+    let node: Arc<FakeNode> = FakeNode::new(&["a", "b", "c"], 4);
+    let addr = node.serve();
+    let (n1, _) = keyed(&h, "n1").await;
+    n1.heartbeat(&beat(&node, "n1", &addr, "boot-1"))
+        .await
+        .unwrap();
+    let fay = h.user("fay").await;
+    h.project("p", "fay", STANDARD).await;
+    let b = fay
+        .book("p", &network("a", "hardware", 1, true))
+        .await
+        .unwrap();
+    let on_node = b.node_network.clone().unwrap();
+    let held = node.desired_generation.load(Ordering::SeqCst);
+    let v = &h.admin.list_nodes().await.unwrap()[0];
+    assert_eq!(
+        held as i64, v.generation,
+        "the node holds the controller's generation"
+    );
+    assert_eq!(v.applied_generation, v.generation);
+
+    // Forgotten (same boot id: only the heartbeat's generation tells).
+    node.docs.lock().unwrap().clear();
+    node.desired_generation.store(0, Ordering::SeqCst);
+    n1.heartbeat(&beat(&node, "n1", &addr, "boot-1"))
+        .await
+        .unwrap();
+    until("the state sent again", || node.names() == [on_node.clone()]).await;
+    assert_eq!(node.desired_generation.load(Ordering::SeqCst), held);
+
+    // Newer on the node than in the database: nothing is overwritten.
+    node.desired_generation.store(1_000, Ordering::SeqCst);
+    let _ = fay.book("p", &network("b", "hardware", 1, true)).await;
+    assert_eq!(
+        node.names(),
+        std::slice::from_ref(&on_node),
+        "the stale state was refused"
+    );
+    let v = &h.admin.list_nodes().await.unwrap()[0];
+    let why = v.last_error.clone().unwrap_or_default();
+    assert!(
+        why.contains("newer desired state") && why.contains("generation 1000"),
+        "{why}"
+    );
+    assert!(v.applied_generation < v.generation);
+}

@@ -5,6 +5,7 @@
 //! Methods block (a change may start a container): the server runs each on
 //! a blocking thread, so reads are not held up behind a slow change.
 
+use crate::desired::{DesiredApplied, DesiredState};
 use crate::error::ApiError;
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
@@ -38,4 +39,8 @@ pub trait NodeApi: Send + Sync + 'static {
     fn events(&self, since: u64) -> Result<Vec<NodeEvent>, ApiError>;
     /// The device's modelled power.
     fn power(&self) -> Result<PowerView, ApiError>;
+    /// Converges the networks of `body.scope` to `body.networks` in one
+    /// reconciliation; 409 `stale_generation` if `body.generation` is older
+    /// than the last accepted (see `crate::desired`).
+    fn put_desired(&self, body: DesiredState) -> Result<DesiredApplied, ApiError>;
 }

@@ -2,6 +2,7 @@
 //! with the control plane's credential. Used by `prism ctl`, the tests and
 //! (next) the controller.
 
+use crate::desired::{DesiredApplied, DesiredState};
 use crate::error::ApiError;
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
@@ -171,7 +172,7 @@ impl NodeClient {
         Ok((status, bytes))
     }
 
-    async fn call<R: DeserializeOwned>(
+    pub(crate) async fn call<R: DeserializeOwned>(
         &self,
         method: &'static str,
         path: String,
@@ -273,6 +274,11 @@ impl NodeClient {
 
     pub async fn power(&self) -> Result<PowerView, ClientError> {
         self.call("GET", "/v1/power".into(), None::<&()>).await
+    }
+
+    /// Converges the scope's networks to `b` (`PUT /v1/desired`).
+    pub async fn put_desired(&self, b: &DesiredState) -> Result<DesiredApplied, ClientError> {
+        self.call("PUT", "/v1/desired".into(), Some(b)).await
     }
 
     /// The node's metrics, OpenMetrics text.

@@ -24,6 +24,9 @@ pub enum ErrorCode {
     Conflict,
     /// No room: hardware slots, table sizes, software channels (409).
     Capacity,
+    /// A desired state older than one the node has accepted (409): the
+    /// sender is behind and must not overwrite what is newer.
+    StaleGeneration,
     /// The body is larger than the node accepts (413).
     PayloadTooLarge,
     /// Not ready yet (503).
@@ -39,7 +42,9 @@ impl ErrorCode {
             ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::Conflict | ErrorCode::Capacity => StatusCode::CONFLICT,
+            ErrorCode::Conflict | ErrorCode::Capacity | ErrorCode::StaleGeneration => {
+                StatusCode::CONFLICT
+            }
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,

@@ -7,18 +7,26 @@
 mod api;
 mod auth;
 mod client;
+mod desired;
 mod error;
 mod metrics;
 mod openapi;
+mod registration;
 mod server;
 mod types;
 
 pub use api::NodeApi;
 pub use auth::{Credential, MIN_SECRET_LEN};
 pub use client::{ClientError, Endpoint, NodeClient};
+pub use desired::{DesiredAction, DesiredApplied, DesiredOutcome, DesiredState};
+/// Planning and carrying out a desired state, for any `NodeApi`.
+pub mod reconcile {
+    pub use crate::desired::{Step, execute, fence, plan};
+}
 pub use error::{ApiError, ErrorCode};
 pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
 pub use openapi::{ApiDoc, check_checked_in_spec, spec_json};
+pub use registration::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, HeartbeatClient};
 pub use server::{Body, Listener, MAX_BODY, PATHS, router, router_with_body_limit, spawn};
 pub use types::{
     Changed, EventKind, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PlacedTier, PortView,

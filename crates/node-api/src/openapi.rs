@@ -53,6 +53,7 @@ impl Modify for BearerAuth {
         server::reconfigure,
         server::events,
         server::power,
+        server::put_desired,
     ),
     modifiers(&BearerAuth),
     security(("control_plane" = [])),

@@ -8,6 +8,7 @@
 
 use crate::api::NodeApi;
 use crate::auth::{Credential, require_bearer};
+use crate::desired::{DesiredApplied, DesiredState};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::{CONTENT_TYPE, NodeMetrics};
 use crate::types::{
@@ -25,7 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 16] = [
+pub const PATHS: [&str; 17] = [
     "/v1/networks",
     "/v1/networks/{name}",
     "/v1/networks/{name}/routes",
@@ -42,6 +43,7 @@ pub const PATHS: [&str; 16] = [
     "/v1/networks/{name}/reconfigure",
     "/v1/events",
     "/v1/power",
+    "/v1/desired",
 ];
 
 /// A JSON body of type `T`, refused with an [`ApiError`] naming the field.
@@ -302,6 +304,19 @@ pub(crate) async fn power<A: NodeApi>(State(a): State<Arc<A>>) -> Ans<PowerView>
     blocking(a, |a| a.power()).await.map(Json)
 }
 
+/// Converges the networks of a scope to a whole desired state, under a
+/// generation number: what the control plane sends. Answers per network;
+/// one network refused does not stop the others. A generation older than
+/// the node's is refused whole (409 `stale_generation`).
+#[utoipa::path(put, path = "/v1/desired", tag = "networks", request_body = DesiredState,
+    responses((status = 200, body = DesiredApplied), (status = "default", body = ApiError)))]
+pub(crate) async fn put_desired<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Body(b): Body<DesiredState>,
+) -> Ans<DesiredApplied> {
+    blocking(a, move |a| a.put_desired(b)).await.map(Json)
+}
+
 /// The largest request body: a route table as large as a device profile
 /// allows (a million routes per slot, about 100 bytes each as JSON).
 pub const MAX_BODY: usize = 128 << 20;
@@ -335,6 +350,7 @@ pub fn router_with_body_limit<A: NodeApi>(api: Arc<A>, limit: usize) -> Router {
         .route(PATHS[13], post(reconfigure::<A>))
         .route(PATHS[14], get(events::<A>))
         .route(PATHS[15], get(power::<A>))
+        .route(PATHS[16], put(put_desired::<A>))
         .fallback(|| async { ApiError::not_found("no such path (see docs/api/node.json)") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

@@ -122,6 +122,10 @@ pub struct NodeInfo {
     pub io: String,
     pub workers: usize,
     pub hardware_slots: SlotsInfo,
+    /// The generation of the last desired state accepted by
+    /// `PUT /v1/desired` (0: none yet); older ones are refused.
+    #[serde(default)]
+    pub desired_generation: u64,
 }
 
 /// One socket of a worker, with its statistics.

@@ -4,9 +4,9 @@
 
 use prism_netdoc::{NetworkDoc, TierChoice};
 use prism_node_api::{
-    ApiError, Changed, Credential, Endpoint, ErrorCode, Listener, NetworkDetail, NetworkView,
-    NodeApi, NodeClient, NodeInfo, PlacedTier, PortView, RateLimitBody, RoutesBody, RulesBody,
-    SlotsInfo, TapAnswer, TapBody, TapView, TierBody,
+    ApiError, Changed, Credential, DesiredApplied, DesiredState, Endpoint, ErrorCode, Listener,
+    NetworkDetail, NetworkView, NodeApi, NodeClient, NodeInfo, PlacedTier, PortView, RateLimitBody,
+    RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView, TierBody,
 };
 use prism_node_api::{
     EventKind, NodeEvent, PowerView, ReconfigureBody, Reconfiguring, StrategyName,
@@ -162,6 +162,14 @@ impl NodeApi for Fake {
             io: "none".into(),
             workers: 1,
             hardware_slots: SlotsInfo { total: 2, free: 2 },
+            desired_generation: 0,
+        })
+    }
+    fn put_desired(&self, b: DesiredState) -> Result<DesiredApplied, ApiError> {
+        b.check()?;
+        Ok(DesiredApplied {
+            generation: b.generation,
+            networks: Vec::new(),
         })
     }
 }

@@ -125,6 +125,8 @@ pub struct Control<R: NodeRuntime> {
     routers: BTreeMap<String, R::Router>,
     /// Of the desired state: one more for every change applied.
     generation: u64,
+    /// The control plane's generation last accepted (`desired`).
+    desired_generation: u64,
     /// Per network, its moves between the tiers since the node started.
     moves: BTreeMap<String, u64>,
     /// What changes did beyond the obvious, for the node's log.
@@ -159,6 +161,7 @@ impl<R: NodeRuntime> Control<R> {
             docs,
             routers: BTreeMap::new(),
             generation: 0,
+            desired_generation: 0,
             moves: BTreeMap::new(),
             events: Vec::new(),
             ops: Vec::new(),
@@ -174,9 +177,15 @@ impl<R: NodeRuntime> Control<R> {
         self.generation
     }
 
+    /// The control plane's generation last accepted (0: none).
+    pub fn desired_generation(&self) -> u64 {
+        self.desired_generation
+    }
+
     /// Continues the numbering of a restored desired state.
-    pub fn restore_generation(&mut self, generation: u64) {
-        self.generation = generation;
+    pub fn restore_generations(&mut self, g: crate::runtime::Generations) {
+        self.generation = g.changes;
+        self.desired_generation = g.desired;
     }
 
     pub fn doc(&self, name: &str) -> Option<&NetworkDoc> {
@@ -419,7 +428,11 @@ impl<R: NodeRuntime> Control<R> {
     /// Records the desired state as it is (automatic networks as `auto`).
     fn save_only(&mut self) {
         let docs = self.definitions();
-        if let Err(e) = self.runtime.save(self.generation, &docs) {
+        let generations = crate::runtime::Generations {
+            changes: self.generation,
+            desired: self.desired_generation,
+        };
+        if let Err(e) = self.runtime.save(generations, &docs) {
             self.events.push(format!(
                 "generation {} applied but not saved: {e}",
                 self.generation
@@ -498,6 +511,9 @@ impl<R: NodeRuntime> Control<R> {
 }
 
 pub mod auto;
+mod desired;
+#[cfg(test)]
+mod desired_tests;
 mod reconfigure;
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,9 @@
 //! - [`linux`]: that runtime on Linux: containers, the `kernel`, `prism`
 //!   and `command` routers, the polling workers and their sockets;
 //! - [`node`]: a node on real interfaces (workers, routers, API state);
+//! - [`serve`] / [`NodeServer`] (`linux::serve`): a whole node in-process:
+//!   the node, its saved state restored, its API listeners, and the
+//!   heartbeat [`agent`] that registers it with a controller;
 //! - [`service`]: the node API served from the control side;
 //! - [`swrouter`]: Prism's software router process inside a container
 //!   (`linux::swrouter`);
@@ -15,6 +18,7 @@
 //! - [`offline`]: the substrate over in-memory frames (`prism run`);
 //! - [`report`]: counter tables for people.
 
+pub mod agent;
 pub mod control;
 pub mod linux;
 pub mod node;
@@ -27,9 +31,12 @@ pub mod taps;
 
 pub use control::{ApplyError, Control};
 pub use linux::names::{NodeOptions, gateway_mac};
+pub use linux::serve::{
+    DEFAULT_SOCKET, JoinController, NodeServer, ServeConfig, instance_name, instance_options, serve,
+};
 pub use linux::swrouter;
 pub use linux::{IoSettings, LinuxRuntime};
 pub use node::{Node, pin_to_core, sum_counters};
-pub use runtime::{NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
+pub use runtime::{Generations, NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
 pub use service::{NodeFacts, NodeService};
 pub use taps::TapSource;

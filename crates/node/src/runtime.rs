@@ -70,6 +70,16 @@ pub struct RouterRequest<'a> {
     pub doc: &'a NetworkDoc,
 }
 
+/// The two numbers a node keeps of its desired state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Generations {
+    /// One more for every change applied, by any call.
+    pub changes: u64,
+    /// The control plane's generation of the last `PUT /v1/desired`
+    /// accepted (0: none); an older one is refused.
+    pub desired: u64,
+}
+
 pub trait NodeRuntime: Send + 'static {
     /// A running router, as the runtime tracks it.
     type Router: Send + std::fmt::Debug;
@@ -99,11 +109,11 @@ pub trait NodeRuntime: Send + 'static {
     /// How `r` runs, for the API.
     fn view(&self, r: &Self::Router) -> RouterView;
 
-    /// Keeps generation `generation` of the desired state (every network's
-    /// document) where a restarted node finds it.
+    /// Keeps the desired state (every network's document, under its
+    /// generations) where a restarted node finds it.
     fn save(
         &mut self,
-        generation: u64,
+        generations: Generations,
         docs: &std::collections::BTreeMap<String, NetworkDoc>,
     ) -> Result<(), RuntimeError>;
 

@@ -14,6 +14,9 @@ use std::path::{Path, PathBuf};
 pub struct SavedState {
     /// Of the desired state: one more for every change applied.
     pub generation: u64,
+    /// The control plane's generation last accepted (`PUT /v1/desired`).
+    #[serde(default)]
+    pub desired_generation: u64,
     /// The scenario file's text the node started from.
     pub scenario_text: String,
     pub networks: Vec<NetworkDoc>,
@@ -72,6 +75,7 @@ mod tests {
         .unwrap();
         let s = SavedState {
             generation: 7,
+            desired_generation: 3,
             scenario_text: "[[port]]\nname = \"a\"\n".into(),
             networks: vec![doc],
         };

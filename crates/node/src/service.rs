@@ -15,9 +15,10 @@ use crate::runtime::NodeRuntime;
 use crate::taps::TapSource;
 use prism_netdoc::{NetworkDoc, Rate, RateLimitDoc, TierChoice};
 use prism_node_api::{
-    ApiError, Changed, ErrorCode, NetworkDetail, NetworkView, NodeApi, NodeEvent, NodeInfo,
-    PlacedTier, PortView, PowerView, RateLimitBody, ReconfigureBody, Reconfiguring,
-    RegionPowerView, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView, TierBody,
+    ApiError, Changed, DesiredApplied, DesiredState, ErrorCode, NetworkDetail, NetworkView,
+    NodeApi, NodeEvent, NodeInfo, PlacedTier, PortView, PowerView, RateLimitBody, ReconfigureBody,
+    Reconfiguring, RegionPowerView, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView,
+    TierBody,
 };
 use prism_pipeline::CounterSnapshot;
 use prism_pipeline::TapRequest;
@@ -334,7 +335,12 @@ where
                 total: hw.profile.slots,
                 free: hw.free_slots(),
             },
+            desired_generation: c.desired_generation(),
         })
+    }
+
+    fn put_desired(&self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
+        self.lock().put_desired(body)
     }
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 
-pub const DEFAULT_SOCKET: &str = "/run/prism/node.sock";
+pub use prism_node::DEFAULT_SOCKET;
 
 #[derive(clap::Args, Debug)]
 pub struct CtlArgs {

@@ -2,20 +2,12 @@
 
 use anyhow::{Context, Result};
 use prism_io::port::IoChoice;
-use prism_io::xdp::XdpConfig;
-use prism_netdoc as scenario;
-use prism_node::{IoSettings, Node, NodeFacts, NodeOptions, NodeService};
-use prism_node_api::{Credential, Listener};
+use prism_node::{JoinController, ServeConfig};
+use prism_node_api::Credential;
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
-
-/// Container namespaces and cgroups of `prism node` start with this.
-pub const NS_PREFIX: &str = "prism-c";
-/// Root-namespace ends of container veths start with this.
-pub const LINK_PREFIX: &str = "pc";
 
 #[derive(clap::Args, Debug)]
 pub struct NodeArgs {
@@ -45,7 +37,7 @@ pub struct NodeArgs {
     #[arg(long)]
     pub json: bool,
     /// Unix socket of the node API (`prism ctl`; docs/api/node.json).
-    #[arg(long, default_value = crate::ctl::DEFAULT_SOCKET)]
+    #[arg(long, default_value = prism_node::DEFAULT_SOCKET)]
     pub api: PathBuf,
     /// Also serve the API on TCP at ADDR (e.g. 127.0.0.1:7700), for the
     /// control plane; every request must carry the credential.
@@ -69,7 +61,7 @@ pub struct NodeArgs {
     /// Run beside other nodes on this machine: names its containers,
     /// links and state directory (/run/prism-INSTANCE) apart. One or two
     /// letters.
-    #[arg(long, value_parser = instance_name)]
+    #[arg(long, value_parser = prism_node::instance_name)]
     pub instance: Option<String>,
     /// Register with the controller at HOST:PORT and send it heartbeats
     /// (`prism controller serve`; docs/controller.md). Needs --api-listen.
@@ -88,16 +80,6 @@ pub struct NodeArgs {
     pub advertise: Option<String>,
 }
 
-fn instance_name(s: &str) -> Result<String, String> {
-    // Letters only: names end in a network's number, which must not be
-    // read as part of the instance.
-    if (1..=2).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_lowercase()) {
-        Ok(s.to_string())
-    } else {
-        Err("one or two of a-z (it goes into 15-byte interface names)".into())
-    }
-}
-
 impl NodeArgs {
     /// The defaults of `prism node --config FILE` (for `prism run --live`).
     pub fn for_config(config: PathBuf, json: bool) -> Self {
@@ -110,7 +92,7 @@ impl NodeArgs {
             cores: Vec::new(),
             seconds: None,
             json,
-            api: PathBuf::from(crate::ctl::DEFAULT_SOCKET),
+            api: PathBuf::from(prism_node::DEFAULT_SOCKET),
             api_listen: None,
             api_credential_file: None,
             instance: None,
@@ -124,131 +106,57 @@ impl NodeArgs {
     }
 }
 
-/// Applies `PORT=IFACE` overrides to a per-port list.
-fn override_ports(
-    sc: &scenario::Scenario,
-    list: &mut [Option<String>],
-    specs: &[String],
-    flag: &str,
-) -> Result<()> {
-    for spec in specs {
-        let (p, i) = spec
-            .split_once('=')
-            .with_context(|| format!("{flag} {spec}: not PORT=IFACE"))?;
-        let idx = sc.port_index(p).with_context(|| {
-            format!(
-                "{flag} {spec}: no port `{p}` (ports: {})",
-                sc.port_names.join(", ")
-            )
-        })?;
-        list[usize::from(idx)] = Some(i.to_string());
+impl NodeArgs {
+    /// What the library starts: the files read (and refused) here.
+    fn serve_config(&self) -> Result<ServeConfig> {
+        let text = std::fs::read_to_string(&self.config)
+            .with_context(|| format!("reading {}", self.config.display()))?;
+        let mut cfg = ServeConfig::new(self.config.display().to_string(), text);
+        cfg.ifaces = self.iface.clone();
+        cfg.soft_ifaces = self.soft_iface.clone();
+        cfg.io = self.io;
+        cfg.workers = self.workers;
+        cfg.cores = self.cores.clone();
+        cfg.api_socket = self.api.clone();
+        cfg.fresh = self.fresh;
+        cfg.reconfig_strategy = self.reconfig_strategy;
+        cfg.instance = self.instance.clone();
+        if let (Some(addr), Some(file)) = (self.api_listen, &self.api_credential_file) {
+            let cred = Credential::from_file(file).map_err(anyhow::Error::msg)?;
+            cfg.api_tcp = Some((addr, cred));
+        }
+        if let (Some(controller), Some(file)) = (&self.controller, &self.controller_key_file) {
+            cfg.join = Some(JoinController {
+                controller: controller.clone(),
+                key: JoinController::key_from_file(file)?,
+                name: self.node_name.clone(),
+                advertise: self.advertise.clone(),
+            });
+        }
+        Ok(cfg)
     }
-    Ok(())
 }
 
 pub fn node(a: &NodeArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&a.config)
-        .with_context(|| format!("reading {}", a.config.display()))?;
-    let file = a.config.display().to_string();
-    let (sc, restored) = load_desired(a, &file, &text)?;
-    let mut ifaces = sc.interfaces.clone();
-    override_ports(&sc, &mut ifaces, &a.iface, "--iface")?;
-    let mut soft = sc.software_interfaces.clone();
-    override_ports(&sc, &mut soft, &a.soft_iface, "--soft-iface")?;
-    let ifaces: Vec<String> = ifaces
-        .into_iter()
-        .zip(&sc.port_names)
-        .map(|(i, p)| {
-            i.with_context(|| {
-                format!(
-                    "{}: port `{p}` has no `interface` (or give --iface {p}=IFACE)",
-                    a.config.display()
-                )
-            })
-        })
-        .collect::<Result<_>>()?;
-    let stop = Arc::new(AtomicBool::new(false));
+    let server = prism_node::serve(a.serve_config()?)?;
+    let stop = server.stop_flag();
     signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
-    let mut opts = node_options(a.workers, a.cores.clone(), a.instance.as_deref());
-    opts.persist = Some(text.clone());
-    opts.reconfig_strategy = a.reconfig_strategy;
-    let io = IoSettings {
-        choice: a.io,
-        xdp: XdpConfig::default(),
-    };
-    // The credential is read (and refused) before anything is started.
-    let credential = a
-        .api_credential_file
-        .as_deref()
-        .map(Credential::from_file)
-        .transpose()
-        .map_err(anyhow::Error::msg)?;
-    let agent = agent_config(a)?;
-    let networks = sc.substrate.networks().count();
-    let facts = NodeFacts {
-        software_interfaces: soft.iter().map(Option::is_some).collect(),
-        io: a.io.as_str().to_string(),
-        workers: a.workers.max(1),
-    };
-    let mut node = Node::start(sc, &ifaces, &soft, &opts, io)?;
-    if a.fresh {
-        prism_node::saved::forget(&opts.state_dir)?;
-    }
-    if let Some((generation, note)) = restored {
-        if let Ok(mut c) = node.control.lock() {
-            c.restore_generation(generation);
-        }
-        node.notes.insert(0, note);
-    }
-    if let Some(dir) = a.api.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let service = std::sync::Arc::new(NodeService {
-        control: node.control.clone(),
-        reports: node.reports.clone(),
-        facts,
-        taps: Some(node.taps.clone()),
-    });
-    let mut apis = Vec::new();
-    let (_, t) = prism_node_api::spawn(
-        Listener::Unix(a.api.clone()),
-        prism_node_api::router(service.clone()),
-        stop.clone(),
-    )
-    .with_context(|| format!("API socket {}", a.api.display()))?;
-    apis.push(t);
-    let mut tcp_at = None;
-    if let (Some(addr), Some(cred)) = (a.api_listen, credential) {
-        let (at, t) = prism_node_api::spawn(
-            Listener::Tcp(addr, cred),
-            prism_node_api::router(service),
-            stop.clone(),
-        )
-        .with_context(|| format!("API on TCP {addr}"))?;
-        apis.push(t);
-        tcp_at = Some(at);
-    }
-    if let (Some(mut cfg), Some(at)) = (agent, &tcp_at) {
-        if cfg.address.is_empty() {
-            cfg.address = at.clone();
-        }
-        apis.push(prism_controller::spawn_heartbeats(cfg, stop.clone())?);
-    }
     eprintln!(
         "prism node: {} ports, {} networks, {} worker(s); Ctrl-C stops and removes the containers",
-        ifaces.len(),
-        networks,
+        server.ports,
+        server.networks,
         a.workers.max(1)
     );
-    eprintln!("  API on {}", a.api.display());
-    if let Some(at) = &tcp_at {
+    eprintln!("  API on {}", server.api_socket.display());
+    if let Some(at) = &server.tcp_address {
         eprintln!("  API on TCP {at} (bearer credential required)");
     }
-    for n in &node.notes {
+    for n in &server.notes {
         eprintln!("  {n}");
     }
     let started = std::time::Instant::now();
+    let node = server.node();
     while !stop.load(Ordering::Relaxed)
         && a.seconds
             .is_none_or(|s| started.elapsed() < Duration::from_secs(s))
@@ -275,165 +183,21 @@ pub fn node(a: &NodeArgs) -> Result<()> {
             );
         }
     }
-    stop.store(true, Ordering::Relaxed);
-    for t in apis {
-        let _ = t.join();
-    }
-    let c = node.stop()?;
-    if let Some(c) = c {
+    if let Some(c) = server.shutdown()? {
         let _ = writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&c)?);
     }
     Ok(())
 }
 
-/// The heartbeat thread's settings, read (and refused) before anything
-/// starts; the address is filled in once the API listens.
-fn agent_config(a: &NodeArgs) -> Result<Option<prism_controller::AgentConfig>> {
-    let (Some(controller), Some(file)) = (&a.controller, &a.controller_key_file) else {
-        return Ok(None);
-    };
-    let key = std::fs::read_to_string(file)
-        .with_context(|| format!("node key file {}", file.display()))?
-        .trim()
-        .to_string();
-    if !key.starts_with("prn_") {
-        anyhow::bail!(
-            "node key file {}: not a node key (they start `prn_`; `prism ctl node-key NAME` makes one)",
-            file.display()
-        );
-    }
-    let name = match &a.node_name {
-        Some(n) => n.clone(),
-        None => {
-            let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-                .unwrap_or_else(|_| "node".into());
-            match &a.instance {
-                Some(i) => format!("{}-{i}", host.trim()),
-                None => host.trim().to_string(),
-            }
-        }
-    };
-    let address = match (&a.advertise, a.api_listen) {
-        (Some(x), _) => x.clone(),
-        (None, Some(l)) if l.ip().is_unspecified() => anyhow::bail!(
-            "--api-listen {l} is a wildcard: give --advertise HOST:PORT, where the controller reaches this node"
-        ),
-        // The address bound, once the API listens.
-        _ => String::new(),
-    };
-    Ok(Some(prism_controller::AgentConfig {
-        controller: controller.clone(),
-        key,
-        name,
-        address,
-        hw_mbps: None,
-        sw_mbps: None,
-        local: prism_node_api::Endpoint::Unix(a.api.clone()),
-    }))
-}
-
-/// The scenario to start from: the saved desired state's networks when
-/// the scenario file is the one they were saved with (and not `--fresh`),
-/// else the file's own. Also the restored generation, with a note.
-fn load_desired(
-    a: &NodeArgs,
-    file: &str,
-    text: &str,
-) -> Result<(scenario::Scenario, Option<(u64, String)>)> {
-    let dir = node_options(1, Vec::new(), a.instance.as_deref()).state_dir;
-    if a.fresh {
-        // Forgotten once this node holds the state directory.
-        return Ok((scenario::load(file, text)?, None));
-    }
-    match prism_node::saved::load(&dir) {
-        Ok(Some(s)) if s.scenario_text == text => {
-            let n = s.networks.len();
-            let sc = scenario::load_with_networks(file, text, s.networks)?;
-            let note = format!(
-                "restored the desired state of generation {} ({n} networks) from {} (--fresh starts from the scenario)",
-                s.generation,
-                prism_node::saved::path(&dir).display()
-            );
-            Ok((sc, Some((s.generation, note))))
-        }
-        Ok(Some(_)) => {
-            eprintln!(
-                "prism node: {file} changed since the saved desired state; starting from the scenario"
-            );
-            Ok((scenario::load(file, text)?, None))
-        }
-        Ok(None) => Ok((scenario::load(file, text)?, None)),
-        Err(e) => {
-            eprintln!("prism node: {e}; starting from the scenario");
-            Ok((scenario::load(file, text)?, None))
-        }
-    }
-}
-
-/// The names and state directory of `prism node`.
-fn node_options(workers: usize, cores: Vec<usize>, instance: Option<&str>) -> NodeOptions {
-    let i = instance.unwrap_or("");
-    NodeOptions {
-        workers,
-        cores,
-        ns_prefix: format!("{NS_PREFIX}{i}"),
-        link_prefix: format!("{LINK_PREFIX}{i}"),
-        state_dir: match instance {
-            Some(i) => PathBuf::from(format!("/run/prism-{i}")),
-            None => PathBuf::from("/run/prism"),
-        },
-        persist: None,
-        router_exe: None,
-        reconfig_strategy: Default::default(),
-    }
-}
-
 /// Removes what dead nodes (`prism node`, the demo, the benchmarks) left;
 /// a running one's things are left alone, and it is named.
 pub fn cleanup() -> Result<()> {
-    let mut total = 0;
-    let mut running = Vec::new();
-    for (opts, hosts) in [
-        (node_options(1, Vec::new(), None), false),
-        (prism_testbed::hosts::demo_options(), true),
-    ] {
-        let r = match prism_node::node::cleanup_instance(&opts) {
-            Ok(r) => r,
-            Err(e) => {
-                running.push(format!("{e:#}"));
-                continue;
-            }
-        };
-        for n in &r.report.namespaces {
-            println!("removed namespace {n}");
-        }
-        for l in &r.report.links {
-            println!("removed link {l}");
-        }
-        for g in &r.report.cgroups {
-            println!("removed cgroup {g}");
-        }
-        for f in &r.files {
-            println!("removed file {}", f.display());
-        }
-        total += r.report.namespaces.len()
-            + r.report.links.len()
-            + r.report.cgroups.len()
-            + r.files.len();
-        if hosts {
-            // The demo's test hosts belong to the demo's (dead) instance.
-            let h = prism_io::container::cleanup(
-                prism_testbed::hosts::HOST_PREFIX,
-                prism_testbed::hosts::LINK_PREFIX,
-            )?;
-            for n in &h.namespaces {
-                println!("removed namespace {n}");
-            }
-            total += h.namespaces.len() + h.links.len();
-        }
+    let c = prism_testbed::cleanup::everything()?;
+    for r in &c.removed {
+        println!("removed {r}");
     }
-    println!("prism cleanup: {total} objects removed");
-    for r in running {
+    println!("prism cleanup: {} objects removed", c.removed.len());
+    for r in c.left_alone {
         println!("left alone: {r}");
     }
     Ok(())

@@ -14,13 +14,15 @@
 //! - [`reconfig_fig8`]: `prism experiment fig8`, paper 000 Fig. 8 through
 //!   the pipeline on a virtual clock;
 //! - [`soak`]: `prism bench-live --soak`, a node under churn;
-//! - [`tables`]: `prism tables`, build, check and time lookup tables.
+//! - [`tables`]: `prism tables`, build, check and time lookup tables;
+//! - [`cleanup`]: `prism cleanup`, what dead nodes and demos left.
 
 pub mod bench;
 pub mod bench_controller;
 pub mod bench_live;
 pub mod bench_migrate;
 pub mod bench_reconfig;
+pub mod cleanup;
 pub mod controller_demo;
 mod controller_traffic;
 pub mod hosts;

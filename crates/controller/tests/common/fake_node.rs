@@ -5,9 +5,10 @@
 
 use prism_netdoc::{NetworkDoc, TierChoice};
 use prism_node_api::{
-    ApiError, Changed, Credential, ErrorCode, Listener, NetworkDetail, NetworkView, NodeApi,
-    NodeEvent, NodeInfo, PlacedTier, PortView, PowerView, RateLimitBody, ReconfigureBody,
-    Reconfiguring, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TierBody,
+    ApiError, Changed, Credential, DesiredApplied, DesiredState, ErrorCode, Listener,
+    NetworkDetail, NetworkView, NodeApi, NodeEvent, NodeInfo, PlacedTier, PortView, PowerView,
+    RateLimitBody, ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, SlotsInfo, TapAnswer,
+    TapBody, TierBody,
 };
 use prism_pipeline::CounterSnapshot;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +27,8 @@ pub struct FakeNode {
     pub stall: AtomicBool,
     /// Changes waiting now.
     pub stalled: std::sync::atomic::AtomicUsize,
+    /// The last desired generation accepted (`PUT /v1/desired`).
+    pub desired_generation: std::sync::atomic::AtomicU64,
 }
 
 fn view(d: &NetworkDoc) -> NetworkView {
@@ -61,6 +64,7 @@ impl FakeNode {
             calls: Default::default(),
             stall: AtomicBool::new(false),
             stalled: Default::default(),
+            desired_generation: Default::default(),
         })
     }
 
@@ -222,6 +226,44 @@ impl NodeApi for FakeNode {
                 total: self.slots,
                 free: self.slots as usize,
             },
+            desired_generation: self.desired_generation.load(Ordering::SeqCst),
+        })
+    }
+    /// As a node does: fenced, planned and carried out by the node API's
+    /// own `reconcile` functions, through this fake's per-network calls.
+    fn put_desired(&self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
+        use prism_node_api::reconcile::{Step, execute, fence, plan};
+        self.up()?;
+        fence(
+            self.desired_generation.load(Ordering::SeqCst),
+            body.generation,
+        )?;
+        body.check()?;
+        for doc in &body.networks {
+            self.check(doc)?;
+        }
+        let generation = body.generation;
+        let current = self
+            .docs
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|d| (d.name.clone(), d.clone()))
+            .collect();
+        let networks = execute(plan(body, &current), |name, step| {
+            match step {
+                Step::Add(d) => self.add_network(d),
+                Step::Replace(d) => self.replace_network(name, d),
+                Step::Remove => self.remove_network(name),
+                Step::Unchanged => return Ok(()),
+            }
+            .map(drop)
+        });
+        self.desired_generation
+            .fetch_max(generation, Ordering::SeqCst);
+        Ok(DesiredApplied {
+            generation,
+            networks,
         })
     }
     fn tap(&self, name: Option<&str>, _: TapBody) -> Result<TapAnswer, ApiError> {

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 /// What the fake saw: the call, the network, and the tier the data plane
 /// published for it at that moment (`None`: not published).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Call {
+pub(super) struct Call {
     op: &'static str,
     net: String,
     variant: bool,
@@ -21,19 +21,21 @@ struct Call {
 }
 
 #[derive(Debug)]
-struct FakeRouter {
+pub(super) struct FakeRouter {
     name: String,
     variant: bool,
     kind: RouterKind,
 }
 
 #[derive(Debug)]
-struct Fake {
+pub(super) struct Fake {
     dp: Arc<ArcSwap<Dataplane>>,
     calls: Arc<Mutex<Vec<Call>>>,
-    fail_start: Option<RuntimeError>,
+    pub(super) fail_start: Option<RuntimeError>,
     /// The last desired state saved: (generation, network names).
     saved: Option<(u64, Vec<String>)>,
+    /// The control plane's generation saved with it.
+    pub(super) saved_desired: u64,
     /// The clock, set by the test.
     now: Arc<std::sync::atomic::AtomicU64>,
 }
@@ -103,10 +105,11 @@ impl NodeRuntime for Fake {
 
     fn save(
         &mut self,
-        generation: u64,
+        generations: crate::runtime::Generations,
         docs: &BTreeMap<String, NetworkDoc>,
     ) -> Result<(), RuntimeError> {
-        self.saved = Some((generation, docs.keys().cloned().collect()));
+        self.saved = Some((generations.changes, docs.keys().cloned().collect()));
+        self.saved_desired = generations.desired;
         Ok(())
     }
 
@@ -119,7 +122,7 @@ impl NodeRuntime for Fake {
     }
 }
 
-fn control() -> (Control<Fake>, Arc<Mutex<Vec<Call>>>) {
+pub(super) fn control() -> (Control<Fake>, Arc<Mutex<Vec<Call>>>) {
     let profile = device::profile("netfpga-v2p").unwrap().clone();
     let substrate = Substrate::new(profile, 2);
     let calls = Arc::new(Mutex::new(Vec::new()));
@@ -128,6 +131,7 @@ fn control() -> (Control<Fake>, Arc<Mutex<Vec<Call>>>) {
         calls: calls.clone(),
         fail_start: None,
         saved: None,
+        saved_desired: 0,
         now: Default::default(),
     };
     let ports = vec!["a".to_string(), "b".to_string()];
@@ -143,7 +147,7 @@ fn control() -> (Control<Fake>, Arc<Mutex<Vec<Call>>>) {
     )
 }
 
-fn doc(name: &str, tier: TierChoice) -> NetworkDoc {
+pub(super) fn doc(name: &str, tier: TierChoice) -> NetworkDoc {
     let text = format!(
         r#"{{"name": "{name}", "tier": "{}", "forwarding": "destination",
             "map": [{{"in_port": "a"}}],
@@ -162,7 +166,7 @@ fn call(op: &'static str, net: &str, variant: bool, published: Option<Tier>) -> 
     }
 }
 
-fn take(calls: &Arc<Mutex<Vec<Call>>>) -> Vec<Call> {
+pub(super) fn take(calls: &Arc<Mutex<Vec<Call>>>) -> Vec<Call> {
     std::mem::take(&mut *calls.lock().unwrap())
 }
 

@@ -5,6 +5,7 @@
 pub mod kernel_router;
 pub mod names;
 pub mod router;
+pub mod serve;
 pub mod swrouter;
 pub mod taps;
 pub mod worker;
@@ -255,14 +256,15 @@ impl NodeRuntime for LinuxRuntime {
 
     fn save(
         &mut self,
-        generation: u64,
+        generations: crate::runtime::Generations,
         docs: &std::collections::BTreeMap<String, prism_netdoc::NetworkDoc>,
     ) -> Result<(), RuntimeError> {
         let Some(text) = &self.opts.persist else {
             return Ok(());
         };
         let s = crate::saved::SavedState {
-            generation,
+            generation: generations.changes,
+            desired_generation: generations.desired,
             scenario_text: text.clone(),
             networks: docs.values().cloned().collect(),
         };

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ class NodeInfo:
             io (str): `auto`, `xdp` or `packet`.
             workers (int):
             hardware_slots (SlotsInfo): Hardware slots of the node's device profile.
+            desired_generation (int | Unset): The generation of the last desired state accepted by
+                `PUT /v1/desired` (0: none yet); older ones are refused.
      """
 
     device: str
@@ -40,6 +43,7 @@ class NodeInfo:
     io: str
     workers: int
     hardware_slots: SlotsInfo
+    desired_generation: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -64,6 +68,8 @@ class NodeInfo:
 
         hardware_slots = self.hardware_slots.to_dict()
 
+        desired_generation = self.desired_generation
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -75,6 +81,8 @@ class NodeInfo:
             "workers": workers,
             "hardware_slots": hardware_slots,
         })
+        if desired_generation is not UNSET:
+            field_dict["desired_generation"] = desired_generation
 
         return field_dict
 
@@ -101,6 +109,8 @@ class NodeInfo:
 
 
 
+        desired_generation = d.pop("desired_generation", UNSET)
+
         node_info = cls(
             device=device,
             ports=ports,
@@ -108,6 +118,7 @@ class NodeInfo:
             io=io,
             workers=workers,
             hardware_slots=hardware_slots,
+            desired_generation=desired_generation,
         )
 
 

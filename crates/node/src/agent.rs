@@ -1,12 +1,12 @@
 //! A node's side of registration: a thread that sends the controller a
 //! heartbeat every few seconds with what the node is (read from the node's
-//! own API) and where the controller reaches it. `prism node --controller`
-//! runs it. It says when the controller first hears it, when it stops
+//! own API) and where the controller reaches it. A node started with a
+//! controller (`NodeServer`, `prism node --controller`) runs it. It says when the controller first hears it, when it stops
 //! hearing it and when it hears it again; not every beat.
 
-use crate::client::{ClientError, ControllerClient};
-use crate::heartbeat::{HEARTBEAT_EVERY_MS, Heartbeat};
-use prism_node_api::{Endpoint, NodeClient};
+use prism_node_api::{
+    ClientError, Endpoint, HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatClient, NodeClient,
+};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -48,7 +48,7 @@ pub fn spawn_heartbeats(
 }
 
 async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
-    let controller = ControllerClient::new(&cfg.controller, Some(cfg.key.clone()));
+    let controller = HeartbeatClient::new(&cfg.controller, cfg.key.clone());
     let local = NodeClient::new(cfg.local.clone());
     let boot_id = uuid::Uuid::new_v4().to_string();
     let mut said = Said::Nothing;
@@ -56,7 +56,7 @@ async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
     while !stop.load(Ordering::Relaxed) {
         let result = match local.node().await {
             Ok(info) => controller
-                .heartbeat(&Heartbeat {
+                .send(&Heartbeat {
                     name: cfg.name.clone(),
                     address: cfg.address.clone(),
                     boot_id: boot_id.clone(),

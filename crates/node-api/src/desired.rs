@@ -1,0 +1,281 @@
+//! The node's desired state as one document under a generation number
+//! (omicron's sled-agent model): the control plane says "generation `g`:
+//! the networks whose names start with `scope` are exactly these", the
+//! node converges in one reconciliation and answers what it did to each,
+//! and refuses any generation older than one it has already accepted, so
+//! a stale controller (a replica that lost its lease, a retried request)
+//! cannot undo a newer state.
+
+use crate::error::{ApiError, ErrorCode};
+use prism_netdoc::NetworkDoc;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use utoipa::ToSchema;
+
+/// `PUT /v1/desired`: the whole desired state of the networks in `scope`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DesiredState {
+    /// Bumped by the control plane for every change; a node refuses one
+    /// older than the last it accepted (409 `stale_generation`). The same
+    /// generation again converges again (retries the networks that failed).
+    pub generation: u64,
+    /// The name prefix of the networks this document owns (e.g. `pc-`):
+    /// every network listed must carry it, and a network on the node that
+    /// carries it and is not listed is removed. Networks outside the scope
+    /// (the scenario's, an operator's) are left alone. Not empty.
+    pub scope: String,
+    /// Every network of the scope, as documents.
+    #[serde(default)]
+    pub networks: Vec<NetworkDoc>,
+}
+
+/// What a reconciliation did to one network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DesiredAction {
+    /// Already as desired.
+    Unchanged,
+    Added,
+    Replaced,
+    Removed,
+    /// Refused or failed (see `error`); everything else was still applied.
+    Failed,
+}
+
+/// One network's outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DesiredOutcome {
+    pub name: String,
+    pub action: DesiredAction,
+    /// Why it failed (`action = failed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ApiError>,
+}
+
+/// The answer to `PUT /v1/desired`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DesiredApplied {
+    /// The generation now held (the one sent).
+    pub generation: u64,
+    /// Removals first, then the listed networks in the order sent.
+    pub networks: Vec<DesiredOutcome>,
+}
+
+impl DesiredApplied {
+    /// True when every network is as desired.
+    pub fn complete(&self) -> bool {
+        self.networks
+            .iter()
+            .all(|n| n.action != DesiredAction::Failed)
+    }
+}
+
+impl DesiredState {
+    /// Checks what needs no node: a scope, every name in it, no name twice.
+    /// The error names the field (`networks[2].name`).
+    pub fn check(&self) -> Result<(), ApiError> {
+        if self.scope.is_empty() {
+            return Err(
+                ApiError::invalid("an empty scope would own every network on the node")
+                    .with_field("scope"),
+            );
+        }
+        let mut seen = BTreeSet::new();
+        for (i, n) in self.networks.iter().enumerate() {
+            let field = format!("networks[{i}].name");
+            if !n.name.starts_with(&self.scope) {
+                return Err(ApiError::invalid(format!(
+                    "`{}` is outside the scope `{}`",
+                    n.name, self.scope
+                ))
+                .with_field(field));
+            }
+            if !seen.insert(n.name.as_str()) {
+                return Err(
+                    ApiError::invalid(format!("`{}` is listed twice", n.name)).with_field(field)
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fence: `sent` is refused when older than `held`, the generation
+/// the node accepted last.
+pub fn fence(held: u64, sent: u64) -> Result<(), ApiError> {
+    if sent < held {
+        return Err(ApiError::new(
+            ErrorCode::StaleGeneration,
+            format!("generation {sent} is older than generation {held}, which this node holds"),
+        )
+        .with_field("generation"));
+    }
+    Ok(())
+}
+
+/// One step of a reconciliation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Unchanged,
+    Add(NetworkDoc),
+    Replace(NetworkDoc),
+    Remove,
+}
+
+/// The steps from `current` (every network on the node, by name) to
+/// `body`: removals first (they free slots the others may need), then
+/// the listed networks in the order sent.
+pub fn plan(body: DesiredState, current: &BTreeMap<String, NetworkDoc>) -> Vec<(String, Step)> {
+    let listed: BTreeSet<&str> = body.networks.iter().map(|n| n.name.as_str()).collect();
+    let mut steps: Vec<(String, Step)> = current
+        .keys()
+        .filter(|n| n.starts_with(&body.scope) && !listed.contains(n.as_str()))
+        .map(|n| (n.clone(), Step::Remove))
+        .collect();
+    for doc in body.networks {
+        let step = match current.get(&doc.name) {
+            Some(cur) if *cur == doc => Step::Unchanged,
+            Some(_) => Step::Replace(doc.clone()),
+            None => Step::Add(doc.clone()),
+        };
+        steps.push((doc.name, step));
+    }
+    steps
+}
+
+/// Carries out `steps` with `apply`, one network's failure not stopping
+/// the others, and says what each did.
+pub fn execute(
+    steps: Vec<(String, Step)>,
+    mut apply: impl FnMut(&str, Step) -> Result<(), ApiError>,
+) -> Vec<DesiredOutcome> {
+    steps
+        .into_iter()
+        .map(|(name, step)| {
+            let action = match &step {
+                Step::Unchanged => DesiredAction::Unchanged,
+                Step::Add(_) => DesiredAction::Added,
+                Step::Replace(_) => DesiredAction::Replaced,
+                Step::Remove => DesiredAction::Removed,
+            };
+            let result = match step {
+                Step::Unchanged => Ok(()),
+                step => apply(&name, step),
+            };
+            match result {
+                Ok(()) => DesiredOutcome {
+                    name,
+                    action,
+                    error: None,
+                },
+                Err(e) => DesiredOutcome {
+                    name,
+                    action: DesiredAction::Failed,
+                    error: Some(e),
+                },
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(name: &str) -> NetworkDoc {
+        prism_netdoc::from_json(
+            format!(r#"{{"name": "{name}", "tier": "hardware", "forwarding": "destination"}}"#)
+                .as_bytes(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_document_is_checked_before_any_node_sees_it() {
+        let ok = DesiredState {
+            generation: 3,
+            scope: "pc-".into(),
+            networks: vec![doc("pc-a"), doc("pc-b")],
+        };
+        assert_eq!(ok.check(), Ok(()));
+        let outside = DesiredState {
+            networks: vec![doc("pc-a"), doc("web")],
+            ..ok.clone()
+        };
+        let e = outside.check().unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("networks[1].name"));
+        assert!(e.message.contains("outside the scope"), "{e}");
+        let twice = DesiredState {
+            networks: vec![doc("pc-a"), doc("pc-a")],
+            ..ok.clone()
+        };
+        assert!(twice.check().unwrap_err().message.contains("twice"));
+        let unscoped = DesiredState {
+            scope: String::new(),
+            ..ok
+        };
+        assert_eq!(
+            unscoped.check().unwrap_err().field.as_deref(),
+            Some("scope")
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_by_name() {
+        let e = prism_netdoc::from_json::<DesiredState>(
+            br#"{"generation": 1, "scope": "pc-", "networks": [], "force": true}"#,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("force"), "{}", e.message);
+    }
+
+    #[test]
+    fn the_plan_removes_first_and_leaves_other_scopes_alone() {
+        let mut on_node = BTreeMap::new();
+        for n in ["pc-gone", "pc-same", "pc-changed", "scenario-net"] {
+            on_node.insert(n.to_string(), doc(n));
+        }
+        let mut changed = doc("pc-changed");
+        changed.tier = prism_netdoc::TierChoice::Software;
+        let body = DesiredState {
+            generation: 9,
+            scope: "pc-".into(),
+            networks: vec![doc("pc-new"), doc("pc-same"), changed.clone()],
+        };
+        let steps = plan(body, &on_node);
+        assert_eq!(
+            steps,
+            vec![
+                ("pc-gone".to_string(), Step::Remove),
+                ("pc-new".to_string(), Step::Add(doc("pc-new"))),
+                ("pc-same".to_string(), Step::Unchanged),
+                ("pc-changed".to_string(), Step::Replace(changed)),
+            ]
+        );
+        let out = execute(steps, |name, _| match name {
+            "pc-new" => Err(ApiError::new(ErrorCode::Capacity, "no slot")),
+            _ => Ok(()),
+        });
+        let actions: Vec<_> = out.iter().map(|o| o.action).collect();
+        assert_eq!(
+            actions,
+            [
+                DesiredAction::Removed,
+                DesiredAction::Failed,
+                DesiredAction::Unchanged,
+                DesiredAction::Replaced
+            ]
+        );
+        assert_eq!(out[1].error.as_ref().unwrap().code, ErrorCode::Capacity);
+    }
+
+    #[test]
+    fn an_older_generation_is_fenced_off_and_the_same_one_is_not() {
+        assert_eq!(fence(5, 5), Ok(()));
+        assert_eq!(fence(5, 6), Ok(()));
+        let e = fence(5, 4).unwrap_err();
+        assert_eq!(e.code, ErrorCode::StaleGeneration);
+        assert_eq!(e.code.status(), axum::http::StatusCode::CONFLICT);
+    }
+}

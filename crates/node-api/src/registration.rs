@@ -1,0 +1,69 @@
+//! What a node tells the controller of itself (`POST /v1/nodes/heartbeat`
+//! on the controller, authenticated by the node's key): the bodies, and
+//! the one call. Here rather than in the controller so that a node sends
+//! heartbeats without linking the controller's server.
+
+use crate::client::{ClientError, Endpoint, NodeClient};
+use crate::types::NodeInfo;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// How often a node is asked to send a heartbeat (a node is down after
+/// the controller's `node_timeout_ms` without one).
+pub const HEARTBEAT_EVERY_MS: i64 = 2000;
+
+/// What a node says of itself, every `every_ms`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Heartbeat {
+    /// Its name: the one its key was made for.
+    pub name: String,
+    /// Where the controller reaches its API (`host:port` of
+    /// `prism node --api-listen`).
+    pub address: String,
+    /// Changes when the node's process restarts.
+    pub boot_id: String,
+    pub info: NodeInfo,
+    /// Aggregate bandwidth of its tiers, Mbit/s; unchanged when absent
+    /// (1000 and 100 for a new node, paper 000's figures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hw_mbps: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sw_mbps: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HeartbeatAnswer {
+    pub node_id: String,
+    /// Registered by this heartbeat.
+    pub registered: bool,
+    /// The node's desired state's generation, and the last it reached.
+    pub generation: i64,
+    pub applied_generation: i64,
+    /// When to send the next heartbeat.
+    pub every_ms: i64,
+}
+
+/// The controller's heartbeat endpoint, from a node's side.
+#[derive(Debug, Clone)]
+pub struct HeartbeatClient {
+    http: NodeClient,
+}
+
+impl HeartbeatClient {
+    /// `controller` is `host:port`; `key` the node key (`prn_…`).
+    pub fn new(controller: &str, key: String) -> Self {
+        Self {
+            http: NodeClient::new(Endpoint::Tcp {
+                addr: controller.to_string(),
+                token: Some(key),
+            }),
+        }
+    }
+
+    pub async fn send(&self, h: &Heartbeat) -> Result<HeartbeatAnswer, ClientError> {
+        self.http
+            .call("POST", "/v1/nodes/heartbeat".into(), Some(h))
+            .await
+    }
+}

@@ -1,0 +1,51 @@
+//! A whole desired state under a generation number (`PUT /v1/desired`):
+//! in: the scope's networks as documents and the control plane's
+//! generation; out: what was done to each network. One reconciliation
+//! under the control lock, so no other change interleaves; an older
+//! generation is refused before anything is looked at, and a document
+//! that does not compile refuses the whole state before anything changes.
+//! Networks that are valid but cannot be placed (no slot, a router that
+//! fails to start) are reported as failed, the rest still applied, and the
+//! generation is held: sending it again retries them.
+
+use super::Control;
+use crate::runtime::NodeRuntime;
+use prism_node_api::reconcile::{Step, execute, fence, plan};
+use prism_node_api::{ApiError, DesiredApplied, DesiredState};
+
+impl<R: NodeRuntime> Control<R> {
+    /// Converges the networks of `body.scope` to `body.networks`.
+    pub fn put_desired(&mut self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
+        fence(self.desired_generation, body.generation)?;
+        body.check()?;
+        for (i, doc) in body.networks.iter().enumerate() {
+            prism_netdoc::compile(doc, &self.port_names).map_err(|e| {
+                let inner = if e.field.is_empty() {
+                    String::new()
+                } else {
+                    format!(".{}", e.field)
+                };
+                ApiError::invalid(format!("network `{}`: {}", doc.name, e.message))
+                    .with_field(format!("networks[{i}]{inner}"))
+            })?;
+        }
+        let generation = body.generation;
+        let steps = plan(body, &self.definitions());
+        let networks = execute(steps, |name, step| {
+            let desired = match step {
+                Step::Remove => None,
+                Step::Add(d) | Step::Replace(d) => Some(d),
+                Step::Unchanged => return Ok(()),
+            };
+            self.apply(name, desired).map(drop).map_err(ApiError::from)
+        });
+        if self.desired_generation != generation {
+            self.desired_generation = generation;
+            self.save_only();
+        }
+        Ok(DesiredApplied {
+            generation,
+            networks,
+        })
+    }
+}

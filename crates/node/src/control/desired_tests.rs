@@ -1,0 +1,141 @@
+//! `PUT /v1/desired` on the reconciler, against the fake runtime: the
+//! generation fence, the scope, removals before additions, and one
+//! network's failure reported without stopping the others.
+
+use super::tests::{control, doc, take};
+use crate::runtime::RuntimeError;
+use prism_netdoc::TierChoice;
+use prism_node_api::{DesiredAction, DesiredState, ErrorCode};
+
+fn state(generation: u64, networks: &[(&str, TierChoice)]) -> DesiredState {
+    DesiredState {
+        generation,
+        scope: "pc-".into(),
+        networks: networks.iter().map(|(n, t)| doc(n, *t)).collect(),
+    }
+}
+
+fn actions(a: &prism_node_api::DesiredApplied) -> Vec<(String, DesiredAction)> {
+    a.networks
+        .iter()
+        .map(|n| (n.name.clone(), n.action))
+        .collect()
+}
+
+#[test]
+fn a_whole_state_converges_and_leaves_other_networks_alone() {
+    let (mut c, calls) = control();
+    c.apply("operator", Some(doc("operator", TierChoice::Hardware)))
+        .unwrap();
+    let hw = TierChoice::Hardware;
+    let a = c
+        .put_desired(state(4, &[("pc-a", hw), ("pc-b", TierChoice::Software)]))
+        .unwrap();
+    assert_eq!(
+        actions(&a),
+        [
+            ("pc-a".into(), DesiredAction::Added),
+            ("pc-b".into(), DesiredAction::Added)
+        ]
+    );
+    assert_eq!(c.desired_generation(), 4);
+    assert_eq!(c.runtime.saved_desired, 4, "the generation is saved");
+    take(&calls);
+    // The same generation again changes nothing; a newer one removes
+    // pc-b (first) and moves pc-a to software.
+    let again = c
+        .put_desired(state(4, &[("pc-a", hw), ("pc-b", TierChoice::Software)]))
+        .unwrap();
+    assert!(
+        again
+            .networks
+            .iter()
+            .all(|n| n.action == DesiredAction::Unchanged)
+    );
+    assert!(take(&calls).is_empty());
+    let a = c
+        .put_desired(state(5, &[("pc-a", TierChoice::Software)]))
+        .unwrap();
+    assert_eq!(
+        actions(&a),
+        [
+            ("pc-b".into(), DesiredAction::Removed),
+            ("pc-a".into(), DesiredAction::Replaced)
+        ]
+    );
+    assert!(c.view("pc-b").is_none());
+    assert!(c.view("operator").is_some(), "outside the scope: untouched");
+}
+
+#[test]
+fn an_older_generation_is_refused_before_anything_changes() {
+    let (mut c, _) = control();
+    c.put_desired(state(7, &[("pc-a", TierChoice::Hardware)]))
+        .unwrap();
+    let e = c.put_desired(state(6, &[])).unwrap_err();
+    assert_eq!(e.code, ErrorCode::StaleGeneration);
+    assert_eq!(e.field.as_deref(), Some("generation"));
+    assert!(c.view("pc-a").is_some(), "the stale state removed nothing");
+    assert_eq!(c.desired_generation(), 7);
+}
+
+#[test]
+fn a_document_that_does_not_compile_refuses_the_whole_state() {
+    let (mut c, _) = control();
+    let mut bad = state(
+        2,
+        &[
+            ("pc-a", TierChoice::Hardware),
+            ("pc-b", TierChoice::Hardware),
+        ],
+    );
+    bad.networks[1].route[0].action.port = Some(prism_netdoc::PortRef::Name("nowhere".into()));
+    let e = c.put_desired(bad).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput);
+    assert!(
+        e.field.as_deref().unwrap_or("").starts_with("networks[1]."),
+        "{e:?}"
+    );
+    assert!(c.view("pc-a").is_none(), "nothing half-applied");
+    assert_eq!(c.desired_generation(), 0, "and the generation not taken");
+}
+
+#[test]
+fn one_network_failing_does_not_stop_the_others() {
+    let (mut c, _) = control();
+    c.runtime.fail_start = Some(RuntimeError::failed("the container would not start"));
+    let a = c
+        .put_desired(state(
+            3,
+            &[
+                ("pc-s", TierChoice::Software),
+                ("pc-h", TierChoice::Hardware),
+            ],
+        ))
+        .unwrap();
+    assert_eq!(a.networks[0].action, DesiredAction::Failed);
+    assert!(
+        a.networks[0]
+            .error
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("would not start")
+    );
+    assert_eq!(a.networks[1].action, DesiredAction::Added);
+    assert!(!a.complete());
+    // The generation is held; sent again once the runtime works, the
+    // failed network is retried.
+    c.runtime.fail_start = None;
+    let again = c
+        .put_desired(state(
+            3,
+            &[
+                ("pc-s", TierChoice::Software),
+                ("pc-h", TierChoice::Hardware),
+            ],
+        ))
+        .unwrap();
+    assert_eq!(again.networks[0].action, DesiredAction::Added);
+    assert!(again.complete());
+}

@@ -1,0 +1,417 @@
+//! A whole node, started in-process: the live node on its interfaces
+//! (`crate::node::Node`) with its desired state restored from disk, its
+//! API on a Unix socket and optionally on TCP with the control plane's
+//! credential, and the heartbeat agent that registers it with a
+//! controller. `prism node` is this plus argument parsing and a counters
+//! table; the tests and the test bed start nodes with it too.
+//!
+//! In: a [`ServeConfig`] (the scenario's text, interface overrides, I/O,
+//! listeners, the controller to join). Out: a running [`NodeServer`],
+//! stopped by [`NodeServer::shutdown`] (or its stop flag, for signals).
+//! Everything the config can get wrong (a port without an interface, an
+//! unreadable key, a wildcard address the controller cannot reach) is
+//! refused before anything is started.
+
+use crate::agent::{AgentConfig, spawn_heartbeats};
+use crate::linux::IoSettings;
+use crate::linux::names::NodeOptions;
+use crate::node::Node;
+use crate::runtime::Generations;
+use crate::service::{NodeFacts, NodeService};
+use anyhow::{Context, Result, bail};
+use prism_io::port::IoChoice;
+use prism_io::xdp::XdpConfig;
+use prism_netdoc::{self as scenario, Scenario};
+use prism_node_api::{Credential, Endpoint, Listener};
+use prism_pipeline::CounterSnapshot;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+
+/// Container namespaces and cgroups of a served node start with this.
+pub const NS_PREFIX: &str = "prism-c";
+/// Root-namespace ends of container veths start with this.
+pub const LINK_PREFIX: &str = "pc";
+/// The node API's Unix socket when none is given (`prism ctl`'s default).
+pub const DEFAULT_SOCKET: &str = "/run/prism/node.sock";
+
+/// The controller a node joins.
+#[derive(Debug, Clone)]
+pub struct JoinController {
+    /// `host:port` of `prism controller serve`.
+    pub controller: String,
+    /// The node key (`prn_…`, `prism ctl node-key NAME`).
+    pub key: String,
+    /// The name the key was made for (default: the host's name, with the
+    /// instance).
+    pub name: Option<String>,
+    /// Where the controller reaches this node's API (default: the TCP
+    /// address bound, which must then not be a wildcard).
+    pub advertise: Option<String>,
+}
+
+impl JoinController {
+    /// Reads the node key from `file`, refusing what is not one.
+    pub fn key_from_file(file: &std::path::Path) -> Result<String> {
+        let key = std::fs::read_to_string(file)
+            .with_context(|| format!("node key file {}", file.display()))?
+            .trim()
+            .to_string();
+        if !key.starts_with("prn_") {
+            bail!(
+                "node key file {}: not a node key (they start `prn_`; `prism ctl node-key NAME` makes one)",
+                file.display()
+            );
+        }
+        Ok(key)
+    }
+}
+
+/// Everything a node is started with.
+#[derive(Debug)]
+pub struct ServeConfig {
+    /// The scenario file's name (for errors) and its text.
+    pub scenario_file: String,
+    pub scenario_text: String,
+    /// `PORT=IFACE` overrides of the scenario's interfaces.
+    pub ifaces: Vec<String>,
+    /// `PORT=IFACE`: the multi-receiver path's software interfaces.
+    pub soft_ifaces: Vec<String>,
+    pub io: IoChoice,
+    pub workers: usize,
+    pub cores: Vec<usize>,
+    /// The API's Unix socket.
+    pub api_socket: PathBuf,
+    /// The API on TCP too, with the control plane's credential.
+    pub api_tcp: Option<(SocketAddr, Credential)>,
+    /// Start from the scenario, forgetting the saved desired state.
+    pub fresh: bool,
+    pub reconfig_strategy: prism_pipeline::reconfig::Strategy,
+    /// Names containers, links and the state directory apart (one or two
+    /// of a-z), so several nodes run on one machine.
+    pub instance: Option<String>,
+    /// The controller to register with (needs `api_tcp`).
+    pub join: Option<JoinController>,
+    /// The executable whose `swrouter` command runs `prism` routers
+    /// (`None`: this process's own).
+    pub router_exe: Option<PathBuf>,
+}
+
+impl ServeConfig {
+    /// A node on `scenario_text` with the defaults of `prism node`.
+    pub fn new(scenario_file: impl Into<String>, scenario_text: impl Into<String>) -> Self {
+        Self {
+            scenario_file: scenario_file.into(),
+            scenario_text: scenario_text.into(),
+            ifaces: Vec::new(),
+            soft_ifaces: Vec::new(),
+            io: IoChoice::Auto,
+            workers: 1,
+            cores: Vec::new(),
+            api_socket: PathBuf::from(DEFAULT_SOCKET),
+            api_tcp: None,
+            fresh: false,
+            reconfig_strategy: Default::default(),
+            instance: None,
+            join: None,
+            router_exe: None,
+        }
+    }
+}
+
+/// Checks an instance name: one or two of a-z.
+pub fn instance_name(s: &str) -> Result<String, String> {
+    // Letters only: names end in a network's number, which must not be
+    // read as part of the instance.
+    if (1..=2).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_lowercase()) {
+        Ok(s.to_string())
+    } else {
+        Err("one or two of a-z (it goes into 15-byte interface names)".into())
+    }
+}
+
+/// The names and state directory of a served node of `instance`.
+pub fn instance_options(instance: Option<&str>) -> NodeOptions {
+    let i = instance.unwrap_or("");
+    NodeOptions {
+        workers: 1,
+        cores: Vec::new(),
+        ns_prefix: format!("{NS_PREFIX}{i}"),
+        link_prefix: format!("{LINK_PREFIX}{i}"),
+        state_dir: match instance {
+            Some(i) => PathBuf::from(format!("/run/prism-{i}")),
+            None => PathBuf::from("/run/prism"),
+        },
+        persist: None,
+        router_exe: None,
+        reconfig_strategy: Default::default(),
+    }
+}
+
+/// A running node with its API.
+#[derive(Debug)]
+pub struct NodeServer {
+    node: Option<Node>,
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+    /// Where the API listens on TCP (the address bound).
+    pub tcp_address: Option<String>,
+    pub api_socket: PathBuf,
+    /// What the start did beyond the obvious, for the node's log.
+    pub notes: Vec<String>,
+    /// Ports and networks started with.
+    pub ports: usize,
+    pub networks: usize,
+}
+
+/// Starts a node (see [`NodeServer`]).
+pub fn serve(cfg: ServeConfig) -> Result<NodeServer> {
+    NodeServer::start(cfg)
+}
+
+impl NodeServer {
+    pub fn start(cfg: ServeConfig) -> Result<NodeServer> {
+        let (sc, restored) = load_desired(&cfg)?;
+        let (ifaces, soft) = interfaces(&sc, &cfg)?;
+        if cfg.join.is_some() && cfg.api_tcp.is_none() {
+            bail!("joining a controller needs the API on TCP (--api-listen)");
+        }
+        let agent = agent_config(&cfg)?;
+        let mut opts = instance_options(cfg.instance.as_deref());
+        opts.workers = cfg.workers;
+        opts.cores = cfg.cores.clone();
+        opts.persist = Some(cfg.scenario_text.clone());
+        opts.reconfig_strategy = cfg.reconfig_strategy;
+        opts.router_exe = cfg.router_exe.clone();
+        let io = IoSettings {
+            choice: cfg.io,
+            xdp: XdpConfig::default(),
+        };
+        let facts = NodeFacts {
+            software_interfaces: soft.iter().map(Option::is_some).collect(),
+            io: cfg.io.as_str().to_string(),
+            workers: cfg.workers.max(1),
+        };
+        let networks = sc.substrate.networks().count();
+        let mut node = Node::start(sc, &ifaces, &soft, &opts, io)?;
+        if cfg.fresh {
+            crate::saved::forget(&opts.state_dir)?;
+        }
+        if let Some((generations, note)) = restored {
+            if let Ok(mut c) = node.control.lock() {
+                c.restore_generations(generations);
+            }
+            node.notes.insert(0, note);
+        }
+        let mut server = NodeServer {
+            notes: std::mem::take(&mut node.notes),
+            node: Some(node),
+            stop: Arc::new(AtomicBool::new(false)),
+            threads: Vec::new(),
+            tcp_address: None,
+            api_socket: cfg.api_socket.clone(),
+            ports: ifaces.len(),
+            networks,
+        };
+        // On error from here, dropping `server` stops what was started.
+        server.listen(&cfg, facts)?;
+        if let (Some(mut a), Some(at)) = (agent, &server.tcp_address) {
+            if a.address.is_empty() {
+                a.address = at.clone();
+            }
+            let t = spawn_heartbeats(a, server.stop.clone())?;
+            server.threads.push(t);
+        }
+        Ok(server)
+    }
+
+    fn listen(&mut self, cfg: &ServeConfig, facts: NodeFacts) -> Result<()> {
+        let node = self.node.as_ref().expect("a started server has its node");
+        if let Some(dir) = cfg.api_socket.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let service = Arc::new(NodeService {
+            control: node.control.clone(),
+            reports: node.reports.clone(),
+            facts,
+            taps: Some(node.taps.clone()),
+        });
+        let (_, t) = prism_node_api::spawn(
+            Listener::Unix(cfg.api_socket.clone()),
+            prism_node_api::router(service.clone()),
+            self.stop.clone(),
+        )
+        .with_context(|| format!("API socket {}", cfg.api_socket.display()))?;
+        self.threads.push(t);
+        if let Some((addr, cred)) = &cfg.api_tcp {
+            let (at, t) = prism_node_api::spawn(
+                Listener::Tcp(*addr, cred.clone()),
+                prism_node_api::router(service),
+                self.stop.clone(),
+            )
+            .with_context(|| format!("API on TCP {addr}"))?;
+            self.threads.push(t);
+            self.tcp_address = Some(at);
+        }
+        Ok(())
+    }
+
+    /// The live node (counters, events, port statistics).
+    pub fn node(&self) -> &Node {
+        self.node.as_ref().expect("a running server has its node")
+    }
+
+    /// Set it (from a signal handler, say) to have the API and the
+    /// heartbeats stop; [`Self::shutdown`] then stops the node.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Stops the API, the heartbeats, the workers and the containers;
+    /// returns the final counters.
+    pub fn shutdown(mut self) -> Result<Option<CounterSnapshot>> {
+        self.stop_threads();
+        match self.node.take() {
+            Some(n) => n.stop(),
+            None => Ok(None),
+        }
+    }
+
+    fn stop_threads(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for NodeServer {
+    fn drop(&mut self) {
+        self.stop_threads();
+    }
+}
+
+/// Port `i`'s interface and software interface, the scenario's with the
+/// overrides applied; every port must have an interface.
+fn interfaces(sc: &Scenario, cfg: &ServeConfig) -> Result<(Vec<String>, Vec<Option<String>>)> {
+    let mut ifaces = sc.interfaces.clone();
+    override_ports(sc, &mut ifaces, &cfg.ifaces, "--iface")?;
+    let mut soft = sc.software_interfaces.clone();
+    override_ports(sc, &mut soft, &cfg.soft_ifaces, "--soft-iface")?;
+    let ifaces = ifaces
+        .into_iter()
+        .zip(&sc.port_names)
+        .map(|(i, p)| {
+            i.with_context(|| {
+                format!(
+                    "{}: port `{p}` has no `interface` (or give --iface {p}=IFACE)",
+                    cfg.scenario_file
+                )
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok((ifaces, soft))
+}
+
+/// Applies `PORT=IFACE` overrides to a per-port list.
+fn override_ports(
+    sc: &Scenario,
+    list: &mut [Option<String>],
+    specs: &[String],
+    flag: &str,
+) -> Result<()> {
+    for spec in specs {
+        let (p, i) = spec
+            .split_once('=')
+            .with_context(|| format!("{flag} {spec}: not PORT=IFACE"))?;
+        let idx = sc.port_index(p).with_context(|| {
+            format!(
+                "{flag} {spec}: no port `{p}` (ports: {})",
+                sc.port_names.join(", ")
+            )
+        })?;
+        list[usize::from(idx)] = Some(i.to_string());
+    }
+    Ok(())
+}
+
+/// The heartbeat thread's settings; the address is filled in once the
+/// API listens.
+fn agent_config(cfg: &ServeConfig) -> Result<Option<AgentConfig>> {
+    let Some(j) = &cfg.join else {
+        return Ok(None);
+    };
+    let name = match &j.name {
+        Some(n) => n.clone(),
+        None => {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .unwrap_or_else(|_| "node".into());
+            match &cfg.instance {
+                Some(i) => format!("{}-{i}", host.trim()),
+                None => host.trim().to_string(),
+            }
+        }
+    };
+    let address = match (&j.advertise, &cfg.api_tcp) {
+        (Some(x), _) => x.clone(),
+        (None, Some((l, _))) if l.ip().is_unspecified() => bail!(
+            "--api-listen {l} is a wildcard: give --advertise HOST:PORT, where the controller reaches this node"
+        ),
+        // The address bound, once the API listens.
+        _ => String::new(),
+    };
+    Ok(Some(AgentConfig {
+        controller: j.controller.clone(),
+        key: j.key.clone(),
+        name,
+        address,
+        hw_mbps: None,
+        sw_mbps: None,
+        local: Endpoint::Unix(cfg.api_socket.clone()),
+    }))
+}
+
+/// The scenario to start from: the saved desired state's networks when
+/// the scenario is the one they were saved with (and not `fresh`), else
+/// the scenario's own; with the restored generations and a note.
+fn load_desired(cfg: &ServeConfig) -> Result<(Scenario, Option<(Generations, String)>)> {
+    let (file, text) = (cfg.scenario_file.as_str(), cfg.scenario_text.as_str());
+    let dir = instance_options(cfg.instance.as_deref()).state_dir;
+    if cfg.fresh {
+        // Forgotten once this node holds the state directory.
+        return Ok((scenario::load(file, text)?, None));
+    }
+    match crate::saved::load(&dir) {
+        Ok(Some(s)) if s.scenario_text == text => {
+            let n = s.networks.len();
+            let sc = scenario::load_with_networks(file, text, s.networks)?;
+            let note = format!(
+                "restored the desired state of generation {} ({n} networks{}) from {} (--fresh starts from the scenario)",
+                s.generation,
+                match s.desired_generation {
+                    0 => String::new(),
+                    g => format!(", the controller's generation {g}"),
+                },
+                crate::saved::path(&dir).display()
+            );
+            let g = Generations {
+                changes: s.generation,
+                desired: s.desired_generation,
+            };
+            Ok((sc, Some((g, note))))
+        }
+        Ok(Some(_)) => {
+            eprintln!(
+                "prism node: {file} changed since the saved desired state; starting from the scenario"
+            );
+            Ok((scenario::load(file, text)?, None))
+        }
+        Ok(None) => Ok((scenario::load(file, text)?, None)),
+        Err(e) => {
+            eprintln!("prism node: {e}; starting from the scenario");
+            Ok((scenario::load(file, text)?, None))
+        }
+    }
+}

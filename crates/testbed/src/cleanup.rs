@@ -1,0 +1,51 @@
+//! `prism cleanup`: removes what dead nodes (`prism node`, the demos, the
+//! benchmarks) left: namespaces, links, cgroups and router files under
+//! their names, and the demo's test hosts. A running node's things are
+//! left alone, and it is named.
+
+use anyhow::Result;
+
+/// What was removed, a line each, and what was left alone.
+#[derive(Debug, Default)]
+pub struct Cleaned {
+    /// `namespace prism-c3`, `link pc3a`, `cgroup …`, `file …`.
+    pub removed: Vec<String>,
+    /// A live instance, in words.
+    pub left_alone: Vec<String>,
+}
+
+/// Cleans the default node instance's names and the demo's.
+pub fn everything() -> Result<Cleaned> {
+    let mut out = Cleaned::default();
+    for (opts, hosts) in [
+        (prism_node::instance_options(None), false),
+        (crate::hosts::demo_options(), true),
+    ] {
+        let r = match prism_node::node::cleanup_instance(&opts) {
+            Ok(r) => r,
+            Err(e) => {
+                out.left_alone.push(format!("{e:#}"));
+                continue;
+            }
+        };
+        let rep = &r.report;
+        out.removed
+            .extend(rep.namespaces.iter().map(|n| format!("namespace {n}")));
+        out.removed
+            .extend(rep.links.iter().map(|l| format!("link {l}")));
+        out.removed
+            .extend(rep.cgroups.iter().map(|g| format!("cgroup {g}")));
+        out.removed
+            .extend(r.files.iter().map(|f| format!("file {}", f.display())));
+        if hosts {
+            // The demo's test hosts belong to the demo's (dead) instance.
+            let h =
+                prism_io::container::cleanup(crate::hosts::HOST_PREFIX, crate::hosts::LINK_PREFIX)?;
+            out.removed
+                .extend(h.namespaces.iter().map(|n| format!("namespace {n}")));
+            out.removed
+                .extend(h.links.iter().map(|l| format!("link {l}")));
+        }
+    }
+    Ok(out)
+}
