@@ -289,3 +289,79 @@ fn route_json(k: usize, to: usize) -> String {
         host_mac(k, to)
     )
 }
+
+/// A node started in-process through the library (`prism_node::serve`),
+/// driven as the controller drives one: a whole desired state under a
+/// generation, checked by traffic; stopped and started again on the same
+/// scenario, it restores the state and still refuses an older generation.
+#[test]
+fn a_node_served_in_process_holds_its_desired_generation_across_a_restart() {
+    if !root_or_skip("a node served in-process") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _topo = Topology::build_n(1);
+    // Port names only: the network comes by the desired state.
+    let text = ports_toml(1);
+    let serve = || {
+        let mut cfg = prism_node::ServeConfig::new("in-process.toml", text.clone());
+        cfg.api_socket = SOCKET.into();
+        cfg.io = prism_io::port::IoChoice::Packet;
+        prism_node::serve(cfg).expect("the node starts")
+    };
+    let mut first = prism_node::ServeConfig::new("in-process.toml", text.clone());
+    first.fresh = true;
+    first.api_socket = SOCKET.into();
+    first.io = prism_io::port::IoChoice::Packet;
+    let node = prism_node::serve(first).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = prism_node_api::NodeClient::new(prism_node_api::Endpoint::Unix(SOCKET.into()));
+    let net: prism_netdoc::NetworkDoc = {
+        let t: toml::Table = network_toml(0, "pc-hw", "hardware").parse().unwrap();
+        serde_json::from_value(serde_json::to_value(&t["network"].as_array().unwrap()[0]).unwrap())
+            .unwrap()
+    };
+    let desired =
+        |generation, networks: Vec<prism_netdoc::NetworkDoc>| prism_node_api::DesiredState {
+            generation,
+            scope: "pc-".into(),
+            networks,
+        };
+    let a = rt
+        .block_on(client.put_desired(&desired(5, vec![net.clone()])))
+        .unwrap();
+    assert_eq!(a.networks[0].action, prism_node_api::DesiredAction::Added);
+    assert!(pings("pte0a", 3), "the network forwards");
+    assert_eq!(rt.block_on(client.node()).unwrap().desired_generation, 5);
+    node.shutdown().unwrap();
+
+    // Started again without --fresh: restored, generation and all.
+    let node = serve();
+    assert!(
+        node.notes
+            .iter()
+            .any(|n| n.contains("the controller's generation 5")),
+        "{:?}",
+        node.notes
+    );
+    assert_eq!(rt.block_on(client.node()).unwrap().desired_generation, 5);
+    wait_for_ping("pte0a", 5);
+    let e = rt
+        .block_on(client.put_desired(&desired(4, vec![])))
+        .unwrap_err();
+    assert_eq!(e.status(), Some(409));
+    assert_eq!(
+        e.api().unwrap().code,
+        prism_node_api::ErrorCode::StaleGeneration
+    );
+    assert!(pings("pte0a", 2), "the stale state removed nothing");
+    let a = rt
+        .block_on(client.put_desired(&desired(6, vec![])))
+        .unwrap();
+    assert_eq!(a.networks[0].action, prism_node_api::DesiredAction::Removed);
+    assert!(!pings("pte0a", 1), "generation 6 removed it");
+    node.shutdown().unwrap();
+}

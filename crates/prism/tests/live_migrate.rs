@@ -59,20 +59,22 @@ fn moves_between_tiers_lose_no_frame_at_20k_pps() {
     }
 }
 
-/// The CI soak: 60 s of traffic through three networks while one's routes
+/// The CI soak: 15 s of traffic through three networks while one's routes
 /// change 100 times a second and another moves between the tiers every
-/// 10 s: the networks not moved lose no frame, memory stays within 5%, no
-/// descriptor leaks. The ten-minute one is `prism bench-live --soak 600`.
+/// 3 s: the networks not moved lose no frame, memory stays within 5%, no
+/// descriptor leaks. The long ones are commands: `scripts/soak` (a minute,
+/// a move every 10 s, as this test was until the CI went under ten
+/// minutes) and `prism bench-live --soak 600`.
 #[test]
-fn a_minute_under_churn_loses_nothing_and_leaks_nothing() {
+fn fifteen_seconds_under_churn_lose_nothing_and_leak_nothing() {
     if !root_or_skip("soak") {
         return;
     }
-    let r = on_soak_node(|node| prism_testbed::soak::soak(node, 60.0, 10_000.0)).unwrap();
+    let r = on_soak_node(|node| prism_testbed::soak::soak(node, 15.0, 10_000.0, 3.0)).unwrap();
     eprintln!("{r:?}");
-    assert!(r.route_changes >= 5_900 && r.moves >= 5, "{r:?}");
+    assert!(r.route_changes >= 1_450 && r.moves >= 4, "{r:?}");
     assert!(
-        r.sent.iter().all(|&s| s > 500_000),
+        r.sent.iter().all(|&s| s > 125_000),
         "the senders fell short: {r:?}"
     );
     r.check().unwrap_or_else(|e| panic!("{e}: {r:?}"));

@@ -116,8 +116,8 @@ fn change_routes(node: &Node, i: u64) -> Result<()> {
 }
 
 /// Runs the soak for `secs` on a started node of [`scenario`], each network
-/// offered `pps` frames per second.
-pub fn soak(node: &Node, secs: f64, pps: f64) -> Result<SoakReport> {
+/// offered `pps` frames per second, `mover` moved every `move_every` s.
+pub fn soak(node: &Node, secs: f64, pps: f64, move_every: f64) -> Result<SoakReport> {
     let warm = Duration::from_secs(3).min(Duration::from_secs_f64(secs / 5.0));
     let (run, seen) = with_traffic(&[pps; 3], |next| -> Result<SoakReport> {
         std::thread::sleep(warm);
@@ -133,7 +133,7 @@ pub fn soak(node: &Node, secs: f64, pps: f64) -> Result<SoakReport> {
                 change_routes(node, changes)?;
                 changes += 1;
             }
-            if moves < (start.elapsed().as_secs_f64() / 10.0) as u64 {
+            if moves < (start.elapsed().as_secs_f64() / move_every) as u64 {
                 moves += 1;
                 move_times.push((start.elapsed() + warm).as_secs_f64());
                 let to = if moves % 2 == 1 {
@@ -209,7 +209,7 @@ pub fn run(secs: f64, io: prism_node::IoSettings) -> Result<()> {
         demo::make_hosts(3)?;
         let node = demo::start_node(scenario()?, io)?;
         std::thread::sleep(Duration::from_millis(500));
-        soak(&node, secs, 10_000.0)
+        soak(&node, secs, 10_000.0, 10.0)
     })();
     demo::remove_hosts();
     let r = r?;

@@ -286,7 +286,7 @@ pub fn iperf3(a: &str, b: &str, extra: &[&str], what: &str) -> serde_json::Value
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
-    let mut args = vec!["timeout", "20", "iperf3", "-c", "10.0.2.2", "-t", "2", "-J"];
+    let mut args = vec!["timeout", "20", "iperf3", "-c", "10.0.2.2", "-t", "1", "-J"];
     args.extend_from_slice(extra);
     let o = in_ns(a, &args);
     let _ = server.wait();
