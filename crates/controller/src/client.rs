@@ -247,6 +247,23 @@ impl ControllerClient {
         }
         self.call("GET", path, None::<&()>).await
     }
+    /// Every page of [`Self::bookings`].
+    pub async fn all_bookings(
+        &self,
+        project: &str,
+        all: bool,
+    ) -> Result<Vec<Booking>, ClientError> {
+        let mut items = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = self.bookings(project, all, after.as_deref()).await?;
+            items.extend(page.items);
+            match page.next {
+                Some(n) => after = Some(n),
+                None => return Ok(items),
+            }
+        }
+    }
     pub async fn booking(&self, project: &str, id: &str) -> Result<Booking, ClientError> {
         self.call(
             "GET",
@@ -354,5 +371,19 @@ impl ControllerClient {
             None => "/v1/audit".into(),
         };
         self.call("GET", path, None::<&()>).await
+    }
+
+    /// Every page of [`Self::audit`].
+    pub async fn all_audit(&self) -> Result<Vec<AuditEntry>, ClientError> {
+        let mut items = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = self.audit(after.as_deref()).await?;
+            items.extend(page.items);
+            match page.next {
+                Some(n) => after = Some(n),
+                None => return Ok(items),
+            }
+        }
     }
 }

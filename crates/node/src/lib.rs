@@ -6,7 +6,8 @@
 //!   [`runtime::NodeRuntime`];
 //! - [`linux`]: that runtime on Linux: containers, the `kernel`, `prism`
 //!   and `command` routers, the polling workers and their sockets;
-//! - [`node`]: a node on real interfaces (workers, routers, API state);
+//! - [`Node`] (`linux::node`): a node on real interfaces (workers, routers,
+//!   API state);
 //! - [`serve`] / [`NodeServer`] (`linux::serve`): a whole node in-process:
 //!   the node, its saved state restored, its API listeners, and the
 //!   heartbeat [`agent`] that registers it with a controller;
@@ -15,13 +16,14 @@
 //!   (`linux::swrouter`);
 //! - [`taps`]: packet trace and capture across the workers;
 //! - [`saved`]: the desired state on disk, restored at the next start;
-//! - [`offline`]: the substrate over in-memory frames (`prism run`);
+//! - [`offline`]: the substrate over in-memory frames; [`captures`]: over
+//!   pcap/pcapng files, merged by time (`prism run`);
 //! - [`report`]: counter tables for people.
 
 pub mod agent;
+pub mod captures;
 pub mod control;
 pub mod linux;
-pub mod node;
 pub mod offline;
 pub mod report;
 pub mod runtime;
@@ -31,12 +33,12 @@ pub mod taps;
 
 pub use control::{ApplyError, Control};
 pub use linux::names::{NodeOptions, gateway_mac};
+pub use linux::node::{Leftovers, Node, cleanup_instance, pin_to_core, sum_counters};
 pub use linux::serve::{
     DEFAULT_SOCKET, JoinController, NodeServer, ServeConfig, instance_name, instance_options, serve,
 };
 pub use linux::swrouter;
 pub use linux::{IoSettings, LinuxRuntime};
-pub use node::{Node, pin_to_core, sum_counters};
 pub use runtime::{Generations, NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
 pub use service::{NodeFacts, NodeService};
 pub use taps::TapSource;

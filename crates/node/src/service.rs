@@ -9,8 +9,8 @@
 //! another, so reads are not held up by a container starting.
 
 use crate::control::Control;
+use crate::linux::node::sum_counters;
 use crate::linux::worker::WorkerReport;
-use crate::node::sum_counters;
 use crate::runtime::NodeRuntime;
 use crate::taps::TapSource;
 use prism_netdoc::{NetworkDoc, Rate, RateLimitDoc, TierChoice};

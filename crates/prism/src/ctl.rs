@@ -6,9 +6,9 @@ use prism_netdoc::NetworkDoc;
 use prism_node_api::{
     Endpoint, NodeClient, PlacedTier, RateLimitBody, RoutesBody, RulesBody, TierBody,
 };
+use crate::spec_file::read_body;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub use prism_node::DEFAULT_SOCKET;
 
@@ -85,28 +85,6 @@ pub enum CtlCmd {
     /// Talk to the controller (login, bookings, usage, ...; docs/controller.md).
     #[command(flatten)]
     Controller(crate::ctl_controller::ControllerCmd),
-}
-
-/// A body of type `T` from a file: JSON, or TOML (`.toml`) with the same
-/// fields; a TOML file holding one `[[network]]` table is that network.
-fn read_body<T: DeserializeOwned>(file: &Path) -> Result<T> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let name = file.display();
-    if file.extension().is_some_and(|e| e == "toml") {
-        let mut t: toml::Table = text.parse().with_context(|| format!("{name}: not TOML"))?;
-        if let Some(toml::Value::Array(mut a)) = t.remove("network") {
-            if a.len() != 1 || !t.is_empty() {
-                bail!("{name}: one [[network]] table per file, and nothing else");
-            }
-            return a
-                .remove(0)
-                .try_into()
-                .with_context(|| format!("{name}: the [[network]] table"));
-        }
-        return toml::from_str(&text).with_context(|| format!("{name}"));
-    }
-    prism_netdoc::from_json(text.as_bytes()).with_context(|| format!("{name}"))
 }
 
 fn print(v: &impl Serialize) -> Result<()> {

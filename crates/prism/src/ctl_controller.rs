@@ -223,17 +223,6 @@ fn print(v: &impl Serialize) -> Result<()> {
     Ok(())
 }
 
-fn read_spec(file: &Path) -> Result<serde_json::Value> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    if file.extension().is_some_and(|e| e == "toml") {
-        let t: toml::Table =
-            toml::from_str(&text).with_context(|| format!("{}: not TOML", file.display()))?;
-        return Ok(serde_json::to_value(t)?);
-    }
-    serde_json::from_str(&text).with_context(|| format!("{}: not JSON", file.display()))
-}
-
 fn parse_op(s: &str) -> Result<Operation> {
     serde_json::from_value(serde_json::Value::String(s.into())).map_err(|_| {
         let all: Vec<&str> = Operation::ALL.iter().map(|o| o.as_str()).collect();
@@ -301,20 +290,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         }
         C::Whoami => print(&c.whoami().await?),
         C::Projects => print(&c.list_projects().await?),
-        C::Bookings { all } => {
-            let p = project()?;
-            let mut after: Option<String> = None;
-            let mut items = Vec::new();
-            loop {
-                let page = c.bookings(&p, *all, after.as_deref()).await?;
-                items.extend(page.items);
-                match page.next {
-                    Some(n) => after = Some(n),
-                    None => break,
-                }
-            }
-            print(&items)
-        }
+        C::Bookings { all } => print(&c.all_bookings(&project()?, *all).await?),
         C::Book {
             name,
             spec,
@@ -325,7 +301,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             let r = BookingRequest {
                 name: name.clone(),
                 resource_type: "network".into(),
-                spec: read_spec(spec)?,
+                spec: crate::spec_file::read_body(spec)?,
                 bandwidth_mbps: *bandwidth,
                 lease_s: *lease,
                 provision: !hold,
@@ -433,18 +409,6 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             println!("revoked");
             Ok(())
         }
-        C::Audit => {
-            let mut after: Option<String> = None;
-            let mut items = Vec::new();
-            loop {
-                let page = c.audit(after.as_deref()).await?;
-                items.extend(page.items);
-                match page.next {
-                    Some(n) => after = Some(n),
-                    None => break,
-                }
-            }
-            print(&items)
-        }
+        C::Audit => print(&c.all_audit().await?),
     }
 }

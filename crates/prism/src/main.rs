@@ -8,16 +8,14 @@ mod ctl_controller;
 mod ctl_observe;
 mod ctl_reconfig;
 mod demo_cmd;
-mod experiment_cmd;
 mod node_cmd;
-mod plot;
 mod profiles_cmd;
 mod run_cmd;
-mod sim_cmd;
-mod sim_rmu;
+mod spec_file;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use prism_testbed::experiments;
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -64,7 +62,7 @@ enum Cmd {
     /// The papers' reconfiguration and power experiments, Prism's figures
     /// beside theirs (docs/experiments/live-reconfiguration.md).
     #[command(subcommand)]
-    Experiment(experiment_cmd::Experiment),
+    Experiment(experiments::paper000::Experiment),
     /// Talk to a running node through its API (docs/api/node.json).
     Ctl(ctl::CtlArgs),
     /// The control and management plane: users, projects, leases of
@@ -119,9 +117,9 @@ enum Cmd {
 #[derive(Subcommand)]
 enum SimCmd {
     /// Network allocation between tiers (paper 000 §5.4, Fig. 10).
-    Alloc(sim_cmd::AllocArgs),
+    Alloc(experiments::alloc::AllocArgs),
     /// Reconfiguration managers of the multi-service edge router (paper 004).
-    Rmu(sim_rmu::RmuArgs),
+    Rmu(experiments::rmu::RmuArgs),
 }
 
 #[derive(Subcommand)]
@@ -199,7 +197,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Cleanup => node_cmd::cleanup(),
         Cmd::Ctl(args) => ctl::run(&args),
         Cmd::Controller(c) => controller_cmd::run(&c),
-        Cmd::Experiment(e) => experiment_cmd::run(e),
+        Cmd::Experiment(e) => experiments::paper000::run(e),
         Cmd::BenchLive(args) => prism_testbed::bench_live::run(&args),
         Cmd::BenchController(args) => prism_testbed::bench_controller::run(&args),
         Cmd::Swrouter {
@@ -240,8 +238,8 @@ fn dispatch(cmd: Cmd) -> Result<()> {
             matches.as_deref(),
         ),
         Cmd::Bench(args) => prism_testbed::bench::run(&args),
-        Cmd::Sim(SimCmd::Alloc(args)) => sim_cmd::alloc(&args),
-        Cmd::Sim(SimCmd::Rmu(args)) => sim_rmu::rmu(&args),
+        Cmd::Sim(SimCmd::Alloc(args)) => experiments::alloc::alloc(&args),
+        Cmd::Sim(SimCmd::Rmu(args)) => experiments::rmu::rmu(&args),
         Cmd::Profiles => {
             profiles_cmd::run();
             Ok(())

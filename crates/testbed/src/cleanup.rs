@@ -21,7 +21,7 @@ pub fn everything() -> Result<Cleaned> {
         (prism_node::instance_options(None), false),
         (crate::hosts::demo_options(), true),
     ] {
-        let r = match prism_node::node::cleanup_instance(&opts) {
+        let r = match prism_node::cleanup_instance(&opts) {
             Ok(r) => r,
             Err(e) => {
                 out.left_alone.push(format!("{e:#}"));

@@ -15,7 +15,9 @@
 //!   the pipeline on a virtual clock;
 //! - [`soak`]: `prism bench-live --soak`, a node under churn;
 //! - [`tables`]: `prism tables`, build, check and time lookup tables;
-//! - [`cleanup`]: `prism cleanup`, what dead nodes and demos left.
+//! - [`cleanup`]: `prism cleanup`, what dead nodes and demos left;
+//! - [`experiments`]: `prism experiment` and `prism sim`, the papers'
+//!   experiments reproduced, with charts.
 
 pub mod bench;
 pub mod bench_controller;
@@ -25,6 +27,7 @@ pub mod bench_reconfig;
 pub mod cleanup;
 pub mod controller_demo;
 mod controller_traffic;
+pub mod experiments;
 pub mod hosts;
 pub mod live_demo;
 pub mod offline_demo;

@@ -4,6 +4,7 @@
 
 pub mod kernel_router;
 pub mod names;
+pub mod node;
 pub mod router;
 pub mod serve;
 pub mod swrouter;

@@ -1,5 +1,5 @@
 //! A whole node, started in-process: the live node on its interfaces
-//! (`crate::node::Node`) with its desired state restored from disk, its
+//! (`crate::linux::node::Node`) with its desired state restored from disk, its
 //! API on a Unix socket and optionally on TCP with the control plane's
 //! credential, and the heartbeat agent that registers it with a
 //! controller. `prism node` is this plus argument parsing and a counters
@@ -15,7 +15,7 @@
 use crate::agent::{AgentConfig, spawn_heartbeats};
 use crate::linux::IoSettings;
 use crate::linux::names::NodeOptions;
-use crate::node::Node;
+use crate::linux::node::Node;
 use crate::runtime::Generations;
 use crate::service::{NodeFacts, NodeService};
 use anyhow::{Context, Result, bail};

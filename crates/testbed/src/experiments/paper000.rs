@@ -5,17 +5,17 @@
 //!   software routers; the hardware tier's times modelled);
 //! - `power`: paper 000 Table 2 and paper 003 Table 2 from the power model.
 
-use crate::plot::{Series, line_chart};
+use super::plot::{Series, line_chart};
+use crate::bench_reconfig::{self, Timeline};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use prism_pipeline::power::{self, RegionState};
 use prism_pipeline::reconfig::Strategy;
-use prism_testbed::bench_reconfig::{self, Timeline};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug)]
 pub enum Experiment {
     /// Paper 000 Figs. 6 and 7 live: B replaced by B' beside A, per strategy.
     Reconfig(ReconfigArgs),
@@ -34,7 +34,7 @@ pub enum Experiment {
     },
 }
 
-#[derive(Args)]
+#[derive(Args, Debug)]
 pub struct ReconfigArgs {
     /// Device profiles (their modelled reconfiguration times).
     #[arg(long, value_delimiter = ',', default_values_t = ["netfpga-v2p".to_string(), "alveo-u280".to_string()])]
@@ -93,7 +93,7 @@ fn reconfig(a: &ReconfigArgs) -> Result<()> {
                 at,
                 total,
                 io,
-                &prism_testbed::hosts::demo_options(),
+                &crate::hosts::demo_options(),
             )
             .with_context(|| format!("{profile}, {}", st.as_str()))?;
             let (modelled, measured) = t.durations();
@@ -278,7 +278,7 @@ fn fig8(out: &std::path::Path) -> Result<()> {
     std::fs::create_dir_all(out)?;
     let counts: Vec<usize> = (1..=20).collect();
     let t = std::time::Instant::now();
-    let points = prism_testbed::reconfig_fig8::figure(&counts, &[30.0, 180.0])?;
+    let points = crate::reconfig_fig8::figure(&counts, &[30.0, 180.0])?;
     println!(
         "paper 000 Fig. 8 on the virtex5-lx330t profile (MODELLED times: 0.6 s per region, 12 s full), each network reconfigured once per period; frames through the real pipeline on a VIRTUAL clock (not live); {} points in {:.1?}",
         points.len(),

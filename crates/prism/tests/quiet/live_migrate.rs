@@ -9,8 +9,7 @@
 //! 50k on 2 vCPUs, and the test would measure the machine, not the switch. The same measurement at
 //! 10k/50k/100k is `prism bench-live --migrate`.
 
-mod common;
-use common::root_or_skip;
+use crate::common::root_or_skip;
 use prism_node::Node;
 use prism_testbed::{bench_migrate, hosts};
 use std::time::Duration;
@@ -20,13 +19,15 @@ fn moves_between_tiers_lose_no_frame_at_20k_pps() {
     if !root_or_skip("migration under load") {
         return;
     }
-    let _g = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::common::SERIAL
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     for router in ["prism", "kernel"] {
         hosts::remove_hosts();
         let run = (|| {
             hosts::make_hosts(2)?;
             let opts = prism_node::NodeOptions {
-                router_exe: Some(common::PRISM.into()),
+                router_exe: Some(crate::common::PRISM.into()),
                 reconfig_strategy: Default::default(),
                 ..hosts::demo_options()
             };
@@ -113,12 +114,14 @@ fn a_software_router_takes_a_1500_frame_burst() {
 /// (Prism's own software router), one test at a time, the hosts removed
 /// after.
 fn on_soak_node<T>(f: impl FnOnce(&Node) -> anyhow::Result<T>) -> anyhow::Result<T> {
-    let _g = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::common::SERIAL
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     hosts::remove_hosts();
     let run = (|| {
         hosts::make_hosts(3)?;
         let opts = prism_node::NodeOptions {
-            router_exe: Some(common::PRISM.into()),
+            router_exe: Some(crate::common::PRISM.into()),
             reconfig_strategy: Default::default(),
             ..hosts::demo_options()
         };

@@ -4,9 +4,7 @@
 //! a scrape with the wrong credential is refused (`up` = 0). Need root;
 //! without it they say so and pass, unless PRISM_REQUIRE_ROOT=1.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! `prism sim alloc`: paper 000 §5.4 (Fig. 10) and Prism's own policy.
 
-use crate::plot::{Series, line_chart};
+use super::plot::{Series, line_chart};
 use anyhow::{Context, Result, bail};
 use prism_placement::dist::BandwidthDist;
 use prism_placement::sim::{self, SimConfig, SimResult};

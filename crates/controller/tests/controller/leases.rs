@@ -4,9 +4,7 @@
 //! and are accounted; quotas refuse with their numbers; parallel requests
 //! never over-book; a node that lost its networks gets them back.
 
-mod common;
-
-use common::{Harness, START_MS, network};
+use crate::common::{Harness, START_MS, network};
 use prism_controller::{
     Action, AllocationState, ErrorCode, NODE_PREFIX, OperationalState, STANDARD, ServiceLevel,
 };

@@ -3,9 +3,7 @@
 //! while a node forwards, each change checked by traffic through it. Need
 //! root; without it they say so and pass, unless PRISM_REQUIRE_ROOT=1.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! test (its changes stall until the controller is dead, then fail as if
 //! never made), so the restarted controller must finish the work itself.
 
-#[path = "../../controller/tests/common/fake_node.rs"]
+#[path = "../../../controller/tests/controller/common/fake_node.rs"]
 mod fake_node;
 
 use fake_node::{FakeNode, SECRET};

@@ -13,8 +13,7 @@
 //! B lost nothing under every "strategy", and the partial and full checks
 //! below fail.
 
-mod common;
-use common::root_or_skip;
+use crate::common::root_or_skip;
 use prism_pipeline::reconfig::Strategy;
 use prism_testbed::{bench_reconfig, hosts};
 use std::time::Duration;
@@ -23,7 +22,7 @@ const PPS: f64 = 5_000.0;
 
 fn run(strategy: Strategy) -> bench_reconfig::Timeline {
     let opts = prism_node::NodeOptions {
-        router_exe: Some(common::PRISM.into()),
+        router_exe: Some(crate::common::PRISM.into()),
         ..hosts::demo_options()
     };
     let t = bench_reconfig::run_one(
@@ -57,7 +56,9 @@ fn each_strategy_loses_what_its_model_says_and_the_neighbour_nothing() {
     if !root_or_skip("live reconfiguration") {
         return;
     }
-    let _g = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::common::SERIAL
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let p = run(Strategy::Partial);
     assert_eq!(
         p.lost[0], 0,

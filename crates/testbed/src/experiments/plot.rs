@@ -30,6 +30,7 @@ fn register_font() -> bool {
 }
 
 /// One line of a chart.
+#[derive(Debug)]
 pub struct Series {
     pub label: String,
     pub points: Vec<(f64, f64)>,

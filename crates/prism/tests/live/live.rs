@@ -4,9 +4,7 @@
 //! left. Need root; without it they say so and pass, unless
 //! PRISM_REQUIRE_ROOT=1 (scripts/test sets it when run as root, as in CI).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use std::time::Instant;

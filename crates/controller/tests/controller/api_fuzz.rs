@@ -9,9 +9,7 @@
 //! Left out: `POST /v1/nodes` (the controller would dial the generated
 //! addresses, and rightly answers 502 when nothing is there).
 
-mod common;
-
-use common::Harness;
+use crate::common::Harness;
 use prism_controller::MemberRequest;
 
 #[tokio::test(flavor = "multi_thread")]

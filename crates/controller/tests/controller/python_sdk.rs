@@ -4,9 +4,7 @@
 //! Without it the test says so and passes, unless PRISM_REQUIRE_SDK is set
 //! (CI sets it).
 
-mod common;
-
-use common::{Harness, PASSWORD};
+use crate::common::{Harness, PASSWORD};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_python_sdk_books_renews_and_releases() {

@@ -5,9 +5,7 @@
 //! inside a `kernel` router learning a route by BGP. Need root; without it
 //! they say so and pass, unless PRISM_REQUIRE_ROOT=1.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use prism_io::afpacket::{PacketPort, RingConfig};
 use prism_io::netns;
 use std::time::{Duration, Instant};

@@ -4,10 +4,8 @@
 //! and every refusal (no key, a user's token, another node's name, a
 //! revoked key, a node key anywhere else).
 
-mod common;
-
-use common::fake_node::FakeNode;
-use common::{Harness, network};
+use crate::common::fake_node::FakeNode;
+use crate::common::{Harness, network};
 use prism_controller::{ClientError, ControllerClient, ErrorCode, Heartbeat, STANDARD};
 use prism_node_api::NodeApi;
 use std::sync::Arc;

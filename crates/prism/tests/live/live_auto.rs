@@ -5,8 +5,7 @@
 //! software. Each move is in the node's event log with its reason, and the
 //! receiving host misses no frame through either move.
 
-mod common;
-use common::root_or_skip;
+use crate::common::root_or_skip;
 use prism_node::Node;
 use prism_pipeline::Tier;
 use prism_testbed::{bench_migrate, hosts};
@@ -39,7 +38,9 @@ fn an_automatic_network_moves_with_its_measured_rate_and_loses_nothing() {
     if !root_or_skip("automatic placement") {
         return;
     }
-    let _g = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::common::SERIAL
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     hosts::remove_hosts();
     let run = (|| -> anyhow::Result<_> {
         hosts::make_hosts(1)?;
@@ -54,7 +55,7 @@ fn an_automatic_network_moves_with_its_measured_rate_and_loses_nothing() {
             );
         let sc = prism_netdoc::load("auto.toml", &text)?;
         let opts = prism_node::NodeOptions {
-            router_exe: Some(common::PRISM.into()),
+            router_exe: Some(crate::common::PRISM.into()),
             ..hosts::demo_options()
         };
         let node = hosts::start_node_with(sc, Default::default(), &opts)?;

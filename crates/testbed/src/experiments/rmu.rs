@@ -1,7 +1,7 @@
 //! `prism sim rmu`: paper 004's reconfiguration managers (Table 4, Figs 3a,
 //! 3b and 4), on Prism's model of the router.
 
-use crate::plot::{Series, line_chart};
+use super::plot::{Series, line_chart};
 use anyhow::{Context, Result};
 use prism_placement::rmu::{self, Costs, PAPER_TABLE4, Static, Traffic, manager_by_name};
 use std::fmt::Write as _;

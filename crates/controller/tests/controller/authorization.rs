@@ -3,9 +3,7 @@
 //! the project's owner (who booked it) and an administrator. Another
 //! project's resources answer 404 (invisible), a missing right 403.
 
-mod common;
-
-use common::{Harness, network};
+use crate::common::{Harness, network};
 use prism_controller::{ApiKeyRequest, ControllerClient, MemberRequest, Operation, Role, STANDARD};
 use serde_json::{Value, json};
 
@@ -359,7 +357,7 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                     h.admin
                         .create_user(&prism_controller::UserRequest {
                             name: u.clone(),
-                            password: common::PASSWORD.into(),
+                            password: crate::common::PASSWORD.into(),
                             admin: false,
                         })
                         .await
@@ -455,7 +453,7 @@ async fn tokens_and_keys_are_scoped_restricted_expiring_and_revocable() {
     // A login to a project the user is not in is refused like a bad password.
     let e = h
         .anonymous()
-        .login(&common::login("owner", Some("nope")))
+        .login(&crate::common::login("owner", Some("nope")))
         .await
         .unwrap_err();
     assert_eq!(e.status(), Some(401));
@@ -463,7 +461,7 @@ async fn tokens_and_keys_are_scoped_restricted_expiring_and_revocable() {
         .anonymous()
         .login(&prism_controller::LoginRequest {
             password: "wrong password!".into(),
-            ..common::login("owner", None)
+            ..crate::common::login("owner", None)
         })
         .await
         .unwrap_err();
@@ -553,7 +551,7 @@ async fn tokens_and_keys_are_scoped_restricted_expiring_and_revocable() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn refusals_are_typed_located_and_rate_limited() {
-    let mut s = common::settings();
+    let mut s = crate::common::settings();
     s.rate_per_s = 1.0;
     s.rate_burst = 20.0;
     let h = Harness::start_with(s).await;

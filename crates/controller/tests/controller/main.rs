@@ -1,0 +1,12 @@
+//! The controller's integration tests, one binary (on SQLite; again on
+//! PostgreSQL when PRISM_TEST_POSTGRES names a server): leases, quotas and
+//! accounting; authorization, refusals included; nodes that register
+//! themselves and their desired state; the Python SDK; schemathesis.
+
+mod common;
+
+mod api_fuzz;
+mod authorization;
+mod heartbeats;
+mod leases;
+mod python_sdk;
