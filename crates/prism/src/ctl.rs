@@ -1,12 +1,12 @@
 //! `prism ctl`: the CLI as a client of a running node's API, through the
 //! typed client (`prism_node_api::NodeClient`).
 
+use crate::spec_file::read_body;
 use anyhow::{Context, Result, bail};
 use prism_netdoc::NetworkDoc;
 use prism_node_api::{
     Endpoint, NodeClient, PlacedTier, RateLimitBody, RoutesBody, RulesBody, TierBody,
 };
-use crate::spec_file::read_body;
 use serde::Serialize;
 use std::path::PathBuf;
 
