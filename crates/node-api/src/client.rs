@@ -266,6 +266,35 @@ impl NodeClient {
         self.call("POST", net(name, "/reconfigure"), Some(b)).await
     }
 
+    /// Follows the event log from `since` until network `name`'s
+    /// reconfiguration is done or failed (that event), handing every event
+    /// to `seen`; `None` if neither came within `timeout`.
+    pub async fn wait_reconfigured(
+        &self,
+        name: &str,
+        mut since: u64,
+        timeout: std::time::Duration,
+        mut seen: impl FnMut(&NodeEvent),
+    ) -> Result<Option<NodeEvent>, ClientError> {
+        use crate::types::EventKind;
+        let deadline = std::time::Instant::now() + timeout;
+        while std::time::Instant::now() < deadline {
+            for e in self.events(since).await? {
+                since = e.seq;
+                seen(&e);
+                let last = matches!(
+                    e.kind,
+                    EventKind::ReconfigurationDone | EventKind::ReconfigurationFailed
+                );
+                if e.network == name && last {
+                    return Ok(Some(e));
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        Ok(None)
+    }
+
     /// Events numbered above `since`.
     pub async fn events(&self, since: u64) -> Result<Vec<NodeEvent>, ClientError> {
         self.call("GET", format!("/v1/events?since={since}"), None::<&()>)

@@ -1,9 +1,7 @@
 //! `prism ctl trace`, `capture` and `metrics`: seeing into a running node.
 
-use anyhow::{Context, Result, bail};
-use prism_io::pcapng::{CaptureWriter, Direction};
+use anyhow::Result;
 use prism_node_api::{NodeClient, TapAnswer, TapBody};
-use prism_pipeline::TapPoint;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -92,24 +90,7 @@ pub async fn capture(c: &NodeClient, a: &CaptureArgs) -> Result<()> {
             &body(a.count, true, Some(a.snaplen), a.timeout),
         )
         .await?;
-    let mut ports: Vec<String> = t.packets.iter().map(|p| p.port.clone()).collect();
-    ports.sort();
-    ports.dedup();
-    let mut w = CaptureWriter::create(&a.write, &ports)?;
-    for p in &t.packets {
-        let Some(data) = prism_pipeline::tap::unhex(&p.data) else {
-            bail!("the node sent a frame that is not hex");
-        };
-        let iface = ports.binary_search(&p.port).unwrap_or(0) as u32;
-        let dir = match p.point {
-            TapPoint::Ingress => Direction::Inbound,
-            TapPoint::Egress => Direction::Outbound,
-        };
-        w.write(iface, p.timestamp_ns, p.len, &data, dir)?;
-    }
-    let n = w
-        .finish()
-        .with_context(|| format!("writing {}", a.write.display()))?;
+    let n = prism_node::taps::write_pcapng(&t, &a.write)?;
     eprintln!(
         "prism ctl: {n} frames of `{}` written to {}",
         a.network,

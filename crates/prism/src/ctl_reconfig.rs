@@ -36,27 +36,19 @@ pub async fn reconfigure(
     if !a.wait {
         return Ok(());
     }
-    let mut since = started.event.seq;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while std::time::Instant::now() < deadline {
-        for e in c.events(since).await? {
-            since = e.seq;
-            println!("{}", line(&e));
-            if e.network == a.network
-                && matches!(
-                    e.kind,
-                    EventKind::ReconfigurationDone | EventKind::ReconfigurationFailed
-                )
-            {
-                return match e.kind {
-                    EventKind::ReconfigurationFailed => bail!("{}", e.message),
-                    _ => Ok(()),
-                };
-            }
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let last = c
+        .wait_reconfigured(
+            &a.network,
+            started.event.seq,
+            std::time::Duration::from_secs(120),
+            |e| println!("{}", line(e)),
+        )
+        .await?;
+    match last {
+        Some(e) if e.kind == EventKind::ReconfigurationFailed => bail!("{}", e.message),
+        Some(_) => Ok(()),
+        None => bail!("not done after 120 s (see `prism ctl events`)"),
     }
-    bail!("not done after 120 s (see `prism ctl events`)")
 }
 
 pub async fn events(c: &NodeClient, since: u64, json: bool) -> Result<()> {
