@@ -255,21 +255,6 @@ pub fn have_privileges() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// For tests that need root: true if they can run; false (after saying so)
-/// if they must skip. Panics instead of skipping when PRISM_REQUIRE_ROOT is
-/// set, so that CI, which runs as root, cannot pass by skipping.
-pub fn root_or_skip(test: &str) -> bool {
-    if have_privileges() {
-        return true;
-    }
-    assert!(
-        std::env::var("PRISM_REQUIRE_ROOT").is_err(),
-        "{test}: needs root (PRISM_REQUIRE_ROOT is set)"
-    );
-    eprintln!("{test}: skipped, needs root for namespaces and raw sockets");
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use prism_io::container::{self, Container, ContainerSpec, LinkSpec};
 use prism_io::netns;
 use std::time::{Duration, Instant};
 
-use prism_io::netns::root_or_skip;
+use prism_testkit::root as root_or_skip;
 
 /// Two namespaces joined by a veth pair; removed on drop.
 struct Pair(&'static str, &'static str);

@@ -4,174 +4,18 @@
 
 use prism_netdoc::{NetworkDoc, TierChoice};
 use prism_node_api::{
-    ApiError, Changed, Credential, DesiredApplied, DesiredState, Endpoint, ErrorCode, Listener,
-    NetworkDetail, NetworkView, NodeApi, NodeClient, NodeInfo, PlacedTier, PortView, RateLimitBody,
-    RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView, TierBody,
+    Credential, Endpoint, ErrorCode, Listener, NodeClient, ReconfigureBody, StrategyName, TapBody,
 };
-use prism_node_api::{
-    EventKind, NodeEvent, PowerView, ReconfigureBody, Reconfiguring, StrategyName,
-};
-use prism_pipeline::CounterSnapshot;
+use prism_testkit::FakeNode;
+use prism_testkit::fake_node::DEVICE;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
 
 const SECRET: &str = "6f1d0c3a9b8e7d6c5b4a39281706f5e4";
 
-/// An API over a list of documents: enough to see bodies go through.
-#[derive(Default)]
-struct Fake {
-    docs: Mutex<Vec<NetworkDoc>>,
-}
-
-fn view(d: &NetworkDoc) -> NetworkView {
-    NetworkView {
-        id: 0,
-        name: d.name.clone(),
-        tier: if d.tier == TierChoice::Hardware {
-            PlacedTier::Hardware
-        } else {
-            PlacedTier::Software
-        },
-        forwarding: "destination".into(),
-        entries: d.route.len(),
-        rate_bps: None,
-        burst_bytes: None,
-        slot: None,
-        router: None,
-        tier_moves: 0,
-    }
-}
-
-fn event(seq: u64, network: &str, strategy: Option<StrategyName>) -> NodeEvent {
-    NodeEvent {
-        seq,
-        unix_ms: 0,
-        kind: EventKind::ReconfigurationStarted,
-        network: network.into(),
-        strategy,
-        modelled_ms: Some(600.2),
-        measured_ms: None,
-        message: String::new(),
-    }
-}
-
-fn missing(name: &str) -> ApiError {
-    ApiError::not_found(format!("no network `{name}`"))
-}
-
-impl NodeApi for Fake {
-    fn list_networks(&self) -> Result<Vec<NetworkView>, ApiError> {
-        Ok(self.docs.lock().unwrap().iter().map(view).collect())
-    }
-    fn get_network(&self, name: &str) -> Result<NetworkDetail, ApiError> {
-        let d = self.docs.lock().unwrap();
-        let d = d
-            .iter()
-            .find(|d| d.name == name)
-            .ok_or_else(|| missing(name))?;
-        Ok(NetworkDetail {
-            network: view(d),
-            definition: d.clone(),
-        })
-    }
-    fn add_network(&self, doc: NetworkDoc) -> Result<Changed, ApiError> {
-        let network = Some(view(&doc));
-        self.docs.lock().unwrap().push(doc);
-        Ok(Changed {
-            result: "added".into(),
-            network,
-        })
-    }
-    fn replace_network(&self, name: &str, _: NetworkDoc) -> Result<Changed, ApiError> {
-        Err(missing(name))
-    }
-    fn remove_network(&self, name: &str) -> Result<Changed, ApiError> {
-        Err(missing(name))
-    }
-    fn set_routes(&self, name: &str, _: RoutesBody) -> Result<Changed, ApiError> {
-        Err(missing(name))
-    }
-    fn set_rules(&self, name: &str, _: RulesBody) -> Result<Changed, ApiError> {
-        Err(missing(name))
-    }
-    fn set_rate_limit(&self, name: &str, _: RateLimitBody) -> Result<Changed, ApiError> {
-        Err(missing(name))
-    }
-    fn set_tier(&self, name: &str, _: TierBody) -> Result<Changed, ApiError> {
-        Err(missing(name))
-    }
-    fn counters(&self) -> Result<CounterSnapshot, ApiError> {
-        Err(ApiError::new(ErrorCode::Unavailable, "no counters yet"))
-    }
-    fn ports(&self) -> Result<Vec<PortView>, ApiError> {
-        Ok(Vec::new())
-    }
-    fn tap(&self, name: Option<&str>, body: TapBody) -> Result<TapAnswer, ApiError> {
-        if let Some(n) = name
-            && !self.docs.lock().unwrap().iter().any(|d| d.name == n)
-        {
-            return Err(missing(n));
-        }
-        // Echoes what it was asked, in the one record.
-        Ok(TapAnswer {
-            packets: vec![TapView {
-                point: prism_pipeline::TapPoint::Ingress,
-                timestamp_ns: body.count as u64,
-                port: format!("{name:?}"),
-                network: name.map(str::to_string),
-                len: 0,
-                data: if body.capture {
-                    "00".into()
-                } else {
-                    String::new()
-                },
-                stages: vec![],
-            }],
-            timed_out: false,
-        })
-    }
-    fn reconfigure(&self, name: &str, b: ReconfigureBody) -> Result<Reconfiguring, ApiError> {
-        if !self.docs.lock().unwrap().iter().any(|d| d.name == name) {
-            return Err(missing(name));
-        }
-        Ok(Reconfiguring {
-            event: event(1, name, b.strategy),
-            network: None,
-        })
-    }
-    fn events(&self, since: u64) -> Result<Vec<NodeEvent>, ApiError> {
-        Ok((since + 1..=3).map(|s| event(s, "x", None)).collect())
-    }
-    fn power(&self) -> Result<PowerView, ApiError> {
-        Ok(PowerView {
-            kind: "model".into(),
-            device: "fake".into(),
-            total_mw: 1.5,
-            device_static_mw: 1.0,
-            static_region_mw: 0.5,
-            regions: Vec::new(),
-            networks: Default::default(),
-            source: "none".into(),
-        })
-    }
-    fn node(&self) -> Result<NodeInfo, ApiError> {
-        Ok(NodeInfo {
-            device: "fake".into(),
-            ports: vec!["a".into()],
-            software_interfaces: vec![false],
-            io: "none".into(),
-            workers: 1,
-            hardware_slots: SlotsInfo { total: 2, free: 2 },
-            desired_generation: 0,
-        })
-    }
-    fn put_desired(&self, b: DesiredState) -> Result<DesiredApplied, ApiError> {
-        b.check()?;
-        Ok(DesiredApplied {
-            generation: b.generation,
-            networks: Vec::new(),
-        })
-    }
+/// The one fake node (`prism_testkit`), one port and two slots.
+fn fake() -> Arc<FakeNode> {
+    FakeNode::new(&["a"], 2)
 }
 
 fn serve_tcp() -> (String, Arc<AtomicBool>) {
@@ -181,7 +25,7 @@ fn serve_tcp() -> (String, Arc<AtomicBool>) {
             "127.0.0.1:0".parse().unwrap(),
             Credential::new(SECRET).unwrap(),
         ),
-        prism_node_api::router(Arc::new(Fake::default())),
+        prism_node_api::router(fake()),
         stop.clone(),
     )
     .unwrap();
@@ -226,7 +70,7 @@ fn tcp_needs_the_control_planes_credential() {
         addr: addr.clone(),
         token: Some(SECRET.into()),
     });
-    assert_eq!(rt.block_on(c.node()).unwrap().device, "fake");
+    assert_eq!(rt.block_on(c.node()).unwrap().device, DEVICE);
     assert!(rt.block_on(c.list_networks()).unwrap().is_empty());
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
 }
@@ -317,7 +161,7 @@ fn a_unix_socket_serves_typed_bodies_and_encoded_names() {
     let stop = Arc::new(AtomicBool::new(false));
     let (_, server) = prism_node_api::spawn(
         Listener::Unix(path.clone()),
-        prism_node_api::router(Arc::new(Fake::default())),
+        prism_node_api::router(fake()),
         stop.clone(),
     )
     .unwrap();
@@ -354,7 +198,7 @@ fn a_body_over_the_limit_is_413_with_the_error_body() {
     let stop = Arc::new(AtomicBool::new(false));
     let (_, server) = prism_node_api::spawn(
         Listener::Unix(path.clone()),
-        prism_node_api::router_with_body_limit(Arc::new(Fake::default()), 1024),
+        prism_node_api::router_with_body_limit(fake(), 1024),
         stop.clone(),
     )
     .unwrap();
@@ -401,7 +245,7 @@ fn metrics_need_the_credential_and_are_openmetrics() {
     assert_eq!(st, 200, "{text}");
     // No counters yet (the fake has none): the families that need none.
     for line in [
-        "prism_node_info{device=\"fake\",io=\"none\"} 1",
+        "prism_node_info{device=\"netfpga-v2p\",io=\"packet\"} 1",
         "prism_hardware_slots{state=\"free\"} 2",
         "prism_network_info{network=\"net-a\",tier=\"hardware\",forwarding=\"destination\",slot=\"\"} 1",
         "prism_network_hardware{network=\"net-a\"} 1",

@@ -4,7 +4,7 @@
 //! not, as an administrator, as a project owner and (heartbeats) as a
 //! node with its key; no answer may be a
 //! server error (5xx) and every answer must match the document. Skipped
-//! with a message without it, unless PRISM_REQUIRE_SDK is set.
+//! without it, failed where every prerequisite is required (CI).
 //!
 //! Left out: `POST /v1/nodes` (the controller would dial the generated
 //! addresses, and rightly answers 502 when nothing is there).
@@ -14,14 +14,7 @@ use prism_controller::MemberRequest;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn generated_requests_get_no_server_error() {
-    let Ok(st) = std::env::var("PRISM_SCHEMATHESIS") else {
-        assert!(
-            std::env::var_os("PRISM_REQUIRE_SDK").is_none(),
-            "PRISM_REQUIRE_SDK is set but PRISM_SCHEMATHESIS is not"
-        );
-        eprintln!(
-            "api_fuzz: skipped; PRISM_SCHEMATHESIS names no schemathesis (scripts/test installs one)"
-        );
+    let Some(st) = prism_testkit::gates::sdk_program("api_fuzz", "PRISM_SCHEMATHESIS") else {
         return;
     };
     let h = Harness::start().await;

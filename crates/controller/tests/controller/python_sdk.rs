@@ -1,21 +1,14 @@
 //! The generated Python SDK (sdk/python) drives a booking against this
 //! controller: `sdk/test_booking.py`, run by the Python whose environment
 //! has the SDK installed (`$PRISM_SDK_PYTHON`; scripts/test makes it).
-//! Without it the test says so and passes, unless PRISM_REQUIRE_SDK is set
-//! (CI sets it).
+//! Without it the test is skipped, and fails where every prerequisite is
+//! required (`prism_testkit::gates`; CI).
 
 use crate::common::{Harness, PASSWORD};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_python_sdk_books_renews_and_releases() {
-    let Ok(python) = std::env::var("PRISM_SDK_PYTHON") else {
-        assert!(
-            std::env::var_os("PRISM_REQUIRE_SDK").is_none(),
-            "PRISM_REQUIRE_SDK is set but PRISM_SDK_PYTHON is not"
-        );
-        eprintln!(
-            "python_sdk: skipped; PRISM_SDK_PYTHON names no Python with the SDK (scripts/test makes one)"
-        );
+    let Some(python) = prism_testkit::gates::sdk_program("python_sdk", "PRISM_SDK_PYTHON") else {
         return;
     };
     let h = Harness::start().await;

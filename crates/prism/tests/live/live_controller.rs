@@ -9,7 +9,7 @@ use prism_testbed::controller_demo::{FRAMES, run};
 
 #[test]
 fn bookings_on_two_nodes_forward_only_their_vlans_and_leave_nothing() {
-    if !prism_io::netns::root_or_skip("live_controller") {
+    if !crate::common::root_or_skip("live_controller") {
         return;
     }
     let _g = crate::common::SERIAL

@@ -193,16 +193,16 @@ fn a_routing_daemon_in_a_kernel_router_learns_a_route_by_bgp() {
     if !root_or_skip("BIRD in a container") {
         return;
     }
-    if std::process::Command::new("bird")
+    let bird = std::process::Command::new("bird")
         .arg("--version")
         .output()
-        .is_err()
-    {
-        assert!(
-            std::env::var("PRISM_REQUIRE_ROOT").is_err(),
-            "bird is not installed (scripts/test installs Debian's bird2)"
-        );
-        eprintln!("skipped: bird is not installed");
+        .is_ok();
+    if !prism_testkit::gates::prerequisite(
+        "a routing daemon learns a route by BGP",
+        "BIRD (Debian's bird2; scripts/test installs it)",
+        bird,
+        "PRISM_REQUIRE_ROOT",
+    ) {
         return;
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

@@ -9,17 +9,9 @@ fn prism() -> Command {
     Command::new(env!("CARGO_BIN_EXE_prism"))
 }
 
-fn shared_pcaps() -> PathBuf {
-    let root = std::env::var_os("PRISM_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    let p = root.join("data/pcap");
-    assert!(
-        p.is_dir(),
-        "shared captures missing at {}: these tests need ../shared/data beside the repository (or PRISM_SHARED)",
-        p.display()
-    );
-    p
+/// The shared captures' directory (a gate: see `prism_testkit::gates`).
+fn shared_pcaps(test: &str) -> Option<PathBuf> {
+    prism_testkit::shared_data(test, "pcap")
 }
 
 fn tmpdir(name: &str) -> PathBuf {
@@ -64,10 +56,13 @@ fn read_out(p: &Path) -> Vec<Vec<u8>> {
 
 #[test]
 fn every_shared_capture_runs_and_is_accounted_for() {
+    let Some(pcaps) = shared_pcaps("every_shared_capture_runs_and_is_accounted_for") else {
+        return;
+    };
     let dir = tmpdir("captures");
     let scenario = dir.join("all.toml");
     std::fs::write(&scenario, format!("default_network = \"all\"\n{ROUTE_ALL}")).unwrap();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(shared_pcaps())
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&pcaps)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
@@ -180,10 +175,13 @@ fn every_shared_capture_runs_and_is_accounted_for() {
 
 #[test]
 fn output_capture_matches_input_with_ttl_decremented() {
+    let Some(pcaps) = shared_pcaps("output_capture_matches_input_with_ttl_decremented") else {
+        return;
+    };
     let dir = tmpdir("ttl");
     let scenario = dir.join("all.toml");
     std::fs::write(&scenario, format!("default_network = \"all\"\n{ROUTE_ALL}")).unwrap();
-    let input = shared_pcaps().join("ping__veth2.pcap");
+    let input = pcaps.join("ping__veth2.pcap");
     let out = dir.join("out.pcap");
     let o = prism()
         .args(["run", "--config"])
@@ -326,7 +324,10 @@ fn sim_rmu_reproduces_table4_within_tolerance() {
 
 #[test]
 fn classify_writes_one_checked_match_per_header() {
-    let data = shared_pcaps().join("../classbench");
+    let Some(pcaps) = shared_pcaps("classify_writes_one_checked_match_per_header") else {
+        return;
+    };
+    let data = pcaps.join("../classbench");
     let dir = tmpdir("matches");
     for (set, headers) in [("fw1_1k", 7610), ("ipc1_1k", 9325)] {
         let mut written = Vec::new();
@@ -410,10 +411,13 @@ fn a_closed_stdout_ends_a_command_without_a_panic() {
 /// non-zero exit, not a silent success.
 #[test]
 fn a_full_output_device_is_an_error_naming_it() {
+    let Some(pcaps) = shared_pcaps("a_full_output_device_is_an_error_naming_it") else {
+        return;
+    };
     let dir = tmpdir("full");
     let scenario = dir.join("all.toml");
     std::fs::write(&scenario, format!("default_network = \"all\"\n{ROUTE_ALL}")).unwrap();
-    let input = shared_pcaps().join("ping__veth2.pcap");
+    let input = pcaps.join("ping__veth2.pcap");
     let o = prism()
         .args(["run", "--config"])
         .arg(&scenario)
@@ -431,10 +435,13 @@ fn a_full_output_device_is_an_error_naming_it() {
 /// and the bad record is named by its number and byte offset.
 #[test]
 fn a_cut_capture_is_processed_up_to_the_bad_record() {
+    let Some(pcaps) = shared_pcaps("a_cut_capture_is_processed_up_to_the_bad_record") else {
+        return;
+    };
     let dir = tmpdir("cut");
     let scenario = dir.join("all.toml");
     std::fs::write(&scenario, format!("default_network = \"all\"\n{ROUTE_ALL}")).unwrap();
-    let input = shared_pcaps().join("ping__veth2.pcap");
+    let input = pcaps.join("ping__veth2.pcap");
     let bytes = std::fs::read(&input).unwrap();
     let cut = dir.join("cut.pcap");
     std::fs::write(&cut, &bytes[..bytes.len() - 5]).unwrap();

@@ -4,14 +4,11 @@
 //! test (its changes stall until the controller is dead, then fail as if
 //! never made), so the restarted controller must finish the work itself.
 
-#[path = "../../../controller/tests/controller/common/fake_node.rs"]
-mod fake_node;
-
-use fake_node::{FakeNode, SECRET};
 use prism_controller::{
     AllocationState, BookingRequest, ControllerClient, LoginRequest, NodeRequest, OperationalState,
     ProjectRequest, UserRequest,
 };
+use prism_testkit::fake_node::{FakeNode, SECRET};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-pub mod fake_node;
+pub use prism_testkit::fake_node;
 
 use fake_node::{FakeNode, SECRET};
 use prism_controller::{

@@ -6,8 +6,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-pub use prism_io::netns::root_or_skip;
 use prism_testbed::hosts;
+pub use prism_testkit::root as root_or_skip;
 
 /// The tests share interface and namespace names: one at a time.
 pub static SERIAL: Mutex<()> = Mutex::new(());

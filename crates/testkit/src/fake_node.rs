@@ -1,0 +1,344 @@
+//! The one fake node: a node API over a list of documents, checking each
+//! as a node does (`prism_netdoc::compile` against its ports), with a
+//! switch that makes it unreachable-like (every call fails) and one that
+//! stalls changes. Its desired state goes through the node API's own
+//! `reconcile` functions. Trace, capture and reconfiguration answers echo
+//! the request, so the server glue's tests see bodies go through. Served
+//! over real TCP with the control plane's credential, or on any listener.
+
+use prism_netdoc::{NetworkDoc, TierChoice};
+use prism_node_api::{
+    ApiError, Changed, Credential, DesiredApplied, DesiredState, ErrorCode, EventKind, Listener,
+    NetworkDetail, NetworkView, NodeApi, NodeEvent, NodeInfo, PlacedTier, PortView, PowerView,
+    RateLimitBody, ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, SlotsInfo, StrategyName,
+    TapAnswer, TapBody, TapView, TierBody,
+};
+use prism_pipeline::CounterSnapshot;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+pub const SECRET: &str = "0c5d7e9f1a2b3c4d5e6f708192a3b4c5";
+
+#[derive(Debug)]
+pub struct FakeNode {
+    pub ports: Vec<String>,
+    pub slots: u16,
+    pub docs: Mutex<Vec<NetworkDoc>>,
+    pub down: AtomicBool,
+    pub calls: std::sync::atomic::AtomicUsize,
+    /// Changes wait while this is set, then fail as if never made (a
+    /// controller killed meanwhile must make them again).
+    pub stall: AtomicBool,
+    /// Changes waiting now.
+    pub stalled: std::sync::atomic::AtomicUsize,
+    /// The last desired generation accepted (`PUT /v1/desired`).
+    pub desired_generation: std::sync::atomic::AtomicU64,
+}
+
+fn view(d: &NetworkDoc) -> NetworkView {
+    NetworkView {
+        id: 0,
+        name: d.name.clone(),
+        tier: if d.tier == TierChoice::Hardware {
+            PlacedTier::Hardware
+        } else {
+            PlacedTier::Software
+        },
+        forwarding: "destination".into(),
+        entries: d.route.len(),
+        rate_bps: d.rate_limit.as_ref().map(|r| r.rate.0),
+        burst_bytes: None,
+        slot: None,
+        router: None,
+        tier_moves: 0,
+    }
+}
+
+/// The device profile the fake reports.
+pub const DEVICE: &str = "netfpga-v2p";
+
+fn event(seq: u64, network: &str, strategy: Option<StrategyName>) -> NodeEvent {
+    NodeEvent {
+        seq,
+        unix_ms: 0,
+        kind: EventKind::ReconfigurationStarted,
+        network: network.into(),
+        strategy,
+        modelled_ms: Some(600.2),
+        measured_ms: None,
+        message: String::new(),
+    }
+}
+
+fn missing(name: &str) -> ApiError {
+    ApiError::not_found(format!("no network `{name}`"))
+}
+
+impl FakeNode {
+    pub fn new(ports: &[&str], slots: u16) -> Arc<Self> {
+        Arc::new(Self {
+            ports: ports.iter().map(|s| s.to_string()).collect(),
+            slots,
+            docs: Mutex::new(Vec::new()),
+            down: AtomicBool::new(false),
+            calls: Default::default(),
+            stall: AtomicBool::new(false),
+            stalled: Default::default(),
+            desired_generation: Default::default(),
+        })
+    }
+
+    /// Serves it on 127.0.0.1; returns the address.
+    pub fn serve(self: &Arc<Self>) -> String {
+        let stop = Arc::new(AtomicBool::new(false));
+        let listener = Listener::Tcp(
+            "127.0.0.1:0".parse().unwrap(),
+            Credential::new(SECRET).unwrap(),
+        );
+        let app = prism_node_api::router(self.clone());
+        // `spawn` starts a runtime of its own: not from inside the test's.
+        std::thread::spawn(move || prism_node_api::spawn(listener, app, stop).unwrap().0)
+            .join()
+            .unwrap()
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .docs
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|d| d.name.clone())
+            .collect();
+        v.sort();
+        v
+    }
+
+    pub fn doc(&self, name: &str) -> Option<NetworkDoc> {
+        self.docs
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|d| d.name == name)
+            .cloned()
+    }
+
+    fn up(&self) -> Result<(), ApiError> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        if self.down.load(Ordering::Relaxed) {
+            Err(ApiError::new(ErrorCode::Unavailable, "down"))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn change(&self) -> Result<(), ApiError> {
+        self.up()?;
+        if !self.stall.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.stalled.fetch_add(1, Ordering::SeqCst);
+        while self.stall.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        self.stalled.fetch_sub(1, Ordering::SeqCst);
+        Err(ApiError::new(
+            ErrorCode::Unavailable,
+            "stalled, then refused",
+        ))
+    }
+
+    fn check(&self, doc: &NetworkDoc) -> Result<(), ApiError> {
+        prism_netdoc::compile(doc, &self.ports)
+            .map(|_| ())
+            .map_err(ApiError::from)
+    }
+}
+
+impl NodeApi for FakeNode {
+    fn list_networks(&self) -> Result<Vec<NetworkView>, ApiError> {
+        self.up()?;
+        Ok(self.docs.lock().unwrap().iter().map(view).collect())
+    }
+    fn get_network(&self, name: &str) -> Result<NetworkDetail, ApiError> {
+        self.up()?;
+        let d = self.doc(name).ok_or_else(|| missing(name))?;
+        Ok(NetworkDetail {
+            network: view(&d),
+            definition: d,
+        })
+    }
+    fn add_network(&self, doc: NetworkDoc) -> Result<Changed, ApiError> {
+        self.change()?;
+        self.check(&doc)?;
+        let mut docs = self.docs.lock().unwrap();
+        if docs.iter().any(|d| d.name == doc.name) {
+            return Err(ApiError::new(ErrorCode::Conflict, "exists"));
+        }
+        let hw = docs
+            .iter()
+            .filter(|d| d.tier == TierChoice::Hardware)
+            .count();
+        if doc.tier == TierChoice::Hardware && hw >= self.slots as usize {
+            return Err(ApiError::new(ErrorCode::Capacity, "no free slot"));
+        }
+        let network = Some(view(&doc));
+        docs.push(doc);
+        Ok(Changed {
+            result: "added".into(),
+            network,
+        })
+    }
+    fn replace_network(&self, name: &str, doc: NetworkDoc) -> Result<Changed, ApiError> {
+        self.change()?;
+        self.check(&doc)?;
+        let mut docs = self.docs.lock().unwrap();
+        let d = docs
+            .iter_mut()
+            .find(|d| d.name == name)
+            .ok_or_else(|| missing(name))?;
+        *d = doc;
+        Ok(Changed {
+            result: "replaced".into(),
+            network: Some(view(d)),
+        })
+    }
+    fn remove_network(&self, name: &str) -> Result<Changed, ApiError> {
+        self.change()?;
+        let mut docs = self.docs.lock().unwrap();
+        let before = docs.len();
+        docs.retain(|d| d.name != name);
+        if docs.len() == before {
+            return Err(missing(name));
+        }
+        Ok(Changed {
+            result: "removed".into(),
+            network: None,
+        })
+    }
+    fn set_routes(&self, name: &str, _: RoutesBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn set_rules(&self, name: &str, _: RulesBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn set_rate_limit(&self, name: &str, _: RateLimitBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn set_tier(&self, name: &str, _: TierBody) -> Result<Changed, ApiError> {
+        Err(missing(name))
+    }
+    fn counters(&self) -> Result<CounterSnapshot, ApiError> {
+        Err(ApiError::new(ErrorCode::Unavailable, "no counters"))
+    }
+    fn ports(&self) -> Result<Vec<PortView>, ApiError> {
+        Ok(Vec::new())
+    }
+    fn node(&self) -> Result<NodeInfo, ApiError> {
+        self.up()?;
+        Ok(NodeInfo {
+            device: DEVICE.into(),
+            ports: self.ports.clone(),
+            software_interfaces: vec![false; self.ports.len()],
+            io: "packet".into(),
+            workers: 1,
+            hardware_slots: SlotsInfo {
+                total: self.slots,
+                free: self.slots as usize,
+            },
+            desired_generation: self.desired_generation.load(Ordering::SeqCst),
+        })
+    }
+    /// As a node does: fenced, planned and carried out by the node API's
+    /// own `reconcile` functions, through this fake's per-network calls.
+    fn put_desired(&self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
+        use prism_node_api::reconcile::{Step, execute, fence, plan};
+        self.up()?;
+        fence(
+            self.desired_generation.load(Ordering::SeqCst),
+            body.generation,
+        )?;
+        body.check()?;
+        for doc in &body.networks {
+            self.check(doc)?;
+        }
+        let generation = body.generation;
+        let current = self
+            .docs
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|d| (d.name.clone(), d.clone()))
+            .collect();
+        let networks = execute(plan(body, &current), |name, step| {
+            match step {
+                Step::Add(d) => self.add_network(d),
+                Step::Replace(d) => self.replace_network(name, d),
+                Step::Remove => self.remove_network(name),
+                Step::Unchanged => return Ok(()),
+            }
+            .map(drop)
+        });
+        self.desired_generation
+            .fetch_max(generation, Ordering::SeqCst);
+        Ok(DesiredApplied {
+            generation,
+            networks,
+        })
+    }
+    /// One record echoing the request: its count as the timestamp, "00" as
+    /// the frame of a capture, the network asked for.
+    fn tap(&self, name: Option<&str>, body: TapBody) -> Result<TapAnswer, ApiError> {
+        self.up()?;
+        if let Some(n) = name
+            && self.doc(n).is_none()
+        {
+            return Err(missing(n));
+        }
+        Ok(TapAnswer {
+            packets: vec![TapView {
+                point: prism_pipeline::TapPoint::Ingress,
+                timestamp_ns: body.count as u64,
+                port: format!("{name:?}"),
+                network: name.map(str::to_string),
+                len: 0,
+                data: if body.capture {
+                    "00".into()
+                } else {
+                    String::new()
+                },
+                stages: vec![],
+            }],
+            timed_out: false,
+        })
+    }
+    /// A started event with the strategy asked for.
+    fn reconfigure(&self, name: &str, b: ReconfigureBody) -> Result<Reconfiguring, ApiError> {
+        self.up()?;
+        if self.doc(name).is_none() {
+            return Err(missing(name));
+        }
+        Ok(Reconfiguring {
+            event: event(1, name, b.strategy),
+            network: None,
+        })
+    }
+    /// Events 1 to 3 (those above `since`).
+    fn events(&self, since: u64) -> Result<Vec<NodeEvent>, ApiError> {
+        self.up()?;
+        Ok((since + 1..=3).map(|s| event(s, "x", None)).collect())
+    }
+    fn power(&self) -> Result<PowerView, ApiError> {
+        self.up()?;
+        Ok(PowerView {
+            kind: "model".into(),
+            device: DEVICE.into(),
+            total_mw: 1.5,
+            device_static_mw: 1.0,
+            static_region_mw: 0.5,
+            regions: Vec::new(),
+            networks: Default::default(),
+            source: "none".into(),
+        })
+    }
+}
