@@ -41,10 +41,20 @@ pub fn url_for(target: &str) -> (Engine, String) {
     }
 }
 
-/// Opens the database and brings its schema to the latest version.
+/// Opens the database and brings its schema to the latest version. A
+/// database given as a file path gets its directory made if missing.
 pub async fn open(target: &str) -> Result<(Engine, Pool)> {
     install_default_drivers();
     let (engine, url) = url_for(target);
+    let is_path = !target.contains("://") && !target.starts_with("sqlite:");
+    if is_path
+        && let Some(d) = std::path::Path::new(target)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(d)
+            .map_err(|e| crate::error::Error::internal(format!("creating {}: {e}", d.display())))?;
+    }
     // One SQLite connection: SQLite serializes writers anyway, and one
     // connection never meets SQLITE_BUSY between its own transactions.
     let max = match engine {

@@ -31,6 +31,7 @@ mod registry;
 mod release;
 mod secrets;
 mod service;
+pub mod session;
 
 pub use accounting::{AuditEntry, UsageLine, UsageReport};
 pub use authz::{Operation, Principal};

@@ -34,18 +34,6 @@ pub enum ControllerCmd {
     },
 }
 
-fn ensure_dir(db: &str) -> Result<()> {
-    let is_file = !db.contains("://") && !db.starts_with("sqlite:");
-    if is_file
-        && let Some(d) = std::path::Path::new(db)
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
-    Ok(())
-}
-
 pub fn run(cmd: &ControllerCmd) -> Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -54,7 +42,6 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
     rt.block_on(async {
         match cmd {
             ControllerCmd::Bootstrap { db, admin } => {
-                ensure_dir(db)?;
                 let password = crate::ctl_controller::read_password()?;
                 let ctl = Controller::open(db, Settings::default()).await?;
                 let u = ctl.bootstrap_admin(admin, &password).await?;
@@ -71,7 +58,6 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
                 node_credential_file,
                 hold,
             } => {
-                ensure_dir(db)?;
                 let node_secret = match node_credential_file {
                     Some(f) => Some(
                         std::fs::read_to_string(f)
@@ -99,15 +85,7 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
                     prism_controller::redact(db),
                     ctl.engine()
                 );
-                let background = ctl.spawn_background();
-                let mut term =
-                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-                tokio::select! {
-                    r = prism_controller::api::serve(ctl, listener) => r?,
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-                background.abort();
+                prism_controller::api::serve_until_signalled(ctl, listener).await?;
                 eprintln!("prism controller: stopped");
                 Ok(())
             }

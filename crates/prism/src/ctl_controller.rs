@@ -3,13 +3,14 @@
 //! usage, API keys and the administrator's commands.
 
 use anyhow::{Context, Result, bail};
+use prism_controller::session::{self, Session};
 use prism_controller::{
     Action, ApiKeyRequest, BookingRequest, ControllerClient, LoginRequest, MemberRequest,
     NodeRequest, Operation, ProjectRequest, Role, UserRequest,
 };
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub const DEFAULT_CONTROLLER: &str = "127.0.0.1:7440";
 
@@ -154,52 +155,6 @@ pub enum ControllerCmd {
     Audit,
 }
 
-/// What `login` keeps.
-#[derive(Debug, Serialize, Deserialize)]
-struct Session {
-    controller: String,
-    token: String,
-    #[serde(default)]
-    project: Option<String>,
-    expires_ms: i64,
-}
-
-fn session_path() -> PathBuf {
-    if let Some(d) = std::env::var_os("PRISM_CONFIG_DIR") {
-        return PathBuf::from(d).join("session.json");
-    }
-    let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
-    PathBuf::from(home).join(".config/prism/session.json")
-}
-
-fn load_session() -> Option<Session> {
-    serde_json::from_slice(&std::fs::read(session_path()).ok()?).ok()
-}
-
-fn save_session(s: &Session) -> Result<()> {
-    let p = session_path();
-    if let Some(d) = p.parent() {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
-    write_private(&p, &serde_json::to_string_pretty(s)?)
-        .with_context(|| format!("writing {}", p.display()))
-}
-
-/// Writes a secret to `path`, readable by its owner only (also when the
-/// file was there before with another mode).
-fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    f.write_all(text.as_bytes())
-}
-
 /// A secret from $PRISM_PASSWORD or one line of stdin: never from the
 /// command line, where `ps` shows it.
 pub fn read_password() -> Result<String> {
@@ -238,7 +193,7 @@ pub fn run(w: &Where, cmd: &ControllerCmd) -> Result<()> {
 }
 
 async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
-    let session = load_session();
+    let session = session::load();
     let addr = w
         .controller
         .clone()
@@ -267,24 +222,25 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
                     ttl_s: *ttl,
                 })
                 .await?;
-            save_session(&Session {
+            session::save(&Session {
                 controller: addr.clone(),
                 token: t.token,
                 project: t.project.clone(),
                 expires_ms: t.expires_ms,
-            })?;
+            })
+            .with_context(|| format!("saving the session in {}", session::path().display()))?;
             println!(
                 "logged in to {addr} as {user}{}; token saved in {}",
                 t.project
                     .map(|p| format!(" (project {p})"))
                     .unwrap_or_default(),
-                session_path().display()
+                session::path().display()
             );
             Ok(())
         }
         C::Logout => {
             c.logout().await?;
-            let _ = std::fs::remove_file(session_path());
+            let _ = std::fs::remove_file(session::path());
             println!("logged out");
             Ok(())
         }
@@ -397,7 +353,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             let mut k = c.create_node_key(name).await?;
             if let Some(file) = out {
                 let key = k.key.take().unwrap_or_default();
-                write_private(file, &format!("{key}\n"))
+                session::write_private(file, &format!("{key}\n"))
                     .with_context(|| format!("writing {}", file.display()))?;
                 eprintln!("the key is in {} (mode 0600)", file.display());
             }

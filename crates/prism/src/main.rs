@@ -181,12 +181,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
     match cmd {
         Cmd::Demo {
             controller: true, ..
-        } => {
-            if !prism_io::netns::have_privileges() {
-                anyhow::bail!("the controller demo needs root (namespaces and raw sockets)");
-            }
-            prism_testbed::controller_demo::main(&std::env::current_exe()?)
-        }
+        } => prism_testbed::controller_demo::main(&std::env::current_exe()?),
         Cmd::Demo {
             json,
             offline,
@@ -240,9 +235,6 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Bench(args) => prism_testbed::bench::run(&args),
         Cmd::Sim(SimCmd::Alloc(args)) => experiments::alloc::alloc(&args),
         Cmd::Sim(SimCmd::Rmu(args)) => experiments::rmu::rmu(&args),
-        Cmd::Profiles => {
-            profiles_cmd::run();
-            Ok(())
-        }
+        Cmd::Profiles => profiles_cmd::run(),
     }
 }

@@ -1,6 +1,6 @@
 //! `prism profiles`: the device profiles (models of FPGAs) and their sources.
 
-pub fn run() {
+pub fn run() -> anyhow::Result<()> {
     for p in prism_pipeline::PROFILES {
         println!("{:<16} {}", p.name, p.description);
         println!(
@@ -53,4 +53,5 @@ pub fn run() {
             println!("{:<16} power: {}", "", m.source);
         }
     }
+    Ok(())
 }

@@ -447,6 +447,9 @@ async fn drive(
 
 /// Runs the demo and prints its verdict; errors if it found a problem.
 pub fn main(prism: &Path) -> Result<()> {
+    if !prism_io::netns::have_privileges() {
+        anyhow::bail!("the controller demo needs root (namespaces and raw sockets)");
+    }
     let o = run(prism, false)?;
     let mut failed = false;
     for (name, tier, node, vlan, sent, got) in &o.flows {

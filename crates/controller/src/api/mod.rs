@@ -282,3 +282,22 @@ pub fn router(ctl: Controller) -> Router {
 pub async fn serve(ctl: Controller, listener: tokio::net::TcpListener) -> std::io::Result<()> {
     axum::serve(listener, router(ctl)).await
 }
+
+/// `prism controller serve`: the API on `listener` with the background
+/// work (operations resumed, the reaper, the reconcilers) until SIGINT or
+/// SIGTERM, then the background work stopped.
+pub async fn serve_until_signalled(
+    ctl: Controller,
+    listener: tokio::net::TcpListener,
+) -> std::io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let background = ctl.spawn_background();
+    let mut term = signal(SignalKind::terminate())?;
+    let served = tokio::select! {
+        r = serve(ctl, listener) => r,
+        _ = tokio::signal::ctrl_c() => Ok(()),
+        _ = term.recv() => Ok(()),
+    };
+    background.abort();
+    served
+}
