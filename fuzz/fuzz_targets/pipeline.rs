@@ -1,10 +1,10 @@
-//! Bytes as frames through the demo-like testbed pipeline: every frame ends
+//! Bytes as frames through the demo-like fixture pipeline: every frame ends
 //! forwarded or counted, and nothing panics.
 #![no_main]
-use prism_pipeline::{Pipeline, PipelineConfig, testbed};
+use prism_pipeline::{Pipeline, PipelineConfig, fixtures};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let s = testbed::vlan_networks(4, 4);
+    let s = fixtures::vlan_networks(4, 4);
     let mut p = Pipeline::new(s.handle(), PipelineConfig { pool_packets: 64, queue_limit: 64, channel_capacity: 8, ..Default::default() });
     let mut batch = Vec::new();
     for frame in data.split(|b| *b == 0xa5).take(32) {

@@ -2,14 +2,14 @@
 //! 64 and 1500 bytes. The figures for the record come from `prism bench`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use prism_pipeline::{Packet, Pipeline, PipelineConfig, testbed};
+use prism_pipeline::{Packet, Pipeline, PipelineConfig, fixtures};
 
 fn pipeline(c: &mut Criterion) {
     let mut g = c.benchmark_group("pipeline");
     for nets in [1u16, 16, 1024] {
         for size in [64usize, 1500] {
-            let s = testbed::vlan_networks(nets, 16);
-            let frames = testbed::vlan_traffic(nets, 1024, size);
+            let s = fixtures::vlan_networks(nets, 16);
+            let frames = fixtures::vlan_traffic(nets, 1024, size);
             let mut p = Pipeline::new(
                 s.handle(),
                 PipelineConfig {

@@ -12,6 +12,7 @@ pub mod counters;
 pub mod dataplane;
 pub mod device;
 mod fate;
+pub mod fixtures;
 pub mod mapping;
 pub mod matching;
 pub mod output;
@@ -26,7 +27,6 @@ pub mod software;
 pub mod software_router;
 pub mod substrate;
 pub mod tap;
-pub mod testbed;
 pub mod traffic;
 
 pub use action::{Action, Hop, IpipOp, Verdict, VlanOp, apply, apply_hop};

@@ -326,10 +326,10 @@ mod tests {
     /// as sent (TTL and MACs rewritten, VLAN popped).
     #[test]
     fn the_pipeline_traces_and_captures_one_networks_packets() {
-        use crate::{Pipeline, PipelineConfig, testbed};
-        let s = testbed::vlan_networks(2, 4);
+        use crate::{Pipeline, PipelineConfig, fixtures};
+        let s = fixtures::vlan_networks(2, 4);
         let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
-        let frames = testbed::vlan_traffic(2, 6, 64);
+        let frames = fixtures::vlan_traffic(2, 6, 64);
         let run = |p: &mut Pipeline| {
             let mut batch: Vec<Packet> = frames
                 .iter()

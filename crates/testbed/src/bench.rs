@@ -12,7 +12,7 @@ pub mod scale;
 
 use crate::tables as tables_cmd;
 use anyhow::{Context, Result};
-use prism_pipeline::testbed;
+use prism_pipeline::fixtures;
 use prism_pipeline::{Packet, Pipeline, PipelineConfig, Substrate, Tier};
 use prism_tables::Key;
 use serde::Serialize;
@@ -242,8 +242,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             if !wanted(args, &name) {
                 continue;
             }
-            let s = testbed::vlan_networks(nets, 16);
-            let frames = testbed::vlan_traffic(nets, 4096, size);
+            let s = fixtures::vlan_networks(nets, 16);
+            let frames = fixtures::vlan_traffic(nets, 4096, size);
             push(bench_pipeline(
                 &name,
                 &s,

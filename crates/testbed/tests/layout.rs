@@ -225,3 +225,194 @@ fn the_checker_sees_a_circle() {
     assert_eq!(cycles(&g).len(), 1);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Each line of `code` with its string and character literals emptied
+/// (their braces are not code), lifetimes kept.
+fn without_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_str: Option<usize> = None; // Some(hashes) inside a string
+    for line in code.lines() {
+        let b: Vec<char> = line.chars().collect();
+        let mut s = String::new();
+        let mut i = 0;
+        while i < b.len() {
+            if let Some(h) = in_str {
+                let closes = b[i] == '"' && (0..h).all(|k| b.get(i + 1 + k) == Some(&'#'));
+                if b[i] == '\\' && h == 0 {
+                    i += 2;
+                    continue;
+                }
+                if closes {
+                    in_str = None;
+                    i += 1 + h;
+                    s.push('"');
+                    continue;
+                }
+                i += 1;
+                continue;
+            }
+            match b[i] {
+                '"' => {
+                    let mut h = 0;
+                    let mut j = i;
+                    while j > 0 && b[j - 1] == '#' {
+                        h += 1;
+                        j -= 1;
+                    }
+                    let raw = j > 0 && b[j - 1] == 'r';
+                    in_str = Some(if raw { h } else { 0 });
+                    s.push('"');
+                }
+                '\'' if b.get(i + 1) == Some(&'\\') => {
+                    // '\n', '\'', '\u{7f}': to the closing quote.
+                    let end = (i + 2..b.len()).find(|&k| b[k] == '\'' && k > i + 2);
+                    i = end.unwrap_or(i);
+                    s.push_str("' '");
+                }
+                '\'' if b.get(i + 2) == Some(&'\'') => {
+                    i += 2;
+                    s.push_str("' '");
+                }
+                c => s.push(c),
+            }
+            i += 1;
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// The functions of a file's code (test module aside) and their lengths
+/// in lines, from the `fn` line to the closing brace.
+fn function_lengths(text: &str) -> Vec<(String, usize)> {
+    let lines = without_literals(&code(text));
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        let Some(at) = t.find("fn ") else { continue };
+        let before = &t[..at];
+        let qualifiers = [
+            "pub",
+            "pub(crate)",
+            "pub(super)",
+            "async",
+            "unsafe",
+            "const",
+            "extern",
+        ];
+        if !before.split_whitespace().all(|w| qualifiers.contains(&w)) {
+            continue;
+        }
+        let name: String = t[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let mut depth = 0i64;
+        let mut started = false;
+        for (j, l) in lines[i..].iter().enumerate() {
+            if !started && l.contains(';') && !l.contains('{') {
+                break; // a declaration without a body
+            }
+            for c in l.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        started = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if started && depth == 0 {
+                out.push((name.clone(), j + 1));
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Functions over 80 lines as this stop left them (crate source path,
+/// name, lines). A new one, or one of these grown, fails; one shortened
+/// or split is to be taken off (or lowered) here. The pipeline's hot path
+/// (`pipeline.rs`, `routed_batch.rs`, `action.rs`, `services.rs`) is the
+/// named exception of docs/architecture.md: one pass per packet is kept
+/// whole there on purpose, for what the compiler does with it.
+const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
+    ("controller/src/bookings.rs", "allocate", 136),
+    ("controller/src/heartbeat.rs", "heartbeat", 104),
+    ("io/src/afpacket.rs", "open", 106),
+    ("io/src/capture.rs", "next_frame", 95),
+    ("io/src/xdp/mod.rs", "build", 102),
+    ("netdoc/src/compile.rs", "action", 84),
+    ("netdoc/src/scenario.rs", "build", 133),
+    ("node/src/control/reconfigure.rs", "reconfigure", 99),
+    ("node/src/linux/node.rs", "start", 156),
+    ("node/src/linux/swrouter.rs", "run", 129),
+    ("node/src/offline.rs", "run_streaming", 95),
+    ("node-api/src/metrics.rs", "encode", 110),
+    ("node-api/src/metrics.rs", "encode_counters", 108),
+    ("peers/src/acl.rs", "run", 104),
+    ("peers/src/veth.rs", "run", 82),
+    ("pipeline/src/action.rs", "apply", 97),
+    ("pipeline/src/pipeline.rs", "stages", 157),
+    ("pipeline/src/services.rs", "apply", 145),
+    ("placement/src/allocator.rs", "plan", 88),
+    ("placement/src/sim.rs", "run", 95),
+    ("prism/src/ctl_controller.rs", "call", 176),
+    ("testbed/src/bench/classify.rs", "run", 85),
+    ("testbed/src/bench.rs", "run", 237),
+    ("testbed/src/bench_controller.rs", "bench", 155),
+    ("testbed/src/bench_live.rs", "run", 88),
+    ("testbed/src/bench_live.rs", "scale", 98),
+    ("testbed/src/controller_demo.rs", "drive", 168),
+    ("testbed/src/experiments/alloc.rs", "alloc", 140),
+    ("testbed/src/experiments/rmu.rs", "rmu", 116),
+    ("testbed/src/live_demo.rs", "run", 127),
+    ("testbed/src/tables.rs", "classify", 89),
+];
+
+#[test]
+fn no_function_grows_past_80_lines() {
+    let mut report = Vec::new();
+    for src in crates() {
+        let mut files = Vec::new();
+        rs_files(&src, &mut files);
+        files.sort();
+        for f in files {
+            let name = f.file_name().unwrap().to_string_lossy();
+            if name == "tests.rs" || name.ends_with("_tests.rs") {
+                continue;
+            }
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            let rel = f.strip_prefix(&root).unwrap_or(&f).display().to_string();
+            let text = std::fs::read_to_string(&f).unwrap();
+            for (func, n) in function_lengths(&text) {
+                if n <= 80 {
+                    continue;
+                }
+                let allowed = LONG_FUNCTIONS
+                    .iter()
+                    .find(|(p, fname, _)| *p == rel && *fname == func)
+                    .map(|x| x.2);
+                if allowed.is_none_or(|max| n > max) {
+                    report.push(format!("    (\"{rel}\", \"{func}\", {n}),"));
+                }
+            }
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "functions over 80 lines that are new or grew (split them; the list is LONG_FUNCTIONS):\n{}",
+        report.join("\n")
+    );
+}
+
+#[test]
+fn the_length_scan_skips_braces_in_literals() {
+    let text = "fn a() {\n    let s = \"{{{\";\n    let c = '{';\n    let r = r#\"}\"#;\n    x::<'static>();\n}\nfn b() {}\n";
+    assert_eq!(
+        function_lengths(text),
+        [("a".to_string(), 6), ("b".to_string(), 1)]
+    );
+}

@@ -1,6 +1,6 @@
 //! `prism bench` at scale: many networks and several workers.
 //!
-//! - Networks selected by destination (a /24 each, [`testbed::prefix_networks`]),
+//! - Networks selected by destination (a /24 each, [`fixtures::prefix_networks`]),
 //!   16 routes each, traffic spread round-robin over all of them: cycles per
 //!   packet for 1, 1024 and 10,000 networks, and the memory they hold (heap
 //!   in use by the substrate and a pipeline once every network has
@@ -10,7 +10,7 @@
 //!   the rate of one.
 
 use super::{BenchArgs, Figure, bench_pipeline, forward_pass, pipeline_loop, tsc_hz, wanted};
-use prism_pipeline::testbed;
+use prism_pipeline::fixtures;
 use prism_pipeline::{Pipeline, PipelineConfig, Substrate};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
@@ -38,9 +38,9 @@ pub struct ManyNetworks {
 /// Builds `n` networks of 16 routes, forwards the traffic once through a
 /// pipeline of the default size, and checks that every frame left.
 pub fn many_networks(n: u16, frame_len: usize) -> anyhow::Result<ManyNetworks> {
-    let frames = testbed::prefix_traffic(n, (usize::from(n) * 4).max(4096), frame_len);
+    let frames = fixtures::prefix_traffic(n, (usize::from(n) * 4).max(4096), frame_len);
     let before = heap_in_use();
-    let substrate = testbed::prefix_networks(n, 16);
+    let substrate = fixtures::prefix_networks(n, 16);
     let mut p = Pipeline::new(substrate.handle(), PipelineConfig::default());
     let (mut batch, mut out) = (Vec::with_capacity(32), Vec::with_capacity(64));
     let sent = forward_pass(&mut p, &frames, &mut batch, &mut out);
@@ -151,8 +151,8 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> anyh
             {
                 continue;
             }
-            let s = testbed::prefix_networks(n, 16);
-            let frames = testbed::prefix_traffic(n, 4096, 64);
+            let s = fixtures::prefix_networks(n, 16);
+            let frames = fixtures::prefix_traffic(n, 4096, 64);
             // The median of three windows.
             let mut runs: Vec<f64> = (0..3).map(|_| workers_mpps(&s, &frames, w, secs)).collect();
             runs.sort_by(f64::total_cmp);
