@@ -231,7 +231,7 @@ fn rewrite_macs(pkt: &mut Packet, dst: Option<EthernetAddress>, src: Option<Ethe
 /// `Hop` and applies it with [`apply_hop`], which skips the tests for
 /// everything a hop does not do (drop, IPIP, services, VLAN, software) and
 /// is small enough to inline into the batch loop; [`apply`] remains the
-/// reference it must agree with (`tests/hop_fast_path.rs`).
+/// reference it must agree with (`tests/pipeline/hop_fast_path.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hop {
     pub port: u16,

@@ -17,7 +17,7 @@
 //! result stays a local that the compiler keeps in registers (only the
 //! fields the lookup and the rewrite read are ever written), and each
 //! packet's fate is written once. The decisions are the same functions the
-//! staged loops call; `tests/routed_batch.rs` checks both paths give the
+//! staged loops call; `tests/pipeline/routed_batch.rs` checks both paths give the
 //! same frames, fates and counters.
 
 use crate::action::{self, Verdict};
