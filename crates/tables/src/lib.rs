@@ -14,6 +14,9 @@
 pub mod classbench;
 pub mod classifier;
 pub mod flow;
+/// Fuzz bodies: for the fuzz targets (feature `fuzzing`) and the
+/// crate's own tests, not the product's API.
+#[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzz;
 mod leaf_block;
 pub mod linear;

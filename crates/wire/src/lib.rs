@@ -15,6 +15,9 @@
 pub mod arp;
 pub mod checksum;
 pub mod ethernet;
+/// Fuzz bodies: for the fuzz targets (feature `fuzzing`) and the
+/// crate's own tests, not the product's API.
+#[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzz;
 pub mod icmp;
 pub mod ipv4;
