@@ -55,11 +55,7 @@ impl Controller {
         match self.converge(id).await {
             Ok(c) => c,
             Err(e) => {
-                let _ = sqlx::query("UPDATE nodes SET last_error = $2 WHERE id = $1")
-                    .bind(id)
-                    .bind(e.to_string())
-                    .execute(&self.pool)
-                    .await;
+                let _ = self.node_error(id, &e.to_string()).await;
                 Converged::default()
             }
         }
