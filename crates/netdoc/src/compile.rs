@@ -12,7 +12,8 @@ use crate::fields::{PortRef, hex_key};
 use crate::router::{self, RouterConfig};
 use prism_pipeline::services::Aead;
 use prism_pipeline::{
-    Action, ForwardingSpec, IpipOp, MappingRule, NetworkSpec, RuleSpec, Service, Tier, VlanOp,
+    Action, ForwardingSpec, IpipOp, MappingRule, NetworkSpec, RuleSpec, Service, Tier, TunnelSpec,
+    VlanOp,
 };
 use prism_tables::{PortRange, Ternary};
 use prism_wire::Ipv4Address;
@@ -378,8 +379,34 @@ impl Ctx<'_> {
                 .map(|r| (r.rate.0, r.burst.unwrap_or_else(|| default_burst(r.rate.0)))),
             software_channel: n.software_channel,
             quantum: n.quantum.unwrap_or(1514),
+            tunnels: tunnels(n)?,
         })
     }
+}
+
+/// A network's tunnels from the wide area.
+fn tunnels(n: &NetworkDoc) -> Result<Vec<TunnelSpec>, DocError> {
+    n.tunnel
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let vlan = match t.vlan_push {
+                Some(v @ 1..=4094) => Some(v),
+                Some(v) => {
+                    return Err(err(
+                        &format!("tunnel[{i}].vlan_push"),
+                        format!("VLAN ID {v} is not from 1 to 4094"),
+                    ));
+                }
+                None => None,
+            };
+            Ok(TunnelSpec {
+                src: t.src.0.into(),
+                dst: t.dst.0.into(),
+                vlan,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

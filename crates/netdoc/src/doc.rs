@@ -90,6 +90,18 @@ pub struct Endpoints {
     pub dst: Addr,
 }
 
+/// A tunnel from the wide area into a network: IPIP from `src` to `dst`
+/// arriving on a WAN port belongs to the network; it is decapsulated and,
+/// with `vlan_push`, tagged, as if it had arrived on the network's side.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TunnelDoc {
+    pub src: Addr,
+    pub dst: Addr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vlan_push: Option<u16>,
+}
+
 /// A payload cipher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -262,6 +274,10 @@ pub struct NetworkDoc {
     /// The software router of a live node (default: Prism's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub router: Option<RouterDoc>,
+    /// Tunnels from the wide area into this network (a part of a network
+    /// that spans nodes; docs/wan.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tunnel: Vec<TunnelDoc>,
 }
 
 impl NetworkDoc {
@@ -280,6 +296,7 @@ impl NetworkDoc {
             quantum: None,
             bandwidth: None,
             router: None,
+            tunnel: Vec::new(),
         }
     }
 }

@@ -19,11 +19,11 @@ pub use auto_tier::AutoPlacer;
 pub use compile::{Compiled, MAX_NAME, MIN_BURST, compile, default_burst};
 pub use doc::{
     ActionDoc, CipherDoc, CipherName, Endpoints, ForwardingMode, MatchDoc, NetworkDoc,
-    RateLimitDoc, RouteDoc, RouterDoc, RouterKind, RuleDoc, TierChoice,
+    RateLimitDoc, RouteDoc, RouterDoc, RouterKind, RuleDoc, TierChoice, TunnelDoc,
 };
 pub use error::{DocError, from_json};
 pub use fields::{Addr, Mac, PortRef, Ports, Prefix, Rate, Vlan, hex_key, parse_rate};
 pub use router::RouterConfig;
 pub use scenario::{
-    PlacementDoc, PortDoc, Scenario, ScenarioDoc, ScenarioError, load, load_with_networks,
+    PlacementDoc, PortDoc, Scenario, ScenarioDoc, ScenarioError, WanDoc, load, load_with_networks,
 };

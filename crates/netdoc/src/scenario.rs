@@ -96,6 +96,18 @@ pub struct PortDoc {
     /// straight into their routers (the multi-receiver path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub software_interface: Option<String>,
+    /// This port is the node's uplink to the wide area (docs/wan.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wan: Option<WanDoc>,
+}
+
+/// A WAN port's identity on the wide area: the address other nodes send
+/// tunnels to and the MAC they send them to (reported to the controller).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WanDoc {
+    pub address: crate::fields::Addr,
+    pub mac: crate::fields::Mac,
 }
 
 impl PortDoc {
@@ -105,6 +117,7 @@ impl PortDoc {
             rate: None,
             interface: None,
             software_interface: None,
+            wan: None,
         }
     }
 }
@@ -157,6 +170,8 @@ pub struct Scenario {
     pub interfaces: Vec<Option<String>>,
     /// Per port, its software interface (multi-receiver path), if any.
     pub software_interfaces: Vec<Option<String>>,
+    /// The node's WAN port and its identity on the wide area, if it has one.
+    pub wan: Option<(u16, WanDoc)>,
     /// Per network name, its software router (default: Prism's).
     pub routers: BTreeMap<String, RouterConfig>,
     /// Per network name, its document, with `tier = "auto"` replaced by the
@@ -263,6 +278,21 @@ fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
         port_names.push(p.name.clone());
     }
     let mut substrate = Substrate::new(profile.clone(), port_names.len() as u16);
+    let wan_ports: Vec<u16> = (0..raw.port.len() as u16)
+        .filter(|i| raw.port[usize::from(*i)].wan.is_some())
+        .collect();
+    if let Some(&second) = wan_ports.get(1) {
+        return Err(ctx.at(
+            &format!("port[{second}].wan"),
+            format!(
+                "field `port.wan`: a node has one WAN port (`{}` is one already)",
+                raw.port[usize::from(wan_ports[0])].name
+            ),
+        ));
+    }
+    substrate
+        .set_wan_ports(&wan_ports)
+        .map_err(|e| ctx.at("port", e.to_string()))?;
     let pl = raw.placement.as_ref();
     let policy = pl.map_or_else(default_policy, |p| p.policy.clone());
     let mut placer = AutoPlacer::new(
@@ -360,6 +390,11 @@ fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
             .iter()
             .map(|p| p.software_interface.clone())
             .collect(),
+        wan: raw
+            .port
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| p.wan.clone().map(|w| (i as u16, w))),
         routers,
         port_names,
     })
@@ -409,6 +444,44 @@ route = [{ prefix = "10.0.0.0/8", action = { port = "lan", decrement_ttl = true 
         assert_eq!(s.port_names, vec!["wan", "lan"]);
         assert_eq!(s.port_rates, vec![None, Some(1_000_000_000)]);
         assert_eq!(s.substrate.hardware().free_slots(), 1);
+    }
+
+    #[test]
+    fn a_wan_port_and_a_network_s_tunnels() {
+        let text = r#"
+[[port]]
+name = "lan"
+[[port]]
+name = "up"
+wan = { address = "203.0.113.1", mac = "02:0a:00:00:00:01" }
+[[network]]
+name = "part"
+tier = "hardware"
+forwarding = "destination"
+map = [{ vlan = 100 }]
+tunnel = [{ src = "198.18.0.2", dst = "203.0.113.1", vlan_push = 100 }]
+route = [{ prefix = "10.1.0.0/24", action = { port = "lan" } }]
+"#;
+        let s = load("s.toml", text).unwrap();
+        let (port, wan) = s.wan.clone().unwrap();
+        assert_eq!((port, wan.address.0.to_string()), (1, "203.0.113.1".into()));
+        assert_eq!(s.substrate.wan_ports(), &[1]);
+        let t = &s.substrate.spec("part").unwrap().tunnels[0];
+        assert_eq!(
+            (t.src.to_string(), t.vlan),
+            ("198.18.0.2".into(), Some(100))
+        );
+        let two = text.replace(
+            "name = \"lan\"",
+            "name = \"lan\"\nwan = { address = \"203.0.113.9\", mac = \"02:0a:00:00:00:09\" }",
+        );
+        let e = err(&two);
+        assert!(e.starts_with(&at(&two, "203.0.113.1\", mac")), "{e}");
+        assert!(e.contains("one WAN port (`lan` is one already)"), "{e}");
+        let bad = text.replace("vlan_push = 100", "vlan_push = 4095");
+        let e = err(&bad);
+        assert!(e.starts_with(&at(&bad, "vlan_push")), "{e}");
+        assert!(e.contains("VLAN ID 4095 is not from 1 to 4094"), "{e}");
     }
 
     #[test]

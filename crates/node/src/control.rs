@@ -94,11 +94,13 @@ fn substrate_error(e: SubstrateError) -> ApplyError {
         | SubstrateError::Table { .. }
         | SubstrateError::TooManyNetworks
         | SubstrateError::ChannelTaken { .. } => ErrorCode::Capacity,
-        SubstrateError::DuplicateName(_) => ErrorCode::Conflict,
-        SubstrateError::UnknownNetwork(_) => ErrorCode::NotFound,
-        SubstrateError::BadPort { .. } | SubstrateError::BadChannel { .. } => {
-            ErrorCode::InvalidInput
+        SubstrateError::DuplicateName(_) | SubstrateError::TunnelTaken { .. } => {
+            ErrorCode::Conflict
         }
+        SubstrateError::UnknownNetwork(_) => ErrorCode::NotFound,
+        SubstrateError::BadPort { .. }
+        | SubstrateError::BadChannel { .. }
+        | SubstrateError::NoSuchPort { .. } => ErrorCode::InvalidInput,
     };
     ApplyError::new(code, e.to_string())
 }

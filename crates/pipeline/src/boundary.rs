@@ -155,6 +155,7 @@ mod tests {
                 rate_limit: None,
                 software_channel: None,
                 quantum: 1514,
+                tunnels: Vec::new(),
             })
             .unwrap();
         p.network = id;

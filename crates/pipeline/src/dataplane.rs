@@ -8,6 +8,7 @@ use crate::action::{Action, Hop};
 use crate::mapping::Mapping;
 use crate::matching::{self, Forwarding};
 use crate::reasons::MatchDrop;
+use crate::wan::WanTable;
 use prism_tables::Key;
 use prism_tables::{LpmArena, LpmRef, LpmTable};
 use prism_wire::PacketInfo;
@@ -107,6 +108,9 @@ pub struct Dataplane {
     /// Network mapping (the design-select table): rule action = network id.
     pub mapping: Mapping,
     pub default_network: Option<u16>,
+    /// The WAN side: which ports face the wide area and the networks'
+    /// tunnels ([`crate::wan`]).
+    pub wan: WanTable,
     /// Indexed by network id; removed networks leave a hole so ids stay stable.
     pub networks: Vec<Option<Network>>,
     /// Derived from `networks` by [`Dataplane::new`], by the same index.
@@ -156,11 +160,18 @@ impl Dataplane {
             ports,
             mapping,
             default_network,
+            wan: WanTable::default(),
             networks,
             fast,
             lpms,
             hops,
         }
+    }
+
+    /// This data plane with `wan` as its WAN side.
+    pub fn with_wan(mut self, wan: WanTable) -> Self {
+        self.wan = wan;
+        self
     }
 
     pub fn network(&self, id: u16) -> Option<&Network> {

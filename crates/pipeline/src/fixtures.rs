@@ -45,6 +45,7 @@ fn routed(i: u16, fields: Ternary, base: u32, len: u8, routes: u32, vlan: VlanOp
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
+        tunnels: Vec::new(),
     }
 }
 

@@ -28,6 +28,7 @@ pub mod software_router;
 pub mod substrate;
 pub mod tap;
 pub mod traffic;
+pub mod wan;
 
 pub use action::{Action, Hop, IpipOp, Verdict, VlanOp, apply, apply_hop};
 pub use counters::{CounterSnapshot, Counters, NetworkCounters};
@@ -39,6 +40,7 @@ pub use pipeline::{Pipeline, PipelineConfig};
 pub use reasons::{DropReason, IoDrop};
 pub use services::{Service, ServiceScratch};
 pub use substrate::{
-    ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, Substrate, SubstrateError,
+    ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, Substrate, SubstrateError, TunnelSpec,
 };
 pub use tap::{StageDecision, TapPoint, TapRecord, TapRequest};
+pub use wan::{WanDrop, WanTable};

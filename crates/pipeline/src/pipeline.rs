@@ -263,19 +263,35 @@ impl Pipeline {
             &mut s.action[..n],
             &mut s.fate[..n],
         );
-        // Stage 1: parse and extract the key.
+        // Stage 1: parse and extract the key; a frame from the wide area
+        // is terminated here ([`crate::wan`]), its network known.
         let mut rx_bytes = 0u64;
-        for (((pkt, info), key), fate) in batch
-            .iter()
+        let wan = dp.wan.any().then_some(&dp.wan);
+        for ((((pkt, info), key), net), fate) in batch
+            .iter_mut()
             .zip(info.iter_mut())
             .zip(key.iter_mut())
+            .zip(net.iter_mut())
             .zip(fate.iter_mut())
         {
             rx_bytes += pkt.len() as u64;
-            match prism_wire::parse_frame_into(pkt.data(), pkt.port, info) {
-                Ok(()) if need_key => *key = Key::from_flow(&info.key),
-                Ok(()) => {}
-                Err(m) => *fate = Fate::Drop(NO_NET, DropReason::Parse(m)),
+            if let Err(m) = prism_wire::parse_frame_into(pkt.data(), pkt.port, info) {
+                *fate = Fate::Drop(NO_NET, DropReason::Parse(m));
+                continue;
+            }
+            if let Some(w) = wan
+                && w.is_wan(pkt.port)
+            {
+                match crate::wan::terminate(w, pkt, info) {
+                    Ok(id) => *net = id,
+                    Err(r) => {
+                        *fate = Fate::Drop(NO_NET, r);
+                        continue;
+                    }
+                }
+            }
+            if need_key {
+                *key = Key::from_flow(&info.key);
             }
         }
         self.counters.rx_packets += n as u64;
@@ -309,9 +325,13 @@ impl Pipeline {
                     continue;
                 }
                 seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
-                let id = match dp.mapping.network(info.key.dst_ip, key) {
-                    Some(n) => n as u16,
-                    None => dp.default_network.unwrap_or(NO_NET),
+                let id = if *net != NO_NET {
+                    *net // terminated on the WAN side
+                } else {
+                    match dp.mapping.network(info.key.dst_ip, key) {
+                        Some(n) => n as u16,
+                        None => dp.default_network.unwrap_or(NO_NET),
+                    }
                 };
                 let Some(network) = dp.fast(id) else {
                     *fate = Fate::Drop(NO_NET, DropReason::Map(MapDrop::NoNetwork));
@@ -408,7 +428,7 @@ impl Pipeline {
     /// network in hardware that is not reconfiguring.
     #[inline]
     fn whole_batch_network(&self, dp: &Dataplane, now_ns: u64) -> Option<u16> {
-        if !dp.mapping.is_empty() {
+        if !dp.mapping.is_empty() || dp.wan.any() {
             return None;
         }
         let id = dp.default_network?;

@@ -105,6 +105,7 @@ pub enum DropReason {
     Software(SoftwareDrop),
     Output(OutputDrop),
     Io(IoDrop),
+    Wan(crate::wan::WanDrop),
 }
 
 const OFF_MAP: usize = Malformed::COUNT;
@@ -114,10 +115,11 @@ const OFF_ACTION: usize = OFF_MATCH + MatchDrop::COUNT;
 const OFF_SOFTWARE: usize = OFF_ACTION + ActionDrop::COUNT;
 const OFF_OUTPUT: usize = OFF_SOFTWARE + SoftwareDrop::COUNT;
 const OFF_IO: usize = OFF_OUTPUT + OutputDrop::COUNT;
+const OFF_WAN: usize = OFF_IO + IoDrop::COUNT;
 
 impl DropReason {
     /// Number of distinct reasons over all stages.
-    pub const COUNT: usize = OFF_IO + IoDrop::COUNT;
+    pub const COUNT: usize = OFF_WAN + crate::wan::WanDrop::COUNT;
 
     #[inline]
     pub const fn index(self) -> usize {
@@ -130,6 +132,7 @@ impl DropReason {
             DropReason::Software(r) => OFF_SOFTWARE + r.index(),
             DropReason::Output(r) => OFF_OUTPUT + r.index(),
             DropReason::Io(r) => OFF_IO + r.index(),
+            DropReason::Wan(r) => OFF_WAN + r.index(),
         }
     }
 
@@ -143,6 +146,7 @@ impl DropReason {
             DropReason::Software(_) => "software",
             DropReason::Output(_) => "output",
             DropReason::Io(_) => "io",
+            DropReason::Wan(_) => "wan",
         }
     }
 
@@ -156,6 +160,7 @@ impl DropReason {
             DropReason::Software(r) => r.as_str(),
             DropReason::Output(r) => r.as_str(),
             DropReason::Io(r) => r.as_str(),
+            DropReason::Wan(r) => r.as_str(),
         }
     }
 
@@ -171,6 +176,7 @@ impl DropReason {
             .chain(SoftwareDrop::ALL.iter().map(|r| DropReason::Software(*r)))
             .chain(OutputDrop::ALL.iter().map(|r| DropReason::Output(*r)))
             .chain(IoDrop::ALL.iter().map(|r| DropReason::Io(*r)))
+            .chain(crate::wan::WanDrop::ALL.iter().map(|r| DropReason::Wan(*r)))
     }
 }
 

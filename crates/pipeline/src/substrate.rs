@@ -93,6 +93,19 @@ pub struct NetworkSpec {
     /// A dedicated channel 0..=2, or `None` for the shared channel 3.
     pub software_channel: Option<u8>,
     pub quantum: u32,
+    /// IPIP tunnels arriving on a WAN port that belong to this network
+    /// ([`crate::wan`]).
+    pub tunnels: Vec<TunnelSpec>,
+}
+
+/// A tunnel into a network from the wide area: IPIP from `src` to `dst`
+/// arriving on a WAN port is this network's, decapsulated and tagged with
+/// `vlan` (if any).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TunnelSpec {
+    pub src: prism_wire::Ipv4Address,
+    pub dst: prism_wire::Ipv4Address,
+    pub vlan: Option<u16>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -124,6 +137,15 @@ pub enum SubstrateError {
     },
     #[error("network `{network}`: {source}")]
     Table { network: String, source: LpmError },
+    #[error("network `{network}`: the tunnel {src} → {dst} is already `{owner}`'s")]
+    TunnelTaken {
+        network: String,
+        src: prism_wire::Ipv4Address,
+        dst: prism_wire::Ipv4Address,
+        owner: String,
+    },
+    #[error("port {port} does not exist (the substrate has ports 0..{ports})")]
+    NoSuchPort { port: u16, ports: u16 },
     #[error("the substrate holds at most 65535 networks")]
     TooManyNetworks,
 }
@@ -142,6 +164,8 @@ pub struct Substrate {
     index: std::collections::HashMap<String, u16>,
     /// Mapping rules over all networks (the design-select table's size).
     mapping_rules: usize,
+    /// The ports that face the wide area ([`crate::wan`]).
+    wan_ports: Vec<u16>,
     /// While set, changes are not published (a scenario loading many
     /// networks publishes once at the end: `Self::batch`).
     deferred: bool,
@@ -159,6 +183,7 @@ impl Substrate {
             published: Arc::new(ArcSwap::from_pointee(Dataplane::empty(ports))),
             index: std::collections::HashMap::new(),
             mapping_rules: 0,
+            wan_ports: Vec::new(),
             deferred: false,
         }
     }
@@ -187,6 +212,24 @@ impl Substrate {
 
     pub fn ports(&self) -> u16 {
         self.ports
+    }
+
+    /// Makes `ports` the node's WAN ports: what arrives on them goes
+    /// through the WAN side's termination, never the mapping table.
+    pub fn set_wan_ports(&mut self, ports: &[u16]) -> Result<(), SubstrateError> {
+        if let Some(&port) = ports.iter().find(|p| **p >= self.ports) {
+            return Err(SubstrateError::NoSuchPort {
+                port,
+                ports: self.ports,
+            });
+        }
+        self.wan_ports = ports.to_vec();
+        self.publish();
+        Ok(())
+    }
+
+    pub fn wan_ports(&self) -> &[u16] {
+        &self.wan_ports
     }
 
     pub fn id(&self, name: &str) -> Option<u16> {
@@ -222,6 +265,18 @@ impl Substrate {
                 return Err(SubstrateError::BadChannel {
                     network: spec.name.clone(),
                     channel: c,
+                });
+            }
+        }
+        for t in &spec.tunnels {
+            if let Some((_, owner)) = self.networks().find(|(_, s)| {
+                s.name != spec.name && s.tunnels.iter().any(|o| (o.src, o.dst) == (t.src, t.dst))
+            }) {
+                return Err(SubstrateError::TunnelTaken {
+                    network: spec.name.clone(),
+                    src: t.src,
+                    dst: t.dst,
+                    owner: owner.name.clone(),
                 });
             }
         }
@@ -473,13 +528,25 @@ impl Substrate {
                 })
             })
             .collect();
+        let tunnels = self.networks().flat_map(|(id, spec)| {
+            spec.tunnels.iter().map(move |t| {
+                (
+                    u32::from_be_bytes(t.src.0),
+                    u32::from_be_bytes(t.dst.0),
+                    id,
+                    t.vlan.unwrap_or(0),
+                )
+            })
+        });
+        let wan = crate::wan::WanTable::new(self.ports, &self.wan_ports, tunnels);
         let dp = Dataplane::new(
             self.generation,
             self.ports,
             mapping,
             self.default_network,
             networks,
-        );
+        )
+        .with_wan(wan);
         self.published.store(Arc::new(dp));
     }
 }

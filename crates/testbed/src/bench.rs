@@ -477,6 +477,7 @@ fn bgp_substrate(prefixes: &[prism_tables::Ipv4Prefix]) -> Result<Substrate> {
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
+        tunnels: Vec::new(),
     };
     s.add_network(spec)?;
     s.set_default_network(Some("internet"))?;

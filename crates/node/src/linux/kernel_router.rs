@@ -186,6 +186,7 @@ mod tests {
             rate_limit: None,
             software_channel: None,
             quantum: 1514,
+            tunnels: Vec::new(),
         }
     }
     fn to(port: u16) -> Action {

@@ -76,6 +76,7 @@ fn net(
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
+        tunnels: Vec::new(),
     }
 }
 

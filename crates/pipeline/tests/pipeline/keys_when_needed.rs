@@ -34,6 +34,7 @@ fn network(name: &str, forwarding: ForwardingSpec) -> NetworkSpec {
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
+        tunnels: Vec::new(),
     }
 }
 

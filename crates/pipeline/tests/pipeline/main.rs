@@ -10,3 +10,4 @@ mod hop_fast_path;
 mod keys_when_needed;
 mod reconfiguration;
 mod routed_batch;
+mod wan;

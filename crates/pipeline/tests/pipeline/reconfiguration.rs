@@ -48,6 +48,7 @@ fn spec(name: &str, vid: u16, flow: bool, tier: Tier) -> NetworkSpec {
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
+        tunnels: Vec::new(),
     }
 }
 

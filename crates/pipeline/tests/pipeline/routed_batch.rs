@@ -82,6 +82,7 @@ fn substrate(rule: bool, big: bool) -> Substrate {
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
+        tunnels: Vec::new(),
     })
     .unwrap();
     s.set_default_network(Some("n")).unwrap();

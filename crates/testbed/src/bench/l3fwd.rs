@@ -47,6 +47,7 @@ pub fn substrate(routes: &[Ipv4Prefix]) -> Result<Substrate> {
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
+        tunnels: Vec::new(),
     })?;
     s.set_default_network(Some("l3fwd"))?;
     Ok(s)

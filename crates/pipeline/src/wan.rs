@@ -1,0 +1,146 @@
+//! The WAN side of a node: the substrate's IPIP termination on the node's
+//! uplink to the wide area (paper 002 §5, Fig. 7; paper 003 §3.3's IPIP
+//! layer-3 virtualization, across nodes).
+//!
+//! In: a parsed frame that arrived on a WAN port. Out: the network it
+//! belongs to, with the frame decapsulated (any WAN VLAN tags and the
+//! outer IPv4 header removed) and tagged with that network's VLAN, as if it
+//! had arrived on the network's own side; or a named drop. A frame on a WAN
+//! port never reaches the design-select table or the default network:
+//! what no tunnel claims is dropped, so nothing from the wide area enters a
+//! network it was not sent to.
+//!
+//! Config: every network's tunnels, `(outer source, outer destination) →
+//! (network, VLAN)`, exact match, one per pair across the node
+//! ([`crate::Substrate`] refuses a second claim). The controller gives each
+//! part of a network spanning nodes its own tunnel source address, so two
+//! experiments between the same two nodes on the same inner addresses stay
+//! apart.
+
+use crate::packet::Packet;
+use crate::reasons::DropReason;
+use prism_wire::{PacketInfo, ethertype, reasons, vlan};
+
+reasons! {
+    /// The WAN side (frames arriving on a WAN port).
+    WanDrop {
+        /// IPIP whose outer source and destination are no network's tunnel
+        /// (a node that holds no part of it, a released part, a spoofer).
+        UnknownTunnel => "unknown-tunnel",
+        /// An 802.1ad (Q-in-Q) frame whose S-tag is no bridged experiment's.
+        UnknownSTag => "unknown-s-tag",
+        /// IPv4 that is not a tunnel: to no leased public address.
+        NotLeased => "not-leased",
+        /// Anything else (ARP, other EtherTypes): nothing on the WAN side
+        /// answers it.
+        Unexpected => "unexpected",
+    }
+}
+
+/// One tunnel's key: outer source in the high 32 bits, destination low.
+fn key(src: u32, dst: u32) -> u64 {
+    (u64::from(src) << 32) | u64::from(dst)
+}
+
+/// The WAN side's table, part of the published data plane.
+#[derive(Debug, Clone, Default)]
+pub struct WanTable {
+    /// Per port: is it a WAN port.
+    wan_port: Vec<bool>,
+    /// Sorted by key: (key, network id, VLAN to push or 0).
+    tunnels: Vec<(u64, u16, u16)>,
+}
+
+impl WanTable {
+    /// `wan_ports`: the ports that face the wide area; `tunnels`: (outer
+    /// source, outer destination, network id, VLAN or 0). A pair given twice
+    /// keeps its first network (the substrate refuses that before).
+    pub fn new(
+        ports: u16,
+        wan_ports: &[u16],
+        tunnels: impl IntoIterator<Item = (u32, u32, u16, u16)>,
+    ) -> Self {
+        let mut wan_port = vec![false; usize::from(ports)];
+        for p in wan_ports {
+            if let Some(w) = wan_port.get_mut(usize::from(*p)) {
+                *w = true;
+            }
+        }
+        let mut tunnels: Vec<_> = tunnels
+            .into_iter()
+            .map(|(s, d, net, vid)| (key(s, d), net, vid))
+            .collect();
+        tunnels.sort_by_key(|t| t.0);
+        tunnels.dedup_by_key(|t| t.0);
+        Self { wan_port, tunnels }
+    }
+
+    /// Whether the node has a WAN port at all.
+    #[inline]
+    pub fn any(&self) -> bool {
+        self.wan_port.iter().any(|w| *w)
+    }
+
+    #[inline(always)]
+    pub fn is_wan(&self, port: u16) -> bool {
+        self.wan_port
+            .get(usize::from(port))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// The network and VLAN of tunnel `src → dst`.
+    pub fn tunnel(&self, src: u32, dst: u32) -> Option<(u16, u16)> {
+        let k = key(src, dst);
+        self.tunnels
+            .binary_search_by_key(&k, |t| t.0)
+            .ok()
+            .map(|i| (self.tunnels[i].1, self.tunnels[i].2))
+    }
+
+    pub fn tunnels(&self) -> usize {
+        self.tunnels.len()
+    }
+}
+
+/// Terminates a frame that arrived on a WAN port (see the module text):
+/// `Ok(network)` with `pkt` rewritten and `info` parsed again, or the drop.
+pub fn terminate(t: &WanTable, pkt: &mut Packet, info: &mut PacketInfo) -> Result<u16, DropReason> {
+    let outer_tpid = pkt
+        .data()
+        .get(12..14)
+        .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]));
+    if outer_tpid == ethertype::QINQ {
+        return Err(DropReason::Wan(WanDrop::UnknownSTag));
+    }
+    if !info.is_ipv4() {
+        return Err(DropReason::Wan(WanDrop::Unexpected));
+    }
+    if !info.is_ipip() {
+        return Err(DropReason::Wan(WanDrop::NotLeased));
+    }
+    let Some((net, vid)) = t.tunnel(info.key.src_ip, info.key.dst_ip) else {
+        return Err(DropReason::Wan(WanDrop::UnknownTunnel));
+    };
+    // Outer header off, then the WAN's own tags: the frame becomes
+    // Ethernet + inner IPv4, as the network's side would carry it.
+    let l3 = usize::from(info.l3_offset);
+    pkt.truncate(usize::from(info.l3_end));
+    pkt.remove_gap(l3, usize::from(info.inner_l3_offset) - l3);
+    let tags = usize::from(info.vlan_tags) * vlan::TAG_LEN;
+    if tags > 0 {
+        pkt.remove_gap(12, tags);
+    }
+    let d = pkt.data_mut();
+    d[12..14].copy_from_slice(&ethertype::IPV4.to_be_bytes());
+    if vid != 0 {
+        if !pkt.insert_gap(12, vlan::TAG_LEN) {
+            return Err(DropReason::Action(crate::reasons::ActionDrop::NoHeadroom));
+        }
+        let d = pkt.data_mut();
+        d[12..14].copy_from_slice(&ethertype::VLAN.to_be_bytes());
+        d[14..16].copy_from_slice(&(vid & 0x0fff).to_be_bytes());
+    }
+    prism_wire::parse_frame_into(pkt.data(), pkt.port, info).map_err(DropReason::Parse)?;
+    Ok(net)
+}
