@@ -63,8 +63,8 @@ pub struct AuditEntry {
 /// A node operation recorded before it starts.
 #[derive(Debug, Clone)]
 pub(crate) struct OpRecord {
-    pub id: String,
-    pub node: String,
+    /// (operation id, node id): one per node the booking is on.
+    pub steps: Vec<(String, String)>,
 }
 
 impl Controller {
@@ -103,19 +103,27 @@ impl Controller {
         b: &Booking,
         kind: &str,
     ) -> Result<Option<OpRecord>> {
-        let Some(node) = b.ids.node.clone() else {
+        let mut nodes = self.part_nodes(&mut **tx, &b.id).await?;
+        if nodes.is_empty() {
+            nodes.extend(b.ids.node.clone());
+        }
+        if nodes.is_empty() {
             return Ok(None);
-        };
-        let id = secrets::new_id();
-        sqlx::query("INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) VALUES ($1, $2, $3, $4, 'started', $5)")
-            .bind(&id)
-            .bind(&b.id)
-            .bind(&node)
-            .bind(kind)
-            .bind(self.now_ms())
-            .execute(&mut **tx)
-            .await?;
-        Ok(Some(OpRecord { id, node }))
+        }
+        let mut steps = Vec::new();
+        for node in nodes {
+            let id = secrets::new_id();
+            sqlx::query("INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) VALUES ($1, $2, $3, $4, 'started', $5)")
+                .bind(&id)
+                .bind(&b.id)
+                .bind(&node)
+                .bind(kind)
+                .bind(self.now_ms())
+                .execute(&mut **tx)
+                .await?;
+            steps.push((id, node));
+        }
+        Ok(Some(OpRecord { steps }))
     }
 
     /// Carries out a recorded operation: the node converges to its desired
@@ -124,12 +132,14 @@ impl Controller {
     /// node took it.
     pub(crate) async fn finish_operation(&self, op: Option<OpRecord>) -> Result<()> {
         let Some(op) = op else { return Ok(()) };
-        self.reconcile_node(&op.node).await;
-        sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE id = $1")
-            .bind(&op.id)
-            .bind(self.now_ms())
-            .execute(&self.pool)
-            .await?;
+        for (id, node) in &op.steps {
+            self.reconcile_node(node).await;
+            sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE id = $1")
+                .bind(id)
+                .bind(self.now_ms())
+                .execute(&self.pool)
+                .await?;
+        }
         Ok(())
     }
 

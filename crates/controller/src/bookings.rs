@@ -10,7 +10,7 @@ use crate::model::{
     Action, AllocationState, Booking, BookingIds, BookingRequest, OperationalState, Page, Renewed,
     node_doc, node_network_name,
 };
-use crate::nodes::tier_name;
+use crate::nodes::{Placement, tier_name};
 use crate::registry::{self, NETWORK, VLAN};
 use crate::secrets;
 use crate::service::Controller;
@@ -48,6 +48,7 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
         expires_ms: r.try_get("expires_ms")?,
         released_ms: r.try_get("released_ms")?,
         spec: serde_json::from_str(&r.try_get::<String, _>("spec")?).unwrap_or_default(),
+        parts: Vec::new(),
         ids: BookingIds {
             user: r.try_get("user_id")?,
             project: r.try_get("project_id")?,
@@ -55,6 +56,22 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
             lease_s: r.try_get("lease_s")?,
         },
     })
+}
+
+/// The tier a network booking asks for (`hardware`, `software`, `auto`);
+/// for another type, its spec checked against the type's schema and "".
+fn asked_tier(compiled: &crate::model::Compiled, spec: &serde_json::Value) -> Result<String> {
+    match compiled.t.name.as_str() {
+        NETWORK => match spec.get("tier").and_then(|t| t.as_str()) {
+            Some(t @ ("hardware" | "software" | "auto")) => Ok(t.to_string()),
+            _ => Err(Error::invalid("`hardware`, `software` or `auto`").with_field("spec.tier")),
+        },
+        VLAN if !spec.as_object().is_some_and(|o| o.is_empty()) => {
+            Err(Error::invalid("a `vlan` booking takes no parameters: {}").with_field("spec"))
+        }
+        VLAN => Ok(String::new()),
+        _ => registry::check_spec(compiled, spec).map(|()| String::new()),
+    }
 }
 
 /// Hours, rounded up, of `ms`.
@@ -72,7 +89,14 @@ impl Controller {
         .fetch_optional(&self.pool)
         .await?
         .ok_or_else(|| Error::not_found(format!("booking `{id}`")))?;
-        booking_of(&r)
+        let mut b = booking_of(&r)?;
+        b.parts = self
+            .parts(&self.pool, id)
+            .await?
+            .iter()
+            .map(|p| p.view())
+            .collect();
+        Ok(b)
     }
 
     pub(crate) async fn booking_tx_row(&self, tx: &mut Tx, id: &str) -> Result<Booking> {
@@ -80,7 +104,14 @@ impl Controller {
             .bind(id)
             .fetch_one(&mut **tx)
             .await?;
-        booking_of(&r)
+        let mut b = booking_of(&r)?;
+        b.parts = self
+            .parts(&mut **tx, id)
+            .await?
+            .iter()
+            .map(|p| p.view())
+            .collect();
+        Ok(b)
     }
 
     pub async fn get_booking(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
@@ -160,6 +191,12 @@ impl Controller {
             .with_field("lease_s"));
         }
         let is_net = rtype.name == NETWORK;
+        if !r.parts.is_empty() {
+            if !is_net {
+                return Err(Error::invalid("only a network spans nodes").with_field("parts"));
+            }
+            crate::span::check_parts(&r.parts, &r.spec)?;
+        }
         if is_net && !(1..=100_000).contains(&r.bandwidth_mbps) {
             return Err(Error::invalid("1 to 100000 Mbit/s").with_field("bandwidth_mbps"));
         }
@@ -169,24 +206,7 @@ impl Controller {
                     .with_field("bandwidth_mbps"),
             );
         }
-        let asked_tier =
-            if is_net {
-                match r.spec.get("tier").and_then(|t| t.as_str()) {
-                    Some(t @ ("hardware" | "software" | "auto")) => t.to_string(),
-                    _ => {
-                        return Err(Error::invalid("`hardware`, `software` or `auto`")
-                            .with_field("spec.tier"));
-                    }
-                }
-            } else {
-                if rtype.name != VLAN {
-                    registry::check_spec(&compiled, &r.spec)?;
-                } else if !r.spec.as_object().is_some_and(|o| o.is_empty()) {
-                    return Err(Error::invalid("a `vlan` booking takes no parameters: {}")
-                        .with_field("spec"));
-                }
-                String::new()
-            };
+        let asked_tier = asked_tier(&compiled, &r.spec)?;
         let id = secrets::new_id();
         let now = self.now_ms();
         let mut tx = db::booking_tx(&self.pool).await?;
@@ -217,10 +237,13 @@ impl Controller {
             lease_s,
         )
         .await?;
-        let placement = if is_net {
-            Some(self.place(&mut tx, &asked_tier, r.bandwidth_mbps).await?)
-        } else {
-            None
+        let placement = match is_net {
+            true if !r.parts.is_empty() => Some(
+                self.span_place(&mut tx, &r.parts, &asked_tier, r.bandwidth_mbps)
+                    .await?,
+            ),
+            true => Some(self.place(&mut tx, &asked_tier, r.bandwidth_mbps).await?),
+            false => None,
         };
         let tier = placement.as_ref().map(|pl| tier_name(pl.tier));
         if is_net && explicit.is_none() {
@@ -232,16 +255,6 @@ impl Controller {
         } else {
             None
         };
-        if let (Some(pl), Some(v)) = (&placement, vlan) {
-            let doc = node_doc(
-                &r.spec,
-                &node_network_name(&id),
-                tier_name(pl.tier),
-                v,
-                r.bandwidth_mbps,
-            )?;
-            prism_netdoc::compile(&doc, &pl.node.ports).map_err(Error::from)?;
-        }
         sqlx::query("INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13)")
             .bind(&id)
             .bind(&m.project_id)
@@ -266,7 +279,11 @@ impl Controller {
                 .execute(&mut *tx)
                 .await?;
         }
+        if !r.parts.is_empty() {
+            self.record_parts(&mut tx, &id, &r.parts).await?;
+        }
         let b = self.booking_tx_row(&mut tx, &id).await?;
+        self.check_docs(&mut tx, &b, placement.as_ref()).await?;
         self.account(&mut tx, "allocate", &b, &m.project_id, &p.user_id)
             .await?;
         tx.commit().await?;
@@ -274,6 +291,41 @@ impl Controller {
             return self.provision(p, project, &id).await;
         }
         Ok(b)
+    }
+
+    /// Compiles the documents booking `b` becomes on its node or nodes,
+    /// as each node would: a refusal is the booker's, located, and the
+    /// transaction is not committed.
+    async fn check_docs(&self, tx: &mut Tx, b: &Booking, pl: Option<&Placement>) -> Result<()> {
+        let (Some(pl), Some(v)) = (pl, b.vlan) else {
+            return Ok(());
+        };
+        let tier = tier_name(pl.tier);
+        if b.parts.is_empty() {
+            let doc = node_doc(
+                &b.spec,
+                &node_network_name(&b.id),
+                tier,
+                v,
+                b.bandwidth_mbps,
+            )?;
+            prism_netdoc::compile(&doc, &pl.node.ports).map_err(Error::from)?;
+            return Ok(());
+        }
+        let parts = self.parts(&mut **tx, &b.id).await?;
+        for (i, part) in parts.iter().enumerate() {
+            let ports = self.node_ports(tx, &part.node_id).await?;
+            if let Some(doc) = crate::span::part_doc(b, &parts, i)? {
+                prism_netdoc::compile(&doc, &ports).map_err(|e| {
+                    Error::invalid(format!(
+                        "on node `{}`: {}: {}",
+                        part.node, e.field, e.message
+                    ))
+                    .with_field(format!("parts[{i}]"))
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// The lowest VLAN of the pool no booking holds.
@@ -440,9 +492,15 @@ impl Controller {
         self.booking_in(&m, id).await
     }
 
+    /// A new generation for every node booking `b` is on (a spanning
+    /// network's parts' nodes, else its node).
     pub(crate) async fn bump_generation(&self, tx: &mut Tx, b: &Booking) -> Result<()> {
-        if let Some(node) = &b.node {
-            sqlx::query("UPDATE nodes SET generation = generation + 1 WHERE name = $1")
+        let mut nodes = self.part_nodes(&mut **tx, &b.id).await?;
+        if nodes.is_empty() {
+            nodes.extend(b.ids.node.clone());
+        }
+        for node in nodes {
+            sqlx::query("UPDATE nodes SET generation = generation + 1 WHERE id = $1")
                 .bind(node)
                 .execute(&mut **tx)
                 .await?;

@@ -20,6 +20,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "node keys",
         include_str!("../migrations/0002_node_keys.sql"),
     ),
+    (3, "wan", include_str!("../migrations/0003_wan.sql")),
 ];
 
 /// Which engine a URL names.

@@ -149,6 +149,19 @@ impl Controller {
     /// Registers the node or marks it up. A new node, a restarted one
     /// (another boot id), one that moved or one behind its desired state
     /// is reconciled at once, in the background.
+    /// In the background: every node when this one's WAN side moved (the
+    /// other parts of its spanning networks tunnel to it anew), else this
+    /// one if `behind`.
+    fn reconcile_after_heartbeat(&self, id: &str, wan_moved: bool, behind: bool) {
+        let c = self.clone();
+        let id = id.to_string();
+        if wan_moved {
+            tokio::spawn(async move { c.reconcile_all().await });
+        } else if behind {
+            tokio::spawn(async move { c.reconcile_node(&id).await });
+        }
+    }
+
     pub async fn heartbeat(&self, caller: &NodeCaller, h: Heartbeat) -> Result<HeartbeatAnswer> {
         if h.name != caller.node {
             return Err(Error::forbidden(format!(
@@ -222,6 +235,7 @@ impl Controller {
                 (id, false, moved || rebooted, generation, applied)
             }
         };
+        let wan_moved = self.record_wan(&mut tx, &id, h.info.wan.as_ref()).await?;
         sqlx::query("UPDATE node_keys SET last_used_ms = $2 WHERE id = $1")
             .bind(&caller.key_id)
             .bind(now)
@@ -238,13 +252,7 @@ impl Controller {
         // A node that holds less than it reached (its state forgotten:
         // `--fresh`, a new disk) is sent its desired state again.
         let forgot = i64::try_from(h.info.desired_generation).unwrap_or(i64::MAX) < applied;
-        if changed || applied < generation || forgot {
-            let c = self.clone();
-            let id = id.clone();
-            tokio::spawn(async move {
-                c.reconcile_node(&id).await;
-            });
-        }
+        self.reconcile_after_heartbeat(&id, wan_moved, changed || applied < generation || forgot);
         Ok(HeartbeatAnswer {
             node_id: id,
             registered,

@@ -32,6 +32,7 @@ mod release;
 mod secrets;
 mod service;
 pub mod session;
+mod span;
 
 pub use accounting::{AuditEntry, UsageLine, UsageReport};
 pub use authz::{Operation, Principal};
@@ -48,7 +49,8 @@ pub use identity::{
 };
 pub use model::{
     Action, ActionRequest, AllocationState, Booking, BookingRequest, GenericOp, NODE_PREFIX,
-    OperationalState, Page, RenewRequest, Renewed, ResourceType, Role, node_network_name,
+    OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType, Role,
+    node_network_name,
 };
 pub use nodes::{NodeRequest, NodeView};
 pub use projects::{
@@ -56,4 +58,5 @@ pub use projects::{
 };
 pub use quota::{QuotaUse, QuotaView};
 pub use reconcile::Converged;
-pub use service::{Controller, Settings};
+pub use service::{Controller, Settings, TUNNEL_POOL};
+pub use span::MAX_PARTS;

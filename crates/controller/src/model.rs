@@ -97,6 +97,9 @@ pub struct Booking {
     pub released_ms: Option<i64>,
     /// The resource's parameters (for a network, its document as asked).
     pub spec: serde_json::Value,
+    /// A network spanning nodes: its parts (`node` is the first part's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartView>,
     /// Internal ids (not in the API): the booker's, the project's, the node's;
     /// and the lease asked for, which provisioning starts.
     #[serde(skip)]
@@ -130,10 +133,51 @@ pub struct BookingRequest {
     /// Apply it to a node now (allocate and provision in one call).
     #[serde(default)]
     pub provision: bool,
+    /// A network spanning nodes over the wide area: one part per node
+    /// (docs/wan.md); none for a network on one node placed by the controller.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartRequest>,
+}
+
+impl BookingRequest {
+    /// A network on one node placed by the controller, allocated only
+    /// (`provision` to apply it at once), with the service level's lease.
+    pub fn network(name: impl Into<String>, spec: serde_json::Value, bandwidth_mbps: i64) -> Self {
+        Self {
+            name: name.into(),
+            resource_type: network_type(),
+            spec,
+            bandwidth_mbps,
+            lease_s: None,
+            provision: false,
+            parts: Vec::new(),
+        }
+    }
 }
 
 fn network_type() -> String {
     "network".into()
+}
+
+/// A part of a network that spans nodes, as asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PartRequest {
+    /// The node's name.
+    pub node: String,
+    /// The part's own routes (the network document's `route` entries):
+    /// their prefixes are what the other parts send to this one.
+    pub route: Vec<prism_netdoc::RouteDoc>,
+}
+
+/// A part of a booked network.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PartView {
+    pub node: String,
+    /// The prefixes the other parts route to it.
+    pub prefixes: Vec<String>,
+    /// Its tunnel source address on the wide area.
+    pub tunnel: String,
 }
 
 /// A renewal: a new end, in seconds from now.

@@ -52,6 +52,9 @@ pub struct NodeView {
     pub up: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// Its uplink to the wide area, as it reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wan: Option<prism_node_api::WanInfo>,
     /// Booked on it: hardware slots, and Mbit/s per tier.
     pub used_slots: i64,
     pub used_hw_mbps: i64,
@@ -93,6 +96,14 @@ pub(crate) struct Placement {
     pub node: NodeRow,
     pub tier: Tier,
 }
+
+/// What is booked on node `$1`: (tier, Mbit/s) of its own networks and
+/// of the parts of spanning networks placed on it.
+pub(crate) const NODE_LOAD: &str = "SELECT b.tier, b.bandwidth_mbps FROM bookings b \
+     WHERE b.node_id = $1 AND b.released_ms IS NULL \
+     AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = b.id) \
+     UNION ALL SELECT b.tier, b.bandwidth_mbps FROM booking_parts p \
+     JOIN bookings b ON b.id = p.booking_id WHERE p.node_id = $1 AND b.released_ms IS NULL";
 
 pub(crate) fn tier_name(t: Tier) -> &'static str {
     match t {
@@ -145,6 +156,9 @@ impl Controller {
                     e.into()
                 }
             })?;
+        let mut tx = self.pool.begin().await?;
+        self.record_wan(&mut tx, &id, info.wan.as_ref()).await?;
+        tx.commit().await?;
         self.reconcile_node(&id).await;
         self.node_view(&id).await
     }
@@ -168,12 +182,12 @@ impl Controller {
             .await?
             .ok_or_else(|| Error::not_found("such node"))?;
         let n = node_row(&r)?;
-        let u = sqlx::query(
+        let u = sqlx::query(&format!(
             "SELECT CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN 1 ELSE 0 END), 0) AS BIGINT), \
              CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN bandwidth_mbps ELSE 0 END), 0) AS BIGINT), \
              CAST(COALESCE(SUM(CASE WHEN tier = 'software' THEN bandwidth_mbps ELSE 0 END), 0) AS BIGINT) \
-             FROM bookings WHERE node_id = $1 AND released_ms IS NULL",
-        )
+             FROM ({NODE_LOAD}) AS load"
+        ))
         .bind(id)
         .fetch_one(&self.pool)
         .await?;
@@ -191,10 +205,66 @@ impl Controller {
             applied_generation: r.try_get("applied_generation")?,
             last_seen_ms: n.last_seen_ms,
             last_error: r.try_get("last_error")?,
+            wan: r
+                .try_get::<Option<String>, _>("wan")?
+                .and_then(|w| serde_json::from_str(&w).ok()),
             used_slots: u.try_get(0)?,
             used_hw_mbps: u.try_get(1)?,
             used_sw_mbps: u.try_get(2)?,
         })
+    }
+
+    /// Whether `mbps` in `tier` (`auto`: the placement library's
+    /// admission, software first) fits on node `n`: the tier it would take
+    /// and that tier's load before it, or `None`.
+    pub(crate) async fn node_fit(
+        &self,
+        tx: &mut crate::db::Tx,
+        n: &NodeRow,
+        tier: &str,
+        mbps: i64,
+    ) -> Result<Option<(f64, Tier)>> {
+        let mut s = State::new(Capacity {
+            hw_regions: n.slots.max(0) as usize,
+            hw_mbps: n.hw_mbps as f64,
+            sw_mbps: n.sw_mbps as f64,
+            ..Capacity::PAPER
+        });
+        let booked = sqlx::query(NODE_LOAD)
+            .bind(&n.id)
+            .fetch_all(&mut **tx)
+            .await?;
+        for (i, b) in booked.iter().enumerate() {
+            let t = match b.try_get::<Option<String>, _>(0)?.as_deref() {
+                Some("hardware") => Tier::Hardware,
+                _ => Tier::Software,
+            };
+            s.place(i as u64, t, b.try_get::<i64, _>(1)? as f64);
+        }
+        let want = mbps as f64;
+        let chosen = match tier {
+            "hardware" => s.fits(Tier::Hardware, want, true).then_some(Tier::Hardware),
+            "software" => s
+                .fits(Tier::Software, want, false)
+                .then_some(Tier::Software),
+            _ => match NoMigration.decide(
+                &mut s.clone(),
+                Request::Add {
+                    id: u64::MAX,
+                    mbps: want,
+                },
+            ) {
+                Decision::Added { tier, .. } => Some(tier),
+                _ => None,
+            },
+        };
+        Ok(chosen.map(|t| {
+            let cap = match t {
+                Tier::Hardware => n.hw_mbps as f64,
+                Tier::Software => n.sw_mbps as f64,
+            };
+            (if cap > 0.0 { s.used(t) / cap } else { 1.0 }, t)
+        }))
     }
 
     /// Chooses a node and tier for `mbps` in `tier` (`auto`: the
@@ -219,49 +289,10 @@ impl Controller {
                 continue;
             }
             any_up = true;
-            let mut s = State::new(Capacity {
-                hw_regions: n.slots.max(0) as usize,
-                hw_mbps: n.hw_mbps as f64,
-                sw_mbps: n.sw_mbps as f64,
-                ..Capacity::PAPER
-            });
-            let booked = sqlx::query("SELECT tier, bandwidth_mbps FROM bookings WHERE node_id = $1 AND released_ms IS NULL")
-                .bind(&n.id)
-                .fetch_all(&mut **tx)
-                .await?;
-            for (i, b) in booked.iter().enumerate() {
-                let t = match b.try_get::<Option<String>, _>(0)?.as_deref() {
-                    Some("hardware") => Tier::Hardware,
-                    _ => Tier::Software,
-                };
-                s.place(i as u64, t, b.try_get::<i64, _>(1)? as f64);
-            }
-            let want = mbps as f64;
-            let chosen = match tier {
-                "hardware" => s.fits(Tier::Hardware, want, true).then_some(Tier::Hardware),
-                "software" => s
-                    .fits(Tier::Software, want, false)
-                    .then_some(Tier::Software),
-                _ => match NoMigration.decide(
-                    &mut s.clone(),
-                    Request::Add {
-                        id: u64::MAX,
-                        mbps: want,
-                    },
-                ) {
-                    Decision::Added { tier, .. } => Some(tier),
-                    _ => None,
-                },
-            };
-            if let Some(t) = chosen {
-                let cap = match t {
-                    Tier::Hardware => n.hw_mbps as f64,
-                    Tier::Software => n.sw_mbps as f64,
-                };
-                let load = if cap > 0.0 { s.used(t) / cap } else { 1.0 };
-                if best.as_ref().is_none_or(|(l, _)| load < *l) {
-                    best = Some((load, Placement { node: n, tier: t }));
-                }
+            if let Some((load, t)) = self.node_fit(tx, &n, tier, mbps).await?
+                && best.as_ref().is_none_or(|(l, _)| load < *l)
+            {
+                best = Some((load, Placement { node: n, tier: t }));
             }
         }
         best.map(|(_, p)| p).ok_or_else(|| {

@@ -138,8 +138,10 @@ impl Controller {
     /// The node's desired networks: (booking, document), by network name.
     async fn desired_networks(&self, id: &str) -> Result<Vec<(String, NetworkDoc)>> {
         let rows = sqlx::query(&format!(
-            "{BOOKING_SELECT} WHERE b.node_id = $1 AND b.allocation_state = 'provisioned' \
-             AND b.released_ms IS NULL AND b.operational_state <> 'stopped'"
+            "{BOOKING_SELECT} WHERE b.allocation_state = 'provisioned' \
+             AND b.released_ms IS NULL AND b.operational_state <> 'stopped' AND \
+             ((b.node_id = $1 AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = b.id)) \
+              OR b.id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1))"
         ))
         .bind(id)
         .fetch_all(&self.pool)
@@ -148,13 +150,22 @@ impl Controller {
         for r in &rows {
             let b = booking_of(r)?;
             let name = node_network_name(&b.id);
-            let doc = node_doc(
-                &b.spec,
-                &name,
-                b.tier.as_deref().unwrap_or("software"),
-                b.vlan.unwrap_or(0),
-                b.bandwidth_mbps,
-            )?;
+            let parts = self.parts(&self.pool, &b.id).await?;
+            let doc = match parts.iter().position(|p| p.node_id == id) {
+                // A part waits for every node of its network to report
+                // its WAN side.
+                Some(i) => match crate::span::part_doc(&b, &parts, i)? {
+                    Some(doc) => doc,
+                    None => continue,
+                },
+                None => node_doc(
+                    &b.spec,
+                    &name,
+                    b.tier.as_deref().unwrap_or("software"),
+                    b.vlan.unwrap_or(0),
+                    b.bandwidth_mbps,
+                )?,
+            };
             desired.insert(name, (b.id, doc));
         }
         Ok(desired.into_values().collect())
@@ -181,9 +192,14 @@ impl Controller {
     ) -> Result<()> {
         let now = self.now_ms();
         let mut tx = self.pool.begin().await?;
+        // A spanning network is ready when its last node converges: every
+        // other part's node has reached its generation.
         for b in ready {
-            sqlx::query("UPDATE bookings SET operational_state = 'ready', op_error = NULL WHERE id = $1 AND operational_state <> 'stopped' AND released_ms IS NULL")
+            sqlx::query("UPDATE bookings SET operational_state = 'ready', op_error = NULL WHERE id = $1 AND operational_state <> 'stopped' AND released_ms IS NULL \
+                 AND NOT EXISTS (SELECT 1 FROM booking_parts p JOIN nodes n ON n.id = p.node_id \
+                 WHERE p.booking_id = $1 AND p.node_id <> $2 AND n.applied_generation < n.generation)")
                 .bind(b)
+                .bind(id)
                 .execute(&mut *tx)
                 .await?;
         }

@@ -41,6 +41,7 @@ impl Controller {
             .bind(id)
             .execute(&mut *tx)
             .await?;
+        self.free_tunnels(&mut tx, id).await?;
         let mut b = cur;
         b.allocation_state = AllocationState::Unallocated;
         b.released_ms = Some(now);
@@ -60,7 +61,8 @@ impl Controller {
         const DUE: &str = "released_ms IS NULL AND expires_ms <= $1";
         let mut tx = db::booking_tx(&self.pool).await?;
         let nodes = sqlx::query(&format!(
-            "SELECT DISTINCT node_id FROM bookings WHERE {DUE} AND node_id IS NOT NULL"
+            "SELECT node_id FROM bookings WHERE {DUE} AND node_id IS NOT NULL \
+             UNION SELECT node_id FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
         ))
         .bind(now)
         .fetch_all(&mut *tx)
@@ -75,7 +77,20 @@ impl Controller {
             ),
             format!(
                 "INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) \
-             SELECT 'expire:' || id, id, node_id, 'expire', 'started', $1 FROM bookings WHERE {DUE} AND node_id IS NOT NULL"
+             SELECT 'expire:' || id, id, node_id, 'expire', 'started', $1 FROM bookings WHERE {DUE} AND node_id IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = bookings.id)"
+            ),
+            format!(
+                "INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) \
+             SELECT 'expire:' || booking_id || ':' || part, booking_id, node_id, 'expire', 'started', $1 \
+             FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
+            ),
+            format!(
+                "DELETE FROM tunnel_addresses WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
+            ),
+            format!(
+                "UPDATE nodes SET generation = generation + 1 WHERE id IN \
+             (SELECT node_id FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE}))"
             ),
             format!("DELETE FROM vlans WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"),
             format!(

@@ -24,7 +24,14 @@ pub struct Settings {
     pub rate_burst: f64,
     /// The credential nodes accept (`prism node --api-credential-file`).
     pub node_secret: Option<String>,
+    /// Where the tunnel source addresses of networks spanning nodes come
+    /// from (`crate::span`).
+    pub tunnel_pool: prism_netdoc::Prefix,
 }
+
+/// The default tunnel pool: RFC 2544's benchmarking range, never routed on
+/// the Internet.
+pub const TUNNEL_POOL: &str = "198.18.0.0/15";
 
 impl Default for Settings {
     fn default() -> Self {
@@ -36,6 +43,7 @@ impl Default for Settings {
             rate_per_s: 200.0,
             rate_burst: 400.0,
             node_secret: None,
+            tunnel_pool: prism_netdoc::Prefix(TUNNEL_POOL.parse().expect("a prefix")),
         }
     }
 }

@@ -246,6 +246,51 @@ pub fn load_with_networks(
     build(Ctx { file, text }, raw)
 }
 
+/// Replaces `tier = "auto"` in `docs` by the tier each network was placed
+/// in; returns the names of those networks.
+fn placed_tiers(
+    docs: &mut BTreeMap<String, NetworkDoc>,
+    substrate: &Substrate,
+) -> std::collections::BTreeSet<String> {
+    let auto = docs
+        .iter()
+        .filter(|(_, d)| d.tier == TierChoice::Auto)
+        .map(|(n, _)| n.clone())
+        .collect();
+    for (name, doc) in docs.iter_mut() {
+        if let Some(s) = substrate.spec(name) {
+            doc.tier = match s.tier {
+                prism_pipeline::Tier::Hardware => TierChoice::Hardware,
+                prism_pipeline::Tier::Software => TierChoice::Software,
+            };
+        }
+    }
+    auto
+}
+
+/// Makes the scenario's WAN port (one at most) the substrate's.
+fn set_wan_port(
+    ctx: &Ctx<'_>,
+    raw: &ScenarioDoc,
+    substrate: &mut Substrate,
+) -> Result<(), ScenarioError> {
+    let wan_ports: Vec<u16> = (0..raw.port.len() as u16)
+        .filter(|i| raw.port[usize::from(*i)].wan.is_some())
+        .collect();
+    if let Some(&second) = wan_ports.get(1) {
+        return Err(ctx.at(
+            &format!("port[{second}].wan"),
+            format!(
+                "field `port.wan`: a node has one WAN port (`{}` is one already)",
+                raw.port[usize::from(wan_ports[0])].name
+            ),
+        ));
+    }
+    substrate
+        .set_wan_ports(&wan_ports)
+        .map_err(|e| ctx.at("port", e.to_string()))
+}
+
 fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
     let (file, text) = (ctx.file, ctx.text);
     let profile = device::profile(&raw.device).ok_or_else(|| {
@@ -278,21 +323,7 @@ fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
         port_names.push(p.name.clone());
     }
     let mut substrate = Substrate::new(profile.clone(), port_names.len() as u16);
-    let wan_ports: Vec<u16> = (0..raw.port.len() as u16)
-        .filter(|i| raw.port[usize::from(*i)].wan.is_some())
-        .collect();
-    if let Some(&second) = wan_ports.get(1) {
-        return Err(ctx.at(
-            &format!("port[{second}].wan"),
-            format!(
-                "field `port.wan`: a node has one WAN port (`{}` is one already)",
-                raw.port[usize::from(wan_ports[0])].name
-            ),
-        ));
-    }
-    substrate
-        .set_wan_ports(&wan_ports)
-        .map_err(|e| ctx.at("port", e.to_string()))?;
+    set_wan_port(&ctx, &raw, &mut substrate)?;
     let pl = raw.placement.as_ref();
     let policy = pl.map_or_else(default_policy, |p| p.policy.clone());
     let mut placer = AutoPlacer::new(
@@ -364,19 +395,7 @@ fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
             .set_default_network(Some(d))
             .map_err(|e| ctx.at("default_network", format!("field `default_network`: {e}")))?;
     }
-    let auto = docs
-        .iter()
-        .filter(|(_, d)| d.tier == TierChoice::Auto)
-        .map(|(n, _)| n.clone())
-        .collect();
-    for (name, doc) in docs.iter_mut() {
-        if let Some(s) = substrate.spec(name) {
-            doc.tier = match s.tier {
-                prism_pipeline::Tier::Hardware => TierChoice::Hardware,
-                prism_pipeline::Tier::Software => TierChoice::Software,
-            };
-        }
-    }
+    let auto = placed_tiers(&mut docs, &substrate);
     Ok(Scenario {
         docs,
         auto,
@@ -390,11 +409,7 @@ fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
             .iter()
             .map(|p| p.software_interface.clone())
             .collect(),
-        wan: raw
-            .port
-            .iter()
-            .enumerate()
-            .find_map(|(i, p)| p.wan.clone().map(|w| (i as u16, w))),
+        wan: (raw.port.iter().enumerate()).find_map(|(i, p)| p.wan.clone().map(|w| (i as u16, w))),
         routers,
         port_names,
     })

@@ -31,5 +31,5 @@ pub use server::{Body, Listener, MAX_BODY, PATHS, router, router_with_body_limit
 pub use types::{
     Changed, EventKind, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PlacedTier, PortView,
     PowerView, RateLimitBody, ReconfigureBody, Reconfiguring, RegionPowerView, RouterView,
-    RoutesBody, RulesBody, SlotsInfo, StrategyName, TapAnswer, TapBody, TapView, TierBody,
+    RoutesBody, RulesBody, SlotsInfo, StrategyName, TapAnswer, TapBody, TapView, TierBody, WanInfo,
 };

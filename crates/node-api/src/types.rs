@@ -126,6 +126,20 @@ pub struct NodeInfo {
     /// `PUT /v1/desired` (0: none yet); older ones are refused.
     #[serde(default)]
     pub desired_generation: u64,
+    /// The node's uplink to the wide area, if it has one (docs/wan.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wan: Option<WanInfo>,
+}
+
+/// A node's WAN port: where other nodes send its networks' tunnels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct WanInfo {
+    /// The port's name.
+    pub port: String,
+    /// Its IPv4 address on the wide area.
+    pub address: String,
+    /// Its MAC address (the next hop of tunnels to it on a wide-area Ethernet).
+    pub mac: String,
 }
 
 /// One socket of a worker, with its statistics.

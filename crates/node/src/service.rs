@@ -30,6 +30,8 @@ pub struct NodeFacts {
     pub software_interfaces: Vec<bool>,
     pub io: String,
     pub workers: usize,
+    /// The WAN port, if the node has one.
+    pub wan: Option<prism_node_api::WanInfo>,
 }
 
 #[derive(Debug)]
@@ -336,6 +338,7 @@ where
                 free: hw.free_slots(),
             },
             desired_generation: c.desired_generation(),
+            wan: self.facts.wan.clone(),
         })
     }
 

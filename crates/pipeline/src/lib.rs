@@ -13,6 +13,7 @@ pub mod dataplane;
 pub mod device;
 mod fate;
 pub mod fixtures;
+mod ingress;
 pub mod mapping;
 pub mod matching;
 pub mod output;
@@ -25,6 +26,7 @@ mod routed_batch;
 pub mod services;
 pub mod software;
 pub mod software_router;
+mod spec;
 pub mod substrate;
 pub mod tap;
 pub mod traffic;
@@ -37,10 +39,11 @@ pub use device::{DeviceProfile, HardwareTier, ModuleKind, PROFILES, PlacementErr
 pub use mapping::Mapping;
 pub use packet::{Packet, PacketPool};
 pub use pipeline::{Pipeline, PipelineConfig};
+pub use reasons::WanDrop;
 pub use reasons::{DropReason, IoDrop};
 pub use services::{Service, ServiceScratch};
 pub use substrate::{
     ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, Substrate, SubstrateError, TunnelSpec,
 };
 pub use tap::{StageDecision, TapPoint, TapRecord, TapRequest};
-pub use wan::{WanDrop, WanTable};
+pub use wan::WanTable;

@@ -263,40 +263,13 @@ impl Pipeline {
             &mut s.action[..n],
             &mut s.fate[..n],
         );
-        // Stage 1: parse and extract the key; a frame from the wide area
-        // is terminated here ([`crate::wan`]), its network known.
-        let mut rx_bytes = 0u64;
-        let wan = dp.wan.any().then_some(&dp.wan);
-        for ((((pkt, info), key), net), fate) in batch
-            .iter_mut()
-            .zip(info.iter_mut())
-            .zip(key.iter_mut())
-            .zip(net.iter_mut())
-            .zip(fate.iter_mut())
-        {
-            rx_bytes += pkt.len() as u64;
-            if let Err(m) = prism_wire::parse_frame_into(pkt.data(), pkt.port, info) {
-                *fate = Fate::Drop(NO_NET, DropReason::Parse(m));
-                continue;
-            }
-            if let Some(w) = wan
-                && w.is_wan(pkt.port)
-            {
-                match crate::wan::terminate(w, pkt, info) {
-                    Ok(id) => *net = id,
-                    Err(r) => {
-                        *fate = Fate::Drop(NO_NET, r);
-                        continue;
-                    }
-                }
-            }
-            if need_key {
-                *key = Key::from_flow(&info.key);
-            }
-        }
-        self.counters.rx_packets += n as u64;
-        self.counters.rx_bytes += rx_bytes;
-        self.counters.stages[Stage::Parse as usize].add_batch(n, rx_bytes);
+        let arrays = crate::ingress::Arrays {
+            info,
+            key,
+            net,
+            fate,
+        };
+        crate::ingress::parse(dp, batch, arrays, need_key, &mut self.counters);
         // Stage 2: network mapping (the design-select table).
         let mut seen = (0usize, 0u64);
         if let Some(id) = whole {

@@ -94,6 +94,22 @@ reasons! {
     }
 }
 
+reasons! {
+    /// The WAN side (frames arriving on a WAN port).
+    WanDrop {
+        /// IPIP whose outer source and destination are no network's tunnel
+        /// (a node that holds no part of it, a released part, a spoofer).
+        UnknownTunnel => "unknown-tunnel",
+        /// An 802.1ad (Q-in-Q) frame whose S-tag is no bridged experiment's.
+        UnknownSTag => "unknown-s-tag",
+        /// IPv4 that is not a tunnel: to no leased public address.
+        NotLeased => "not-leased",
+        /// Anything else (ARP, other EtherTypes): nothing on the WAN side
+        /// answers it.
+        Unexpected => "unexpected",
+    }
+}
+
 /// Any drop, tagged with its stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DropReason {
@@ -105,7 +121,7 @@ pub enum DropReason {
     Software(SoftwareDrop),
     Output(OutputDrop),
     Io(IoDrop),
-    Wan(crate::wan::WanDrop),
+    Wan(WanDrop),
 }
 
 const OFF_MAP: usize = Malformed::COUNT;
@@ -119,7 +135,7 @@ const OFF_WAN: usize = OFF_IO + IoDrop::COUNT;
 
 impl DropReason {
     /// Number of distinct reasons over all stages.
-    pub const COUNT: usize = OFF_WAN + crate::wan::WanDrop::COUNT;
+    pub const COUNT: usize = OFF_WAN + WanDrop::COUNT;
 
     #[inline]
     pub const fn index(self) -> usize {
@@ -176,7 +192,7 @@ impl DropReason {
             .chain(SoftwareDrop::ALL.iter().map(|r| DropReason::Software(*r)))
             .chain(OutputDrop::ALL.iter().map(|r| DropReason::Output(*r)))
             .chain(IoDrop::ALL.iter().map(|r| DropReason::Io(*r)))
-            .chain(crate::wan::WanDrop::ALL.iter().map(|r| DropReason::Wan(*r)))
+            .chain(WanDrop::ALL.iter().map(|r| DropReason::Wan(*r)))
     }
 }
 

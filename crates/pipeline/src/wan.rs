@@ -18,24 +18,8 @@
 //! apart.
 
 use crate::packet::Packet;
-use crate::reasons::DropReason;
-use prism_wire::{PacketInfo, ethertype, reasons, vlan};
-
-reasons! {
-    /// The WAN side (frames arriving on a WAN port).
-    WanDrop {
-        /// IPIP whose outer source and destination are no network's tunnel
-        /// (a node that holds no part of it, a released part, a spoofer).
-        UnknownTunnel => "unknown-tunnel",
-        /// An 802.1ad (Q-in-Q) frame whose S-tag is no bridged experiment's.
-        UnknownSTag => "unknown-s-tag",
-        /// IPv4 that is not a tunnel: to no leased public address.
-        NotLeased => "not-leased",
-        /// Anything else (ARP, other EtherTypes): nothing on the WAN side
-        /// answers it.
-        Unexpected => "unexpected",
-    }
-}
+use crate::reasons::{DropReason, WanDrop};
+use prism_wire::{PacketInfo, ethertype, vlan};
 
 /// One tunnel's key: outer source in the high 32 bits, destination low.
 fn key(src: u32, dst: u32) -> u64 {

@@ -47,7 +47,8 @@ pub enum ControllerCmd {
     },
     /// Book a network: FILE holds a network document without `name` (JSON,
     /// or TOML), e.g. `{"tier": "hardware", "forwarding": "destination",
-    /// "route": [...]}`. Provisioned at once unless --hold.
+    /// "route": [...]}`; a network spanning nodes adds `[[part]]` tables
+    /// (`node`, `route`: docs/wan.md). Provisioned at once unless --hold.
     Book {
         name: String,
         #[arg(long)]
@@ -254,14 +255,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             lease,
             hold,
         } => {
-            let r = BookingRequest {
-                name: name.clone(),
-                resource_type: "network".into(),
-                spec: crate::spec_file::read_body(spec)?,
-                bandwidth_mbps: *bandwidth,
-                lease_s: *lease,
-                provision: !hold,
-            };
+            let r = network_request(name, spec, *bandwidth, *lease, *hold)?;
             print(&c.book(&project()?, &r).await?)
         }
         C::Status { id } => print(&c.booking(&project()?, id).await?),
@@ -367,4 +361,24 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         }
         C::Audit => print(&c.all_audit().await?),
     }
+}
+
+/// `prism ctl book`'s request: the spec file's network and its parts.
+fn network_request(
+    name: &str,
+    spec: &std::path::Path,
+    bandwidth_mbps: i64,
+    lease_s: Option<i64>,
+    hold: bool,
+) -> Result<BookingRequest> {
+    let (spec, parts) = crate::spec_file::read_spec_and_parts(spec)?;
+    Ok(BookingRequest {
+        name: name.to_string(),
+        resource_type: "network".into(),
+        spec,
+        bandwidth_mbps,
+        lease_s,
+        provision: !hold,
+        parts,
+    })
 }

@@ -26,3 +26,18 @@ pub fn read_body<T: DeserializeOwned>(file: &Path) -> Result<T> {
     }
     prism_netdoc::from_json(text.as_bytes()).with_context(|| format!("{name}"))
 }
+
+/// A booking's spec from a file, and its parts: a network spanning nodes
+/// lists them as `[[part]]` tables (`part` in JSON), each a node and its
+/// routes (docs/wan.md); the rest is the network document.
+pub fn read_spec_and_parts(
+    file: &Path,
+) -> Result<(serde_json::Value, Vec<prism_controller::PartRequest>)> {
+    let mut spec: serde_json::Value = read_body(file)?;
+    let parts = match spec.as_object_mut().and_then(|o| o.remove("part")) {
+        Some(p) => serde_json::from_value(p)
+            .with_context(|| format!("{}: field `part`", file.display()))?,
+        None => Vec::new(),
+    };
+    Ok((spec, parts))
+}

@@ -42,6 +42,7 @@ fn probe(name: String) -> BookingRequest {
         bandwidth_mbps: 0,
         lease_s: Some(3600),
         provision: false,
+        parts: Vec::new(),
     }
 }
 

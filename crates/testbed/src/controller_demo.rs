@@ -346,17 +346,7 @@ async fn drive(
     ] {
         let t = Instant::now();
         let b = alice
-            .book(
-                "demo",
-                &BookingRequest {
-                    name: name.into(),
-                    resource_type: "network".into(),
-                    spec: spec(tier),
-                    bandwidth_mbps: 10,
-                    lease_s: None,
-                    provision: false,
-                },
-            )
+            .book("demo", &BookingRequest::network(name, spec(tier), 10))
             .await?;
         let node: usize = b
             .node

@@ -33,6 +33,8 @@ pub struct FakeNode {
     pub stalled: std::sync::atomic::AtomicUsize,
     /// The last desired generation accepted (`PUT /v1/desired`).
     pub desired_generation: std::sync::atomic::AtomicU64,
+    /// What it reports as its WAN port (`with_wan`).
+    pub wan: Mutex<Option<prism_node_api::WanInfo>>,
 }
 
 fn view(d: &NetworkDoc) -> NetworkView {
@@ -85,7 +87,18 @@ impl FakeNode {
             stall: AtomicBool::new(false),
             stalled: Default::default(),
             desired_generation: Default::default(),
+            wan: Mutex::new(None),
         })
+    }
+
+    /// Reports a WAN port `port` with `address` and `mac`.
+    pub fn with_wan(self: Arc<Self>, port: &str, address: &str, mac: &str) -> Arc<Self> {
+        *self.wan.lock().unwrap() = Some(prism_node_api::WanInfo {
+            port: port.into(),
+            address: address.into(),
+            mac: mac.into(),
+        });
+        self
     }
 
     /// Serves it on 127.0.0.1; returns the address.
@@ -247,6 +260,7 @@ impl NodeApi for FakeNode {
                 free: self.slots as usize,
             },
             desired_generation: self.desired_generation.load(Ordering::SeqCst),
+            wan: self.wan.lock().unwrap().clone(),
         })
     }
     /// As a node does: fenced, planned and carried out by the node API's

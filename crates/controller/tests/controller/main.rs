@@ -10,3 +10,4 @@ mod authorization;
 mod heartbeats;
 mod leases;
 mod python_sdk;
+mod spans;

@@ -193,6 +193,11 @@ impl NodeServer {
             software_interfaces: soft.iter().map(Option::is_some).collect(),
             io: cfg.io.as_str().to_string(),
             workers: cfg.workers.max(1),
+            wan: sc.wan.as_ref().map(|(port, w)| prism_node_api::WanInfo {
+                port: sc.port_names[usize::from(*port)].clone(),
+                address: w.address.0.to_string(),
+                mac: w.mac.0.to_string(),
+            }),
         };
         let networks = sc.substrate.networks().count();
         let mut node = Node::start(sc, &ifaces, &soft, &opts, io)?;

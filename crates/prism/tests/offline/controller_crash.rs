@@ -158,6 +158,7 @@ async fn a_controller_killed_mid_provision_and_mid_release_loses_and_leaks_nothi
         bandwidth_mbps: 10,
         lease_s: None,
         provision: true,
+        parts: Vec::new(),
     };
     let booking = tokio::spawn({
         let ann = ann.clone();

@@ -1,6 +1,7 @@
 """ Contains all the data models used in inputs/outputs """
 
 from .action import Action
+from .action_doc import ActionDoc
 from .action_request import ActionRequest
 from .allocation_state import AllocationState
 from .api_key_request import ApiKeyRequest
@@ -8,6 +9,9 @@ from .api_key_view import ApiKeyView
 from .audit_entry import AuditEntry
 from .booking import Booking
 from .booking_request import BookingRequest
+from .cipher_doc import CipherDoc
+from .cipher_name import CipherName
+from .endpoints import Endpoints
 from .error import Error
 from .error_code import ErrorCode
 from .generic_op import GenericOp
@@ -27,6 +31,8 @@ from .page_audit_entry import PageAuditEntry
 from .page_audit_entry_items_item import PageAuditEntryItemsItem
 from .page_booking import PageBooking
 from .page_booking_items_item import PageBookingItemsItem
+from .part_request import PartRequest
+from .part_view import PartView
 from .project_request import ProjectRequest
 from .project_view import ProjectView
 from .quota_detail import QuotaDetail
@@ -36,6 +42,7 @@ from .renew_request import RenewRequest
 from .renewed import Renewed
 from .resource_type import ResourceType
 from .role import Role
+from .route_doc import RouteDoc
 from .service_level import ServiceLevel
 from .slots_info import SlotsInfo
 from .token_view import TokenView
@@ -43,10 +50,12 @@ from .usage_line import UsageLine
 from .usage_report import UsageReport
 from .user_request import UserRequest
 from .user_view import UserView
+from .wan_info import WanInfo
 from .who_am_i import WhoAmI
 
 __all__ = (
     "Action",
+    "ActionDoc",
     "ActionRequest",
     "AllocationState",
     "ApiKeyRequest",
@@ -54,6 +63,9 @@ __all__ = (
     "AuditEntry",
     "Booking",
     "BookingRequest",
+    "CipherDoc",
+    "CipherName",
+    "Endpoints",
     "Error",
     "ErrorCode",
     "GenericOp",
@@ -73,6 +85,8 @@ __all__ = (
     "PageAuditEntryItemsItem",
     "PageBooking",
     "PageBookingItemsItem",
+    "PartRequest",
+    "PartView",
     "ProjectRequest",
     "ProjectView",
     "QuotaDetail",
@@ -82,6 +96,7 @@ __all__ = (
     "RenewRequest",
     "ResourceType",
     "Role",
+    "RouteDoc",
     "ServiceLevel",
     "SlotsInfo",
     "TokenView",
@@ -89,5 +104,6 @@ __all__ = (
     "UsageReport",
     "UserRequest",
     "UserView",
+    "WanInfo",
     "WhoAmI",
 )

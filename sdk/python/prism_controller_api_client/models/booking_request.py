@@ -11,6 +11,8 @@ from ..types import UNSET, Unset
 from ..types import UNSET, Unset
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.part_request import PartRequest
 
 
 
@@ -32,6 +34,8 @@ class BookingRequest:
             type_ (str | Unset):
             lease_s (int | None | Unset): The lease's length in seconds (default: the service level's).
             provision (bool | Unset): Apply it to a node now (allocate and provision in one call).
+            parts (list[PartRequest] | Unset): A network spanning nodes over the wide area: one part per node
+                (docs/wan.md); none for a network on one node placed by the controller.
      """
 
     name: str
@@ -40,12 +44,14 @@ class BookingRequest:
     type_: str | Unset = UNSET
     lease_s: int | None | Unset = UNSET
     provision: bool | Unset = UNSET
+    parts: list[PartRequest] | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.part_request import PartRequest # noqa: PLC0415
         name = self.name
 
         spec = self.spec
@@ -62,6 +68,15 @@ class BookingRequest:
 
         provision = self.provision
 
+        parts: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.parts, Unset):
+            parts = []
+            for parts_item_data in self.parts:
+                parts_item = parts_item_data.to_dict()
+                parts.append(parts_item)
+
+
+
 
         field_dict: dict[str, Any] = {}
 
@@ -76,6 +91,8 @@ class BookingRequest:
             field_dict["lease_s"] = lease_s
         if provision is not UNSET:
             field_dict["provision"] = provision
+        if parts is not UNSET:
+            field_dict["parts"] = parts
 
         return field_dict
 
@@ -83,6 +100,7 @@ class BookingRequest:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.part_request import PartRequest # noqa: PLC0415
         d = dict(src_dict)
         name = d.pop("name")
 
@@ -104,6 +122,18 @@ class BookingRequest:
 
         provision = d.pop("provision", UNSET)
 
+        _parts = d.pop("parts", UNSET)
+        parts: list[PartRequest] | Unset = UNSET
+        if _parts is not UNSET:
+            parts = []
+            for parts_item_data in _parts:
+                parts_item = PartRequest.from_dict(parts_item_data)
+
+
+
+                parts.append(parts_item)
+
+
         booking_request = cls(
             name=name,
             spec=spec,
@@ -111,6 +141,7 @@ class BookingRequest:
             type_=type_,
             lease_s=lease_s,
             provision=provision,
+            parts=parts,
         )
 
         return booking_request

@@ -13,6 +13,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.slots_info import SlotsInfo
+  from ..models.wan_info import WanInfo
 
 
 
@@ -35,6 +36,7 @@ class NodeInfo:
             hardware_slots (SlotsInfo): Hardware slots of the node's device profile.
             desired_generation (int | Unset): The generation of the last desired state accepted by
                 `PUT /v1/desired` (0: none yet); older ones are refused.
+            wan (None | Unset | WanInfo):
      """
 
     device: str
@@ -44,6 +46,7 @@ class NodeInfo:
     workers: int
     hardware_slots: SlotsInfo
     desired_generation: int | Unset = UNSET
+    wan: None | Unset | WanInfo = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -52,6 +55,7 @@ class NodeInfo:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.slots_info import SlotsInfo # noqa: PLC0415
+        from ..models.wan_info import WanInfo # noqa: PLC0415
         device = self.device
 
         ports = self.ports
@@ -70,6 +74,14 @@ class NodeInfo:
 
         desired_generation = self.desired_generation
 
+        wan: dict[str, Any] | None | Unset
+        if isinstance(self.wan, Unset):
+            wan = UNSET
+        elif isinstance(self.wan, WanInfo):
+            wan = self.wan.to_dict()
+        else:
+            wan = self.wan
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -83,6 +95,8 @@ class NodeInfo:
         })
         if desired_generation is not UNSET:
             field_dict["desired_generation"] = desired_generation
+        if wan is not UNSET:
+            field_dict["wan"] = wan
 
         return field_dict
 
@@ -91,6 +105,7 @@ class NodeInfo:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.slots_info import SlotsInfo # noqa: PLC0415
+        from ..models.wan_info import WanInfo # noqa: PLC0415
         d = dict(src_dict)
         device = d.pop("device")
 
@@ -111,6 +126,26 @@ class NodeInfo:
 
         desired_generation = d.pop("desired_generation", UNSET)
 
+        def _parse_wan(data: object) -> None | Unset | WanInfo:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                wan_type_1 = WanInfo.from_dict(data)
+
+
+
+                return wan_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | WanInfo, data)
+
+        wan = _parse_wan(d.pop("wan", UNSET))
+
+
         node_info = cls(
             device=device,
             ports=ports,
@@ -119,6 +154,7 @@ class NodeInfo:
             workers=workers,
             hardware_slots=hardware_slots,
             desired_generation=desired_generation,
+            wan=wan,
         )
 
 

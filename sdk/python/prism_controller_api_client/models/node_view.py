@@ -11,6 +11,8 @@ from ..types import UNSET, Unset
 from ..types import UNSET, Unset
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.wan_info import WanInfo
 
 
 
@@ -40,6 +42,7 @@ class NodeView:
             used_hw_mbps (int):
             used_sw_mbps (int):
             last_error (None | str | Unset):
+            wan (None | Unset | WanInfo):
      """
 
     id: str
@@ -58,6 +61,7 @@ class NodeView:
     used_hw_mbps: int
     used_sw_mbps: int
     last_error: None | str | Unset = UNSET
+    wan: None | Unset | WanInfo = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -65,6 +69,7 @@ class NodeView:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.wan_info import WanInfo # noqa: PLC0415
         id = self.id
 
         name = self.name
@@ -103,6 +108,14 @@ class NodeView:
         else:
             last_error = self.last_error
 
+        wan: dict[str, Any] | None | Unset
+        if isinstance(self.wan, Unset):
+            wan = UNSET
+        elif isinstance(self.wan, WanInfo):
+            wan = self.wan.to_dict()
+        else:
+            wan = self.wan
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -125,6 +138,8 @@ class NodeView:
         })
         if last_error is not UNSET:
             field_dict["last_error"] = last_error
+        if wan is not UNSET:
+            field_dict["wan"] = wan
 
         return field_dict
 
@@ -132,6 +147,7 @@ class NodeView:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.wan_info import WanInfo # noqa: PLC0415
         d = dict(src_dict)
         id = d.pop("id")
 
@@ -174,6 +190,26 @@ class NodeView:
         last_error = _parse_last_error(d.pop("last_error", UNSET))
 
 
+        def _parse_wan(data: object) -> None | Unset | WanInfo:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                wan_type_1 = WanInfo.from_dict(data)
+
+
+
+                return wan_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | WanInfo, data)
+
+        wan = _parse_wan(d.pop("wan", UNSET))
+
+
         node_view = cls(
             id=id,
             name=name,
@@ -191,6 +227,7 @@ class NodeView:
             used_hw_mbps=used_hw_mbps,
             used_sw_mbps=used_sw_mbps,
             last_error=last_error,
+            wan=wan,
         )
 
 

@@ -13,6 +13,8 @@ from ..models.operational_state import OperationalState
 from ..types import UNSET, Unset
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.part_view import PartView
 
 
 
@@ -46,6 +48,7 @@ class PageBookingItemsItem:
             vlan (int | None | Unset): The project's VLAN that maps packets to this network.
             provisioned_ms (int | None | Unset):
             released_ms (int | None | Unset):
+            parts (list[PartView] | Unset): A network spanning nodes: its parts (`node` is the first part's).
      """
 
     id: str
@@ -66,6 +69,7 @@ class PageBookingItemsItem:
     vlan: int | None | Unset = UNSET
     provisioned_ms: int | None | Unset = UNSET
     released_ms: int | None | Unset = UNSET
+    parts: list[PartView] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -73,6 +77,7 @@ class PageBookingItemsItem:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.part_view import PartView # noqa: PLC0415
         id = self.id
 
         project = self.project
@@ -137,6 +142,15 @@ class PageBookingItemsItem:
         else:
             released_ms = self.released_ms
 
+        parts: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.parts, Unset):
+            parts = []
+            for parts_item_data in self.parts:
+                parts_item = parts_item_data.to_dict()
+                parts.append(parts_item)
+
+
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -167,6 +181,8 @@ class PageBookingItemsItem:
             field_dict["provisioned_ms"] = provisioned_ms
         if released_ms is not UNSET:
             field_dict["released_ms"] = released_ms
+        if parts is not UNSET:
+            field_dict["parts"] = parts
 
         return field_dict
 
@@ -174,6 +190,7 @@ class PageBookingItemsItem:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.part_view import PartView # noqa: PLC0415
         d = dict(src_dict)
         id = d.pop("id")
 
@@ -273,6 +290,18 @@ class PageBookingItemsItem:
         released_ms = _parse_released_ms(d.pop("released_ms", UNSET))
 
 
+        _parts = d.pop("parts", UNSET)
+        parts: list[PartView] | Unset = UNSET
+        if _parts is not UNSET:
+            parts = []
+            for parts_item_data in _parts:
+                parts_item = PartView.from_dict(parts_item_data)
+
+
+
+                parts.append(parts_item)
+
+
         page_booking_items_item = cls(
             id=id,
             project=project,
@@ -292,6 +321,7 @@ class PageBookingItemsItem:
             vlan=vlan,
             provisioned_ms=provisioned_ms,
             released_ms=released_ms,
+            parts=parts,
         )
 
 

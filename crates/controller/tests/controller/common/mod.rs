@@ -176,5 +176,6 @@ pub fn network(name: &str, tier: &str, mbps: i64, provision: bool) -> BookingReq
         bandwidth_mbps: mbps,
         lease_s: None,
         provision,
+        parts: Vec::new(),
     }
 }

@@ -1,0 +1,425 @@
+//! Networks that span nodes across the wide area (docs/wan.md; paper 002
+//! §5, Fig. 7): one booking, one part per node. Each part routes its own
+//! prefixes (its `route`), and every other part's prefixes into an IPIP
+//! tunnel to that part's node's WAN address; it takes in, on its node's
+//! WAN port, the tunnels of the other parts (the node's WAN side decaps
+//! and tags them with the booking's VLAN).
+//!
+//! A part's tunnel source address comes from the controller's tunnel pool
+//! (`Settings::tunnel_pool`, 198.18.0.0/15 by default: RFC 2544's range,
+//! never routed on the Internet), one row per address in use, so two
+//! experiments between the same two nodes on the same inner addresses are
+//! told apart by their tunnels. The VLAN is the booking's, the same on
+//! every node.
+//!
+//! Checked before anything is taken, each refusal located at its field:
+//! two to sixteen parts, no node named twice, every part's routes by prefix
+//! and no prefix of one part overlapping another's, every node known, up
+//! and with a WAN port, and room on each in the tier asked.
+
+use crate::db::Tx;
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{PartRequest, PartView, node_doc, node_network_name};
+use crate::nodes::{NODE_COLUMNS, NodeRow, Placement, node_row};
+use crate::service::Controller;
+use prism_netdoc::TunnelDoc;
+use prism_netdoc::{ActionDoc, Addr, Endpoints, Mac, NetworkDoc, PortRef, Prefix, RouteDoc};
+use prism_placement::Tier;
+use sqlx::Row;
+use std::net::Ipv4Addr;
+
+/// The most parts a network may have.
+pub const MAX_PARTS: usize = 16;
+
+/// A node's WAN port as it reported it.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeWan {
+    pub port: String,
+    pub address: Ipv4Addr,
+    pub mac: String,
+}
+
+fn node_wan(r: &sqlx::any::AnyRow) -> Result<Option<NodeWan>> {
+    let Some(text) = r.try_get::<Option<String>, _>("wan")? else {
+        return Ok(None);
+    };
+    let w: prism_node_api::WanInfo =
+        serde_json::from_str(&text).map_err(|e| Error::internal(e.to_string()))?;
+    Ok(w.address.parse().ok().map(|address| NodeWan {
+        port: w.port,
+        address,
+        mac: w.mac,
+    }))
+}
+
+/// One part as stored: its node, routes and tunnel address.
+#[derive(Debug, Clone)]
+pub(crate) struct Part {
+    pub node_id: String,
+    pub node: String,
+    pub route: Vec<RouteDoc>,
+    pub tunnel: Ipv4Addr,
+    pub wan: Option<NodeWan>,
+}
+
+fn prefixes(route: &[RouteDoc]) -> Vec<String> {
+    route
+        .iter()
+        .filter_map(|r| r.prefix.map(|p| p.0.to_string()))
+        .collect()
+}
+
+impl Part {
+    pub fn view(&self) -> PartView {
+        PartView {
+            node: self.node.clone(),
+            prefixes: prefixes(&self.route),
+            tunnel: self.tunnel.to_string(),
+        }
+    }
+}
+
+/// Checks the parts among themselves (see the module text).
+pub(crate) fn check_parts(parts: &[PartRequest], spec: &serde_json::Value) -> Result<()> {
+    if !(2..=MAX_PARTS).contains(&parts.len()) {
+        return Err(Error::invalid(format!(
+            "a network spanning nodes has 2 to {MAX_PARTS} parts (one node's network has none)"
+        ))
+        .with_field("parts"));
+    }
+    if spec.get("forwarding").and_then(|f| f.as_str()) != Some("destination") {
+        return Err(
+            Error::invalid("a network spanning nodes routes by `destination`")
+                .with_field("spec.forwarding"),
+        );
+    }
+    for (i, p) in parts.iter().enumerate() {
+        if parts[..i].iter().any(|q| q.node == p.node) {
+            return Err(Error::invalid(format!("node `{}` is named twice", p.node))
+                .with_field(format!("parts[{i}].node")));
+        }
+        if p.route.is_empty() {
+            return Err(Error::invalid("a part routes at least one prefix")
+                .with_field(format!("parts[{i}].route")));
+        }
+        for (k, r) in p.route.iter().enumerate() {
+            let at = format!("parts[{i}].route[{k}].prefix");
+            let Some(Prefix(mine)) = r.prefix else {
+                return Err(Error::invalid("a route by `prefix`").with_field(at));
+            };
+            let clash = parts[..i].iter().enumerate().find_map(|(j, q)| {
+                q.route
+                    .iter()
+                    .filter_map(|r| r.prefix)
+                    .find(|Prefix(o)| o.covers(mine) || mine.covers(*o))
+                    .map(|o| (j, o))
+            });
+            if let Some((j, Prefix(o))) = clash {
+                return Err(Error::invalid(format!(
+                    "{mine} overlaps {o} of part {j} (node `{}`): each part's prefixes are its own",
+                    parts[j].node
+                ))
+                .with_field(at));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Controller {
+    /// The nodes of `parts`, each known, up, with a WAN port and room for
+    /// `mbps` in `tier`; in the booking transaction.
+    pub(crate) async fn span_nodes(
+        &self,
+        tx: &mut Tx,
+        parts: &[PartRequest],
+        tier: &str,
+        mbps: i64,
+    ) -> Result<Vec<NodeRow>> {
+        let mut out = Vec::new();
+        for (i, p) in parts.iter().enumerate() {
+            let at = format!("parts[{i}].node");
+            let r = sqlx::query(&format!(
+                "SELECT {NODE_COLUMNS}, wan FROM nodes WHERE name = $1"
+            ))
+            .bind(&p.node)
+            .fetch_optional(&mut **tx)
+            .await?
+            .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)).with_field(&at))?;
+            let n = node_row(&r)?;
+            if self.now_ms() - n.last_seen_ms > self.settings.node_timeout_ms {
+                return Err(Error::conflict(format!("node `{}` is down", p.node)).with_field(&at));
+            }
+            if node_wan(&r)?.is_none() {
+                return Err(Error::conflict(format!(
+                    "node `{}` has no WAN port (`wan` on a port of its configuration)",
+                    p.node
+                ))
+                .with_field(&at));
+            }
+            if self.node_fit(tx, &n, tier, mbps).await?.is_none() {
+                return Err(Error::new(
+                    ErrorCode::NoCapacity,
+                    format!(
+                        "node `{}` has no {mbps} Mbit/s left in the {tier} tier",
+                        p.node
+                    ),
+                )
+                .with_field(&at));
+            }
+            out.push(n);
+        }
+        Ok(out)
+    }
+
+    /// Places a spanning network: every part's node checked
+    /// (`span_nodes`); the first part's node is the booking's `node`.
+    pub(crate) async fn span_place(
+        &self,
+        tx: &mut Tx,
+        parts: &[PartRequest],
+        tier: &str,
+        mbps: i64,
+    ) -> Result<Placement> {
+        let t = match tier {
+            "hardware" => Tier::Hardware,
+            "software" => Tier::Software,
+            _ => {
+                return Err(Error::invalid(
+                    "a network spanning nodes is in `hardware` or `software` on every node",
+                )
+                .with_field("spec.tier"));
+            }
+        };
+        let mut nodes = self.span_nodes(tx, parts, tier, mbps).await?;
+        Ok(Placement {
+            node: nodes.swap_remove(0),
+            tier: t,
+        })
+    }
+
+    /// Node `id`'s port names.
+    pub(crate) async fn node_ports(&self, tx: &mut Tx, id: &str) -> Result<Vec<String>> {
+        let r = sqlx::query("SELECT ports FROM nodes WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut **tx)
+            .await?;
+        Ok(serde_json::from_str(&r.try_get::<String, _>(0)?).unwrap_or_default())
+    }
+
+    /// Takes `n` tunnel addresses, the lowest the pool has free.
+    async fn take_tunnels(&self, tx: &mut Tx, booking: &str, n: usize) -> Result<Vec<Ipv4Addr>> {
+        let pool = self.settings.tunnel_pool.0;
+        let mut used: Vec<u32> = sqlx::query("SELECT address FROM tunnel_addresses")
+            .fetch_all(&mut **tx)
+            .await?
+            .iter()
+            .filter_map(|r| r.try_get::<String, _>(0).ok()?.parse::<Ipv4Addr>().ok())
+            .map(u32::from)
+            .collect();
+        used.sort_unstable();
+        let size = 1u64 << (32 - u32::from(pool.len()));
+        let mut out = Vec::new();
+        // The pool's first and last addresses are its network and broadcast.
+        for off in 1..size.saturating_sub(1) {
+            let a = pool.addr() + off as u32;
+            if used.binary_search(&a).is_err() {
+                out.push(Ipv4Addr::from(a));
+                if out.len() == n {
+                    break;
+                }
+            }
+        }
+        if out.len() < n {
+            return Err(Error::conflict(format!(
+                "the tunnel address pool {} is exhausted",
+                self.settings.tunnel_pool.0
+            ))
+            .with_field("parts"));
+        }
+        for a in &out {
+            sqlx::query("INSERT INTO tunnel_addresses (address, booking_id) VALUES ($1, $2)")
+                .bind(a.to_string())
+                .bind(booking)
+                .execute(&mut **tx)
+                .await?;
+        }
+        Ok(out)
+    }
+
+    /// Records the parts of booking `id` (their nodes checked by
+    /// `span_place` in this transaction), with their tunnels.
+    pub(crate) async fn record_parts(
+        &self,
+        tx: &mut Tx,
+        id: &str,
+        parts: &[PartRequest],
+    ) -> Result<()> {
+        let tunnels = self.take_tunnels(tx, id, parts.len()).await?;
+        for (i, (p, t)) in parts.iter().zip(&tunnels).enumerate() {
+            sqlx::query(
+                "INSERT INTO booking_parts (booking_id, part, node_id, route, tunnel) \
+                 SELECT $1, $2, id, $3, $4 FROM nodes WHERE name = $5",
+            )
+            .bind(id)
+            .bind(i as i64)
+            .bind(serde_json::to_string(&p.route).map_err(|e| Error::internal(e.to_string()))?)
+            .bind(t.to_string())
+            .bind(&p.node)
+            .execute(&mut **tx)
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// The parts of booking `id`, in order (none for one node's network).
+    pub(crate) async fn parts<'e, E>(&self, ex: E, id: &str) -> Result<Vec<Part>>
+    where
+        E: sqlx::Executor<'e, Database = sqlx::Any>,
+    {
+        let rows = sqlx::query(
+            "SELECT p.node_id, n.name, p.route, p.tunnel, n.wan FROM booking_parts p \
+             JOIN nodes n ON n.id = p.node_id WHERE p.booking_id = $1 ORDER BY p.part",
+        )
+        .bind(id)
+        .fetch_all(ex)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Part {
+                    node_id: r.try_get(0)?,
+                    node: r.try_get(1)?,
+                    route: serde_json::from_str(&r.try_get::<String, _>(2)?)
+                        .map_err(|e| Error::internal(e.to_string()))?,
+                    tunnel: r
+                        .try_get::<String, _>(3)?
+                        .parse()
+                        .map_err(|_| Error::internal("a tunnel address that is not one"))?,
+                    wan: node_wan(r)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Records the WAN side node `id` reports; when it changed, every
+    /// node holding a part of a network with a part on it gets a new
+    /// generation (their tunnels to it change). Returns whether it changed.
+    pub(crate) async fn record_wan(
+        &self,
+        tx: &mut Tx,
+        id: &str,
+        wan: Option<&prism_node_api::WanInfo>,
+    ) -> Result<bool> {
+        let new = wan.and_then(|w| serde_json::to_string(w).ok());
+        let old: Option<String> = sqlx::query("SELECT wan FROM nodes WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut **tx)
+            .await?
+            .try_get(0)?;
+        if old == new {
+            return Ok(false);
+        }
+        sqlx::query("UPDATE nodes SET wan = $2 WHERE id = $1")
+            .bind(id)
+            .bind(&new)
+            .execute(&mut **tx)
+            .await?;
+        sqlx::query(
+            "UPDATE nodes SET generation = generation + 1 WHERE id IN (\
+             SELECT q.node_id FROM booking_parts p JOIN booking_parts q ON q.booking_id = p.booking_id \
+             JOIN bookings b ON b.id = p.booking_id WHERE p.node_id = $1 AND b.released_ms IS NULL)",
+        )
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+        Ok(true)
+    }
+
+    /// The nodes of booking `id`'s parts.
+    pub(crate) async fn part_nodes<'e, E>(&self, ex: E, id: &str) -> Result<Vec<String>>
+    where
+        E: sqlx::Executor<'e, Database = sqlx::Any>,
+    {
+        Ok(
+            sqlx::query("SELECT node_id FROM booking_parts WHERE booking_id = $1 ORDER BY part")
+                .bind(id)
+                .fetch_all(ex)
+                .await?
+                .iter()
+                .filter_map(|r| r.try_get::<String, _>(0).ok())
+                .collect(),
+        )
+    }
+
+    /// Frees the tunnel addresses of booking `id`.
+    pub(crate) async fn free_tunnels(&self, tx: &mut Tx, id: &str) -> Result<()> {
+        sqlx::query("DELETE FROM tunnel_addresses WHERE booking_id = $1")
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
+    }
+}
+
+/// Part `i`'s document on its node: the booking's document (its VLAN, rate
+/// limit, common routes) with the part's own routes, a route per prefix of
+/// every other part into that part's tunnel, and the other parts' tunnels
+/// taken in. `None` while a node of the network has not reported its WAN
+/// side (the part waits; the node's next heartbeat brings it).
+pub(crate) fn part_doc(
+    b: &crate::model::Booking,
+    parts: &[Part],
+    i: usize,
+) -> Result<Option<NetworkDoc>> {
+    let me = &parts[i];
+    let Some(my_wan) = &me.wan else {
+        return Ok(None);
+    };
+    let mut doc = node_doc(
+        &b.spec,
+        &node_network_name(&b.id),
+        b.tier.as_deref().unwrap_or("hardware"),
+        b.vlan.unwrap_or(0),
+        b.bandwidth_mbps,
+    )?;
+    doc.route.extend(me.route.iter().cloned());
+    let mac = |m: &str| -> Result<Mac> {
+        m.parse()
+            .map(Mac)
+            .map_err(|_| Error::internal(format!("a node's WAN MAC `{m}` is not one")))
+    };
+    for (j, far) in parts.iter().enumerate() {
+        let Some(far_wan) = &far.wan else {
+            return Ok(None);
+        };
+        if j == i {
+            continue;
+        }
+        let across = ActionDoc {
+            port: Some(PortRef::Name(my_wan.port.clone())),
+            decrement_ttl: true,
+            vlan_pop: true,
+            ipip_encap: Some(Endpoints {
+                src: Addr(me.tunnel),
+                dst: Addr(far_wan.address),
+            }),
+            set_src_mac: Some(mac(&my_wan.mac)?),
+            set_dst_mac: Some(mac(&far_wan.mac)?),
+            ..ActionDoc::default()
+        };
+        for r in far.route.iter().filter(|r| r.prefix.is_some()) {
+            doc.route.push(RouteDoc {
+                prefix: r.prefix,
+                src: None,
+                dst: None,
+                action: across.clone(),
+            });
+        }
+        doc.tunnel.push(TunnelDoc {
+            src: Addr(far.tunnel),
+            dst: Addr(my_wan.address),
+            vlan_push: b.vlan.map(|v| v as u16),
+        });
+    }
+    Ok(Some(doc))
+}

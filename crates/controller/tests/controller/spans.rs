@@ -1,0 +1,343 @@
+//! Networks spanning nodes (docs/wan.md) against fake nodes that report a
+//! WAN port: each node gets its part, routing the other parts' prefixes
+//! into tunnels to their nodes and taking in theirs; two experiments on
+//! the same addresses get their own tunnels and VLANs; every refusal is
+//! located and leaves nothing on any node and nothing taken; a release
+//! takes every part away and frees the tunnel addresses.
+
+use crate::common::{Harness, fake_node::FakeNode};
+use prism_controller::{
+    AllocationState, BookingRequest, ErrorCode, NodeRequest, OperationalState, PartRequest,
+    STANDARD,
+};
+use serde_json::json;
+use std::sync::Arc;
+
+const WAN: [(&str, &str); 3] = [
+    ("203.0.113.1", "02:0a:00:00:00:01"),
+    ("203.0.113.2", "02:0a:00:00:00:02"),
+    ("203.0.113.3", "02:0a:00:00:00:03"),
+];
+
+/// A fake node with ports `lan`, `up` (its WAN port, `wan[i]`), registered.
+async fn wan_node(h: &Harness, name: &str, wan: Option<usize>) -> Arc<FakeNode> {
+    let mut n = FakeNode::new(&["lan", "up"], 4);
+    if let Some(i) = wan {
+        n = n.with_wan("up", WAN[i].0, WAN[i].1);
+    }
+    let addr = n.serve();
+    h.admin
+        .register_node(&NodeRequest {
+            name: name.into(),
+            address: addr,
+            hw_mbps: 10_000,
+            sw_mbps: 1000,
+        })
+        .await
+        .unwrap();
+    n
+}
+
+fn part(node: &str, prefix: &str) -> PartRequest {
+    serde_json::from_value(json!({
+        "node": node,
+        "route": [{"prefix": prefix, "action": {"port": "lan", "decrement_ttl": true}}]
+    }))
+    .unwrap()
+}
+
+fn spanning(name: &str, parts: Vec<PartRequest>) -> BookingRequest {
+    BookingRequest {
+        name: name.into(),
+        resource_type: "network".into(),
+        spec: json!({"tier": "hardware", "forwarding": "destination"}),
+        bandwidth_mbps: 10,
+        lease_s: None,
+        provision: true,
+        parts,
+    }
+}
+
+async fn setup() -> (
+    Harness,
+    Vec<Arc<FakeNode>>,
+    prism_controller::ControllerClient,
+) {
+    let h = Harness::start().await;
+    let mut nodes = Vec::new();
+    for i in 0..3 {
+        nodes.push(wan_node(&h, &format!("n{}", i + 1), Some(i)).await);
+    }
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    (h, nodes, alice)
+}
+
+fn three_parts() -> Vec<PartRequest> {
+    vec![
+        part("n1", "10.1.0.0/24"),
+        part("n2", "10.2.0.0/24"),
+        part("n3", "10.3.0.0/24"),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_node_gets_its_part_with_tunnels_to_the_others() {
+    let (_h, nodes, alice) = setup().await;
+    let b = alice
+        .book("exp", &spanning("l3", three_parts()))
+        .await
+        .unwrap();
+    assert_eq!(b.allocation_state, AllocationState::Provisioned);
+    assert_eq!(b.operational_state, OperationalState::Ready);
+    assert_eq!(b.parts.len(), 3);
+    assert_eq!(b.node.as_deref(), Some("n1"));
+    let tunnels: Vec<&str> = b.parts.iter().map(|p| p.tunnel.as_str()).collect();
+    assert_eq!(tunnels, ["198.18.0.1", "198.18.0.2", "198.18.0.3"]);
+    assert_eq!(b.parts[1].prefixes, ["10.2.0.0/24"]);
+    let vlan = b.vlan.unwrap() as u16;
+    let name = b.node_network.clone().unwrap();
+    for (i, n) in nodes.iter().enumerate() {
+        let doc = n.doc(&name).expect("each node holds its part");
+        let doc = serde_json::to_value(&doc).unwrap();
+        let routes = doc["route"].as_array().unwrap();
+        assert_eq!(routes.len(), 3, "its own prefix and the two others'");
+        assert_eq!(routes[0]["prefix"], format!("10.{}.0.0/24", i + 1));
+        assert_eq!(routes[0]["action"]["port"], "lan");
+        for r in &routes[1..] {
+            let far: usize = r["prefix"].as_str().unwrap()[3..4]
+                .parse::<usize>()
+                .unwrap()
+                - 1;
+            assert_ne!(far, i);
+            let a = &r["action"];
+            assert_eq!(a["port"], "up");
+            assert_eq!(a["vlan_pop"], true);
+            assert_eq!(a["ipip_encap"]["src"], tunnels[i]);
+            assert_eq!(a["ipip_encap"]["dst"], WAN[far].0);
+            assert_eq!(a["set_src_mac"], WAN[i].1);
+            assert_eq!(a["set_dst_mac"], WAN[far].1);
+        }
+        let mut taken: Vec<(String, String, u64)> = doc["tunnel"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["src"].as_str().unwrap().to_string(),
+                    t["dst"].as_str().unwrap().to_string(),
+                    t["vlan_push"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        taken.sort();
+        let want: Vec<_> = (0..3)
+            .filter(|j| *j != i)
+            .map(|j| {
+                (
+                    tunnels[j].to_string(),
+                    WAN[i].0.to_string(),
+                    u64::from(vlan),
+                )
+            })
+            .collect();
+        assert_eq!(taken, want, "node {i} takes in the other parts' tunnels");
+    }
+    // The node view shows the WAN side.
+    let ns = _h.admin.list_nodes().await.unwrap();
+    assert_eq!(ns[0].wan.as_ref().unwrap().address, WAN[0].0);
+    assert_eq!(ns[1].used_slots, 1, "the part takes a slot on its node");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_experiments_on_the_same_addresses_get_their_own_tunnels_and_vlans() {
+    let (_h, nodes, alice) = setup().await;
+    let two = || vec![part("n1", "10.1.0.0/24"), part("n2", "10.2.0.0/24")];
+    let red = alice.book("exp", &spanning("red", two())).await.unwrap();
+    let blue = alice.book("exp", &spanning("blue", two())).await.unwrap();
+    assert_ne!(red.vlan, blue.vlan);
+    let tunnels = |b: &prism_controller::Booking| {
+        b.parts.iter().map(|p| p.tunnel.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(tunnels(&red), ["198.18.0.1", "198.18.0.2"]);
+    assert_eq!(tunnels(&blue), ["198.18.0.3", "198.18.0.4"]);
+    assert_eq!(nodes[0].names().len(), 2);
+    assert!(nodes[2].names().is_empty(), "n3 holds no part");
+    // Released, the addresses go back to the pool and the parts leave.
+    alice.release("exp", &red.id).await.unwrap();
+    assert_eq!(nodes[0].names().len(), 1);
+    assert_eq!(nodes[1].names().len(), 1);
+    let mut short = spanning("green", two());
+    short.lease_s = Some(120);
+    let again = alice.book("exp", &short).await.unwrap();
+    assert_eq!(tunnels(&again), ["198.18.0.1", "198.18.0.2"]);
+    // Expired, every part leaves its node and the addresses are free.
+    _h.clock.advance_ms(120_000);
+    assert_eq!(
+        _h.ctl.reap().await.unwrap(),
+        1,
+        "green's lease ended, blue's did not"
+    );
+    assert_eq!(nodes[0].names().len(), 1);
+    assert_eq!(nodes[1].names().len(), 1);
+    let last = alice.book("exp", &spanning("last", two())).await.unwrap();
+    assert_eq!(tunnels(&last), ["198.18.0.1", "198.18.0.2"]);
+}
+
+/// A refusal: its code, field and message, and nothing made anywhere.
+async fn refused(
+    h: &Harness,
+    alice: &prism_controller::ControllerClient,
+    nodes: &[Arc<FakeNode>],
+    r: BookingRequest,
+    code: ErrorCode,
+    field: &str,
+    says: &str,
+) {
+    let e = alice.book("exp", &r).await.unwrap_err();
+    let api = e.api().unwrap_or_else(|| panic!("{e}"));
+    assert_eq!(api.code, code, "{e}");
+    assert_eq!(api.field.as_deref(), Some(field), "{e}");
+    assert!(api.message.contains(says), "{e}");
+    for n in nodes {
+        assert!(n.names().is_empty(), "nothing on any node after: {e}");
+    }
+    let all = alice.all_bookings("exp", true).await.unwrap();
+    assert!(all.is_empty(), "no booking after: {e}");
+    let _ = h;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_spans_are_refused_at_their_field_with_nothing_made() {
+    let (h, mut nodes, alice) = setup().await;
+    let mut twice = three_parts();
+    twice[2].node = "n1".into();
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        spanning("x", twice),
+        ErrorCode::InvalidInput,
+        "parts[2].node",
+        "named twice",
+    )
+    .await;
+    let mut overlap = three_parts();
+    overlap[1] = part("n2", "10.1.0.128/25");
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        spanning("x", overlap),
+        ErrorCode::InvalidInput,
+        "parts[1].route[0].prefix",
+        "overlaps 10.1.0.0/24 of part 0",
+    )
+    .await;
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        spanning("x", vec![part("n1", "10.1.0.0/24")]),
+        ErrorCode::InvalidInput,
+        "parts",
+        "2 to 16 parts",
+    )
+    .await;
+    let mut ghost = three_parts();
+    ghost[1].node = "nowhere".into();
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        spanning("x", ghost),
+        ErrorCode::InvalidInput,
+        "parts[1].node",
+        "no node `nowhere`",
+    )
+    .await;
+    let mut auto = spanning("x", three_parts());
+    auto.spec["tier"] = json!("auto");
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        auto,
+        ErrorCode::InvalidInput,
+        "spec.tier",
+        "`hardware` or `software`",
+    )
+    .await;
+    let mut rules = spanning("x", three_parts());
+    rules.spec["forwarding"] = json!("rules");
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        rules,
+        ErrorCode::InvalidInput,
+        "spec.forwarding",
+        "by `destination`",
+    )
+    .await;
+    let mut bad_port = three_parts();
+    bad_port[2].route[0].action.port = Some(prism_netdoc::PortRef::Name("nope".into()));
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        spanning("x", bad_port),
+        ErrorCode::InvalidInput,
+        "parts[2]",
+        "no port `nope`",
+    )
+    .await;
+    // A node with no WAN port, and a node that is down.
+    nodes.push(wan_node(&h, "n4", None).await);
+    let mut no_wan = three_parts();
+    no_wan[1].node = "n4".into();
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        spanning("x", no_wan),
+        ErrorCode::Conflict,
+        "parts[1].node",
+        "no WAN port",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_node_that_is_down_is_refused_with_nothing_made() {
+    let h = Harness::start().await;
+    let n3 = wan_node(&h, "n3", Some(2)).await;
+    h.clock.advance_ms(h.ctl.settings().node_timeout_ms + 1);
+    let nodes = vec![
+        wan_node(&h, "n1", Some(0)).await,
+        wan_node(&h, "n2", Some(1)).await,
+        n3,
+    ];
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        spanning("x", three_parts()),
+        ErrorCode::Conflict,
+        "parts[2].node",
+        "node `n3` is down",
+    )
+    .await;
+    let two = vec![part("n1", "10.1.0.0/24"), part("n2", "10.2.0.0/24")];
+    let b = alice.book("exp", &spanning("ok", two)).await.unwrap();
+    assert_eq!(
+        b.parts
+            .iter()
+            .map(|p| p.tunnel.as_str())
+            .collect::<Vec<_>>(),
+        ["198.18.0.1", "198.18.0.2"],
+        "the refusal took no tunnel address"
+    );
+}

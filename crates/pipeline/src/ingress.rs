@@ -1,0 +1,66 @@
+//! Stage 1: parse and extract the key.
+//!
+//! In: a batch of frames. Out: each frame's headers (`PacketInfo`), its
+//! packed key when something reads it, and its fate: pending, or dropped
+//! by the parser under a `parse/...` reason. A frame from the wide area is
+//! terminated here ([`crate::wan`]): decapsulated, its network known
+//! before the mapping stage (or dropped under a `wan/...` reason).
+
+use crate::counters::{Counters, Stage};
+use crate::dataplane::Dataplane;
+use crate::fate::{Fate, NO_NET};
+use crate::packet::Packet;
+use crate::reasons::DropReason;
+use prism_tables::Key;
+use prism_wire::PacketInfo;
+
+/// The per-packet arrays stage 1 fills, by the batch's index.
+pub(crate) struct Arrays<'a> {
+    pub info: &'a mut [PacketInfo],
+    pub key: &'a mut [Key],
+    pub net: &'a mut [u16],
+    pub fate: &'a mut [Fate],
+}
+
+#[inline(always)]
+pub(crate) fn parse(
+    dp: &Dataplane,
+    batch: &mut [Packet],
+    a: Arrays<'_>,
+    need_key: bool,
+    counters: &mut Counters,
+) {
+    let n = batch.len();
+    let mut rx_bytes = 0u64;
+    let wan = dp.wan.any().then_some(&dp.wan);
+    for ((((pkt, info), key), net), fate) in batch
+        .iter_mut()
+        .zip(a.info.iter_mut())
+        .zip(a.key.iter_mut())
+        .zip(a.net.iter_mut())
+        .zip(a.fate.iter_mut())
+    {
+        rx_bytes += pkt.len() as u64;
+        if let Err(m) = prism_wire::parse_frame_into(pkt.data(), pkt.port, info) {
+            *fate = Fate::Drop(NO_NET, DropReason::Parse(m));
+            continue;
+        }
+        if let Some(w) = wan
+            && w.is_wan(pkt.port)
+        {
+            match crate::wan::terminate(w, pkt, info) {
+                Ok(id) => *net = id,
+                Err(r) => {
+                    *fate = Fate::Drop(NO_NET, r);
+                    continue;
+                }
+            }
+        }
+        if need_key {
+            *key = Key::from_flow(&info.key);
+        }
+    }
+    counters.rx_packets += n as u64;
+    counters.rx_bytes += rx_bytes;
+    counters.stages[Stage::Parse as usize].add_batch(n, rx_bytes);
+}

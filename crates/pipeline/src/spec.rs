@@ -1,0 +1,139 @@
+//! What defines a network, as the substrate takes it: its mapping rules,
+//! forwarding table, rate, channel, quantum and tunnels from the wide area;
+//! and the substrate's refusals.
+
+use crate::action::Action;
+use crate::dataplane::Tier;
+use crate::device::{ModuleKind, PlacementError};
+use prism_tables::{Ipv4Prefix, LpmError, PortRange, Ternary};
+
+/// A rule of the network-mapping (design-select) table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MappingRule {
+    pub priority: u32,
+    pub fields: Ternary,
+    pub src_port: PortRange,
+    pub dst_port: PortRange,
+}
+
+/// A match-action rule of a rule-table network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleSpec {
+    pub priority: u32,
+    pub fields: Ternary,
+    pub src_port: PortRange,
+    pub dst_port: PortRange,
+    pub action: Action,
+}
+
+/// A network's forwarding mode and table.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ForwardingSpec {
+    Destination(Vec<(Ipv4Prefix, Action)>),
+    Source(Vec<(Ipv4Prefix, Action)>),
+    /// (source prefix, destination prefix, action).
+    Flow(Vec<(Ipv4Prefix, Ipv4Prefix, Action)>),
+    Rules {
+        rules: Vec<RuleSpec>,
+        default: Option<Action>,
+    },
+}
+
+impl ForwardingSpec {
+    pub fn module(&self) -> ModuleKind {
+        match self {
+            ForwardingSpec::Destination(_) => ModuleKind::DestinationRouting,
+            ForwardingSpec::Source(_) => ModuleKind::SourceRouting,
+            ForwardingSpec::Flow(_) => ModuleKind::FlowRouting,
+            ForwardingSpec::Rules { .. } => ModuleKind::RuleTable,
+        }
+    }
+    pub fn entries(&self) -> usize {
+        match self {
+            ForwardingSpec::Destination(r) | ForwardingSpec::Source(r) => r.len(),
+            ForwardingSpec::Flow(r) => r.len(),
+            ForwardingSpec::Rules { rules, .. } => rules.len(),
+        }
+    }
+    /// Every action result of the table.
+    pub fn actions(&self) -> Vec<&Action> {
+        match self {
+            ForwardingSpec::Destination(r) | ForwardingSpec::Source(r) => {
+                r.iter().map(|(_, a)| a).collect()
+            }
+            ForwardingSpec::Flow(r) => r.iter().map(|(_, _, a)| a).collect(),
+            ForwardingSpec::Rules { rules, default } => {
+                rules.iter().map(|r| &r.action).chain(default).collect()
+            }
+        }
+    }
+}
+
+/// Everything that defines a network.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetworkSpec {
+    pub name: String,
+    pub tier: Tier,
+    pub mapping: Vec<MappingRule>,
+    pub forwarding: ForwardingSpec,
+    /// (rate in bit/s, burst in bytes).
+    pub rate_limit: Option<(u64, u64)>,
+    /// A dedicated channel 0..=2, or `None` for the shared channel 3.
+    pub software_channel: Option<u8>,
+    pub quantum: u32,
+    /// IPIP tunnels arriving on a WAN port that belong to this network
+    /// ([`crate::wan`]).
+    pub tunnels: Vec<TunnelSpec>,
+}
+
+/// A tunnel into a network from the wide area: IPIP from `src` to `dst`
+/// arriving on a WAN port is this network's, decapsulated and tagged with
+/// `vlan` (if any).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TunnelSpec {
+    pub src: prism_wire::Ipv4Address,
+    pub dst: prism_wire::Ipv4Address,
+    pub vlan: Option<u16>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubstrateError {
+    #[error("a network named `{0}` already exists")]
+    DuplicateName(String),
+    #[error("no network named `{0}`")]
+    UnknownNetwork(String),
+    #[error("network `{network}`: port {port} does not exist (the substrate has ports 0..{ports})")]
+    BadPort {
+        network: String,
+        port: u16,
+        ports: u16,
+    },
+    #[error("network `{network}`: software channel {channel} does not exist (0..=3)")]
+    BadChannel { network: String, channel: u8 },
+    #[error(
+        "network `{network}`: dedicated software channel {channel} is already used by `{owner}`"
+    )]
+    ChannelTaken {
+        network: String,
+        channel: u8,
+        owner: String,
+    },
+    #[error("network `{network}`: {source}")]
+    Placement {
+        network: String,
+        source: PlacementError,
+    },
+    #[error("network `{network}`: {source}")]
+    Table { network: String, source: LpmError },
+    #[error("network `{network}`: the tunnel {src} → {dst} is already `{owner}`'s")]
+    TunnelTaken {
+        network: String,
+        src: prism_wire::Ipv4Address,
+        dst: prism_wire::Ipv4Address,
+        owner: String,
+    },
+    #[error("port {port} does not exist (the substrate has ports 0..{ports})")]
+    NoSuchPort { port: u16, ports: u16 },
+    #[error("the substrate holds at most 65535 networks")]
+    TooManyNetworks,
+}
