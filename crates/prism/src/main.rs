@@ -50,6 +50,13 @@ enum Cmd {
         /// releases them.
         #[arg(long, conflicts_with = "offline")]
         controller: bool,
+        /// The wide-area demo instead (root): a controller and three nodes
+        /// whose WAN ports share one bridge; networks spanning the nodes,
+        /// traffic between every pair counted at the receiving host,
+        /// experiments on the same addresses kept apart, an outsider's
+        /// frames dropped (docs/wan.md).
+        #[arg(long, conflicts_with_all = ["offline", "controller"])]
+        wan: bool,
     },
     /// Run a scenario live on Linux interfaces until Ctrl-C.
     Node(node_cmd::NodeArgs),
@@ -182,6 +189,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Demo {
             controller: true, ..
         } => prism_testbed::controller_demo::main(&std::env::current_exe()?),
+        Cmd::Demo { wan: true, .. } => prism_testbed::wan_demo::main(&std::env::current_exe()?),
         Cmd::Demo {
             json,
             offline,

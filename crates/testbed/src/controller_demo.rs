@@ -199,7 +199,7 @@ const CONTROLLER_AT: &str = "10.254.1.1:0";
 
 /// 128 random bits as hex: the control plane's credential and, from it,
 /// the demo's password.
-fn random_hex() -> Result<String> {
+pub(crate) fn random_hex() -> Result<String> {
     use std::io::Read;
     let mut b = [0u8; 16];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut b)?;

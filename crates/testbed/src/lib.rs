@@ -34,3 +34,4 @@ pub mod offline_demo;
 pub mod reconfig_fig8;
 pub mod soak;
 pub mod tables;
+pub mod wan_demo;

@@ -13,3 +13,4 @@ mod live_auto;
 mod live_controller;
 mod live_observe;
 mod live_paths;
+mod live_wan;
