@@ -35,3 +35,4 @@ pub mod reconfig_fig8;
 pub mod soak;
 pub mod tables;
 pub mod wan_demo;
+mod wan_traffic;

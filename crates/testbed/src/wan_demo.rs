@@ -13,16 +13,16 @@
 //! Loss is counted at the receiving host (a packet socket on its `eth0`).
 
 use crate::controller_demo::random_hex;
+pub use crate::wan_traffic::FRAMES;
+use crate::wan_traffic::{
+    GATEWAY_MAC, HOST_NS, OUTSIDER_NS, host_mac, host_ns, node_client, wan_mac,
+};
 use anyhow::{Context, Result, bail};
 use prism_controller::{
-    BookingRequest, Controller, ControllerClient, LoginRequest, PartRequest, ProjectRequest,
-    Settings, UserRequest,
+    Booking, BookingRequest, Controller, ControllerClient, LoginRequest, PartRequest,
+    ProjectRequest, Settings, UserRequest,
 };
-use prism_io::afpacket::{PacketPort, RingConfig};
 use prism_io::netns;
-use prism_node_api::{Endpoint, NodeClient};
-use prism_pipeline::traffic::{FrameSpec, build};
-use prism_wire::{EthernetAddress, Ipv4Address};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -30,31 +30,15 @@ use std::time::{Duration, Instant};
 pub const STATE_DIR: &str = "/run/prism-demo-wan";
 const NODES: usize = 3;
 const NODE_NS: &str = "pwn-n";
-const HOST_NS: &str = "pwn-h";
-/// An outsider on the wide area: no node's address.
-const OUTSIDER_NS: &str = "pwn-x";
 const MGMT: &str = "pwnm";
 const WAN_LINK: &str = "pwnw";
 const WAN_BRIDGE: &str = "pwnwan";
 const INSTANCES: [&str; NODES] = ["wa", "wb", "wc"];
-/// Frames per flow, sent at about 2,000 per second.
-pub const FRAMES: u64 = 1000;
-const GATEWAY_MAC: [u8; 6] = [0x02, 0x45, 0, 0, 0xff, 0];
-
-fn host_mac(i: usize) -> [u8; 6] {
-    [0x02, 0x45, 0, 0, 0, i as u8]
-}
-fn wan_mac(i: usize) -> [u8; 6] {
-    [0x02, 0x0a, 0, 0, 0, i as u8]
-}
 fn wan_address(i: usize) -> String {
     format!("203.0.113.{i}")
 }
 fn node_ns(i: usize) -> String {
     format!("{NODE_NS}{i}")
-}
-fn host_ns(i: usize) -> String {
-    format!("{HOST_NS}{i}")
 }
 
 /// One flow: `FRAMES` frames of `experiment` from host `from` to host
@@ -253,13 +237,6 @@ fn start_node(prism: &Path, i: usize, cred: &Path, controller: &str, key: &Path)
         .with_context(|| format!("starting {}", prism.display()))
 }
 
-fn node_client(i: usize, secret: &str) -> NodeClient {
-    NodeClient::new(Endpoint::Tcp {
-        addr: format!("10.253.{i}.2:7700"),
-        token: Some(secret.into()),
-    })
-}
-
 /// A part on node `i` holding 10.`i`.0.0/24, delivered to its host with
 /// the experiment's VLAN kept.
 fn part(i: usize) -> PartRequest {
@@ -283,89 +260,6 @@ fn spanning(name: &str, nodes: &[usize]) -> BookingRequest {
     r.provision = true;
     r.parts = nodes.iter().map(|i| part(*i)).collect();
     r
-}
-
-/// Sends `FRAMES` frames tagged `vlan` from host `from` to 10.`to`.0.2,
-/// UDP port `port`; counts at host `to` those on `vlan` and those on
-/// another VLAN.
-fn flow(from: usize, to: usize, vlan: u16, port: u16) -> Result<(u64, u64)> {
-    let ring = RingConfig {
-        block_size: 1 << 16,
-        blocks: 512,
-        retire_ms: 8,
-    };
-    let mut rx = netns::in_namespace(&host_ns(to), move || PacketPort::open("eth0", Some(ring)))?;
-    let mut tx = netns::in_namespace(&host_ns(from), || PacketPort::open_tx("eth0"))?;
-    let frame = build(
-        &FrameSpec {
-            src_mac: EthernetAddress(host_mac(from)),
-            dst_mac: EthernetAddress(GATEWAY_MAC),
-            vlan: Some(vlan),
-            src: Ipv4Address([10, from as u8, 0, 2]),
-            dst: Ipv4Address([10, to as u8, 0, 2]),
-            src_port: 4000,
-            dst_port: port,
-            frame_len: 200,
-            ..FrameSpec::default()
-        },
-        b"PRSM",
-    );
-    let (mut got, mut wrong) = (0u64, 0u64);
-    let mut count = |rx: &mut PacketPort| {
-        rx.recv_block(|f| {
-            let (tag, d) = tagged(f.vlan, f.data);
-            if d.len() >= 38
-                && d[12..14] == [8, 0]
-                && d[23] == 17
-                && d[36..38] == port.to_be_bytes()
-            {
-                if tag == Some(vlan) {
-                    got += 1;
-                } else {
-                    wrong += 1;
-                }
-            }
-        });
-    };
-    send_paced(&mut tx, &frame, FRAMES, || count(&mut rx));
-    let end = Instant::now() + Duration::from_millis(300);
-    while Instant::now() < end {
-        let _ = PacketPort::wait_any(&[&rx], 20);
-        count(&mut rx);
-    }
-    if rx.poll_drops() > 0 {
-        bail!("host {to}'s own socket dropped frames (its ring was full): not a measurement");
-    }
-    Ok((got, wrong))
-}
-
-/// The frame's VLAN (in the data or stripped into metadata) and the frame
-/// as if untagged (the tag's 4 bytes skipped by copying the MACs).
-fn tagged(meta: Option<(u16, u16)>, d: &[u8]) -> (Option<u16>, Vec<u8>) {
-    if let Some((_, tci)) = meta {
-        return (Some(tci & 0x0fff), d.to_vec());
-    }
-    if d.len() >= 18 && d[12..14] == [0x81, 0x00] {
-        let mut v = d[..12].to_vec();
-        v.extend_from_slice(&d[16..]);
-        return (Some(u16::from_be_bytes([d[14], d[15]]) & 0x0fff), v);
-    }
-    (None, d.to_vec())
-}
-
-/// Sends `n` copies of `frame` at about 2,000 per second, calling `between`
-/// every millisecond.
-fn send_paced(tx: &mut PacketPort, frame: &[u8], n: u64, mut between: impl FnMut()) {
-    let start = Instant::now();
-    let mut sent = 0u64;
-    while sent < n {
-        let due = (start.elapsed().as_micros() as u64 * 2000 / 1_000_000).min(n);
-        while sent < due {
-            sent += tx.send_batch(std::iter::once(frame)) as u64;
-        }
-        between();
-        std::thread::sleep(Duration::from_millis(1));
-    }
 }
 
 /// Runs the demo; `prism` is the executable that runs the nodes.
@@ -483,6 +377,45 @@ async fn start_nodes(
     }
 }
 
+/// Frames between every pair of nodes of each experiment.
+async fn flows(
+    span: &Booking,
+    red: &Booking,
+    blue: &Booking,
+    say: &dyn Fn(&str),
+) -> Result<Vec<Flow>> {
+    let mut out = Vec::new();
+    let mut port = 5000u16;
+    let mut plan: Vec<(String, u16, usize, usize)> = Vec::new();
+    for (from, to) in [(1, 2), (2, 1), (1, 3), (3, 1), (2, 3), (3, 2)] {
+        plan.push(("span3".into(), span.vlan.unwrap_or(0) as u16, from, to));
+    }
+    for b in [&red, &blue] {
+        for (from, to) in [(1, 2), (2, 1)] {
+            plan.push((b.name.clone(), b.vlan.unwrap_or(0) as u16, from, to));
+        }
+    }
+    for (experiment, vlan, from, to) in plan {
+        port += 1;
+        let (got, wrong_vlan) =
+            tokio::task::spawn_blocking(move || crate::wan_traffic::flow(from, to, vlan, port))
+                .await??;
+        say(&format!(
+            "  {experiment:<5} node{from} → node{to} VLAN {vlan}: sent {FRAMES}, received {got} on its VLAN, {wrong_vlan} on another"
+        ));
+        out.push(Flow {
+            experiment,
+            from,
+            to,
+            vlan,
+            sent: FRAMES,
+            got,
+            wrong_vlan,
+        });
+    }
+    Ok(out)
+}
+
 async fn drive(
     prism: &Path,
     dir: &Path,
@@ -520,34 +453,9 @@ async fn drive(
     // A slot loading its module forwards nothing for the profile's
     // (modelled) reconfiguration time.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let mut port = 5000u16;
-    let mut plan: Vec<(String, u16, usize, usize)> = Vec::new();
-    for (from, to) in [(1, 2), (2, 1), (1, 3), (3, 1), (2, 3), (3, 2)] {
-        plan.push(("span3".into(), span.vlan.unwrap_or(0) as u16, from, to));
-    }
-    for b in [&red, &blue] {
-        for (from, to) in [(1, 2), (2, 1)] {
-            plan.push((b.name.clone(), b.vlan.unwrap_or(0) as u16, from, to));
-        }
-    }
-    for (experiment, vlan, from, to) in plan {
-        port += 1;
-        let (got, wrong_vlan) =
-            tokio::task::spawn_blocking(move || flow(from, to, vlan, port)).await??;
-        say(&format!(
-            "  {experiment:<5} node{from} → node{to} VLAN {vlan}: sent {FRAMES}, received {got} on its VLAN, {wrong_vlan} on another"
-        ));
-        out.flows.push(Flow {
-            experiment,
-            from,
-            to,
-            vlan,
-            sent: FRAMES,
-            got,
-            wrong_vlan,
-        });
-    }
-    spoof(&mut out, secret).await?;
+    out.flows = flows(&span, &red, &blue, say).await?;
+    (out.spoofed, out.spoofed_delivered, out.spoof_drops) =
+        crate::wan_traffic::spoof(secret).await?;
     say(&format!(
         "  an outsider's {} frames on the WAN: {} delivered; node2 dropped {} as wan/unknown-tunnel, {} as wan/not-leased",
         out.spoofed, out.spoofed_delivered, out.spoof_drops.0, out.spoof_drops.1
@@ -568,54 +476,6 @@ async fn drive(
     ));
     background.abort();
     Ok(out)
-}
-
-/// Node 2's unmapped drops by `wan/...` reason: (unknown-tunnel, not-leased).
-async fn wan_drops(secret: &str) -> Result<(u64, u64)> {
-    let c = node_client(2, secret).counters().await?;
-    let get = |r: &str| c.unmapped_drops.get(r).copied().unwrap_or(0);
-    Ok((get("wan/unknown-tunnel"), get("wan/not-leased")))
-}
-
-/// The outsider sends node 2 IPIP from an address that is no node's (with
-/// a real experiment's inner addresses) and plain IPv4; host 2 listens.
-async fn spoof(out: &mut Outcome, secret: &str) -> Result<()> {
-    const N: u64 = 200;
-    let before = wan_drops(secret).await?;
-    let delivered = tokio::task::spawn_blocking(|| -> Result<u64> {
-        let mut rx = netns::in_namespace(&host_ns(2), || PacketPort::open("eth0", None))?;
-        let mut tx = netns::in_namespace(OUTSIDER_NS, || PacketPort::open_tx("eth0"))?;
-        let spec = |tunnel| FrameSpec {
-            src_mac: EthernetAddress([0x02, 0x66, 0, 0, 0, 1]),
-            dst_mac: EthernetAddress(wan_mac(2)),
-            src: Ipv4Address([10, 1, 0, 2]),
-            dst: Ipv4Address([10, 2, 0, 2]),
-            tunnel,
-            dst_port: 6666,
-            frame_len: 200,
-            ..FrameSpec::default()
-        };
-        let node2 = Ipv4Address([203, 0, 113, 2]);
-        let ipip = build(&spec(Some((Ipv4Address([198, 18, 9, 9]), node2))), b"SPOF");
-        let mut plain = spec(None);
-        plain.dst = node2;
-        let plain = build(&plain, b"SPOF");
-        let mut got = 0;
-        let mut count = |rx: &mut PacketPort| {
-            rx.recv_block(|f| got += u64::from(f.data.windows(4).any(|w| w == b"SPOF")));
-        };
-        send_paced(&mut tx, &ipip, N, || count(&mut rx));
-        send_paced(&mut tx, &plain, N, || count(&mut rx));
-        std::thread::sleep(Duration::from_millis(300));
-        count(&mut rx);
-        Ok(got)
-    })
-    .await??;
-    let after = wan_drops(secret).await?;
-    out.spoofed = 2 * N;
-    out.spoofed_delivered = delivered;
-    out.spoof_drops = (after.0 - before.0, after.1 - before.1);
-    Ok(())
 }
 
 /// Runs the demo and prints its verdict; errors if it found a problem.
