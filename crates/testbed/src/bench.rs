@@ -9,6 +9,7 @@
 pub mod classify;
 pub mod l3fwd;
 pub mod scale;
+pub mod wan;
 
 use crate::tables as tables_cmd;
 use anyhow::{Context, Result};
@@ -266,6 +267,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     l3fwd::run(args, reps, &mut push)?;
     scale::run(args, reps, &mut push)?;
+    wan::run(args, reps, &mut push)?;
     // The control side: a scenario of n software networks loaded (parsed,
     // compiled, placed, published); per network, so linear means flat.
     for &n in &[1_000usize, 10_000] {
