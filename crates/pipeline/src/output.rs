@@ -203,7 +203,7 @@ impl OutputStage {
         }
         if self.limited[n]
             && let Some(Some(b)) = self.buckets.get_mut(n)
-            && !b.take(pkt.len(), now_ns)
+            && !b.take(pkt.charged_len(), now_ns)
         {
             return Err((pkt, OutputDrop::RateLimited));
         }

@@ -31,6 +31,10 @@ pub struct Packet {
     pub network: u16,
     /// Receive time, nanoseconds on the caller's clock.
     pub timestamp_ns: u64,
+    /// What the network's rate limit charges: the frame's length as it
+    /// entered the network (after the WAN side took its tunnel off), so
+    /// the substrate's own encapsulation is never charged to it.
+    charged: u16,
 }
 
 impl Packet {
@@ -63,8 +67,21 @@ impl Packet {
         }
         self.start = HEADROOM as u16;
         self.len = frame.len() as u16;
+        self.charged = self.len;
         self.buf.0[HEADROOM..HEADROOM + frame.len()].copy_from_slice(frame);
         true
+    }
+
+    /// The length the network's rate limit charges (see the field).
+    #[inline]
+    pub fn charged_len(&self) -> usize {
+        usize::from(self.charged)
+    }
+
+    /// Charges the frame as it is now: it has just entered its network.
+    #[inline]
+    pub fn charge_as_is(&mut self) {
+        self.charged = self.len;
     }
 
     /// Opens `n` bytes at offset `at` of the frame by moving the `at` bytes
@@ -170,6 +187,7 @@ impl PacketPool {
                 port: 0,
                 network: 0,
                 timestamp_ns: 0,
+                charged: 0,
             })
             .collect();
         Self { free, capacity }

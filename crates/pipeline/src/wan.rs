@@ -125,6 +125,7 @@ pub fn terminate(t: &WanTable, pkt: &mut Packet, info: &mut PacketInfo) -> Resul
         d[12..14].copy_from_slice(&ethertype::VLAN.to_be_bytes());
         d[14..16].copy_from_slice(&(vid & 0x0fff).to_be_bytes());
     }
+    pkt.charge_as_is();
     prism_wire::parse_frame_into(pkt.data(), pkt.port, info).map_err(DropReason::Parse)?;
     Ok(net)
 }

@@ -57,6 +57,10 @@ enum Cmd {
         /// frames dropped (docs/wan.md).
         #[arg(long, conflicts_with_all = ["offline", "controller"])]
         wan: bool,
+        /// With --wan: also VANI Table 2 (five experiments' rates across one
+        /// WAN port, measured at the receiving host).
+        #[arg(long, requires = "wan")]
+        rates: bool,
     },
     /// Run a scenario live on Linux interfaces until Ctrl-C.
     Node(node_cmd::NodeArgs),
@@ -189,7 +193,9 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Demo {
             controller: true, ..
         } => prism_testbed::controller_demo::main(&std::env::current_exe()?),
-        Cmd::Demo { wan: true, .. } => prism_testbed::wan_demo::main(&std::env::current_exe()?),
+        Cmd::Demo {
+            wan: true, rates, ..
+        } => prism_testbed::wan_demo::main(&std::env::current_exe()?, rates),
         Cmd::Demo {
             json,
             offline,

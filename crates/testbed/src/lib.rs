@@ -35,4 +35,5 @@ pub mod reconfig_fig8;
 pub mod soak;
 pub mod tables;
 pub mod wan_demo;
+pub mod wan_rates;
 mod wan_traffic;

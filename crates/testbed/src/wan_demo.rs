@@ -69,6 +69,8 @@ pub struct Outcome {
     /// Controller networks still on a node after the releases.
     pub left_on_nodes: Vec<String>,
     pub leftovers: Vec<String>,
+    /// VANI Table 2, when asked for (`--rates`).
+    pub rates: Vec<crate::wan_rates::RateRow>,
 }
 
 struct Topology {
@@ -263,7 +265,7 @@ fn spanning(name: &str, nodes: &[usize]) -> BookingRequest {
 }
 
 /// Runs the demo; `prism` is the executable that runs the nodes.
-pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
+pub fn run(prism: &Path, quiet: bool, rates: bool) -> Result<Outcome> {
     let say = |s: &str| {
         if !quiet {
             println!("{s}");
@@ -284,7 +286,7 @@ pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let out = rt.block_on(drive(prism, &dir, &secret, &mut topo, &say));
+    let out = rt.block_on(drive(prism, &dir, &secret, &mut topo, &say, rates));
     drop(topo);
     let mut out = out?;
     out.leftovers = leftovers();
@@ -327,9 +329,15 @@ async fn controller(
         admin: false,
     };
     admin.create_user(&user).await?;
+    // A testbed service level: more hardware networks than `standard`'s
+    // four (a spanning network counts once, whatever its parts).
+    let mut level = prism_controller::ServiceLevel::standard();
+    level.name = "testbed".into();
+    level.max_hw_networks = 16;
+    admin.put_service_level(&level).await?;
     let project = ProjectRequest {
         name: "wan".into(),
-        service_level: "standard".into(),
+        service_level: "testbed".into(),
         owner: "alice".into(),
     };
     admin.create_project(&project).await?;
@@ -422,6 +430,7 @@ async fn drive(
     secret: &str,
     topo: &mut Topology,
     say: &dyn Fn(&str),
+    rates: bool,
 ) -> Result<Outcome> {
     let (ctl, admin, alice, addr) = controller(dir, secret, say).await?;
     let background = ctl.spawn_background();
@@ -463,6 +472,18 @@ async fn drive(
     for b in [&span, &red, &blue] {
         alice.release("wan", &b.id).await?;
     }
+    if rates {
+        say(
+            "  VANI Table 2: five experiments across node1's WAN port, each offering 1.5× its booking ...",
+        );
+        out.rates = crate::wan_rates::table2(&alice, |name, mbps| {
+            let mut r = spanning(name, &[1, 2]);
+            r.bandwidth_mbps = mbps;
+            r
+        })
+        .await?;
+        say(&crate::wan_rates::table(&out.rates));
+    }
     for i in 1..=NODES {
         for n in node_client(i, secret).list_networks().await? {
             if n.name.starts_with(prism_controller::NODE_PREFIX) {
@@ -479,11 +500,11 @@ async fn drive(
 }
 
 /// Runs the demo and prints its verdict; errors if it found a problem.
-pub fn main(prism: &Path) -> Result<()> {
+pub fn main(prism: &Path, rates: bool) -> Result<()> {
     if !netns::have_privileges() {
         bail!("the WAN demo needs root (namespaces, a bridge and raw sockets)");
     }
-    let o = run(prism, false)?;
+    let o = run(prism, false, rates)?;
     println!("\n  experiment  path            VLAN  sent  received  loss    on another VLAN");
     let mut failed = false;
     for f in &o.flows {

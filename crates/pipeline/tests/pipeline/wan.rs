@@ -330,3 +330,23 @@ fn a_released_part_stops_its_tunnel_and_a_claimed_tunnel_is_refused() {
     assert!(outs.iter().all(|o| o.is_empty()));
     assert_eq!(wan_drops(&p, WanDrop::UnknownTunnel), 1);
 }
+
+#[test]
+fn the_rate_limit_charges_the_experiment_s_frames_not_the_tunnel() {
+    // A bucket of exactly two 1,000-byte frames: both go into the tunnel
+    // (1,016 bytes each on the WAN), as they would to the LAN.
+    let mut a = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 2);
+    a.set_wan_ports(&[WAN]).unwrap();
+    let mut red = spec(&parts(true)[0], WAN_A, WAN_B, MAC_A, MAC_B);
+    red.rate_limit = Some((8_000, 2_000));
+    a.add_network(red).unwrap();
+    let frame = |n: usize| lan_frame(100, [10, 1, 0, 7], [10, 2, 0, 9], &vec![b'x'; n]);
+    let f = frame(1000 - frame(0).len());
+    assert_eq!(f.len(), 1000);
+    let (outs, p) = run(&a, LAN, &[f.clone(), f.clone(), f]);
+    assert_eq!(outs[WAN as usize].len(), 2);
+    assert!(outs[WAN as usize].iter().all(|f| f.len() == 1016));
+    let id = a.id("red").unwrap() as usize;
+    let limited = DropReason::Output(prism_pipeline::reasons::OutputDrop::RateLimited);
+    assert_eq!(p.counters().networks[id].drops[limited.index()], 1);
+}

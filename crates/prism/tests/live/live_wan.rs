@@ -16,7 +16,12 @@ fn networks_span_three_nodes_and_stay_apart_across_the_wan() {
     let _g = crate::common::SERIAL
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    let o = run(std::path::Path::new(env!("CARGO_BIN_EXE_prism")), true).unwrap();
+    let o = run(
+        std::path::Path::new(env!("CARGO_BIN_EXE_prism")),
+        true,
+        false,
+    )
+    .unwrap();
     assert_eq!(o.flows.len(), 10, "{:?}", o.flows);
     let pairs: std::collections::BTreeSet<(usize, usize)> = o
         .flows
