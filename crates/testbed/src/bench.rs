@@ -173,6 +173,27 @@ pub(crate) fn bench_pipeline(
     )
 }
 
+/// The control side: a scenario of n software networks loaded (parsed,
+/// compiled, placed, published); per network, so linear means flat.
+fn control_load(args: &BenchArgs, push: &mut impl FnMut(Figure)) {
+    for &n in &[1_000usize, 10_000] {
+        let name = format!("control/load-{n}-networks");
+        if !wanted(args, &name) {
+            continue;
+        }
+        let text = many_networks(n);
+        push(measure(
+            &name,
+            n as u64,
+            if args.quick || n > 1_000 { 1 } else { 3 },
+            "scenario parse + compile + place + one publication, per network",
+            move || {
+                black_box(prism_netdoc::load("bench.toml", &text).expect("loads"));
+            },
+        ));
+    }
+}
+
 fn copy_loop(frames: &[Vec<u8>], rounds: usize) -> impl FnMut() {
     let mut pool = prism_pipeline::PacketPool::new(64);
     let frames = frames.to_vec();
@@ -268,24 +289,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     l3fwd::run(args, reps, &mut push)?;
     scale::run(args, reps, &mut push)?;
     wan::run(args, reps, &mut push)?;
-    // The control side: a scenario of n software networks loaded (parsed,
-    // compiled, placed, published); per network, so linear means flat.
-    for &n in &[1_000usize, 10_000] {
-        let name = format!("control/load-{n}-networks");
-        if !wanted(args, &name) {
-            continue;
-        }
-        let text = many_networks(n);
-        push(measure(
-            &name,
-            n as u64,
-            if args.quick || n > 1_000 { 1 } else { 3 },
-            "scenario parse + compile + place + one publication, per network",
-            move || {
-                black_box(prism_netdoc::load("bench.toml", &text).expect("loads"));
-            },
-        ));
-    }
+    control_load(args, &mut push);
     let need_bgp = ["lpm/", "pipeline/bgp"].iter().any(|n| wanted(args, n));
     if need_bgp {
         let path = data(args, "bgp/prefixes.txt.gz")?;
