@@ -12,6 +12,8 @@ CREATE TABLE booking_parts (
     node_id TEXT NOT NULL REFERENCES nodes (id),
     route TEXT NOT NULL,
     tunnel TEXT NOT NULL,
+    -- A bridged network's port on the node for its side (its frames).
+    port TEXT,
     PRIMARY KEY (booking_id, part)
 );
 CREATE INDEX booking_parts_node ON booking_parts (node_id);
@@ -20,5 +22,12 @@ CREATE INDEX booking_parts_node ON booking_parts (node_id);
 -- impossible (the VLAN pool's pattern).
 CREATE TABLE tunnel_addresses (
     address TEXT PRIMARY KEY,
+    booking_id TEXT NOT NULL REFERENCES bookings (id)
+);
+
+-- One row per S-tag in use by a bridged network spanning nodes (802.1ad
+-- across the wide area): unique across the testbed.
+CREATE TABLE s_tags (
+    tag BIGINT PRIMARY KEY,
     booking_id TEXT NOT NULL REFERENCES bookings (id)
 );

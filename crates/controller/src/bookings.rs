@@ -49,6 +49,7 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
         released_ms: r.try_get("released_ms")?,
         spec: serde_json::from_str(&r.try_get::<String, _>("spec")?).unwrap_or_default(),
         parts: Vec::new(),
+        s_tag: None,
         ids: BookingIds {
             user: r.try_get("user_id")?,
             project: r.try_get("project_id")?,
@@ -96,6 +97,7 @@ impl Controller {
             .iter()
             .map(|p| p.view())
             .collect();
+        b.s_tag = self.s_tag_of(&self.pool, id).await?;
         Ok(b)
     }
 
@@ -111,6 +113,7 @@ impl Controller {
             .iter()
             .map(|p| p.view())
             .collect();
+        b.s_tag = self.s_tag_of(&mut **tx, id).await?;
         Ok(b)
     }
 
@@ -280,7 +283,7 @@ impl Controller {
                 .await?;
         }
         if !r.parts.is_empty() {
-            self.record_parts(&mut tx, &id, &r.parts).await?;
+            self.record_parts(&mut tx, &id, &r).await?;
         }
         let b = self.booking_tx_row(&mut tx, &id).await?;
         self.check_docs(&mut tx, &b, placement.as_ref()).await?;

@@ -100,6 +100,9 @@ pub struct Booking {
     /// A network spanning nodes: its parts (`node` is the first part's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<PartView>,
+    /// A bridged network's S-tag on the wide area (802.1ad), unique.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s_tag: Option<i64>,
     /// Internal ids (not in the API): the booker's, the project's, the node's;
     /// and the lease asked for, which provisioning starts.
     #[serde(skip)]
@@ -166,8 +169,14 @@ pub struct PartRequest {
     /// The node's name.
     pub node: String,
     /// The part's own routes (the network document's `route` entries):
-    /// their prefixes are what the other parts send to this one.
+    /// their prefixes are what the other parts send to this one. None for
+    /// a bridged network (`forwarding = "bridge"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub route: Vec<prism_netdoc::RouteDoc>,
+    /// A bridged network's port on the node for its frames (default: the
+    /// node's first port that is not its WAN port).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
 }
 
 /// A part of a booked network.
@@ -176,8 +185,9 @@ pub struct PartView {
     pub node: String,
     /// The prefixes the other parts route to it.
     pub prefixes: Vec<String>,
-    /// Its tunnel source address on the wide area.
-    pub tunnel: String,
+    /// Its tunnel source address on the wide area (a routed network's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tunnel: Option<String>,
 }
 
 /// A renewal: a new end, in seconds from now.

@@ -148,9 +148,10 @@ impl Controller {
         .await?;
         let mut desired = BTreeMap::new();
         for r in &rows {
-            let b = booking_of(r)?;
+            let mut b = booking_of(r)?;
             let name = node_network_name(&b.id);
             let parts = self.parts(&self.pool, &b.id).await?;
+            b.s_tag = self.s_tag_of(&self.pool, &b.id).await?;
             let doc = match parts.iter().position(|p| p.node_id == id) {
                 // A part waits for every node of its network to report
                 // its WAN side.

@@ -88,6 +88,7 @@ impl Controller {
             format!(
                 "DELETE FROM tunnel_addresses WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
             ),
+            format!("DELETE FROM s_tags WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"),
             format!(
                 "UPDATE nodes SET generation = generation + 1 WHERE id IN \
              (SELECT node_id FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE}))"

@@ -27,6 +27,8 @@ pub struct Settings {
     /// Where the tunnel source addresses of networks spanning nodes come
     /// from (`crate::span`).
     pub tunnel_pool: prism_netdoc::Prefix,
+    /// The S-tags bridged networks spanning nodes take (802.1ad VIDs).
+    pub s_tag_pool: std::ops::RangeInclusive<u16>,
 }
 
 /// The default tunnel pool: RFC 2544's benchmarking range, never routed on
@@ -44,6 +46,7 @@ impl Default for Settings {
             rate_burst: 400.0,
             node_secret: None,
             tunnel_pool: prism_netdoc::Prefix(TUNNEL_POOL.parse().expect("a prefix")),
+            s_tag_pool: 2..=4094,
         }
     }
 }

@@ -58,8 +58,11 @@ pub(crate) struct Part {
     pub node_id: String,
     pub node: String,
     pub route: Vec<RouteDoc>,
-    pub tunnel: Ipv4Addr,
+    /// Its tunnel source address (none for a bridged network's part).
+    pub tunnel: Option<Ipv4Addr>,
     pub wan: Option<NodeWan>,
+    /// A bridged network's port for its side.
+    pub port: Option<String>,
 }
 
 fn prefixes(route: &[RouteDoc]) -> Vec<String> {
@@ -74,7 +77,7 @@ impl Part {
         PartView {
             node: self.node.clone(),
             prefixes: prefixes(&self.route),
-            tunnel: self.tunnel.to_string(),
+            tunnel: self.tunnel.map(|t| t.to_string()),
         }
     }
 }
@@ -87,17 +90,25 @@ pub(crate) fn check_parts(parts: &[PartRequest], spec: &serde_json::Value) -> Re
         ))
         .with_field("parts"));
     }
-    if spec.get("forwarding").and_then(|f| f.as_str()) != Some("destination") {
-        return Err(
-            Error::invalid("a network spanning nodes routes by `destination`")
-                .with_field("spec.forwarding"),
-        );
-    }
-    for (i, p) in parts.iter().enumerate() {
-        if parts[..i].iter().any(|q| q.node == p.node) {
-            return Err(Error::invalid(format!("node `{}` is named twice", p.node))
-                .with_field(format!("parts[{i}].node")));
+    let bridged = match spec.get("forwarding").and_then(|f| f.as_str()) {
+        Some("destination") => false,
+        Some("bridge") => true,
+        _ => {
+            return Err(Error::invalid(
+                "a network spanning nodes routes by `destination` (over IP) or is a `bridge` (over Ethernet)",
+            )
+            .with_field("spec.forwarding"));
         }
+    };
+    if bridged {
+        return match parts.iter().position(|p| !p.route.is_empty()) {
+            Some(i) => Err(Error::invalid("a bridged network's parts have no routes")
+                .with_field(format!("parts[{i}].route"))),
+            None => distinct_nodes(parts),
+        };
+    }
+    distinct_nodes(parts)?;
+    for (i, p) in parts.iter().enumerate() {
         if p.route.is_empty() {
             return Err(Error::invalid("a part routes at least one prefix")
                 .with_field(format!("parts[{i}].route")));
@@ -124,6 +135,21 @@ pub(crate) fn check_parts(parts: &[PartRequest], spec: &serde_json::Value) -> Re
         }
     }
     Ok(())
+}
+
+fn distinct_nodes(parts: &[PartRequest]) -> Result<()> {
+    for (i, p) in parts.iter().enumerate() {
+        if parts[..i].iter().any(|q| q.node == p.node) {
+            return Err(Error::invalid(format!("node `{}` is named twice", p.node))
+                .with_field(format!("parts[{i}].node")));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a booking's spec is a bridged network's.
+pub(crate) fn is_bridge(spec: &serde_json::Value) -> bool {
+    spec.get("forwarding").and_then(|f| f.as_str()) == Some("bridge")
 }
 
 impl Controller {
@@ -253,23 +279,113 @@ impl Controller {
         &self,
         tx: &mut Tx,
         id: &str,
-        parts: &[PartRequest],
+        r: &crate::model::BookingRequest,
     ) -> Result<()> {
-        let tunnels = self.take_tunnels(tx, id, parts.len()).await?;
-        for (i, (p, t)) in parts.iter().zip(&tunnels).enumerate() {
+        let parts = &r.parts;
+        let mut ports = Vec::new();
+        for (i, p) in parts.iter().enumerate() {
+            ports.push(self.part_port(tx, i, p).await?);
+        }
+        if is_bridge(&r.spec) {
+            self.take_s_tag(tx, id).await?;
+        }
+        let tunnels: Vec<String> = if is_bridge(&r.spec) {
+            vec![String::new(); parts.len()]
+        } else {
+            let t = self.take_tunnels(tx, id, parts.len()).await?;
+            t.iter().map(|a| a.to_string()).collect()
+        };
+        for (i, ((p, t), port)) in parts.iter().zip(&tunnels).zip(ports).enumerate() {
+            let route =
+                serde_json::to_string(&p.route).map_err(|e| Error::internal(e.to_string()))?;
             sqlx::query(
-                "INSERT INTO booking_parts (booking_id, part, node_id, route, tunnel) \
-                 SELECT $1, $2, id, $3, $4 FROM nodes WHERE name = $5",
+                "INSERT INTO booking_parts (booking_id, part, node_id, route, tunnel, port) \
+                 SELECT $1, $2, id, $3, $4, $6 FROM nodes WHERE name = $5",
             )
             .bind(id)
             .bind(i as i64)
-            .bind(serde_json::to_string(&p.route).map_err(|e| Error::internal(e.to_string()))?)
-            .bind(t.to_string())
+            .bind(route)
+            .bind(t)
             .bind(&p.node)
+            .bind(port)
             .execute(&mut **tx)
             .await?;
         }
         Ok(())
+    }
+
+    /// Part `i`'s port for its side: the one asked (not the WAN port), or
+    /// the node's first port that is not its WAN port.
+    async fn part_port(&self, tx: &mut Tx, i: usize, p: &PartRequest) -> Result<String> {
+        let r = sqlx::query("SELECT ports, wan FROM nodes WHERE name = $1")
+            .bind(&p.node)
+            .fetch_one(&mut **tx)
+            .await?;
+        let ports: Vec<String> =
+            serde_json::from_str(&r.try_get::<String, _>(0)?).unwrap_or_default();
+        let wan = node_wan(&r)?.map(|w| w.port).unwrap_or_default();
+        let at = format!("parts[{i}].port");
+        match &p.port {
+            Some(want) if *want == wan => Err(Error::invalid(format!(
+                "`{want}` is node `{}`'s WAN port",
+                p.node
+            ))
+            .with_field(at)),
+            Some(want) if ports.contains(want) => Ok(want.clone()),
+            Some(want) => Err(Error::invalid(format!(
+                "node `{}` has no port `{want}` (ports: {})",
+                p.node,
+                ports.join(", ")
+            ))
+            .with_field(at)),
+            None => ports.into_iter().find(|q| *q != wan).ok_or_else(|| {
+                Error::invalid(format!(
+                    "node `{}` has no port besides its WAN port",
+                    p.node
+                ))
+                .with_field(at)
+            }),
+        }
+    }
+
+    /// Takes the lowest free S-tag of the pool for bridged booking `id`.
+    pub(crate) async fn take_s_tag(&self, tx: &mut Tx, id: &str) -> Result<i64> {
+        let used: Vec<i64> = sqlx::query("SELECT tag FROM s_tags ORDER BY tag")
+            .fetch_all(&mut **tx)
+            .await?
+            .iter()
+            .filter_map(|r| r.try_get::<i64, _>(0).ok())
+            .collect();
+        let pool = &self.settings.s_tag_pool;
+        let tag = (i64::from(*pool.start())..=i64::from(*pool.end()))
+            .find(|t| used.binary_search(t).is_err())
+            .ok_or_else(|| {
+                Error::conflict(format!(
+                    "the S-tag pool {}..={} is exhausted",
+                    pool.start(),
+                    pool.end()
+                ))
+                .with_field("parts")
+            })?;
+        sqlx::query("INSERT INTO s_tags (tag, booking_id) VALUES ($1, $2)")
+            .bind(tag)
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+        Ok(tag)
+    }
+
+    /// Booking `id`'s S-tag, if it is a bridged network spanning nodes.
+    pub(crate) async fn s_tag_of<'e, E>(&self, ex: E, id: &str) -> Result<Option<i64>>
+    where
+        E: sqlx::Executor<'e, Database = sqlx::Any>,
+    {
+        Ok(sqlx::query("SELECT tag FROM s_tags WHERE booking_id = $1")
+            .bind(id)
+            .fetch_optional(ex)
+            .await?
+            .map(|r| r.try_get::<i64, _>(0))
+            .transpose()?)
     }
 
     /// The parts of booking `id`, in order (none for one node's network).
@@ -278,7 +394,7 @@ impl Controller {
         E: sqlx::Executor<'e, Database = sqlx::Any>,
     {
         let rows = sqlx::query(
-            "SELECT p.node_id, n.name, p.route, p.tunnel, n.wan FROM booking_parts p \
+            "SELECT p.node_id, n.name, p.route, p.tunnel, n.wan, p.port FROM booking_parts p \
              JOIN nodes n ON n.id = p.node_id WHERE p.booking_id = $1 ORDER BY p.part",
         )
         .bind(id)
@@ -291,11 +407,9 @@ impl Controller {
                     node: r.try_get(1)?,
                     route: serde_json::from_str(&r.try_get::<String, _>(2)?)
                         .map_err(|e| Error::internal(e.to_string()))?,
-                    tunnel: r
-                        .try_get::<String, _>(3)?
-                        .parse()
-                        .map_err(|_| Error::internal("a tunnel address that is not one"))?,
+                    tunnel: r.try_get::<String, _>(3)?.parse().ok(),
                     wan: node_wan(r)?,
+                    port: r.try_get("port")?,
                 })
             })
             .collect()
@@ -351,12 +465,14 @@ impl Controller {
         )
     }
 
-    /// Frees the tunnel addresses of booking `id`.
+    /// Frees the tunnel addresses and the S-tag of booking `id`.
     pub(crate) async fn free_tunnels(&self, tx: &mut Tx, id: &str) -> Result<()> {
-        sqlx::query("DELETE FROM tunnel_addresses WHERE booking_id = $1")
-            .bind(id)
-            .execute(&mut **tx)
-            .await?;
+        for table in ["tunnel_addresses", "s_tags"] {
+            sqlx::query(&format!("DELETE FROM {table} WHERE booking_id = $1"))
+                .bind(id)
+                .execute(&mut **tx)
+                .await?;
+        }
         Ok(())
     }
 }
@@ -375,6 +491,9 @@ pub(crate) fn part_doc(
     let Some(my_wan) = &me.wan else {
         return Ok(None);
     };
+    if is_bridge(&b.spec) {
+        return bridge_doc(b, me, my_wan).map(Some);
+    }
     let mut doc = node_doc(
         &b.spec,
         &node_network_name(&b.id),
@@ -400,7 +519,7 @@ pub(crate) fn part_doc(
             decrement_ttl: true,
             vlan_pop: true,
             ipip_encap: Some(Endpoints {
-                src: Addr(me.tunnel),
+                src: Addr(me.tunnel.ok_or_else(no_tunnel)?),
                 dst: Addr(far_wan.address),
             }),
             set_src_mac: Some(mac(&my_wan.mac)?),
@@ -416,10 +535,55 @@ pub(crate) fn part_doc(
             });
         }
         doc.tunnel.push(TunnelDoc {
-            src: Addr(far.tunnel),
-            dst: Addr(my_wan.address),
+            src: Some(Addr(far.tunnel.ok_or_else(no_tunnel)?)),
+            dst: Some(Addr(my_wan.address)),
             vlan_push: b.vlan.map(|v| v as u16),
+            s_tag: None,
         });
     }
     Ok(Some(doc))
+}
+
+/// A bridged network's part (VANI's bridge service, Fig. 8): a rule table
+/// sending its side's frames (its VLAN, any EtherType) out of the WAN port
+/// under the booking's S-tag, and what arrives under that S-tag (popped by
+/// the WAN side) to its side; the wide-area Ethernet delivers by MAC.
+fn bridge_doc(b: &crate::model::Booking, me: &Part, wan: &NodeWan) -> Result<NetworkDoc> {
+    let tag = b
+        .s_tag
+        .ok_or_else(|| Error::internal("a bridged network without its S-tag"))?;
+    let mut spec = b.spec.clone();
+    spec["forwarding"] = "rules".into();
+    let mut doc = node_doc(
+        &spec,
+        &node_network_name(&b.id),
+        b.tier.as_deref().unwrap_or("hardware"),
+        b.vlan.unwrap_or(0),
+        b.bandwidth_mbps,
+    )?;
+    let side = me.port.clone().unwrap_or_default();
+    let rule = |from: &str, action: serde_json::Value| {
+        serde_json::from_value(serde_json::json!({
+            "priority": 10, "match": {"in_port": from}, "action": action
+        }))
+        .map_err(|e| Error::internal(e.to_string()))
+    };
+    doc.rule = vec![
+        rule(
+            &side,
+            serde_json::json!({"port": wan.port, "vlan_push": tag}),
+        )?,
+        rule(&wan.port, serde_json::json!({"port": side}))?,
+    ];
+    doc.tunnel = vec![TunnelDoc {
+        src: None,
+        dst: None,
+        vlan_push: None,
+        s_tag: Some(tag as u16),
+    }];
+    Ok(doc)
+}
+
+fn no_tunnel() -> Error {
+    Error::internal("a routed part without its tunnel address")
 }

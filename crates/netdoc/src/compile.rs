@@ -386,25 +386,29 @@ impl Ctx<'_> {
 
 /// A network's tunnels from the wide area.
 fn tunnels(n: &NetworkDoc) -> Result<Vec<TunnelSpec>, DocError> {
+    let vid = |v: u16, field: String| match v {
+        1..=4094 => Ok(v),
+        _ => Err(err(&field, format!("VLAN ID {v} is not from 1 to 4094"))),
+    };
     n.tunnel
         .iter()
         .enumerate()
-        .map(|(i, t)| {
-            let vlan = match t.vlan_push {
-                Some(v @ 1..=4094) => Some(v),
-                Some(v) => {
-                    return Err(err(
-                        &format!("tunnel[{i}].vlan_push"),
-                        format!("VLAN ID {v} is not from 1 to 4094"),
-                    ));
-                }
-                None => None,
-            };
-            Ok(TunnelSpec {
-                src: t.src.0.into(),
-                dst: t.dst.0.into(),
-                vlan,
-            })
+        .map(|(i, t)| match (t.src, t.dst, t.s_tag) {
+            (Some(src), Some(dst), None) => Ok(TunnelSpec::Ipip {
+                src: src.0.into(),
+                dst: dst.0.into(),
+                vlan: t
+                    .vlan_push
+                    .map(|v| vid(v, format!("tunnel[{i}].vlan_push")))
+                    .transpose()?,
+            }),
+            (None, None, Some(s)) if t.vlan_push.is_none() => Ok(TunnelSpec::QinQ {
+                s_tag: vid(s, format!("tunnel[{i}].s_tag"))?,
+            }),
+            _ => Err(err(
+                &format!("tunnel[{i}]"),
+                "either `src` and `dst` (IPIP, with an optional `vlan_push`) or `s_tag` (802.1ad)",
+            )),
         })
         .collect()
 }

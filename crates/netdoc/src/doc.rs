@@ -90,16 +90,21 @@ pub struct Endpoints {
     pub dst: Addr,
 }
 
-/// A tunnel from the wide area into a network: IPIP from `src` to `dst`
-/// arriving on a WAN port belongs to the network; it is decapsulated and,
-/// with `vlan_push`, tagged, as if it had arrived on the network's side.
+/// A way from the wide area into a network (docs/wan.md): IPIP from `src`
+/// to `dst` arriving on a WAN port (decapsulated and, with `vlan_push`,
+/// tagged), or 802.1ad frames with S-tag `s_tag` (the S-tag popped); as if
+/// they had arrived on the network's side.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TunnelDoc {
-    pub src: Addr,
-    pub dst: Addr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<Addr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<Addr>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vlan_push: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s_tag: Option<u16>,
 }
 
 /// A payload cipher.

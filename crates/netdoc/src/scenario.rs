@@ -474,18 +474,29 @@ name = "part"
 tier = "hardware"
 forwarding = "destination"
 map = [{ vlan = 100 }]
-tunnel = [{ src = "198.18.0.2", dst = "203.0.113.1", vlan_push = 100 }]
+tunnel = [{ src = "198.18.0.2", dst = "203.0.113.1", vlan_push = 100 }, { s_tag = 3001 }]
 route = [{ prefix = "10.1.0.0/24", action = { port = "lan" } }]
 "#;
         let s = load("s.toml", text).unwrap();
         let (port, wan) = s.wan.clone().unwrap();
         assert_eq!((port, wan.address.0.to_string()), (1, "203.0.113.1".into()));
         assert_eq!(s.substrate.wan_ports(), &[1]);
-        let t = &s.substrate.spec("part").unwrap().tunnels[0];
+        let t = s.substrate.spec("part").unwrap().tunnels.clone();
         assert_eq!(
-            (t.src.to_string(), t.vlan),
-            ("198.18.0.2".into(), Some(100))
+            t,
+            [
+                prism_pipeline::TunnelSpec::Ipip {
+                    src: prism_wire::Ipv4Address([198, 18, 0, 2]),
+                    dst: prism_wire::Ipv4Address([203, 0, 113, 1]),
+                    vlan: Some(100),
+                },
+                prism_pipeline::TunnelSpec::QinQ { s_tag: 3001 },
+            ]
         );
+        let mixed = text.replace("s_tag = 3001 }", "s_tag = 3001, src = \"198.18.0.9\" }");
+        let e = err(&mixed);
+        assert!(e.starts_with(&at(&mixed, "s_tag = 3001,")), "{e}");
+        assert!(e.contains("either `src` and `dst`"), "{e}");
         let two = text.replace(
             "name = \"lan\"",
             "name = \"lan\"\nwan = { address = \"203.0.113.9\", mac = \"02:0a:00:00:00:09\" }",

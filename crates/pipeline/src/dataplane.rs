@@ -12,26 +12,8 @@ use crate::wan::WanTable;
 use prism_tables::Key;
 use prism_tables::{LpmArena, LpmRef, LpmTable};
 use prism_wire::PacketInfo;
-use serde::Serialize;
 
-/// Which tier forwards a network.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Tier {
-    /// The compiled pipeline, in a device slot.
-    Hardware,
-    /// A software router behind a software channel.
-    Software,
-}
-
-impl Tier {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Tier::Hardware => "hardware",
-            Tier::Software => "software",
-        }
-    }
-}
+pub use crate::spec::Tier;
 
 /// Number of software channels (paper 001's DMA channels).
 pub const SOFTWARE_CHANNELS: usize = 4;

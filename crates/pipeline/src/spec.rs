@@ -3,9 +3,28 @@
 //! and the substrate's refusals.
 
 use crate::action::Action;
-use crate::dataplane::Tier;
 use crate::device::{ModuleKind, PlacementError};
 use prism_tables::{Ipv4Prefix, LpmError, PortRange, Ternary};
+use serde::Serialize;
+
+/// Which tier forwards a network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// The compiled pipeline, in a device slot.
+    Hardware,
+    /// A software router behind a software channel.
+    Software,
+}
+
+impl Tier {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Tier::Hardware => "hardware",
+            Tier::Software => "software",
+        }
+    }
+}
 
 /// A rule of the network-mapping (design-select) table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,19 +100,26 @@ pub struct NetworkSpec {
     /// A dedicated channel 0..=2, or `None` for the shared channel 3.
     pub software_channel: Option<u8>,
     pub quantum: u32,
-    /// IPIP tunnels arriving on a WAN port that belong to this network
+    /// Tunnels arriving on a WAN port that belong to this network
     /// ([`crate::wan`]).
     pub tunnels: Vec<TunnelSpec>,
 }
 
-/// A tunnel into a network from the wide area: IPIP from `src` to `dst`
-/// arriving on a WAN port is this network's, decapsulated and tagged with
-/// `vlan` (if any).
+/// A way into a network from the wide area ([`crate::wan`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TunnelSpec {
-    pub src: prism_wire::Ipv4Address,
-    pub dst: prism_wire::Ipv4Address,
-    pub vlan: Option<u16>,
+pub enum TunnelSpec {
+    /// IPIP from `src` to `dst` arriving on a WAN port is this network's,
+    /// decapsulated and tagged with `vlan` (if any): a part of a network
+    /// spanning nodes over IP.
+    Ipip {
+        src: prism_wire::Ipv4Address,
+        dst: prism_wire::Ipv4Address,
+        vlan: Option<u16>,
+    },
+    /// An 802.1ad frame whose S-tag is `s_tag` arriving on a WAN port is
+    /// this network's, the S-tag popped: a bridged network over a
+    /// wide-area Ethernet.
+    QinQ { s_tag: u16 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -125,11 +151,10 @@ pub enum SubstrateError {
     },
     #[error("network `{network}`: {source}")]
     Table { network: String, source: LpmError },
-    #[error("network `{network}`: the tunnel {src} → {dst} is already `{owner}`'s")]
+    #[error("network `{network}`: the tunnel {tunnel:?} is already `{owner}`'s")]
     TunnelTaken {
         network: String,
-        src: prism_wire::Ipv4Address,
-        dst: prism_wire::Ipv4Address,
+        tunnel: TunnelSpec,
         owner: String,
     },
     #[error("port {port} does not exist (the substrate has ports 0..{ports})")]

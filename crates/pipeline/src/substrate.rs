@@ -141,12 +141,11 @@ impl Substrate {
         }
         for t in &spec.tunnels {
             if let Some((_, owner)) = self.networks().find(|(_, s)| {
-                s.name != spec.name && s.tunnels.iter().any(|o| (o.src, o.dst) == (t.src, t.dst))
+                s.name != spec.name && s.tunnels.iter().any(|o| crate::wan::same_key(o, t))
             }) {
                 return Err(SubstrateError::TunnelTaken {
                     network: spec.name.clone(),
-                    src: t.src,
-                    dst: t.dst,
+                    tunnel: *t,
                     owner: owner.name.clone(),
                 });
             }
@@ -399,16 +398,9 @@ impl Substrate {
                 })
             })
             .collect();
-        let tunnels = self.networks().flat_map(|(id, spec)| {
-            spec.tunnels.iter().map(move |t| {
-                (
-                    u32::from_be_bytes(t.src.0),
-                    u32::from_be_bytes(t.dst.0),
-                    id,
-                    t.vlan.unwrap_or(0),
-                )
-            })
-        });
+        let tunnels = self
+            .networks()
+            .flat_map(|(id, spec)| spec.tunnels.iter().map(move |t| (*t, id)));
         let wan = crate::wan::WanTable::new(self.ports, &self.wan_ports, tunnels);
         let dp = Dataplane::new(
             self.generation,

@@ -132,6 +132,26 @@ pub fn leftovers() -> Vec<String> {
     v
 }
 
+/// The bridge takes a frame's outer VLAN tag (an S-tag too) into the
+/// packet's metadata on receipt, and a veth carries it there to its peer:
+/// a node reading its WAN port by AF_XDP would get the frame without it.
+/// A wide-area Ethernet delivers tags in the frame: the bridge's ports
+/// put them back on transmit.
+fn keep_tags_in_frames(link: &str) -> Result<()> {
+    netns::run(
+        "ethtool",
+        &[
+            "-K",
+            link,
+            "tx-vlan-offload",
+            "off",
+            "tx-vlan-stag-hw-insert",
+            "off",
+        ],
+    )?;
+    Ok(())
+}
+
 /// The namespaces, links and the WAN bridge.
 fn build_topology() -> Result<()> {
     netns::ip(&["link", "add", WAN_BRIDGE, "type", "bridge"])?;
@@ -159,6 +179,7 @@ fn build_topology() -> Result<()> {
         let w = format!("{WAN_LINK}{i}");
         netns::create_veth(&w, None, "wan0", Some(&n))?;
         netns::ip(&["link", "set", &w, "master", WAN_BRIDGE, "up"])?;
+        keep_tags_in_frames(&w)?;
         netns::ip_in(
             Some(&n),
             &[
@@ -187,6 +208,7 @@ fn build_topology() -> Result<()> {
     let x = format!("{WAN_LINK}x");
     netns::create_veth(&x, None, "eth0", Some(OUTSIDER_NS))?;
     netns::ip(&["link", "set", &x, "master", WAN_BRIDGE, "up"])?;
+    keep_tags_in_frames(&x)?;
     Ok(())
 }
 
@@ -251,6 +273,16 @@ fn part(i: usize) -> PartRequest {
         }}],
     }))
     .expect("a part")
+}
+
+/// A bridged network (any EtherType) on `nodes`, its frames on `lan`.
+fn bridged(name: &str, nodes: &[usize]) -> BookingRequest {
+    let mut r = spanning(name, nodes);
+    r.spec = serde_json::json!({"tier": "hardware", "forwarding": "bridge"});
+    for p in &mut r.parts {
+        p.route.clear();
+    }
+    r
 }
 
 fn spanning(name: &str, nodes: &[usize]) -> BookingRequest {
@@ -385,43 +417,66 @@ async fn start_nodes(
     }
 }
 
-/// Frames between every pair of nodes of each experiment.
-async fn flows(
-    span: &Booking,
-    red: &Booking,
-    blue: &Booking,
-    say: &dyn Fn(&str),
-) -> Result<Vec<Flow>> {
+/// Frames between every pair of nodes of each experiment: IPv4/UDP
+/// through the routed ones, a made-up EtherType through the bridged one.
+async fn flows(booked: &[&Booking], say: &dyn Fn(&str)) -> Result<Vec<Flow>> {
+    use crate::wan_traffic::Carried;
     let mut out = Vec::new();
-    let mut port = 5000u16;
-    let mut plan: Vec<(String, u16, usize, usize)> = Vec::new();
-    for (from, to) in [(1, 2), (2, 1), (1, 3), (3, 1), (2, 3), (3, 2)] {
-        plan.push(("span3".into(), span.vlan.unwrap_or(0) as u16, from, to));
-    }
-    for b in [&red, &blue] {
-        for (from, to) in [(1, 2), (2, 1)] {
-            plan.push((b.name.clone(), b.vlan.unwrap_or(0) as u16, from, to));
+    let mut id = 5000u16;
+    for b in booked {
+        let nodes: Vec<usize> = (b.parts.iter())
+            .filter_map(|p| p.node.strip_prefix("node")?.parse().ok())
+            .collect();
+        for &from in &nodes {
+            for &to in nodes.iter().filter(|t| **t != from) {
+                id += 1;
+                let vlan = b.vlan.unwrap_or(0) as u16;
+                let what = if b.s_tag.is_some() {
+                    Carried::Experimental(id)
+                } else {
+                    Carried::Udp(id)
+                };
+                let (got, wrong_vlan) = tokio::task::spawn_blocking(move || {
+                    crate::wan_traffic::flow(from, to, vlan, what)
+                })
+                .await??;
+                say(&format!(
+                    "  {:<5} node{from} → node{to} VLAN {vlan}: sent {FRAMES}, received {got} on its VLAN, {wrong_vlan} on another",
+                    b.name
+                ));
+                out.push(Flow {
+                    experiment: b.name.clone(),
+                    from,
+                    to,
+                    vlan,
+                    sent: FRAMES,
+                    got,
+                    wrong_vlan,
+                });
+            }
         }
     }
-    for (experiment, vlan, from, to) in plan {
-        port += 1;
-        let (got, wrong_vlan) =
-            tokio::task::spawn_blocking(move || crate::wan_traffic::flow(from, to, vlan, port))
-                .await??;
-        say(&format!(
-            "  {experiment:<5} node{from} → node{to} VLAN {vlan}: sent {FRAMES}, received {got} on its VLAN, {wrong_vlan} on another"
-        ));
-        out.push(Flow {
-            experiment,
-            from,
-            to,
-            vlan,
-            sent: FRAMES,
-            got,
-            wrong_vlan,
-        });
-    }
     Ok(out)
+}
+
+/// A booking in a line: its VLAN, state and parts.
+fn describe(b: &Booking) -> String {
+    let parts: Vec<String> = b
+        .parts
+        .iter()
+        .map(|p| match &p.tunnel {
+            Some(t) => format!("{} ({}, tunnel {t})", p.node, p.prefixes.join(" ")),
+            None => p.node.clone(),
+        })
+        .collect();
+    let s_tag = b.s_tag.map(|t| format!(", S-tag {t}")).unwrap_or_default();
+    format!(
+        "  booked {:<5} VLAN {}{s_tag}: {} — {}",
+        b.name,
+        b.vlan.unwrap_or(0),
+        b.operational_state.as_str(),
+        parts.join(", ")
+    )
 }
 
 async fn drive(
@@ -441,19 +496,9 @@ async fn drive(
     out.book_ms = t.elapsed().as_secs_f64() * 1e3;
     let red = alice.book("wan", &spanning("red", &[1, 2])).await?;
     let blue = alice.book("wan", &spanning("blue", &[1, 2])).await?;
-    for b in [&span, &red, &blue] {
-        let parts: Vec<String> = b
-            .parts
-            .iter()
-            .map(|p| format!("{} ({}, tunnel {})", p.node, p.prefixes.join(" "), p.tunnel))
-            .collect();
-        say(&format!(
-            "  booked {:<5} VLAN {}: {} — {}",
-            b.name,
-            b.vlan.unwrap_or(0),
-            b.operational_state.as_str(),
-            parts.join(", ")
-        ));
+    let l2 = alice.book("wan", &bridged("l2", &[1, 2])).await?;
+    for b in [&span, &red, &blue, &l2] {
+        say(&describe(b));
     }
     say(&format!(
         "  span3 booked and ready on its three nodes in {:.0} ms",
@@ -462,14 +507,15 @@ async fn drive(
     // A slot loading its module forwards nothing for the profile's
     // (modelled) reconfiguration time.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    out.flows = flows(&span, &red, &blue, say).await?;
+    out.flows = flows(&[&span, &red, &blue, &l2], say).await?;
+
     (out.spoofed, out.spoofed_delivered, out.spoof_drops) =
         crate::wan_traffic::spoof(secret).await?;
     say(&format!(
         "  an outsider's {} frames on the WAN: {} delivered; node2 dropped {} as wan/unknown-tunnel, {} as wan/not-leased",
         out.spoofed, out.spoofed_delivered, out.spoof_drops.0, out.spoof_drops.1
     ));
-    for b in [&span, &red, &blue] {
+    for b in [&span, &red, &blue, &l2] {
         alice.release("wan", &b.id).await?;
     }
     if rates {

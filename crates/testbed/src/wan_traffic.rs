@@ -37,10 +37,62 @@ pub(crate) fn node_client(i: usize, secret: &str) -> NodeClient {
     })
 }
 
-/// Sends `FRAMES` frames tagged `vlan` from host `from` to 10.`to`.0.2,
-/// UDP port `port`; counts at host `to` those on `vlan` and those on
-/// another VLAN.
-pub(crate) fn flow(from: usize, to: usize, vlan: u16, port: u16) -> Result<(u64, u64)> {
+/// What a flow carries.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Carried {
+    /// IPv4/UDP from 10.`from`.0.2 to 10.`to`.0.2, to this UDP port.
+    Udp(u16),
+    /// A made-up layer-3 protocol (EtherType 0x88b5, IEEE's local
+    /// experimental one) to host `to`'s MAC, its first two bytes this id.
+    Experimental(u16),
+}
+
+const EXPERIMENTAL: [u8; 2] = [0x88, 0xb5];
+
+fn frame_of(from: usize, to: usize, vlan: u16, what: Carried) -> Vec<u8> {
+    match what {
+        Carried::Udp(port) => build(
+            &FrameSpec {
+                src_mac: EthernetAddress(host_mac(from)),
+                dst_mac: EthernetAddress(GATEWAY_MAC),
+                vlan: Some(vlan),
+                src: Ipv4Address([10, from as u8, 0, 2]),
+                dst: Ipv4Address([10, to as u8, 0, 2]),
+                src_port: 4000,
+                dst_port: port,
+                frame_len: 200,
+                ..FrameSpec::default()
+            },
+            b"PRSM",
+        ),
+        Carried::Experimental(id) => {
+            let mut f = host_mac(to).to_vec();
+            f.extend_from_slice(&host_mac(from));
+            f.extend_from_slice(&[0x81, 0x00]);
+            f.extend_from_slice(&vlan.to_be_bytes());
+            f.extend_from_slice(&EXPERIMENTAL);
+            f.extend_from_slice(&id.to_be_bytes());
+            f.resize(200, b'L');
+            f
+        }
+    }
+}
+
+/// Whether untagged frame `d` is one of `what`'s.
+fn is_of(d: &[u8], what: Carried) -> bool {
+    match what {
+        Carried::Udp(port) => {
+            d.len() >= 38 && d[12..14] == [8, 0] && d[23] == 17 && d[36..38] == port.to_be_bytes()
+        }
+        Carried::Experimental(id) => {
+            d.len() >= 16 && d[12..14] == EXPERIMENTAL && d[14..16] == id.to_be_bytes()
+        }
+    }
+}
+
+/// Sends `FRAMES` frames of `what` tagged `vlan` from host `from` to host
+/// `to`; counts at host `to` those on `vlan` and those on another VLAN.
+pub(crate) fn flow(from: usize, to: usize, vlan: u16, what: Carried) -> Result<(u64, u64)> {
     let ring = RingConfig {
         block_size: 1 << 16,
         blocks: 512,
@@ -48,29 +100,12 @@ pub(crate) fn flow(from: usize, to: usize, vlan: u16, port: u16) -> Result<(u64,
     };
     let mut rx = netns::in_namespace(&host_ns(to), move || PacketPort::open("eth0", Some(ring)))?;
     let mut tx = netns::in_namespace(&host_ns(from), || PacketPort::open_tx("eth0"))?;
-    let frame = build(
-        &FrameSpec {
-            src_mac: EthernetAddress(host_mac(from)),
-            dst_mac: EthernetAddress(GATEWAY_MAC),
-            vlan: Some(vlan),
-            src: Ipv4Address([10, from as u8, 0, 2]),
-            dst: Ipv4Address([10, to as u8, 0, 2]),
-            src_port: 4000,
-            dst_port: port,
-            frame_len: 200,
-            ..FrameSpec::default()
-        },
-        b"PRSM",
-    );
+    let frame = frame_of(from, to, vlan, what);
     let (mut got, mut wrong) = (0u64, 0u64);
     let mut count = |rx: &mut PacketPort| {
         rx.recv_block(|f| {
             let (tag, d) = tagged(f.vlan, f.data);
-            if d.len() >= 38
-                && d[12..14] == [8, 0]
-                && d[23] == 17
-                && d[36..38] == port.to_be_bytes()
-            {
+            if is_of(&d, what) {
                 if tag == Some(vlan) {
                     got += 1;
                 } else {

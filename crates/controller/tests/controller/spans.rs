@@ -92,7 +92,11 @@ async fn every_node_gets_its_part_with_tunnels_to_the_others() {
     assert_eq!(b.operational_state, OperationalState::Ready);
     assert_eq!(b.parts.len(), 3);
     assert_eq!(b.node.as_deref(), Some("n1"));
-    let tunnels: Vec<&str> = b.parts.iter().map(|p| p.tunnel.as_str()).collect();
+    let tunnels: Vec<&str> = b
+        .parts
+        .iter()
+        .map(|p| p.tunnel.as_deref().unwrap())
+        .collect();
     assert_eq!(tunnels, ["198.18.0.1", "198.18.0.2", "198.18.0.3"]);
     assert_eq!(b.parts[1].prefixes, ["10.2.0.0/24"]);
     let vlan = b.vlan.unwrap() as u16;
@@ -157,7 +161,10 @@ async fn two_experiments_on_the_same_addresses_get_their_own_tunnels_and_vlans()
     let blue = alice.book("exp", &spanning("blue", two())).await.unwrap();
     assert_ne!(red.vlan, blue.vlan);
     let tunnels = |b: &prism_controller::Booking| {
-        b.parts.iter().map(|p| p.tunnel.clone()).collect::<Vec<_>>()
+        b.parts
+            .iter()
+            .map(|p| p.tunnel.clone().unwrap())
+            .collect::<Vec<_>>()
     };
     assert_eq!(tunnels(&red), ["198.18.0.1", "198.18.0.2"]);
     assert_eq!(tunnels(&blue), ["198.18.0.3", "198.18.0.4"]);
@@ -335,9 +342,106 @@ async fn a_node_that_is_down_is_refused_with_nothing_made() {
     assert_eq!(
         b.parts
             .iter()
-            .map(|p| p.tunnel.as_str())
+            .map(|p| p.tunnel.as_deref().unwrap())
             .collect::<Vec<_>>(),
         ["198.18.0.1", "198.18.0.2"],
         "the refusal took no tunnel address"
+    );
+}
+
+fn bridged(name: &str, nodes: &[&str]) -> BookingRequest {
+    let mut r = spanning(
+        name,
+        nodes
+            .iter()
+            .map(|n| serde_json::from_value(json!({ "node": n })).unwrap())
+            .collect(),
+    );
+    r.spec = json!({"tier": "hardware", "forwarding": "bridge"});
+    r
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bridged_network_takes_an_s_tag_and_each_node_reframes_under_it() {
+    let mut settings = crate::common::settings();
+    settings.s_tag_pool = 3000..=3001;
+    let h = Harness::start_with(settings).await;
+    let mut nodes = Vec::new();
+    for i in 0..3 {
+        nodes.push(wan_node(&h, &format!("n{}", i + 1), Some(i)).await);
+    }
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let l2 = alice
+        .book("exp", &bridged("l2", &["n1", "n2"]))
+        .await
+        .unwrap();
+    assert_eq!(l2.operational_state, OperationalState::Ready);
+    assert_eq!(l2.s_tag, Some(3000));
+    assert!(
+        l2.parts.iter().all(|p| p.tunnel.is_none()),
+        "no tunnel addresses taken"
+    );
+    let name = l2.node_network.clone().unwrap();
+    for n in &nodes[..2] {
+        let doc = serde_json::to_value(n.doc(&name).unwrap()).unwrap();
+        assert_eq!(doc["forwarding"], "rules");
+        assert_eq!(doc["rule"][0]["match"]["in_port"], "lan");
+        assert_eq!(
+            doc["rule"][0]["action"],
+            json!({"port": "up", "vlan_push": 3000})
+        );
+        assert_eq!(doc["rule"][1]["match"]["in_port"], "up");
+        assert_eq!(doc["rule"][1]["action"], json!({"port": "lan"}));
+        assert_eq!(doc["tunnel"], json!([{"s_tag": 3000}]));
+    }
+    let other = alice
+        .book("exp", &bridged("l2b", &["n2", "n3"]))
+        .await
+        .unwrap();
+    assert_eq!(other.s_tag, Some(3001));
+    // The pool is empty: refused, naming it, nothing made.
+    let e = alice
+        .book("exp", &bridged("l2c", &["n1", "n3"]))
+        .await
+        .unwrap_err();
+    let api = e.api().unwrap();
+    assert_eq!(
+        (api.code, api.field.as_deref()),
+        (ErrorCode::Conflict, Some("parts"))
+    );
+    assert!(
+        api.message.contains("S-tag pool 3000..=3001 is exhausted"),
+        "{e}"
+    );
+    assert_eq!(nodes[0].names().len(), 1);
+    // Released, its tag is free again.
+    alice.release("exp", &l2.id).await.unwrap();
+    assert!(nodes[0].names().is_empty());
+    let again = alice
+        .book("exp", &bridged("l2d", &["n1", "n3"]))
+        .await
+        .unwrap();
+    assert_eq!(again.s_tag, Some(3000));
+    // A bridged part with routes, or on the WAN port: refused at the field.
+    let mut routed = bridged("x", &["n1", "n2"]);
+    routed.parts[1] = part("n2", "10.2.0.0/24");
+    let e = alice.book("exp", &routed).await.unwrap_err();
+    assert_eq!(
+        e.api().unwrap().field.as_deref(),
+        Some("parts[1].route"),
+        "{e}"
+    );
+    let mut on_wan = bridged("x", &["n1", "n2"]);
+    on_wan.parts[0].port = Some("up".into());
+    let e = alice.book("exp", &on_wan).await.unwrap_err();
+    assert_eq!(
+        e.api().unwrap().field.as_deref(),
+        Some("parts[0].port"),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("`up` is node `n1`'s WAN port"),
+        "{e}"
     );
 }

@@ -7,6 +7,7 @@
 //! the default network), a tunnel claimed twice refused with nothing changed.
 
 use etherparse::{IpNumber, LinkSlice, NetSlice, PacketBuilder, SlicedPacket, VlanSlice};
+use prism_pipeline::RuleSpec;
 use prism_pipeline::*;
 use prism_tables::{PortRange, Ternary};
 use prism_wire::Ipv4Address;
@@ -75,7 +76,7 @@ fn spec(
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
-        tunnels: vec![TunnelSpec {
+        tunnels: vec![TunnelSpec::Ipip {
             src: Ipv4Address(p.far),
             dst: Ipv4Address(my_wan),
             vlan: Some(p.vlan),
@@ -349,4 +350,75 @@ fn the_rate_limit_charges_the_experiment_s_frames_not_the_tunnel() {
     let id = a.id("red").unwrap() as usize;
     let limited = DropReason::Output(prism_pipeline::reasons::OutputDrop::RateLimited);
     assert_eq!(p.counters().networks[id].drops[limited.index()], 1);
+}
+
+/// A bridged network (VANI's bridge service): LAN frames of VLAN 300 leave
+/// by the WAN port under S-tag 3001; WAN frames under S-tag 3001 come out
+/// on the LAN as they went in.
+fn bridged(s_tag: u16) -> Substrate {
+    let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 2);
+    s.set_wan_ports(&[WAN]).unwrap();
+    let rule = |from: u16, action: Action| RuleSpec {
+        priority: 1,
+        fields: Ternary::ANY.in_port(from),
+        src_port: PortRange::ANY,
+        dst_port: PortRange::ANY,
+        action,
+    };
+    let to_wan = Action {
+        out_port: Some(WAN),
+        vlan: VlanOp::Push { vid: 3001 },
+        ..Default::default()
+    };
+    let to_lan = Action {
+        out_port: Some(LAN),
+        ..Default::default()
+    };
+    s.add_network(NetworkSpec {
+        name: "l2".into(),
+        tier: Tier::Hardware,
+        mapping: vec![MappingRule {
+            priority: 1,
+            fields: Ternary::ANY.vlan(Some(300)),
+            src_port: PortRange::ANY,
+            dst_port: PortRange::ANY,
+        }],
+        forwarding: ForwardingSpec::Rules {
+            rules: vec![rule(LAN, to_wan), rule(WAN, to_lan)],
+            default: None,
+        },
+        rate_limit: None,
+        software_channel: None,
+        quantum: 1514,
+        tunnels: vec![TunnelSpec::QinQ { s_tag }],
+    })
+    .unwrap();
+    s
+}
+
+#[test]
+fn a_bridged_network_carries_any_ethertype_across_the_wan_under_its_s_tag() {
+    // A made-up layer-3 protocol (EtherType 0x88b5, IEEE's local
+    // experimental one) on VLAN 300, to host B's MAC.
+    let mut frame = Vec::new();
+    frame.extend_from_slice(&[2, 0, 0, 0, 0, 0xb]);
+    frame.extend_from_slice(&HOST);
+    frame.extend_from_slice(&[0x81, 0x00, 0x01, 0x2c, 0x88, 0xb5]);
+    frame.extend_from_slice(b"a new layer-3 protocol, 46 bytes long at least.");
+    let (outs, _) = run(&bridged(3001), LAN, std::slice::from_ref(&frame));
+    let mut wire = frame[..12].to_vec();
+    wire.extend_from_slice(&[0x88, 0xa8, 0x0b, 0xb9]); // 802.1ad, S-tag 3001
+    wire.extend_from_slice(&frame[12..]);
+    assert_eq!(
+        outs[WAN as usize],
+        vec![wire.clone()],
+        "re-framed as Q-in-Q"
+    );
+    let (outs, p) = run(&bridged(3001), WAN, std::slice::from_ref(&wire));
+    assert_eq!(outs[LAN as usize], vec![frame], "delivered as it was sent");
+    assert_eq!(p.counters().networks[0].rx_packets, 1);
+    // Another experiment's S-tag on this node: dropped by name.
+    let (outs, p) = run(&bridged(3002), WAN, &[wire]);
+    assert!(outs.iter().all(|o| o.is_empty()));
+    assert_eq!(wan_drops(&p, WanDrop::UnknownSTag), 1);
 }

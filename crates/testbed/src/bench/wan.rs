@@ -50,7 +50,7 @@ fn substrate(action: Action, wan: Option<u16>) -> Result<Substrate> {
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
-        tunnels: vec![TunnelSpec {
+        tunnels: vec![TunnelSpec::Ipip {
             src: FAR,
             dst: WAN_ADDR,
             vlan: Some(VLAN),

@@ -49,6 +49,7 @@ class Booking:
             provisioned_ms (int | None | Unset):
             released_ms (int | None | Unset):
             parts (list[PartView] | Unset): A network spanning nodes: its parts (`node` is the first part's).
+            s_tag (int | None | Unset): A bridged network's S-tag on the wide area (802.1ad), unique.
      """
 
     id: str
@@ -70,6 +71,7 @@ class Booking:
     provisioned_ms: int | None | Unset = UNSET
     released_ms: int | None | Unset = UNSET
     parts: list[PartView] | Unset = UNSET
+    s_tag: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -151,6 +153,12 @@ class Booking:
 
 
 
+        s_tag: int | None | Unset
+        if isinstance(self.s_tag, Unset):
+            s_tag = UNSET
+        else:
+            s_tag = self.s_tag
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -183,6 +191,8 @@ class Booking:
             field_dict["released_ms"] = released_ms
         if parts is not UNSET:
             field_dict["parts"] = parts
+        if s_tag is not UNSET:
+            field_dict["s_tag"] = s_tag
 
         return field_dict
 
@@ -302,6 +312,16 @@ class Booking:
                 parts.append(parts_item)
 
 
+        def _parse_s_tag(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        s_tag = _parse_s_tag(d.pop("s_tag", UNSET))
+
+
         booking = cls(
             id=id,
             project=project,
@@ -322,6 +342,7 @@ class Booking:
             provisioned_ms=provisioned_ms,
             released_ms=released_ms,
             parts=parts,
+            s_tag=s_tag,
         )
 
 

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 
@@ -26,12 +27,12 @@ class PartView:
         Attributes:
             node (str):
             prefixes (list[str]): The prefixes the other parts route to it.
-            tunnel (str): Its tunnel source address on the wide area.
+            tunnel (None | str | Unset): Its tunnel source address on the wide area (a routed network's).
      """
 
     node: str
     prefixes: list[str]
-    tunnel: str
+    tunnel: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -45,7 +46,11 @@ class PartView:
 
 
 
-        tunnel = self.tunnel
+        tunnel: None | str | Unset
+        if isinstance(self.tunnel, Unset):
+            tunnel = UNSET
+        else:
+            tunnel = self.tunnel
 
 
         field_dict: dict[str, Any] = {}
@@ -53,8 +58,9 @@ class PartView:
         field_dict.update({
             "node": node,
             "prefixes": prefixes,
-            "tunnel": tunnel,
         })
+        if tunnel is not UNSET:
+            field_dict["tunnel"] = tunnel
 
         return field_dict
 
@@ -68,7 +74,15 @@ class PartView:
         prefixes = cast(list[str], d.pop("prefixes"))
 
 
-        tunnel = d.pop("tunnel")
+        def _parse_tunnel(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        tunnel = _parse_tunnel(d.pop("tunnel", UNSET))
+
 
         part_view = cls(
             node=node,
