@@ -142,8 +142,19 @@ pub fn burst(k: usize, n: u64) -> Result<(u64, u64)> {
 /// Records the numbers arriving at host `b` of network `k` until `stop`
 /// (and 300 ms more, for frames in flight).
 fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
-    let mut rx = netns::in_namespace(&format!("{HOST_PREFIX}{k}b"), || {
-        PacketPort::open("eth0", Some(RingConfig::default()))
+    // TPACKET_V3 closes a block after `retire_ms` however few frames it
+    // holds: the default ring (16 blocks of 1 ms) is 16 ms of frames at
+    // these rates, and a receiver not scheduled for longer lost a burst's
+    // tail in its own socket (CI, 2026-11-26: 166 of 1,500), counted as the
+    // node's loss. 512 blocks of 8 ms hold seconds; a ring that still
+    // overflows makes the run no measurement.
+    let ring = RingConfig {
+        block_size: 1 << 16,
+        blocks: 512,
+        retire_ms: 8,
+    };
+    let mut rx = netns::in_namespace(&format!("{HOST_PREFIX}{k}b"), move || {
+        PacketPort::open("eth0", Some(ring))
     })?;
     let mut seen = vec![false; 1 << 24];
     // Touched now, page by page: zeroed memory comes as untouched pages
@@ -173,6 +184,12 @@ fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
         if n == 0 {
             let _ = PacketPort::wait_any(&[&rx], 5);
         }
+    }
+    let own = rx.poll_drops();
+    if own > 0 {
+        anyhow::bail!(
+            "host {k}b's own socket dropped {own} frames (its ring was full): not a measurement"
+        );
     }
     Ok(seen)
 }

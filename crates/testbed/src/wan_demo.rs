@@ -69,6 +69,9 @@ pub struct Outcome {
     /// Controller networks still on a node after the releases.
     pub left_on_nodes: Vec<String>,
     pub leftovers: Vec<String>,
+    /// One-way latency, p50 and p99 in µs: (path, p50, p99), a single node's
+    /// path beside paths across the WAN bridge.
+    pub latency: Vec<(String, f64, f64)>,
     /// VANI Table 2, when asked for (`--rates`).
     pub rates: Vec<crate::wan_rates::RateRow>,
 }
@@ -459,6 +462,26 @@ async fn flows(booked: &[&Booking], say: &dyn Fn(&str)) -> Result<Vec<Flow>> {
     Ok(out)
 }
 
+/// One-way latency through span3: host 1 to itself through node 1 (a
+/// single node's path), and to hosts 2 and 3 across the WAN bridge.
+async fn latencies(vlan: u16, say: &dyn Fn(&str)) -> Result<Vec<(String, f64, f64)>> {
+    let mut out = Vec::new();
+    for (to, path) in [
+        (1, "node1 only"),
+        (2, "node1 → WAN → node2"),
+        (3, "node1 → WAN → node3"),
+    ] {
+        let (p50, p99) =
+            tokio::task::spawn_blocking(move || crate::wan_traffic::latency(1, to, vlan, 2000))
+                .await??;
+        say(&format!(
+            "  latency {path:<20} p50 {p50:.1} µs, p99 {p99:.1} µs (2,000 frames, 1 ms apart)"
+        ));
+        out.push((path.to_string(), p50, p99));
+    }
+    Ok(out)
+}
+
 /// A booking in a line: its VLAN, state and parts.
 fn describe(b: &Booking) -> String {
     let parts: Vec<String> = b
@@ -509,6 +532,7 @@ async fn drive(
     tokio::time::sleep(Duration::from_millis(500)).await;
     out.flows = flows(&[&span, &red, &blue, &l2], say).await?;
 
+    out.latency = latencies(span.vlan.unwrap_or(0) as u16, say).await?;
     (out.spoofed, out.spoofed_delivered, out.spoof_drops) =
         crate::wan_traffic::spoof(secret).await?;
     say(&format!(

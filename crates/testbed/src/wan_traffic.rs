@@ -37,6 +37,14 @@ pub(crate) fn node_client(i: usize, secret: &str) -> NodeClient {
     })
 }
 
+/// The receiving hosts' rings: 512 blocks of 64 KiB closed every 8 ms,
+/// seconds of frames at these rates.
+const RING: RingConfig = RingConfig {
+    block_size: 1 << 16,
+    blocks: 512,
+    retire_ms: 8,
+};
+
 /// What a flow carries.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Carried {
@@ -93,12 +101,7 @@ fn is_of(d: &[u8], what: Carried) -> bool {
 /// Sends `FRAMES` frames of `what` tagged `vlan` from host `from` to host
 /// `to`; counts at host `to` those on `vlan` and those on another VLAN.
 pub(crate) fn flow(from: usize, to: usize, vlan: u16, what: Carried) -> Result<(u64, u64)> {
-    let ring = RingConfig {
-        block_size: 1 << 16,
-        blocks: 512,
-        retire_ms: 8,
-    };
-    let mut rx = netns::in_namespace(&host_ns(to), move || PacketPort::open("eth0", Some(ring)))?;
+    let mut rx = netns::in_namespace(&host_ns(to), || PacketPort::open("eth0", Some(RING)))?;
     let mut tx = netns::in_namespace(&host_ns(from), || PacketPort::open_tx("eth0"))?;
     let frame = frame_of(from, to, vlan, what);
     let (mut got, mut wrong) = (0u64, 0u64);
@@ -169,7 +172,8 @@ pub(crate) async fn spoof(secret: &str) -> Result<(u64, u64, (u64, u64))> {
     const N: u64 = 200;
     let before = wan_drops(secret).await?;
     let delivered = tokio::task::spawn_blocking(|| -> Result<u64> {
-        let mut rx = netns::in_namespace(&host_ns(2), || PacketPort::open("eth0", None))?;
+        // A ring, or the socket receives nothing (protocol 0).
+        let mut rx = netns::in_namespace(&host_ns(2), || PacketPort::open("eth0", Some(RING)))?;
         let mut tx = netns::in_namespace(OUTSIDER_NS, || PacketPort::open_tx("eth0"))?;
         let spec = |tunnel| FrameSpec {
             src_mac: EthernetAddress([0x02, 0x66, 0, 0, 0, 1]),
@@ -199,4 +203,60 @@ pub(crate) async fn spoof(secret: &str) -> Result<(u64, u64, (u64, u64))> {
     .await??;
     let after = wan_drops(secret).await?;
     Ok((2 * N, delivered, (after.0 - before.0, after.1 - before.1)))
+}
+
+/// One-way latency, p50 and p99 in µs, of `n` frames sent 1 ms apart from
+/// host `from` tagged `vlan` to 10.`to`.0.2, received by host `to`: the
+/// send time read just before each send, the receive time the kernel's
+/// stamp on host `to`'s packet socket (one machine, one clock).
+pub(crate) fn latency(from: usize, to: usize, vlan: u16, n: u32) -> Result<(f64, f64)> {
+    let mut rx = netns::in_namespace(&host_ns(to), || PacketPort::open("eth0", Some(RING)))?;
+    let mut tx = netns::in_namespace(&host_ns(from), || PacketPort::open_tx("eth0"))?;
+    let now_ns = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    };
+    let port = 9000 + to as u16;
+    let mut sent_at = vec![0u64; n as usize];
+    let mut took: Vec<f64> = Vec::new();
+    let mut take = |rx: &mut PacketPort, sent_at: &[u64]| {
+        rx.recv_block(|f| {
+            let (_, d) = tagged(f.vlan, f.data);
+            if d.len() >= 46 && d[..6] == host_mac(to) && is_of(&d, Carried::Udp(port)) {
+                let seq = u32::from_be_bytes([d[42], d[43], d[44], d[45]]) as usize;
+                if let Some(&t) = sent_at.get(seq).filter(|t| **t > 0) {
+                    took.push(f.timestamp_ns.saturating_sub(t) as f64 / 1e3);
+                }
+            }
+        });
+    };
+    for seq in 0..n {
+        let frame = build(
+            &FrameSpec {
+                src_mac: EthernetAddress(host_mac(from)),
+                dst_mac: EthernetAddress(GATEWAY_MAC),
+                vlan: Some(vlan),
+                src: Ipv4Address([10, from as u8, 0, 2]),
+                dst: Ipv4Address([10, to as u8, 0, 2]),
+                src_port: 4000,
+                dst_port: port,
+                frame_len: 128,
+                ..FrameSpec::default()
+            },
+            &seq.to_be_bytes(),
+        );
+        sent_at[seq as usize] = now_ns();
+        tx.send_batch(std::iter::once(frame.as_slice()));
+        std::thread::sleep(Duration::from_millis(1));
+        take(&mut rx, &sent_at);
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    take(&mut rx, &sent_at);
+    if took.len() < n as usize * 99 / 100 {
+        bail!("{} of {n} latency probes arrived", took.len());
+    }
+    took.sort_by(f64::total_cmp);
+    let at = |q: f64| took[((took.len() - 1) as f64 * q) as usize];
+    Ok((at(0.50), at(0.99)))
 }
