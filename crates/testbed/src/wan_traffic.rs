@@ -2,6 +2,7 @@
 //! receiving host by VLAN, and an outsider's frames on the WAN.
 
 use anyhow::{Result, bail};
+use prism_controller::Booking;
 use prism_io::afpacket::{PacketPort, RingConfig};
 use prism_io::netns;
 use prism_node_api::{Endpoint, NodeClient};
@@ -259,4 +260,75 @@ pub(crate) fn latency(from: usize, to: usize, vlan: u16, n: u32) -> Result<(f64,
     took.sort_by(f64::total_cmp);
     let at = |q: f64| took[((took.len() - 1) as f64 * q) as usize];
     Ok((at(0.50), at(0.99)))
+}
+
+/// One flow: `FRAMES` frames of `experiment` from host `from` to host
+/// `to`, and what host `to` received on the experiment's VLAN and on any
+/// other.
+#[derive(Debug, Clone)]
+pub struct Flow {
+    pub experiment: String,
+    pub from: usize,
+    pub to: usize,
+    pub vlan: u16,
+    pub sent: u64,
+    pub got: u64,
+    pub wrong_vlan: u64,
+}
+
+/// Frames between every pair of nodes of each experiment: IPv4/UDP
+/// through the routed ones, a made-up EtherType through the bridged one.
+pub(crate) async fn flows(booked: &[&Booking], say: &dyn Fn(&str)) -> Result<Vec<Flow>> {
+    let mut out = Vec::new();
+    let mut id = 5000u16;
+    for b in booked {
+        let nodes: Vec<usize> = (b.parts.iter())
+            .filter_map(|p| p.node.strip_prefix("node")?.parse().ok())
+            .collect();
+        for &from in &nodes {
+            for &to in nodes.iter().filter(|t| **t != from) {
+                id += 1;
+                let vlan = b.vlan.unwrap_or(0) as u16;
+                let what = if b.s_tag.is_some() {
+                    Carried::Experimental(id)
+                } else {
+                    Carried::Udp(id)
+                };
+                let (got, wrong_vlan) =
+                    tokio::task::spawn_blocking(move || flow(from, to, vlan, what)).await??;
+                say(&format!(
+                    "  {:<5} node{from} → node{to} VLAN {vlan}: sent {FRAMES}, received {got} on its VLAN, {wrong_vlan} on another",
+                    b.name
+                ));
+                out.push(Flow {
+                    experiment: b.name.clone(),
+                    from,
+                    to,
+                    vlan,
+                    sent: FRAMES,
+                    got,
+                    wrong_vlan,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One-way latency through span3: host 1 to itself through node 1 (a
+/// single node's path), and to hosts 2 and 3 across the WAN bridge.
+pub(crate) async fn latencies(vlan: u16, say: &dyn Fn(&str)) -> Result<Vec<(String, f64, f64)>> {
+    let mut out = Vec::new();
+    for (to, path) in [
+        (1, "node1 only"),
+        (2, "node1 → WAN → node2"),
+        (3, "node1 → WAN → node3"),
+    ] {
+        let (p50, p99) = tokio::task::spawn_blocking(move || latency(1, to, vlan, 2000)).await??;
+        say(&format!(
+            "  latency {path:<20} p50 {p50:.1} µs, p99 {p99:.1} µs (2,000 frames, 1 ms apart)"
+        ));
+        out.push((path.to_string(), p50, p99));
+    }
+    Ok(out)
 }
