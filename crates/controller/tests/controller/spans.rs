@@ -3,7 +3,8 @@
 //! into tunnels to their nodes and taking in theirs; two experiments on
 //! the same addresses get their own tunnels and VLANs; every refusal is
 //! located and leaves nothing on any node and nothing taken; a release
-//! takes every part away and frees the tunnel addresses.
+//! takes every part away and frees the tunnel addresses; a restarted node
+//! gets its part back and a node's new WAN address reaches every part.
 
 use crate::common::{Harness, fake_node::FakeNode};
 use prism_controller::{
@@ -21,6 +22,11 @@ const WAN: [(&str, &str); 3] = [
 
 /// A fake node with ports `lan`, `up` (its WAN port, `wan[i]`), registered.
 async fn wan_node(h: &Harness, name: &str, wan: Option<usize>) -> Arc<FakeNode> {
+    wan_node_at(h, name, wan).await.0
+}
+
+/// [`wan_node`], and the address its API is served at.
+async fn wan_node_at(h: &Harness, name: &str, wan: Option<usize>) -> (Arc<FakeNode>, String) {
     let mut n = FakeNode::new(&["lan", "up"], 4);
     if let Some(i) = wan {
         n = n.with_wan("up", WAN[i].0, WAN[i].1);
@@ -29,13 +35,13 @@ async fn wan_node(h: &Harness, name: &str, wan: Option<usize>) -> Arc<FakeNode> 
     h.admin
         .register_node(&NodeRequest {
             name: name.into(),
-            address: addr,
+            address: addr.clone(),
             hw_mbps: 10_000,
             sw_mbps: 1000,
         })
         .await
         .unwrap();
-    n
+    (n, addr)
 }
 
 fn part(node: &str, prefix: &str) -> PartRequest {
@@ -443,5 +449,90 @@ async fn a_bridged_network_takes_an_s_tag_and_each_node_reframes_under_it() {
     assert!(
         e.to_string().contains("`up` is node `n1`'s WAN port"),
         "{e}"
+    );
+}
+
+/// Waits up to 10 s for `f`.
+async fn until(what: &str, mut f: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !f() {
+        assert!(t.elapsed().as_secs() < 10, "{what}: not within 10 s");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// The far ends of node `n`'s part's tunnels into the other parts.
+fn encap_dsts(n: &FakeNode, name: &str) -> Vec<String> {
+    let doc = serde_json::to_value(n.doc(name).unwrap_or_else(|| panic!("no part"))).unwrap();
+    let mut v: Vec<String> = doc["route"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| {
+            r["action"]["ipip_encap"]["dst"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restarted_part_comes_back_and_a_moved_wan_address_reaches_every_part() {
+    let h = Harness::start().await;
+    let mut nodes = Vec::new();
+    for i in 0..3 {
+        nodes.push(wan_node_at(&h, &format!("n{}", i + 1), Some(i)).await);
+    }
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let b = alice
+        .book("exp", &spanning("l3", three_parts()))
+        .await
+        .unwrap();
+    let name = b.node_network.clone().unwrap();
+    let (n2, n2_addr) = (&nodes[1].0, nodes[1].1.clone());
+    let key = h.admin.create_node_key("n2").await.unwrap().key.unwrap();
+    let n2_client = h.anonymous().with_token(Some(key));
+    let beat = |boot: &str| prism_controller::Heartbeat {
+        name: "n2".into(),
+        address: n2_addr.clone(),
+        boot_id: boot.into(),
+        info: prism_node_api::NodeApi::node(n2.as_ref()).unwrap(),
+        hw_mbps: None,
+        sw_mbps: None,
+    };
+    // Node 2 restarts with nothing: its next heartbeat brings its part back.
+    n2.docs.lock().unwrap().clear();
+    n2.desired_generation
+        .store(0, std::sync::atomic::Ordering::SeqCst);
+    n2_client.heartbeat(&beat("after-restart")).await.unwrap();
+    until("node 2's part back", || n2.doc(&name).is_some()).await;
+    assert_eq!(encap_dsts(n2, &name), [WAN[0].0, WAN[2].0]);
+    // Node 2's WAN address moves: the other parts tunnel to the new one.
+    *n2.wan.lock().unwrap() = Some(prism_node_api::WanInfo {
+        port: "up".into(),
+        address: "203.0.113.99".into(),
+        mac: WAN[1].1.into(),
+    });
+    n2_client.heartbeat(&beat("after-restart")).await.unwrap();
+    for (n, other) in [(&nodes[0].0, WAN[2].0), (&nodes[2].0, WAN[0].0)] {
+        until("the new address in every other part", || {
+            encap_dsts(n, &name).contains(&"203.0.113.99".to_string())
+        })
+        .await;
+        let mut want = vec!["203.0.113.99".to_string(), other.to_string()];
+        want.sort();
+        assert_eq!(encap_dsts(n, &name), want);
+    }
+    let doc = serde_json::to_value(n2.doc(&name).unwrap()).unwrap();
+    assert!(
+        doc["tunnel"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["dst"] == "203.0.113.99"),
+        "node 2 takes the tunnels in at its new address: {doc}"
     );
 }
