@@ -494,13 +494,7 @@ pub(crate) fn part_doc(
     if is_bridge(&b.spec) {
         return bridge_doc(b, me, my_wan).map(Some);
     }
-    let mut doc = node_doc(
-        &b.spec,
-        &node_network_name(&b.id),
-        b.tier.as_deref().unwrap_or("hardware"),
-        b.vlan.unwrap_or(0),
-        b.bandwidth_mbps,
-    )?;
+    let mut doc = booking_doc(b, &b.spec)?;
     doc.route.extend(me.route.iter().cloned());
     let mac = |m: &str| -> Result<Mac> {
         m.parse()
@@ -544,6 +538,18 @@ pub(crate) fn part_doc(
     Ok(Some(doc))
 }
 
+/// The document of booking `b` with `spec` on its node: its name there,
+/// tier, VLAN and rate limit.
+fn booking_doc(b: &crate::model::Booking, spec: &serde_json::Value) -> Result<NetworkDoc> {
+    node_doc(
+        spec,
+        &node_network_name(&b.id),
+        b.tier.as_deref().unwrap_or("hardware"),
+        b.vlan.unwrap_or(0),
+        b.bandwidth_mbps,
+    )
+}
+
 /// A bridged network's part (VANI's bridge service, Fig. 8): a rule table
 /// sending its side's frames (its VLAN, any EtherType) out of the WAN port
 /// under the booking's S-tag, and what arrives under that S-tag (popped by
@@ -554,13 +560,7 @@ fn bridge_doc(b: &crate::model::Booking, me: &Part, wan: &NodeWan) -> Result<Net
         .ok_or_else(|| Error::internal("a bridged network without its S-tag"))?;
     let mut spec = b.spec.clone();
     spec["forwarding"] = "rules".into();
-    let mut doc = node_doc(
-        &spec,
-        &node_network_name(&b.id),
-        b.tier.as_deref().unwrap_or("hardware"),
-        b.vlan.unwrap_or(0),
-        b.bandwidth_mbps,
-    )?;
+    let mut doc = booking_doc(b, &spec)?;
     let side = me.port.clone().unwrap_or_default();
     let rule = |from: &str, action: serde_json::Value| {
         serde_json::from_value(serde_json::json!({

@@ -47,6 +47,8 @@ pub fn same_key(a: &TunnelSpec, b: &TunnelSpec) -> bool {
 pub struct WanTable {
     /// Per port: is it a WAN port.
     wan_port: Vec<bool>,
+    /// Whether any port is: read once a batch.
+    any: bool,
     /// IPIP tunnels, sorted by key: (key, network id, VLAN to push or 0).
     tunnels: Vec<(u64, u16, u16)>,
     /// S-tags, sorted: (S-tag, network id).
@@ -84,6 +86,7 @@ impl WanTable {
         s_tags.sort_by_key(|t| t.0);
         s_tags.dedup_by_key(|t| t.0);
         Self {
+            any: wan_port.contains(&true),
             wan_port,
             tunnels: ipip,
             s_tags,
@@ -93,7 +96,7 @@ impl WanTable {
     /// Whether the node has a WAN port at all.
     #[inline]
     pub fn any(&self) -> bool {
-        self.wan_port.iter().any(|w| *w)
+        self.any
     }
 
     #[inline(always)]

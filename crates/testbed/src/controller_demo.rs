@@ -13,6 +13,7 @@ use crate::controller_traffic::{
     HOST_NS, INSTANCES, MGMT, NODE_NS, NODES, host_mac, host_ns, node_ns, report_drops,
     send_and_count,
 };
+use crate::demo_nodes::{Names, Topology, random_hex};
 use anyhow::{Context, Result, bail};
 use prism_controller::{
     BookingRequest, Controller, ControllerClient, LoginRequest, ProjectRequest, Settings,
@@ -38,63 +39,23 @@ pub struct Outcome {
     pub leftovers: Vec<String>,
 }
 
-struct Topology {
-    nodes: Vec<Child>,
+fn ours(ns: &str) -> bool {
+    ns.starts_with(NODE_NS)
+        || ns.starts_with(HOST_NS)
+        || INSTANCES
+            .iter()
+            .any(|i| ns.starts_with(&format!("prism-c{i}")))
 }
 
-impl Drop for Topology {
-    fn drop(&mut self) {
-        for c in &mut self.nodes {
-            // SAFETY: kill(2) on our child's pid: SIGTERM lets it remove its
-            // containers.
-            unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
-        }
-        for c in &mut self.nodes {
-            let t = Instant::now();
-            while t.elapsed() < Duration::from_secs(10) {
-                if let Ok(Some(_)) = c.try_wait() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        remove_all();
-    }
-}
-
-fn remove_all() {
-    for ns in netns::list_namespaces().unwrap_or_default() {
-        if ns.starts_with(NODE_NS)
-            || ns.starts_with(HOST_NS)
-            || INSTANCES
-                .iter()
-                .any(|i| ns.starts_with(&format!("prism-c{i}")))
-        {
-            let _ = netns::delete_namespace(&ns);
-        }
-    }
-    for l in netns::links_with_prefix(MGMT) {
-        let _ = netns::delete_link(&l);
-    }
-}
+/// The demo's namespaces and links.
+static NAMES: Names = Names {
+    namespace: ours,
+    link_prefixes: &[MGMT],
+};
 
 /// What is left of the demo: namespaces and links.
 pub fn leftovers() -> Vec<String> {
-    let mut v: Vec<String> = netns::list_namespaces()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|ns| {
-            ns.starts_with(NODE_NS)
-                || ns.starts_with(HOST_NS)
-                || INSTANCES
-                    .iter()
-                    .any(|i| ns.starts_with(&format!("prism-c{i}")))
-        })
-        .collect();
-    v.extend(netns::links_with_prefix(MGMT));
-    v
+    NAMES.leftovers()
 }
 
 fn build_topology() -> Result<()> {
@@ -197,15 +158,6 @@ fn start_node(prism: &Path, i: usize, cred: &Path, controller: &str, key: &Path)
 /// reaches through its own.
 const CONTROLLER_AT: &str = "10.254.1.1:0";
 
-/// 128 random bits as hex: the control plane's credential and, from it,
-/// the demo's password.
-pub(crate) fn random_hex() -> Result<String> {
-    use std::io::Read;
-    let mut b = [0u8; 16];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut b)?;
-    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
-}
-
 /// Waits until every node has registered itself and is up.
 async fn wait_for_nodes(admin: &ControllerClient) -> Result<Vec<prism_controller::NodeView>> {
     let t = Instant::now();
@@ -252,7 +204,7 @@ pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
             println!("{s}");
         }
     };
-    remove_all();
+    NAMES.remove_all();
     let dir = PathBuf::from(STATE_DIR);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
@@ -262,7 +214,10 @@ pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
     say(
         "prism demo (controller): a controller and two nodes, each in its own network namespace ...",
     );
-    let mut topo = Topology { nodes: Vec::new() };
+    let mut topo = Topology {
+        nodes: Vec::new(),
+        names: &NAMES,
+    };
     build_topology().context("building the namespaces")?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

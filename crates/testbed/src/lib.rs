@@ -27,6 +27,7 @@ pub mod bench_reconfig;
 pub mod cleanup;
 pub mod controller_demo;
 mod controller_traffic;
+mod demo_nodes;
 pub mod experiments;
 pub mod hosts;
 pub mod live_demo;

@@ -12,7 +12,7 @@
 //!
 //! Loss is counted at the receiving host (a packet socket on its `eth0`).
 
-use crate::controller_demo::random_hex;
+use crate::demo_nodes::{Names, Topology, random_hex};
 pub use crate::wan_traffic::{FRAMES, Flow};
 use crate::wan_traffic::{
     GATEWAY_MAC, HOST_NS, OUTSIDER_NS, host_mac, host_ns, node_client, wan_mac,
@@ -63,31 +63,6 @@ pub struct Outcome {
     pub rates: Vec<crate::wan_rates::RateRow>,
 }
 
-struct Topology {
-    nodes: Vec<Child>,
-}
-
-impl Drop for Topology {
-    fn drop(&mut self) {
-        for c in &mut self.nodes {
-            // SAFETY: kill(2) on our child's pid: SIGTERM lets it clean up.
-            unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
-        }
-        for c in &mut self.nodes {
-            let t = Instant::now();
-            while t.elapsed() < Duration::from_secs(10) {
-                if let Ok(Some(_)) = c.try_wait() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        remove_all();
-    }
-}
-
 fn ours(ns: &str) -> bool {
     ns.starts_with(NODE_NS)
         || ns.starts_with(HOST_NS)
@@ -97,29 +72,15 @@ fn ours(ns: &str) -> bool {
             .any(|i| ns.starts_with(&format!("prism-c{i}")))
 }
 
-fn remove_all() {
-    for ns in netns::list_namespaces().unwrap_or_default() {
-        if ours(&ns) {
-            let _ = netns::delete_namespace(&ns);
-        }
-    }
-    for prefix in [MGMT, WAN_LINK] {
-        for l in netns::links_with_prefix(prefix) {
-            let _ = netns::delete_link(&l);
-        }
-    }
-}
+/// The demo's namespaces and links (the WAN bridge among them).
+static NAMES: Names = Names {
+    namespace: ours,
+    link_prefixes: &[MGMT, WAN_LINK],
+};
 
 /// What is left of the demo: namespaces and links.
 pub fn leftovers() -> Vec<String> {
-    let mut v: Vec<String> = netns::list_namespaces()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|ns| ours(ns))
-        .collect();
-    v.extend(netns::links_with_prefix(MGMT));
-    v.extend(netns::links_with_prefix(WAN_LINK));
-    v
+    NAMES.leftovers()
 }
 
 /// The bridge takes a frame's outer VLAN tag (an S-tag too) into the
@@ -293,7 +254,7 @@ pub fn run(prism: &Path, quiet: bool, rates: bool) -> Result<Outcome> {
             println!("{s}");
         }
     };
-    remove_all();
+    NAMES.remove_all();
     let dir = PathBuf::from(STATE_DIR);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
@@ -302,7 +263,10 @@ pub fn run(prism: &Path, quiet: bool, rates: bool) -> Result<Outcome> {
     say(
         "prism demo --wan: a controller and three nodes whose WAN ports share one bridge (the wide area) ...",
     );
-    let mut topo = Topology { nodes: Vec::new() };
+    let mut topo = Topology {
+        nodes: Vec::new(),
+        names: &NAMES,
+    };
     build_topology().context("building the namespaces")?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
