@@ -526,7 +526,21 @@ async fn a_restarted_part_comes_back_and_a_moved_wan_address_reaches_every_part(
         want.sort();
         assert_eq!(encap_dsts(n, &name), want);
     }
-    let doc = serde_json::to_value(n2.doc(&name).unwrap()).unwrap();
+    // The nodes are reconciled one after another, node 2 maybe last.
+    let takes_in_at_new = || {
+        let doc = serde_json::to_value(n2.doc(&name).unwrap()).unwrap();
+        let all = doc["tunnel"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["dst"] == "203.0.113.99");
+        (all, doc)
+    };
+    until("node 2's tunnels at its new address", || {
+        takes_in_at_new().0
+    })
+    .await;
+    let doc = takes_in_at_new().1;
     assert!(
         doc["tunnel"]
             .as_array()
