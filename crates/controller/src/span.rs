@@ -532,7 +532,7 @@ pub(crate) fn part_doc(
             src: Some(Addr(far.tunnel.ok_or_else(no_tunnel)?)),
             dst: Some(Addr(my_wan.address)),
             vlan_push: b.vlan.map(|v| v as u16),
-            s_tag: None,
+            ..TunnelDoc::default()
         });
     }
     Ok(Some(doc))
@@ -576,10 +576,8 @@ fn bridge_doc(b: &crate::model::Booking, me: &Part, wan: &NodeWan) -> Result<Net
         rule(&wan.port, serde_json::json!({"port": side}))?,
     ];
     doc.tunnel = vec![TunnelDoc {
-        src: None,
-        dst: None,
-        vlan_push: None,
         s_tag: Some(tag as u16),
+        ..TunnelDoc::default()
     }];
     Ok(doc)
 }

@@ -393,22 +393,35 @@ fn tunnels(n: &NetworkDoc) -> Result<Vec<TunnelSpec>, DocError> {
     n.tunnel
         .iter()
         .enumerate()
-        .map(|(i, t)| match (t.src, t.dst, t.s_tag) {
-            (Some(src), Some(dst), None) => Ok(TunnelSpec::Ipip {
-                src: src.0.into(),
-                dst: dst.0.into(),
-                vlan: t
-                    .vlan_push
-                    .map(|v| vid(v, format!("tunnel[{i}].vlan_push")))
-                    .transpose()?,
-            }),
-            (None, None, Some(s)) if t.vlan_push.is_none() => Ok(TunnelSpec::QinQ {
-                s_tag: vid(s, format!("tunnel[{i}].s_tag"))?,
-            }),
-            _ => Err(err(
-                &format!("tunnel[{i}]"),
-                "either `src` and `dst` (IPIP, with an optional `vlan_push`) or `s_tag` (802.1ad)",
-            )),
+        .map(|(i, t)| {
+            let vlan = t
+                .vlan_push
+                .map(|v| vid(v, format!("tunnel[{i}].vlan_push")))
+                .transpose()?;
+            match (t.src, t.dst, t.s_tag, t.nat, t.public, t.internal) {
+                (Some(src), Some(dst), None, false, None, None) => Ok(TunnelSpec::Ipip {
+                    src: src.0.into(),
+                    dst: dst.0.into(),
+                    vlan,
+                }),
+                (None, None, Some(s), false, None, None) if vlan.is_none() => {
+                    Ok(TunnelSpec::QinQ {
+                        s_tag: vid(s, format!("tunnel[{i}].s_tag"))?,
+                    })
+                }
+                (None, None, None, true, None, None) => Ok(TunnelSpec::Nat { vlan }),
+                (None, None, None, false, Some(public), Some(internal)) => Ok(TunnelSpec::Public {
+                    public: public.0.into(),
+                    internal: internal.0.into(),
+                    vlan,
+                }),
+                _ => Err(err(
+                    &format!("tunnel[{i}]"),
+                    "one of: `src` and `dst` (IPIP, with an optional `vlan_push`); `s_tag` \
+                     (802.1ad); `nat = true` (with an optional `vlan_push`); `public` and \
+                     `internal` (with an optional `vlan_push`)",
+                )),
+            }
         })
         .collect()
 }

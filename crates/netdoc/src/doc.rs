@@ -93,8 +93,11 @@ pub struct Endpoints {
 /// A way from the wide area into a network (docs/wan.md): IPIP from `src`
 /// to `dst` arriving on a WAN port (decapsulated and, with `vlan_push`,
 /// tagged), or 802.1ad frames with S-tag `s_tag` (the S-tag popped); as if
-/// they had arrived on the network's side.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+/// they had arrived on the network's side. The gateway's: `nat` (the
+/// network's hosts go out from the node's WAN address, their flows come
+/// back tagged `vlan_push`), or a `public` address standing for the
+/// `internal` host (1:1, both ways).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TunnelDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +108,12 @@ pub struct TunnelDoc {
     pub vlan_push: Option<u16>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub s_tag: Option<u16>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub nat: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public: Option<Addr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal: Option<Addr>,
 }
 
 /// A payload cipher.

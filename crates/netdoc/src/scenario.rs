@@ -102,12 +102,19 @@ pub struct PortDoc {
 }
 
 /// A WAN port's identity on the wide area: the address other nodes send
-/// tunnels to and the MAC they send them to (reported to the controller).
+/// tunnels to and the MAC they send them to (reported to the controller);
+/// for the gateway service, the MAC of the router beyond it (`next_hop`:
+/// where what leaves for the Internet is sent) and the node's pool of
+/// public addresses (`public`, leased through the controller).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WanDoc {
     pub address: crate::fields::Addr,
     pub mac: crate::fields::Mac,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_hop: Option<crate::fields::Mac>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public: Option<crate::fields::Prefix>,
 }
 
 impl PortDoc {
@@ -288,7 +295,12 @@ fn set_wan_port(
     }
     substrate
         .set_wan_ports(&wan_ports)
-        .map_err(|e| ctx.at("port", e.to_string()))
+        .map_err(|e| ctx.at("port", e.to_string()))?;
+    let wan = wan_ports
+        .first()
+        .and_then(|p| raw.port[usize::from(*p)].wan.as_ref());
+    substrate.set_wan_address(wan.map(|w| w.address.0.into()));
+    Ok(())
 }
 
 fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
@@ -496,7 +508,7 @@ route = [{ prefix = "10.1.0.0/24", action = { port = "lan" } }]
         let mixed = text.replace("s_tag = 3001 }", "s_tag = 3001, src = \"198.18.0.9\" }");
         let e = err(&mixed);
         assert!(e.starts_with(&at(&mixed, "s_tag = 3001,")), "{e}");
-        assert!(e.contains("either `src` and `dst`"), "{e}");
+        assert!(e.contains("one of: `src` and `dst`"), "{e}");
         let two = text.replace(
             "name = \"lan\"",
             "name = \"lan\"\nwan = { address = \"203.0.113.9\", mac = \"02:0a:00:00:00:09\" }",

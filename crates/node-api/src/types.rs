@@ -140,6 +140,14 @@ pub struct WanInfo {
     pub address: String,
     /// Its MAC address (the next hop of tunnels to it on a wide-area Ethernet).
     pub mac: String,
+    /// The MAC of the router beyond it: where the gateway sends what
+    /// leaves for the Internet (NAT, public addresses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_hop: Option<String>,
+    /// The node's pool of public addresses (CIDR), leased through the
+    /// controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public: Option<String>,
 }
 
 /// One socket of a worker, with its statistics.

@@ -9,8 +9,10 @@
 use crate::counters::{Counters, Stage};
 use crate::dataplane::Dataplane;
 use crate::fate::{Fate, NO_NET};
+use crate::nat::NatTable;
 use crate::packet::Packet;
 use crate::reasons::DropReason;
+use crate::wan::WanTable;
 use prism_tables::Key;
 use prism_wire::PacketInfo;
 
@@ -29,6 +31,8 @@ pub(crate) fn parse(
     a: Arrays<'_>,
     need_key: bool,
     counters: &mut Counters,
+    mut nat: Option<&mut NatTable>,
+    now_s: u32,
 ) {
     let n = batch.len();
     let mut rx_bytes = 0u64;
@@ -48,7 +52,7 @@ pub(crate) fn parse(
         if let Some(w) = wan
             && w.is_wan(pkt.port)
         {
-            match crate::wan::terminate(w, pkt, info) {
+            match from_wan(w, nat.as_deref_mut(), now_s, pkt, info) {
                 Ok(id) => *net = id,
                 Err(r) => {
                     *fate = Fate::Drop(NO_NET, r);
@@ -63,4 +67,22 @@ pub(crate) fn parse(
     counters.rx_packets += n as u64;
     counters.rx_bytes += rx_bytes;
     counters.stages[Stage::Parse as usize].add_batch(n, rx_bytes);
+}
+
+/// A frame from the wide area: a tunnel's, or the gateway's (NAT or a
+/// public address), made the network's frame; or the drop.
+#[inline]
+fn from_wan(
+    w: &WanTable,
+    nat: Option<&mut NatTable>,
+    now_s: u32,
+    pkt: &mut Packet,
+    info: &mut PacketInfo,
+) -> Result<u16, DropReason> {
+    if let Some(net) = crate::wan::terminate(w, pkt, info)? {
+        return Ok(net);
+    }
+    let (net, vid) = crate::gateway::inbound(nat, w, pkt, info, now_s)?;
+    crate::wan::retag(pkt, info, 0, vid)?;
+    Ok(net)
 }

@@ -13,9 +13,11 @@ pub mod dataplane;
 pub mod device;
 mod fate;
 pub mod fixtures;
+mod gateway;
 mod ingress;
 pub mod mapping;
 pub mod matching;
+pub mod nat;
 pub mod output;
 pub mod packet;
 pub mod pipeline;
@@ -23,6 +25,7 @@ pub mod power;
 pub mod reasons;
 pub mod reconfig;
 mod routed_batch;
+mod scratch;
 pub mod services;
 pub mod software;
 pub mod software_router;
@@ -39,8 +42,8 @@ pub use device::{DeviceProfile, HardwareTier, ModuleKind, PROFILES, PlacementErr
 pub use mapping::Mapping;
 pub use packet::{Packet, PacketPool};
 pub use pipeline::{Pipeline, PipelineConfig};
-pub use reasons::WanDrop;
 pub use reasons::{DropReason, IoDrop};
+pub use reasons::{NatDrop, WanDrop};
 pub use services::{Service, ServiceScratch};
 pub use substrate::{
     ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, Substrate, SubstrateError, TunnelSpec,

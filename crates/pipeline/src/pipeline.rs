@@ -19,16 +19,16 @@ use crate::counters::{
 };
 use crate::dataplane::{Dataplane, Tier};
 use crate::fate::{Fate, NO_NET};
+use crate::gateway::GatewayState;
 use crate::output::{OutputConfig, OutputStage};
 use crate::packet::{Packet, PacketPool};
 use crate::reasons::{DropReason, HardwareDrop, MapDrop, SoftwareDrop};
 use crate::routed_batch;
+use crate::scratch::Scratch;
 use crate::services::ServiceScratch;
 use crate::software::SoftwareChannels;
 use crate::tap::{Decided, Tap, TapRecord, TapRequest};
 use arc_swap::ArcSwap;
-use prism_tables::Key;
-use prism_wire::PacketInfo;
 use std::sync::Arc;
 
 /// Sizes of the pipeline's buffers and queues.
@@ -39,6 +39,8 @@ pub struct PipelineConfig {
     pub pool_packets: usize,
     pub queue_limit: usize,
     pub channel_capacity: usize,
+    /// The gateway's flow table ([`crate::nat`]).
+    pub nat: crate::nat::NatConfig,
 }
 
 impl Default for PipelineConfig {
@@ -48,32 +50,8 @@ impl Default for PipelineConfig {
             pool_packets: 16_384,
             queue_limit: 1024,
             channel_capacity: 1024,
+            nat: crate::nat::NatConfig::default(),
         }
-    }
-}
-
-/// Per-packet state between stages, kept across batches so that a batch
-/// allocates nothing once the largest batch size has been seen.
-#[derive(Debug, Default)]
-struct Scratch {
-    info: Vec<PacketInfo>,
-    key: Vec<Key>,
-    net: Vec<u16>,
-    action: Vec<u32>,
-    fate: Vec<Fate>,
-}
-
-impl Scratch {
-    fn reset(&mut self, n: usize) {
-        if self.fate.len() < n {
-            self.info.resize(n, PacketInfo::default());
-            self.key.resize(n, Key::default());
-            self.net.resize(n, NO_NET);
-            self.action.resize(n, 0);
-            self.fate.resize(n, Fate::Pending);
-        }
-        self.fate[..n].fill(Fate::Pending);
-        self.net[..n].fill(NO_NET);
     }
 }
 
@@ -95,6 +73,7 @@ pub struct Pipeline {
     /// The configuration in force reads packed keys (it has mapping rules
     /// or a rule table); without, the parser does not build them.
     needs_key: bool,
+    gateway: GatewayState,
 }
 
 impl Pipeline {
@@ -112,6 +91,7 @@ impl Pipeline {
             tap: None,
             tap_marks: Vec::new(),
             needs_key: true,
+            gateway: GatewayState::new(cfg.nat),
         };
         p.adopt(current);
         p
@@ -139,6 +119,7 @@ impl Pipeline {
                 .iter()
                 .flatten()
                 .any(|n| matches!(n.forwarding, crate::matching::Forwarding::Rules { .. }));
+        self.gateway.adopt(&self.current, &dp);
         self.current = dp;
     }
 
@@ -240,6 +221,7 @@ impl Pipeline {
                 Fate::Pending => self.drop_packet(pkt, None, DropReason::Map(MapDrop::NoNetwork)),
             }
         }
+        self.gateway.tick(now_ns);
         self.scratch = s;
     }
 
@@ -269,7 +251,9 @@ impl Pipeline {
             net,
             fate,
         };
-        crate::ingress::parse(dp, batch, arrays, need_key, &mut self.counters);
+        let nat = self.gateway.nat();
+        let now_s = crate::gateway::seconds(now_ns);
+        crate::ingress::parse(dp, batch, arrays, need_key, &mut self.counters, nat, now_s);
         // Stage 2: network mapping (the design-select table).
         let mut seen = (0usize, 0u64);
         if let Some(id) = whole {
@@ -427,8 +411,11 @@ impl Pipeline {
     }
 
     #[inline(always)]
-    fn send_to_output(&mut self, pkt: Packet, now_ns: u64) {
+    fn send_to_output(&mut self, mut pkt: Packet, now_ns: u64) {
         let net = pkt.network;
+        if let Err(r) = self.gateway.out(&self.current.wan, net, &mut pkt, now_ns) {
+            return self.drop_packet(pkt, Some(net), r);
+        }
         self.counters.stages[Stage::Output as usize].add(pkt.len());
         if let Err((pkt, r)) = self.output.enqueue(pkt, now_ns) {
             self.drop_packet(pkt, Some(net), DropReason::Output(r));
@@ -535,6 +522,11 @@ impl Pipeline {
 
     pub fn queued(&self, port: u16) -> usize {
         self.output.queued(port)
+    }
+
+    /// The gateway's flow table, once a data plane needed it.
+    pub fn nat_stats(&self) -> Option<crate::nat::NatStats> {
+        self.gateway.stats()
     }
 
     pub fn counters(&self) -> &Counters {

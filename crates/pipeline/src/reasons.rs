@@ -110,6 +110,28 @@ reasons! {
     }
 }
 
+reasons! {
+    /// The gateway's outgoing NAT ([`crate::nat`], [`crate::gateway`]).
+    NatDrop {
+        /// A new flow while the flow table is full: refused; flows in it
+        /// go on.
+        TableFull => "table-full",
+        /// A new flow found no free external port towards its remote end.
+        NoPort => "no-port",
+        /// Coming back to the gateway's address in no flow (never made,
+        /// timed out, or its network gone).
+        NoFlow => "no-flow",
+        /// A fragment after the first: its ports are not in it.
+        Fragment => "fragment",
+        /// Not TCP, UDP, ICMP echo or an ICMP error about one of those.
+        Protocol => "protocol",
+        /// Going out by a WAN port with no address to leave from: the
+        /// network has public addresses but no NAT and the host none, or
+        /// the node has no WAN address.
+        NoAddress => "no-address",
+    }
+}
+
 /// Any drop, tagged with its stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DropReason {
@@ -122,6 +144,7 @@ pub enum DropReason {
     Output(OutputDrop),
     Io(IoDrop),
     Wan(WanDrop),
+    Nat(NatDrop),
 }
 
 const OFF_MAP: usize = Malformed::COUNT;
@@ -132,10 +155,11 @@ const OFF_SOFTWARE: usize = OFF_ACTION + ActionDrop::COUNT;
 const OFF_OUTPUT: usize = OFF_SOFTWARE + SoftwareDrop::COUNT;
 const OFF_IO: usize = OFF_OUTPUT + OutputDrop::COUNT;
 const OFF_WAN: usize = OFF_IO + IoDrop::COUNT;
+const OFF_NAT: usize = OFF_WAN + WanDrop::COUNT;
 
 impl DropReason {
     /// Number of distinct reasons over all stages.
-    pub const COUNT: usize = OFF_WAN + WanDrop::COUNT;
+    pub const COUNT: usize = OFF_NAT + NatDrop::COUNT;
 
     #[inline]
     pub const fn index(self) -> usize {
@@ -149,6 +173,7 @@ impl DropReason {
             DropReason::Output(r) => OFF_OUTPUT + r.index(),
             DropReason::Io(r) => OFF_IO + r.index(),
             DropReason::Wan(r) => OFF_WAN + r.index(),
+            DropReason::Nat(r) => OFF_NAT + r.index(),
         }
     }
 
@@ -163,6 +188,7 @@ impl DropReason {
             DropReason::Output(_) => "output",
             DropReason::Io(_) => "io",
             DropReason::Wan(_) => "wan",
+            DropReason::Nat(_) => "nat",
         }
     }
 
@@ -177,6 +203,7 @@ impl DropReason {
             DropReason::Output(r) => r.as_str(),
             DropReason::Io(r) => r.as_str(),
             DropReason::Wan(r) => r.as_str(),
+            DropReason::Nat(r) => r.as_str(),
         }
     }
 
@@ -193,6 +220,7 @@ impl DropReason {
             .chain(OutputDrop::ALL.iter().map(|r| DropReason::Output(*r)))
             .chain(IoDrop::ALL.iter().map(|r| DropReason::Io(*r)))
             .chain(WanDrop::ALL.iter().map(|r| DropReason::Wan(*r)))
+            .chain(NatDrop::ALL.iter().map(|r| DropReason::Nat(*r)))
     }
 }
 

@@ -120,6 +120,17 @@ pub enum TunnelSpec {
     /// this network's, the S-tag popped: a bridged network over a
     /// wide-area Ethernet.
     QinQ { s_tag: u16 },
+    /// IPv4 to the public address `public` arriving on a WAN port is this
+    /// network's, its destination rewritten to `internal` and tagged with
+    /// `vlan`; what `internal` sends out through NAT leaves from `public`
+    /// (the gateway service's public address, [`crate::gateway`]).
+    Public {
+        public: prism_wire::Ipv4Address,
+        internal: prism_wire::Ipv4Address,
+        vlan: Option<u16>,
+    },
+    /// What comes back in this network's NAT flows is tagged with `vlan`.
+    Nat { vlan: Option<u16> },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

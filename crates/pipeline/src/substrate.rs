@@ -37,6 +37,8 @@ pub struct Substrate {
     mapping_rules: usize,
     /// The ports that face the wide area ([`crate::wan`]).
     wan_ports: Vec<u16>,
+    /// The node's WAN address: NAT's external address.
+    wan_address: Option<prism_wire::Ipv4Address>,
     /// While set, changes are not published (a scenario loading many
     /// networks publishes once at the end: `Self::batch`).
     deferred: bool,
@@ -55,6 +57,7 @@ impl Substrate {
             index: std::collections::HashMap::new(),
             mapping_rules: 0,
             wan_ports: Vec::new(),
+            wan_address: None,
             deferred: false,
         }
     }
@@ -97,6 +100,13 @@ impl Substrate {
         self.wan_ports = ports.to_vec();
         self.publish();
         Ok(())
+    }
+
+    /// The node's WAN address, the gateway's address for NAT
+    /// ([`crate::gateway`]).
+    pub fn set_wan_address(&mut self, address: Option<prism_wire::Ipv4Address>) {
+        self.wan_address = address;
+        self.publish();
     }
 
     pub fn wan_ports(&self) -> &[u16] {
@@ -401,7 +411,7 @@ impl Substrate {
         let tunnels = self
             .networks()
             .flat_map(|(id, spec)| spec.tunnels.iter().map(move |t| (*t, id)));
-        let wan = crate::wan::WanTable::new(self.ports, &self.wan_ports, tunnels);
+        let wan = crate::wan::WanTable::new(self.ports, &self.wan_ports, self.wan_address, tunnels);
         let dp = Dataplane::new(
             self.generation,
             self.ports,

@@ -38,6 +38,7 @@ pub fn same_key(a: &TunnelSpec, b: &TunnelSpec) -> bool {
             (src, dst) == (s, d)
         }
         (TunnelSpec::QinQ { s_tag }, TunnelSpec::QinQ { s_tag: t }) => s_tag == t,
+        (TunnelSpec::Public { public, .. }, TunnelSpec::Public { public: p, .. }) => public == p,
         _ => false,
     }
 }
@@ -53,6 +54,14 @@ pub struct WanTable {
     tunnels: Vec<(u64, u16, u16)>,
     /// S-tags, sorted: (S-tag, network id).
     s_tags: Vec<(u16, u16)>,
+    /// The node's WAN address (NAT's external address), 0 when none.
+    address: u32,
+    /// Public addresses, sorted: (public, network id, internal, VLAN or 0).
+    publics: Vec<(u32, u16, u32, u16)>,
+    /// The same by (network id, internal): the public address.
+    public_of: Vec<((u16, u32), u32)>,
+    /// Networks whose NAT flows come back, sorted: (network id, VLAN or 0).
+    nat: Vec<(u16, u16)>,
 }
 
 impl WanTable {
@@ -62,6 +71,7 @@ impl WanTable {
     pub fn new(
         ports: u16,
         wan_ports: &[u16],
+        address: Option<prism_wire::Ipv4Address>,
         tunnels: impl IntoIterator<Item = (TunnelSpec, u16)>,
     ) -> Self {
         let mut wan_port = vec![false; usize::from(ports)];
@@ -71,6 +81,7 @@ impl WanTable {
             }
         }
         let (mut ipip, mut s_tags) = (Vec::new(), Vec::new());
+        let (mut publics, mut nat) = (Vec::new(), Vec::new());
         for (t, net) in tunnels {
             match t {
                 TunnelSpec::Ipip { src, dst, vlan } => ipip.push((
@@ -79,8 +90,26 @@ impl WanTable {
                     vlan.unwrap_or(0),
                 )),
                 TunnelSpec::QinQ { s_tag } => s_tags.push((s_tag & 0x0fff, net)),
+                TunnelSpec::Public {
+                    public,
+                    internal,
+                    vlan,
+                } => publics.push((
+                    u32::from_be_bytes(public.0),
+                    net,
+                    u32::from_be_bytes(internal.0),
+                    vlan.unwrap_or(0),
+                )),
+                TunnelSpec::Nat { vlan } => nat.push((net, vlan.unwrap_or(0))),
             }
         }
+        publics.sort_by_key(|p| p.0);
+        publics.dedup_by_key(|p| p.0);
+        let mut public_of: Vec<_> = publics.iter().map(|p| ((p.1, p.2), p.0)).collect();
+        public_of.sort_by_key(|p| p.0);
+        public_of.dedup_by_key(|p| p.0);
+        nat.sort_by_key(|n| n.0);
+        nat.dedup_by_key(|n| n.0);
         ipip.sort_by_key(|t| t.0);
         ipip.dedup_by_key(|t| t.0);
         s_tags.sort_by_key(|t| t.0);
@@ -90,6 +119,10 @@ impl WanTable {
             wan_port,
             tunnels: ipip,
             s_tags,
+            address: address.map_or(0, |a| u32::from_be_bytes(a.0)),
+            publics,
+            public_of,
+            nat,
         }
     }
 
@@ -125,34 +158,94 @@ impl WanTable {
     }
 
     pub fn tunnels(&self) -> usize {
-        self.tunnels.len() + self.s_tags.len()
+        self.tunnels.len() + self.s_tags.len() + self.publics.len()
+    }
+
+    /// The node's WAN address, NAT's external address.
+    pub fn address(&self) -> Option<u32> {
+        (self.address != 0).then_some(self.address)
+    }
+
+    /// Public address `addr`: (network, internal address, VLAN or 0).
+    pub fn public(&self, addr: u32) -> Option<(u16, u32, u16)> {
+        let i = self.publics.binary_search_by_key(&addr, |p| p.0).ok()?;
+        let p = self.publics[i];
+        Some((p.1, p.2, p.3))
+    }
+
+    /// The public address of network `net`'s host `internal`.
+    pub fn public_of(&self, net: u16, internal: u32) -> Option<u32> {
+        let i = self
+            .public_of
+            .binary_search_by_key(&(net, internal), |p| p.0)
+            .ok()?;
+        Some(self.public_of[i].1)
+    }
+
+    /// The VLAN (0: none) network `net`'s NAT flows come back with, if it
+    /// has NAT.
+    pub fn nat_vlan(&self, net: u16) -> Option<u16> {
+        let i = self.nat.binary_search_by_key(&net, |n| n.0).ok()?;
+        Some(self.nat[i].1)
+    }
+
+    /// Whether network `net` goes out through the gateway (NAT or a
+    /// public address).
+    pub fn has_gateway(&self, net: u16) -> bool {
+        let i = self.public_of.partition_point(|p| p.0.0 < net);
+        self.nat_vlan(net).is_some() || self.public_of.get(i).is_some_and(|p| p.0.0 == net)
+    }
+
+    /// Whether any network goes out through NAT or a public address.
+    pub fn gateway(&self) -> bool {
+        !self.nat.is_empty() || !self.publics.is_empty()
     }
 }
 
 /// Terminates a frame that arrived on a WAN port (see the module text):
-/// `Ok(network)` with `pkt` rewritten and `info` parsed again, or the drop.
-pub fn terminate(t: &WanTable, pkt: &mut Packet, info: &mut PacketInfo) -> Result<u16, DropReason> {
+/// `Ok(Some(network))` with `pkt` rewritten and `info` parsed again, or the
+/// drop; `Ok(None)` for IPv4 that is not IPIP, the gateway's
+/// ([`crate::gateway`]), its link padding cut.
+pub(crate) fn terminate(
+    t: &WanTable,
+    pkt: &mut Packet,
+    info: &mut PacketInfo,
+) -> Result<Option<u16>, DropReason> {
     let outer_tpid = pkt
         .data()
         .get(12..14)
         .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]));
     if outer_tpid == ethertype::QINQ {
-        return pop_s_tag(t, pkt, info);
+        return pop_s_tag(t, pkt, info).map(Some);
     }
     if !info.is_ipv4() {
         return Err(DropReason::Wan(WanDrop::Unexpected));
     }
+    pkt.truncate(usize::from(info.l3_end));
     if !info.is_ipip() {
-        return Err(DropReason::Wan(WanDrop::NotLeased));
+        return Ok(None);
     }
     let Some((net, vid)) = t.tunnel(info.key.src_ip, info.key.dst_ip) else {
         return Err(DropReason::Wan(WanDrop::UnknownTunnel));
     };
-    // Outer header off, then the WAN's own tags: the frame becomes
-    // Ethernet + inner IPv4, as the network's side would carry it.
     let l3 = usize::from(info.l3_offset);
-    pkt.truncate(usize::from(info.l3_end));
-    pkt.remove_gap(l3, usize::from(info.inner_l3_offset) - l3);
+    retag(pkt, info, usize::from(info.inner_l3_offset) - l3, vid)?;
+    Ok(Some(net))
+}
+
+/// Removes `outer` bytes of outer header after the Ethernet header's tags,
+/// then the WAN's own tags, and tags the frame with `vid` (0: none): it
+/// becomes Ethernet + IPv4 as the network's side would carry it.
+pub(crate) fn retag(
+    pkt: &mut Packet,
+    info: &mut PacketInfo,
+    outer: usize,
+    vid: u16,
+) -> Result<(), DropReason> {
+    let l3 = usize::from(info.l3_offset);
+    if outer > 0 {
+        pkt.remove_gap(l3, outer);
+    }
     let tags = usize::from(info.vlan_tags) * vlan::TAG_LEN;
     if tags > 0 {
         pkt.remove_gap(12, tags);
@@ -168,8 +261,7 @@ pub fn terminate(t: &WanTable, pkt: &mut Packet, info: &mut PacketInfo) -> Resul
         d[14..16].copy_from_slice(&(vid & 0x0fff).to_be_bytes());
     }
     pkt.charge_as_is();
-    prism_wire::parse_frame_into(pkt.data(), pkt.port, info).map_err(DropReason::Parse)?;
-    Ok(net)
+    prism_wire::parse_frame_into(pkt.data(), pkt.port, info).map_err(DropReason::Parse)
 }
 
 /// A bridged network's frame: its S-tag popped, the frame left as the

@@ -97,7 +97,19 @@ impl FakeNode {
             port: port.into(),
             address: address.into(),
             mac: mac.into(),
+            next_hop: None,
+            public: None,
         });
+        self
+    }
+
+    /// Gives its WAN port a router beyond it and a pool of public
+    /// addresses (after [`Self::with_wan`]).
+    pub fn with_gateway(self: Arc<Self>, next_hop: &str, public: &str) -> Arc<Self> {
+        if let Some(w) = self.wan.lock().unwrap().as_mut() {
+            w.next_hop = Some(next_hop.into());
+            w.public = Some(public.into());
+        }
         self
     }
 

@@ -515,6 +515,8 @@ async fn a_restarted_part_comes_back_and_a_moved_wan_address_reaches_every_part(
         port: "up".into(),
         address: "203.0.113.99".into(),
         mac: WAN[1].1.into(),
+        next_hop: None,
+        public: None,
     });
     n2_client.heartbeat(&beat("after-restart")).await.unwrap();
     for (n, other) in [(&nodes[0].0, WAN[2].0), (&nodes[2].0, WAN[0].0)] {

@@ -197,6 +197,8 @@ impl NodeServer {
                 port: sc.port_names[usize::from(*port)].clone(),
                 address: w.address.0.to_string(),
                 mac: w.mac.0.to_string(),
+                next_hop: w.next_hop.map(|m| m.0.to_string()),
+                public: w.public.map(|p| p.0.to_string()),
             }),
         };
         let networks = sc.substrate.networks().count();

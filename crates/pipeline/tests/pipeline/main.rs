@@ -6,6 +6,7 @@
 mod aead_oracles;
 mod against_etherparse;
 mod default_network;
+mod gateway;
 mod hop_fast_path;
 mod keys_when_needed;
 mod reconfiguration;
