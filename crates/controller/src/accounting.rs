@@ -60,6 +60,28 @@ pub struct AuditEntry {
     pub status: i64,
 }
 
+/// Adds one booking's (or public address's) `hours` at `bw` Mbit/s to
+/// the line of its user and tier.
+fn add_usage(lines: &mut Vec<UsageLine>, user: String, tier: String, hours: f64, bw: i64) {
+    let i = match lines.iter().position(|l| l.user == user && l.tier == tier) {
+        Some(i) => i,
+        None => {
+            lines.push(UsageLine {
+                user,
+                tier,
+                bookings: 0,
+                resource_hours: 0.0,
+                bandwidth_mbps_hours: 0.0,
+            });
+            lines.len() - 1
+        }
+    };
+    let l = &mut lines[i];
+    l.bookings += 1;
+    l.resource_hours += hours;
+    l.bandwidth_mbps_hours += hours * bw as f64;
+}
+
 /// A node operation recorded before it starts.
 #[derive(Debug, Clone)]
 pub(crate) struct OpRecord {
@@ -203,6 +225,9 @@ impl Controller {
         .fetch_all(&self.pool)
         .await?;
         let mut lines: Vec<UsageLine> = Vec::new();
+        for (user, hours) in self.public_usage(&m.project_id, from_ms, to_ms).await? {
+            add_usage(&mut lines, user, "public-address".into(), hours, 0);
+        }
         for r in rows {
             let user: String = r.try_get(0)?;
             let tier: String = r.try_get(1)?;
@@ -213,23 +238,9 @@ impl Controller {
                 .unwrap_or_else(|| now.min(r.try_get::<i64, _>(5).unwrap_or(now)));
             let (s, e) = (start.max(from_ms), end.min(to_ms));
             let hours = e.saturating_sub(s).max(0) as f64 / 3_600_000.0;
-            let line = match lines.iter_mut().find(|l| l.user == user && l.tier == tier) {
-                Some(l) => l,
-                None => {
-                    lines.push(UsageLine {
-                        user,
-                        tier,
-                        bookings: 0,
-                        resource_hours: 0.0,
-                        bandwidth_mbps_hours: 0.0,
-                    });
-                    lines.last_mut().ok_or_else(|| Error::internal("usage"))?
-                }
-            };
-            line.bookings += 1;
-            line.resource_hours += hours;
-            line.bandwidth_mbps_hours += hours * bw as f64;
+            add_usage(&mut lines, user, tier, hours, bw);
         }
+        lines.sort_by(|a, b| (&a.user, &a.tier).cmp(&(&b.user, &b.tier)));
         Ok(UsageReport {
             project: m.project,
             from_ms,

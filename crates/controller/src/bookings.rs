@@ -50,6 +50,7 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
         spec: serde_json::from_str(&r.try_get::<String, _>("spec")?).unwrap_or_default(),
         parts: Vec::new(),
         s_tag: None,
+        nat: r.try_get::<i64, _>("nat")? != 0,
         ids: BookingIds {
             user: r.try_get("user_id")?,
             project: r.try_get("project_id")?,
@@ -245,7 +246,10 @@ impl Controller {
                 self.span_place(&mut tx, &r.parts, &asked_tier, r.bandwidth_mbps)
                     .await?,
             ),
-            true => Some(self.place(&mut tx, &asked_tier, r.bandwidth_mbps).await?),
+            true => Some(
+                self.place(&mut tx, &asked_tier, r.bandwidth_mbps, r.nat)
+                    .await?,
+            ),
             false => None,
         };
         let tier = placement.as_ref().map(|pl| tier_name(pl.tier));
@@ -258,7 +262,7 @@ impl Controller {
         } else {
             None
         };
-        sqlx::query("INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13)")
+        sqlx::query("INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms, nat) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14)")
             .bind(&id)
             .bind(&m.project_id)
             .bind(&p.user_id)
@@ -272,6 +276,7 @@ impl Controller {
             .bind(r.spec.to_string())
             .bind(now)
             .bind(now + self.settings.hold_s * 1000)
+            .bind(i64::from(r.nat))
             .execute(&mut *tx)
             .await?;
         if let Some(v) = vlan {
@@ -312,13 +317,17 @@ impl Controller {
                 v,
                 b.bandwidth_mbps,
             )?;
+            let mut doc = doc;
+            crate::gateway::gateway_doc(&mut doc, b, pl.node.wan.as_ref(), &[])?;
             prism_netdoc::compile(&doc, &pl.node.ports).map_err(Error::from)?;
             return Ok(());
         }
         let parts = self.parts(&mut **tx, &b.id).await?;
         for (i, part) in parts.iter().enumerate() {
             let ports = self.node_ports(tx, &part.node_id).await?;
-            if let Some(doc) = crate::span::part_doc(b, &parts, i)? {
+            if let Some(mut doc) = crate::span::part_doc(b, &parts, i)? {
+                crate::gateway::gateway_doc(&mut doc, b, part.wan.as_ref(), &[])
+                    .map_err(|e| e.with_field(format!("parts[{i}].node")))?;
                 prism_netdoc::compile(&doc, &ports).map_err(|e| {
                     Error::invalid(format!(
                         "on node `{}`: {}: {}",

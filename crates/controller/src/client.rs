@@ -3,6 +3,7 @@
 
 use crate::accounting::{AuditEntry, UsageReport};
 use crate::error::Error;
+use crate::gateway::{PublicAddress, PublicAddressRequest};
 use crate::heartbeat::{Heartbeat, HeartbeatAnswer, NodeKeyRequest, NodeKeyView};
 use crate::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
@@ -317,6 +318,49 @@ impl ControllerClient {
             None::<&()>,
         )
         .await
+    }
+    /// Leases a public address (the gateway service).
+    pub async fn lease_public(
+        &self,
+        project: &str,
+        r: &PublicAddressRequest,
+    ) -> Result<PublicAddress, ClientError> {
+        let path = format!("/v1/projects/{}/public-addresses", seg(project));
+        self.call("POST", path, Some(r)).await
+    }
+    pub async fn public_addresses(
+        &self,
+        project: &str,
+        all: bool,
+    ) -> Result<Vec<PublicAddress>, ClientError> {
+        let path = format!("/v1/projects/{}/public-addresses?all={all}", seg(project));
+        self.call("GET", path, None::<&()>).await
+    }
+    pub async fn renew_public(
+        &self,
+        project: &str,
+        address: &str,
+        lease_s: i64,
+    ) -> Result<Renewed, ClientError> {
+        let path = format!(
+            "/v1/projects/{}/public-addresses/{}/renew",
+            seg(project),
+            seg(address)
+        );
+        self.call("POST", path, Some(&RenewRequest { lease_s }))
+            .await
+    }
+    pub async fn release_public(
+        &self,
+        project: &str,
+        address: &str,
+    ) -> Result<PublicAddress, ClientError> {
+        let path = format!(
+            "/v1/projects/{}/public-addresses/{}",
+            seg(project),
+            seg(address)
+        );
+        self.call("DELETE", path, None::<&()>).await
     }
     pub async fn quota(&self, project: &str) -> Result<QuotaView, ClientError> {
         self.call(

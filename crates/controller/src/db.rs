@@ -21,6 +21,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../migrations/0002_node_keys.sql"),
     ),
     (3, "wan", include_str!("../migrations/0003_wan.sql")),
+    (4, "gateway", include_str!("../migrations/0004_gateway.sql")),
 ];
 
 /// Which engine a URL names.

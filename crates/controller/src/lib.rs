@@ -9,7 +9,7 @@
 //! tokens, keys), `authz` (who may do what), `projects`, `registry`,
 //! `nodes` (registration, placement), `heartbeat` (nodes that
 //! register themselves; the node's side is `prism_node::agent`), `bookings` and `quota` (leases),
-//! `accounting` (usage, audit, operation records), `reconcile` (nodes
+//! `gateway` (NAT and public addresses), `accounting` (usage, audit, operation records), `reconcile` (nodes
 //! converge), `api` (REST over axum, OpenAPI).
 
 mod accounting;
@@ -20,6 +20,7 @@ mod client;
 mod clock;
 mod db;
 mod error;
+mod gateway;
 mod heartbeat;
 mod identity;
 mod model;
@@ -41,6 +42,7 @@ pub use client::{ClientError, ControllerClient};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use db::{Engine, redact, url_for};
 pub use error::{Error, ErrorCode, QuotaDetail};
+pub use gateway::{PublicAddress, PublicAddressRequest};
 pub use heartbeat::{
     HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, NodeCaller, NodeKeyRequest, NodeKeyView,
 };

@@ -103,6 +103,9 @@ pub struct Booking {
     /// A bridged network's S-tag on the wide area (802.1ad), unique.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub s_tag: Option<i64>,
+    /// Outgoing NAT through its node's gateway.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nat: bool,
     /// Internal ids (not in the API): the booker's, the project's, the node's;
     /// and the lease asked for, which provisioning starts.
     #[serde(skip)]
@@ -140,6 +143,13 @@ pub struct BookingRequest {
     /// (docs/wan.md); none for a network on one node placed by the controller.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<PartRequest>,
+    /// The gateway service's outgoing NAT (docs/wan.md): the network's
+    /// hosts reach the wide area from their node's WAN address, by a
+    /// default route the controller adds unless the spec routes
+    /// 0.0.0.0/0 itself. Its node (each part's) needs a gateway: a WAN
+    /// port with a router beyond it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nat: bool,
 }
 
 impl BookingRequest {
@@ -154,6 +164,7 @@ impl BookingRequest {
             lease_s: None,
             provision: false,
             parts: Vec::new(),
+            nat: false,
         }
     }
 }
@@ -251,10 +262,17 @@ pub fn node_doc(
     let obj = v
         .as_object_mut()
         .ok_or_else(|| Error::invalid("a network's spec is a JSON object").with_field("spec"))?;
-    for owned in ["name", "rate_limit", "bandwidth"] {
+    for (owned, from) in [
+        ("name", "the booking's name"),
+        ("rate_limit", "bandwidth_mbps"),
+        ("bandwidth", "bandwidth_mbps"),
+        // A way in from the wide area claims other experiments' frames:
+        // only the controller gives them (parts, `nat`, public addresses).
+        ("tunnel", "parts, nat and public addresses"),
+    ] {
         if obj.contains_key(owned) {
             return Err(Error::invalid(format!(
-                "`{owned}` is set by the controller (from the booking's name and bandwidth_mbps)"
+                "`{owned}` is set by the controller (from {from})"
             ))
             .with_field(format!("spec.{owned}")));
         }

@@ -10,6 +10,7 @@ use prism_node_api::{Endpoint, NodeClient};
 use prism_placement::{Capacity, Decision, NoMigration, Policy, Request, State, Tier};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
+use std::net::Ipv4Addr;
 use utoipa::ToSchema;
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -72,10 +73,11 @@ pub(crate) struct NodeRow {
     pub hw_mbps: i64,
     pub sw_mbps: i64,
     pub last_seen_ms: i64,
+    pub wan: Option<NodeWan>,
 }
 
 pub(crate) const NODE_COLUMNS: &str =
-    "id, name, address, ports, slots, hw_mbps, sw_mbps, last_seen_ms";
+    "id, name, address, ports, slots, hw_mbps, sw_mbps, last_seen_ms, wan";
 
 pub(crate) fn node_row(r: &sqlx::any::AnyRow) -> Result<NodeRow> {
     Ok(NodeRow {
@@ -87,7 +89,38 @@ pub(crate) fn node_row(r: &sqlx::any::AnyRow) -> Result<NodeRow> {
         hw_mbps: r.try_get("hw_mbps")?,
         sw_mbps: r.try_get("sw_mbps")?,
         last_seen_ms: r.try_get("last_seen_ms")?,
+        wan: node_wan(r)?,
     })
+}
+
+/// A node's WAN port as it reported it.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeWan {
+    pub port: String,
+    pub address: Ipv4Addr,
+    pub mac: String,
+    /// The router beyond the port (the gateway's next hop), if reported.
+    pub next_hop: Option<String>,
+    /// The node's pool of public addresses (network address, length).
+    pub public: Option<(Ipv4Addr, u8)>,
+}
+
+pub(crate) fn node_wan(r: &sqlx::any::AnyRow) -> Result<Option<NodeWan>> {
+    let Some(text) = r.try_get::<Option<String>, _>("wan")? else {
+        return Ok(None);
+    };
+    let w: prism_node_api::WanInfo =
+        serde_json::from_str(&text).map_err(|e| Error::internal(e.to_string()))?;
+    Ok(w.address.parse().ok().map(|address| NodeWan {
+        port: w.port,
+        address,
+        mac: w.mac,
+        next_hop: w.next_hop,
+        public: w.public.as_deref().and_then(|p| {
+            let (a, l) = p.split_once('/')?;
+            Some((a.parse().ok()?, l.parse().ok().filter(|l| *l <= 32)?))
+        }),
+    }))
 }
 
 /// Where a booking goes.
@@ -276,6 +309,7 @@ impl Controller {
         tx: &mut crate::db::Tx,
         tier: &str,
         mbps: i64,
+        gateway: bool,
     ) -> Result<Placement> {
         let now = self.now_ms();
         let rows = sqlx::query(&format!("SELECT {NODE_COLUMNS} FROM nodes ORDER BY name"))
@@ -287,6 +321,9 @@ impl Controller {
             let n = node_row(r)?;
             if now - n.last_seen_ms > self.settings.node_timeout_ms {
                 continue;
+            }
+            if gateway && n.wan.as_ref().is_none_or(|w| w.next_hop.is_none()) {
+                continue; // NAT needs a node with a gateway
             }
             any_up = true;
             if let Some((load, t)) = self.node_fit(tx, &n, tier, mbps).await?
@@ -305,6 +342,8 @@ impl Controller {
                         ""
                     }
                 )
+            } else if gateway {
+                "no node with a gateway (a WAN port with a router beyond) is up".to_string()
             } else {
                 "no node is up".to_string()
             };

@@ -29,6 +29,13 @@ pub struct ServiceLevel {
     /// The longest a lease may run from now (a renewal is clamped to it).
     pub max_lease_s: i64,
     pub default_lease_s: i64,
+    /// Public addresses the project holds at once (the gateway service).
+    #[serde(default = "default_public_addresses")]
+    pub max_public_addresses: i64,
+}
+
+fn default_public_addresses() -> i64 {
+    4
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -78,6 +85,7 @@ impl ServiceLevel {
             // FABRIC: 24 h by default, at most 15 days.
             max_lease_s: 15 * 24 * 3600,
             default_lease_s: 24 * 3600,
+            max_public_addresses: default_public_addresses(),
         }
     }
 
@@ -88,6 +96,7 @@ impl ServiceLevel {
             ("max_sw_networks", self.max_sw_networks),
             ("max_bandwidth_mbps", self.max_bandwidth_mbps),
             ("max_lease_hours", self.max_lease_hours),
+            ("max_public_addresses", self.max_public_addresses),
         ] {
             if v < 0 {
                 return Err(Error::invalid("at least 0").with_field(f));
@@ -113,6 +122,7 @@ fn level_of(r: &sqlx::any::AnyRow) -> Result<ServiceLevel> {
         max_lease_hours: r.try_get("max_lease_hours")?,
         max_lease_s: r.try_get("max_lease_s")?,
         default_lease_s: r.try_get("default_lease_s")?,
+        max_public_addresses: r.try_get("max_public_addresses")?,
     })
 }
 
@@ -143,7 +153,7 @@ impl Controller {
             .bind(&l.name)
             .execute(&mut *tx)
             .await?;
-        let updated = sqlx::query("UPDATE service_levels SET operations = $2, max_hw_networks = $3, max_sw_networks = $4, max_bandwidth_mbps = $5, max_lease_hours = $6, max_lease_s = $7, default_lease_s = $8 WHERE name = $1")
+        let updated = sqlx::query("UPDATE service_levels SET operations = $2, max_hw_networks = $3, max_sw_networks = $4, max_bandwidth_mbps = $5, max_lease_hours = $6, max_lease_s = $7, default_lease_s = $8, max_public_addresses = $9 WHERE name = $1")
             .bind(&l.name)
             .bind(ops_to_json(&l.operations))
             .bind(l.max_hw_networks)
@@ -152,11 +162,12 @@ impl Controller {
             .bind(l.max_lease_hours)
             .bind(l.max_lease_s)
             .bind(l.default_lease_s)
+            .bind(l.max_public_addresses)
             .execute(&mut *tx)
             .await?
             .rows_affected();
         if updated == 0 {
-            sqlx::query("INSERT INTO service_levels (name, operations, max_hw_networks, max_sw_networks, max_bandwidth_mbps, max_lease_hours, max_lease_s, default_lease_s, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)")
+            sqlx::query("INSERT INTO service_levels (name, operations, max_hw_networks, max_sw_networks, max_bandwidth_mbps, max_lease_hours, max_lease_s, default_lease_s, created_ms, max_public_addresses) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
                 .bind(&l.name)
                 .bind(ops_to_json(&l.operations))
                 .bind(l.max_hw_networks)
@@ -166,6 +177,7 @@ impl Controller {
                 .bind(l.max_lease_s)
                 .bind(l.default_lease_s)
                 .bind(self.now_ms())
+                .bind(l.max_public_addresses)
                 .execute(&mut *tx)
                 .await?;
         }

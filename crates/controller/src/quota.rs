@@ -28,6 +28,8 @@ pub struct QuotaView {
     pub sw_networks: QuotaUse,
     pub bandwidth_mbps: QuotaUse,
     pub lease_hours: QuotaUse,
+    /// Public addresses held (the gateway service).
+    pub public_addresses: QuotaUse,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -139,6 +141,11 @@ impl Controller {
             sw_networks: q(u.sw, h.sw, level.max_sw_networks),
             bandwidth_mbps: q(u.mbps, h.mbps, level.max_bandwidth_mbps),
             lease_hours: q(u.hours, h.hours, level.max_lease_hours),
+            public_addresses: q(
+                self.public_count(&self.pool, &m.project_id).await?,
+                0,
+                level.max_public_addresses,
+            ),
         })
     }
 }

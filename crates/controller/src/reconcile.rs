@@ -146,13 +146,18 @@ impl Controller {
         .bind(id)
         .fetch_all(&self.pool)
         .await?;
+        let wan_row = sqlx::query("SELECT wan FROM nodes WHERE id = $1")
+            .bind(id)
+            .fetch_one(&self.pool)
+            .await?;
+        let node_wan = crate::nodes::node_wan(&wan_row)?;
         let mut desired = BTreeMap::new();
         for r in &rows {
             let mut b = booking_of(r)?;
             let name = node_network_name(&b.id);
             let parts = self.parts(&self.pool, &b.id).await?;
             b.s_tag = self.s_tag_of(&self.pool, &b.id).await?;
-            let doc = match parts.iter().position(|p| p.node_id == id) {
+            let mut doc = match parts.iter().position(|p| p.node_id == id) {
                 // A part waits for every node of its network to report
                 // its WAN side.
                 Some(i) => match crate::span::part_doc(&b, &parts, i)? {
@@ -167,6 +172,8 @@ impl Controller {
                     b.bandwidth_mbps,
                 )?,
             };
+            let publics = self.publics_on(&self.pool, &b.id, id).await?;
+            crate::gateway::gateway_doc(&mut doc, &b, node_wan.as_ref(), &publics)?;
             desired.insert(name, (b.id, doc));
         }
         Ok(desired.into_values().collect())

@@ -42,6 +42,7 @@ impl Controller {
             .execute(&mut *tx)
             .await?;
         self.free_tunnels(&mut tx, id).await?;
+        self.release_publics_of(&mut tx, id, now).await?;
         let mut b = cur;
         b.allocation_state = AllocationState::Unallocated;
         b.released_ms = Some(now);
@@ -57,6 +58,7 @@ impl Controller {
     /// in one transaction, set by set, then reconciles each node concerned
     /// once. Returns how many.
     pub async fn reap(&self) -> Result<usize> {
+        let mut n = self.reap_public().await?;
         let now = self.now_ms();
         const DUE: &str = "released_ms IS NULL AND expires_ms <= $1";
         let mut tx = db::booking_tx(&self.pool).await?;
@@ -101,7 +103,6 @@ impl Controller {
                 "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $1 WHERE {DUE}"
             ),
         ];
-        let mut n = 0;
         for (i, sql) in steps.iter().enumerate() {
             let done = sqlx::query(sql)
                 .bind(now)
@@ -109,7 +110,7 @@ impl Controller {
                 .await?
                 .rows_affected();
             if i == steps.len() - 1 {
-                n = done as usize;
+                n += done as usize;
             }
         }
         tx.commit().await?;

@@ -20,7 +20,7 @@
 use crate::db::Tx;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{PartRequest, PartView, node_doc, node_network_name};
-use crate::nodes::{NODE_COLUMNS, NodeRow, Placement, node_row};
+use crate::nodes::{NODE_COLUMNS, NodeRow, NodeWan, Placement, node_row, node_wan};
 use crate::service::Controller;
 use prism_netdoc::TunnelDoc;
 use prism_netdoc::{ActionDoc, Addr, Endpoints, Mac, NetworkDoc, PortRef, Prefix, RouteDoc};
@@ -30,27 +30,6 @@ use std::net::Ipv4Addr;
 
 /// The most parts a network may have.
 pub const MAX_PARTS: usize = 16;
-
-/// A node's WAN port as it reported it.
-#[derive(Debug, Clone)]
-pub(crate) struct NodeWan {
-    pub port: String,
-    pub address: Ipv4Addr,
-    pub mac: String,
-}
-
-fn node_wan(r: &sqlx::any::AnyRow) -> Result<Option<NodeWan>> {
-    let Some(text) = r.try_get::<Option<String>, _>("wan")? else {
-        return Ok(None);
-    };
-    let w: prism_node_api::WanInfo =
-        serde_json::from_str(&text).map_err(|e| Error::internal(e.to_string()))?;
-    Ok(w.address.parse().ok().map(|address| NodeWan {
-        port: w.port,
-        address,
-        mac: w.mac,
-    }))
-}
 
 /// One part as stored: its node, routes and tunnel address.
 #[derive(Debug, Clone)]

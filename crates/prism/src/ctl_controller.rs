@@ -380,5 +380,6 @@ fn network_request(
         lease_s,
         provision: !hold,
         parts,
+        nat: false,
     })
 }

@@ -8,6 +8,7 @@
 
 pub mod classify;
 pub mod l3fwd;
+pub mod nat;
 pub mod scale;
 pub mod wan;
 
@@ -289,6 +290,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     l3fwd::run(args, reps, &mut push)?;
     scale::run(args, reps, &mut push)?;
     wan::run(args, reps, &mut push)?;
+    nat::run(args, reps, &mut push)?;
     control_load(args, &mut push);
     let need_bgp = ["lpm/", "pipeline/bgp"].iter().any(|n| wanted(args, n));
     if need_bgp {

@@ -43,6 +43,7 @@ fn probe(name: String) -> BookingRequest {
         lease_s: Some(3600),
         provision: false,
         parts: Vec::new(),
+        nat: false,
     }
 }
 

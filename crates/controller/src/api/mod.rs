@@ -6,6 +6,7 @@ mod access;
 mod heartbeat;
 mod leases;
 mod openapi;
+mod public;
 
 pub use openapi::{ApiDoc, spec_json};
 
@@ -29,7 +30,7 @@ use std::time::Instant;
 pub const MAX_BODY: usize = 1 << 20;
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 25] = [
+pub const PATHS: [&str; 28] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
@@ -49,6 +50,9 @@ pub const PATHS: [&str; 25] = [
     "/v1/projects/{project}/bookings/{id}/action",
     "/v1/projects/{project}/quota",
     "/v1/projects/{project}/usage",
+    "/v1/projects/{project}/public-addresses",
+    "/v1/projects/{project}/public-addresses/{address}",
+    "/v1/projects/{project}/public-addresses/{address}/renew",
     "/v1/nodes",
     "/v1/nodes/heartbeat",
     "/v1/node-keys",
@@ -267,6 +271,7 @@ pub fn router(ctl: Controller) -> Router {
     };
     access::routes()
         .merge(leases::routes())
+        .merge(public::routes())
         .merge(heartbeat::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)

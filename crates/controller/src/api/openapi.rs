@@ -2,7 +2,7 @@
 //! types (`docs/api/controller.json` is its checked-in copy; a test fails
 //! when they differ).
 
-use super::{access, heartbeat, leases};
+use super::{access, heartbeat, leases, public};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
@@ -107,6 +107,7 @@ impl Modify for BearerAuth {
         access::register_type,
         leases::list, leases::create, leases::status, leases::release, leases::provision,
         leases::renew, leases::act, leases::quota, leases::usage, leases::audit,
+        public::list, public::lease, public::renew, public::release,
     ),
     modifiers(&BearerAuth, &CommonErrors),
     security(("bearer" = [])),
@@ -114,6 +115,7 @@ impl Modify for BearerAuth {
         (name = "identity", description = "Login, tokens, users and API keys"),
         (name = "projects", description = "Projects, members and service levels"),
         (name = "bookings", description = "Leases on resources"),
+        (name = "gateway", description = "Public addresses leased from a node's pool (the gateway service)"),
         (name = "accounting", description = "Usage and audit"),
         (name = "nodes", description = "The nodes the controller drives"),
         (name = "registry", description = "Resource types")

@@ -20,6 +20,10 @@ enum Prep {
     Member,
     /// A node key: `{nk}`.
     NodeKey,
+    /// A provisioned booking of the owner's with NAT (`{b}`), on the node
+    /// with a gateway, and a public address leased for its host 10.0.0.5
+    /// (`{a}`).
+    Public,
 }
 
 struct Case {
@@ -273,6 +277,34 @@ fn cases() -> Vec<Case> {
             Nothing,
             [401, 404, 200, 200, 200, 200],
         ),
+        c(
+            "GET",
+            "/v1/projects/p/public-addresses",
+            None,
+            Nothing,
+            [401, 404, 200, 200, 200, 200],
+        ),
+        c(
+            "POST",
+            "/v1/projects/p/public-addresses",
+            Some(json!({"booking": "{b}", "internal": "10.0.0.6"})),
+            Public,
+            [401, 404, 403, 403, 201, 201],
+        ),
+        c(
+            "POST",
+            "/v1/projects/p/public-addresses/{a}/renew",
+            Some(json!({"lease_s": 3600})),
+            Public,
+            [401, 404, 403, 403, 200, 200],
+        ),
+        c(
+            "DELETE",
+            "/v1/projects/p/public-addresses/{a}",
+            None,
+            Public,
+            [401, 404, 403, 403, 200, 200],
+        ),
     ]
 }
 
@@ -280,6 +312,7 @@ fn cases() -> Vec<Case> {
 async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
     let h = Harness::start().await;
     h.node("n1", 64, 100_000).await;
+    h.gateway_node("g1", "198.51.100.0/24").await;
     let owner = h.user("owner").await;
     let other = h.user("other").await;
     let viewer = h.user("viewer").await;
@@ -291,6 +324,7 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
         big.max_bandwidth_mbps,
         big.max_lease_hours,
     ) = (1000, 100_000, 1_000_000);
+    big.max_public_addresses = 100;
     h.admin.put_service_level(&big).await.unwrap();
     h.project("p", "owner", "big").await;
     h.project("q", "other", STANDARD).await;
@@ -317,6 +351,7 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
         for (i, (name, client)) in who.iter().enumerate() {
             n += 1;
             let mut path = case.path.to_string();
+            let mut booking = String::new();
             match case.prep {
                 Prep::Nothing => {}
                 Prep::Booking | Prep::Held => {
@@ -348,6 +383,25 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                         .unwrap();
                     path = path.replace("{k}", &k.id);
                 }
+                Prep::Public => {
+                    let mut r = network(&format!("b{n}"), "software", 1, true);
+                    r.nat = true;
+                    let b = owner.book("p", &r).await.unwrap();
+                    let a = owner
+                        .lease_public(
+                            "p",
+                            &prism_controller::PublicAddressRequest {
+                                booking: b.id.clone(),
+                                internal: "10.0.0.5".into(),
+                                node: None,
+                                lease_s: None,
+                            },
+                        )
+                        .await
+                        .unwrap();
+                    path = path.replace("{a}", &a.address);
+                    booking = b.id;
+                }
                 Prep::NodeKey => {
                     let k = h.admin.create_node_key(&format!("n{n}")).await.unwrap();
                     path = path.replace("{nk}", &k.id);
@@ -369,10 +423,10 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                     path = path.replace("{u}", &u);
                 }
             }
-            let body = case
-                .body
-                .as_ref()
-                .map(|b| b.to_string().replace("{n}", &format!("n{n}")).into_bytes());
+            let body = case.body.as_ref().map(|b| {
+                let b = b.to_string().replace("{n}", &format!("n{n}"));
+                b.replace("{b}", &booking).into_bytes()
+            });
             let (status, answer) = client.raw(case.method, &path, body).await.unwrap();
             let want = case.expect[i];
             if status != want {
@@ -411,6 +465,7 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
             .replace("{project}", "p")
             .replace("{name}", "standard")
             .replace("{user}", "{u}")
+            .replace("{address}", "{a}")
             .replace(
                 "{id}",
                 if p.contains("api-keys") {

@@ -7,6 +7,7 @@ mod common;
 
 mod api_fuzz;
 mod authorization;
+mod gateway;
 mod heartbeats;
 mod leases;
 mod python_sdk;

@@ -61,6 +61,7 @@ fn spanning(name: &str, parts: Vec<PartRequest>) -> BookingRequest {
         lease_s: None,
         provision: true,
         parts,
+        nat: false,
     }
 }
 

@@ -159,6 +159,7 @@ async fn a_controller_killed_mid_provision_and_mid_release_loses_and_leaks_nothi
         lease_s: None,
         provision: true,
         parts: Vec::new(),
+        nat: false,
     };
     let booking = tokio::spawn({
         let ann = ann.clone();

@@ -20,14 +20,14 @@ use prism_pipeline::{
 use prism_tables::{PortRange, Ternary};
 use prism_wire::{EthernetAddress, Ipv4Address};
 
-const VLAN: u16 = 100;
+pub(super) const VLAN: u16 = 100;
 const ME: Ipv4Address = Ipv4Address([198, 18, 0, 1]);
 const FAR: Ipv4Address = Ipv4Address([198, 18, 0, 2]);
 const WAN_ADDR: Ipv4Address = Ipv4Address([203, 0, 113, 1]);
 
 /// The network: 10.1.0.0/16 to port 1 by `action`; from the WAN (port
 /// `wan`, if any) the far part's tunnel.
-fn substrate(action: Action, wan: Option<u16>) -> Result<Substrate> {
+pub(super) fn substrate(action: Action, wan: Option<u16>) -> Result<Substrate> {
     let mut s = Substrate::new(
         prism_pipeline::device::profile("alveo-u280")
             .context("profile")?

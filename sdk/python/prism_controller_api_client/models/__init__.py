@@ -35,6 +35,8 @@ from .part_request import PartRequest
 from .part_view import PartView
 from .project_request import ProjectRequest
 from .project_view import ProjectView
+from .public_address import PublicAddress
+from .public_address_request import PublicAddressRequest
 from .quota_detail import QuotaDetail
 from .quota_use import QuotaUse
 from .quota_view import QuotaView
@@ -89,6 +91,8 @@ __all__ = (
     "PartView",
     "ProjectRequest",
     "ProjectView",
+    "PublicAddress",
+    "PublicAddressRequest",
     "QuotaDetail",
     "QuotaUse",
     "QuotaView",

@@ -36,6 +36,11 @@ class BookingRequest:
             provision (bool | Unset): Apply it to a node now (allocate and provision in one call).
             parts (list[PartRequest] | Unset): A network spanning nodes over the wide area: one part per node
                 (docs/wan.md); none for a network on one node placed by the controller.
+            nat (bool | Unset): The gateway service's outgoing NAT (docs/wan.md): the network's
+                hosts reach the wide area from their node's WAN address, by a
+                default route the controller adds unless the spec routes
+                0.0.0.0/0 itself. Its node (each part's) needs a gateway: a WAN
+                port with a router beyond it.
      """
 
     name: str
@@ -45,6 +50,7 @@ class BookingRequest:
     lease_s: int | None | Unset = UNSET
     provision: bool | Unset = UNSET
     parts: list[PartRequest] | Unset = UNSET
+    nat: bool | Unset = UNSET
 
 
 
@@ -77,6 +83,8 @@ class BookingRequest:
 
 
 
+        nat = self.nat
+
 
         field_dict: dict[str, Any] = {}
 
@@ -93,6 +101,8 @@ class BookingRequest:
             field_dict["provision"] = provision
         if parts is not UNSET:
             field_dict["parts"] = parts
+        if nat is not UNSET:
+            field_dict["nat"] = nat
 
         return field_dict
 
@@ -134,6 +144,8 @@ class BookingRequest:
                 parts.append(parts_item)
 
 
+        nat = d.pop("nat", UNSET)
+
         booking_request = cls(
             name=name,
             spec=spec,
@@ -142,6 +154,7 @@ class BookingRequest:
             lease_s=lease_s,
             provision=provision,
             parts=parts,
+            nat=nat,
         )
 
         return booking_request

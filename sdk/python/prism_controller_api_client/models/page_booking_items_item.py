@@ -50,6 +50,7 @@ class PageBookingItemsItem:
             released_ms (int | None | Unset):
             parts (list[PartView] | Unset): A network spanning nodes: its parts (`node` is the first part's).
             s_tag (int | None | Unset): A bridged network's S-tag on the wide area (802.1ad), unique.
+            nat (bool | Unset): Outgoing NAT through its node's gateway.
      """
 
     id: str
@@ -72,6 +73,7 @@ class PageBookingItemsItem:
     released_ms: int | None | Unset = UNSET
     parts: list[PartView] | Unset = UNSET
     s_tag: int | None | Unset = UNSET
+    nat: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -159,6 +161,8 @@ class PageBookingItemsItem:
         else:
             s_tag = self.s_tag
 
+        nat = self.nat
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -193,6 +197,8 @@ class PageBookingItemsItem:
             field_dict["parts"] = parts
         if s_tag is not UNSET:
             field_dict["s_tag"] = s_tag
+        if nat is not UNSET:
+            field_dict["nat"] = nat
 
         return field_dict
 
@@ -322,6 +328,8 @@ class PageBookingItemsItem:
         s_tag = _parse_s_tag(d.pop("s_tag", UNSET))
 
 
+        nat = d.pop("nat", UNSET)
+
         page_booking_items_item = cls(
             id=id,
             project=project,
@@ -343,6 +351,7 @@ class PageBookingItemsItem:
             released_ms=released_ms,
             parts=parts,
             s_tag=s_tag,
+            nat=nat,
         )
 
 

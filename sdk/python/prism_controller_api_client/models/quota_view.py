@@ -34,6 +34,8 @@ class QuotaView:
                 yet provisioned) and the limit.
             lease_hours (QuotaUse): OpenStack's quota detail: in use (provisioned), held (allocated, not
                 yet provisioned) and the limit.
+            public_addresses (QuotaUse): OpenStack's quota detail: in use (provisioned), held (allocated, not
+                yet provisioned) and the limit.
      """
 
     service_level: str
@@ -41,6 +43,7 @@ class QuotaView:
     sw_networks: QuotaUse
     bandwidth_mbps: QuotaUse
     lease_hours: QuotaUse
+    public_addresses: QuotaUse
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -59,6 +62,8 @@ class QuotaView:
 
         lease_hours = self.lease_hours.to_dict()
 
+        public_addresses = self.public_addresses.to_dict()
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -68,6 +73,7 @@ class QuotaView:
             "sw_networks": sw_networks,
             "bandwidth_mbps": bandwidth_mbps,
             "lease_hours": lease_hours,
+            "public_addresses": public_addresses,
         })
 
         return field_dict
@@ -100,12 +106,18 @@ class QuotaView:
 
 
 
+        public_addresses = QuotaUse.from_dict(d.pop("public_addresses"))
+
+
+
+
         quota_view = cls(
             service_level=service_level,
             hw_networks=hw_networks,
             sw_networks=sw_networks,
             bandwidth_mbps=bandwidth_mbps,
             lease_hours=lease_hours,
+            public_addresses=public_addresses,
         )
 
 

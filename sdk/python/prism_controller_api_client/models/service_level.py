@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.operation import Operation
+from ..types import UNSET, Unset
 from typing import cast
 
 
@@ -34,6 +35,7 @@ class ServiceLevel:
                 quotas in resource-hours).
             max_lease_s (int): The longest a lease may run from now (a renewal is clamped to it).
             default_lease_s (int):
+            max_public_addresses (int | Unset): Public addresses the project holds at once (the gateway service).
      """
 
     name: str
@@ -44,6 +46,7 @@ class ServiceLevel:
     max_lease_hours: int
     max_lease_s: int
     default_lease_s: int
+    max_public_addresses: int | Unset = UNSET
 
 
 
@@ -71,6 +74,8 @@ class ServiceLevel:
 
         default_lease_s = self.default_lease_s
 
+        max_public_addresses = self.max_public_addresses
+
 
         field_dict: dict[str, Any] = {}
 
@@ -84,6 +89,8 @@ class ServiceLevel:
             "max_lease_s": max_lease_s,
             "default_lease_s": default_lease_s,
         })
+        if max_public_addresses is not UNSET:
+            field_dict["max_public_addresses"] = max_public_addresses
 
         return field_dict
 
@@ -116,6 +123,8 @@ class ServiceLevel:
 
         default_lease_s = d.pop("default_lease_s")
 
+        max_public_addresses = d.pop("max_public_addresses", UNSET)
+
         service_level = cls(
             name=name,
             operations=operations,
@@ -125,6 +134,7 @@ class ServiceLevel:
             max_lease_hours=max_lease_hours,
             max_lease_s=max_lease_s,
             default_lease_s=default_lease_s,
+            max_public_addresses=max_public_addresses,
         )
 
         return service_level

@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -26,11 +28,17 @@ class WanInfo:
             port (str): The port's name.
             address (str): Its IPv4 address on the wide area.
             mac (str): Its MAC address (the next hop of tunnels to it on a wide-area Ethernet).
+            next_hop (None | str | Unset): The MAC of the router beyond it: where the gateway sends what
+                leaves for the Internet (NAT, public addresses).
+            public (None | str | Unset): The node's pool of public addresses (CIDR), leased through the
+                controller.
      """
 
     port: str
     address: str
     mac: str
+    next_hop: None | str | Unset = UNSET
+    public: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -44,6 +52,18 @@ class WanInfo:
 
         mac = self.mac
 
+        next_hop: None | str | Unset
+        if isinstance(self.next_hop, Unset):
+            next_hop = UNSET
+        else:
+            next_hop = self.next_hop
+
+        public: None | str | Unset
+        if isinstance(self.public, Unset):
+            public = UNSET
+        else:
+            public = self.public
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -52,6 +72,10 @@ class WanInfo:
             "address": address,
             "mac": mac,
         })
+        if next_hop is not UNSET:
+            field_dict["next_hop"] = next_hop
+        if public is not UNSET:
+            field_dict["public"] = public
 
         return field_dict
 
@@ -66,10 +90,32 @@ class WanInfo:
 
         mac = d.pop("mac")
 
+        def _parse_next_hop(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        next_hop = _parse_next_hop(d.pop("next_hop", UNSET))
+
+
+        def _parse_public(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        public = _parse_public(d.pop("public", UNSET))
+
+
         wan_info = cls(
             port=port,
             address=address,
             mac=mac,
+            next_hop=next_hop,
+            public=public,
         )
 
 

@@ -1,0 +1,267 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.error import Error
+from ...models.public_address import PublicAddress
+from ...models.public_address_request import PublicAddressRequest
+from typing import cast
+
+
+
+def _get_kwargs(
+    project: str,
+    *,
+    body: PublicAddressRequest,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/projects/{project}/public-addresses".format(project=quote(str(project), safe=""),),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Error | PublicAddress | None:
+    if response.status_code == 201:
+        response_201 = PublicAddress.from_dict(response.json())
+
+
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Error.from_dict(response.json())
+
+
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Error | PublicAddress]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    project: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PublicAddressRequest,
+
+) -> Response[Error | PublicAddress]:
+    """ Leases a public address from a node's pool for a host of a provisioned
+    network: traffic to it reaches the host (its VLAN, its address), and the
+    host's traffic out leaves from it. The node has converged when this
+    answers.
+
+    Args:
+        project (str):
+        body (PublicAddressRequest): Lease a public address for a host of a booking.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | PublicAddress]
+     """
+
+
+    kwargs = _get_kwargs(
+        project=project,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    project: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PublicAddressRequest,
+
+) -> Error | PublicAddress | None:
+    """ Leases a public address from a node's pool for a host of a provisioned
+    network: traffic to it reaches the host (its VLAN, its address), and the
+    host's traffic out leaves from it. The node has converged when this
+    answers.
+
+    Args:
+        project (str):
+        body (PublicAddressRequest): Lease a public address for a host of a booking.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | PublicAddress
+     """
+
+
+    return sync_detailed(
+        project=project,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    project: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PublicAddressRequest,
+
+) -> Response[Error | PublicAddress]:
+    """ Leases a public address from a node's pool for a host of a provisioned
+    network: traffic to it reaches the host (its VLAN, its address), and the
+    host's traffic out leaves from it. The node has converged when this
+    answers.
+
+    Args:
+        project (str):
+        body (PublicAddressRequest): Lease a public address for a host of a booking.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | PublicAddress]
+     """
+
+
+    kwargs = _get_kwargs(
+        project=project,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    project: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PublicAddressRequest,
+
+) -> Error | PublicAddress | None:
+    """ Leases a public address from a node's pool for a host of a provisioned
+    network: traffic to it reaches the host (its VLAN, its address), and the
+    host's traffic out leaves from it. The node has converged when this
+    answers.
+
+    Args:
+        project (str):
+        body (PublicAddressRequest): Lease a public address for a host of a booking.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | PublicAddress
+     """
+
+
+    return (await asyncio_detailed(
+        project=project,
+client=client,
+body=body,
+
+    )).parsed

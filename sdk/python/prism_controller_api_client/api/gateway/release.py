@@ -1,0 +1,234 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.error import Error
+from ...models.public_address import PublicAddress
+from typing import cast
+
+
+
+def _get_kwargs(
+    project: str,
+    address: str,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "delete",
+        "url": "/v1/projects/{project}/public-addresses/{address}".format(project=quote(str(project), safe=""),address=quote(str(address), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Error | PublicAddress | None:
+    if response.status_code == 200:
+        response_200 = PublicAddress.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Error.from_dict(response.json())
+
+
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Error | PublicAddress]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    project: str,
+    address: str,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> Response[Error | PublicAddress]:
+    """ Releases a public address: from now, traffic to it is dropped.
+
+    Args:
+        project (str):
+        address (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | PublicAddress]
+     """
+
+
+    kwargs = _get_kwargs(
+        project=project,
+address=address,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    project: str,
+    address: str,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> Error | PublicAddress | None:
+    """ Releases a public address: from now, traffic to it is dropped.
+
+    Args:
+        project (str):
+        address (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | PublicAddress
+     """
+
+
+    return sync_detailed(
+        project=project,
+address=address,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    project: str,
+    address: str,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> Response[Error | PublicAddress]:
+    """ Releases a public address: from now, traffic to it is dropped.
+
+    Args:
+        project (str):
+        address (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | PublicAddress]
+     """
+
+
+    kwargs = _get_kwargs(
+        project=project,
+address=address,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    project: str,
+    address: str,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> Error | PublicAddress | None:
+    """ Releases a public address: from now, traffic to it is dropped.
+
+    Args:
+        project (str):
+        address (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | PublicAddress
+     """
+
+
+    return (await asyncio_detailed(
+        project=project,
+address=address,
+client=client,
+
+    )).parsed

@@ -1,0 +1,254 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.error import Error
+from ...models.renew_request import RenewRequest
+from ...models.renewed import Renewed
+from typing import cast
+
+
+
+def _get_kwargs(
+    project: str,
+    address: str,
+    *,
+    body: RenewRequest,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/projects/{project}/public-addresses/{address}/renew".format(project=quote(str(project), safe=""),address=quote(str(address), safe=""),),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Error | Renewed | None:
+    if response.status_code == 200:
+        response_200 = Renewed.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Error.from_dict(response.json())
+
+
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Error | Renewed]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    project: str,
+    address: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: RenewRequest,
+
+) -> Response[Error | Renewed]:
+    """ Renews a public address's lease (never past its booking's end).
+
+    Args:
+        project (str):
+        address (str):
+        body (RenewRequest): A renewal: a new end, in seconds from now.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | Renewed]
+     """
+
+
+    kwargs = _get_kwargs(
+        project=project,
+address=address,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    project: str,
+    address: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: RenewRequest,
+
+) -> Error | Renewed | None:
+    """ Renews a public address's lease (never past its booking's end).
+
+    Args:
+        project (str):
+        address (str):
+        body (RenewRequest): A renewal: a new end, in seconds from now.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | Renewed
+     """
+
+
+    return sync_detailed(
+        project=project,
+address=address,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    project: str,
+    address: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: RenewRequest,
+
+) -> Response[Error | Renewed]:
+    """ Renews a public address's lease (never past its booking's end).
+
+    Args:
+        project (str):
+        address (str):
+        body (RenewRequest): A renewal: a new end, in seconds from now.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | Renewed]
+     """
+
+
+    kwargs = _get_kwargs(
+        project=project,
+address=address,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    project: str,
+    address: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: RenewRequest,
+
+) -> Error | Renewed | None:
+    """ Renews a public address's lease (never past its booking's end).
+
+    Args:
+        project (str):
+        address (str):
+        body (RenewRequest): A renewal: a new end, in seconds from now.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | Renewed
+     """
+
+
+    return (await asyncio_detailed(
+        project=project,
+address=address,
+client=client,
+body=body,
+
+    )).parsed
