@@ -299,7 +299,7 @@ fn set_wan_port(
     let wan = wan_ports
         .first()
         .and_then(|p| raw.port[usize::from(*p)].wan.as_ref());
-    substrate.set_wan_address(wan.map(|w| w.address.0.into()));
+    substrate.set_wan_address(wan.map(|w| (w.address.0.into(), w.mac.0)));
     Ok(())
 }
 

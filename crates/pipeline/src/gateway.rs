@@ -361,6 +361,34 @@ pub(crate) fn inbound(
     Ok((flow.net, vid))
 }
 
+/// Answers an ARP request on the WAN side for the node's WAN address or a
+/// leased public address, in place: `Some(network)` (the one the answer
+/// is counted to, [`WanTable::arp_owner`]) with `pkt` now the reply, to
+/// leave by the port it came in on; `None` for any other ARP (dropped as
+/// `wan/unexpected`).
+pub(crate) fn answer_arp(wan: &WanTable, pkt: &mut Packet, info: &PacketInfo) -> Option<u16> {
+    use prism_wire::arp::{ArpPacket, ArpRepr, PACKET_LEN};
+    let l3 = usize::from(info.l3_offset);
+    let d = pkt.data_mut();
+    let req = ArpRepr::parse(&ArpPacket::new_checked(d.get(l3..)?).ok()?).ok()?;
+    if req.operation != ArpRepr::REQUEST {
+        return None;
+    }
+    let net = wan.arp_owner(u32::from_be_bytes(req.target_protocol_addr.0))?;
+    let mac = prism_wire::EthernetAddress(wan.mac());
+    let reply = ArpRepr {
+        operation: ArpRepr::REPLY,
+        sender_hardware_addr: mac,
+        sender_protocol_addr: req.target_protocol_addr,
+        target_hardware_addr: req.sender_hardware_addr,
+        target_protocol_addr: req.sender_protocol_addr,
+    };
+    reply.emit(&mut d[l3..l3 + PACKET_LEN]).ok()?;
+    d[0..6].copy_from_slice(&req.sender_hardware_addr.0);
+    d[6..12].copy_from_slice(&mac.0);
+    Some(net)
+}
+
 /// The flow an ICMP error's quoted packet (one that went out through NAT:
 /// from the external address and port, to the remote end) belongs to.
 fn quoted_key(d: &[u8], q: &Ip) -> Option<Inbound> {

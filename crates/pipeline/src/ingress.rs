@@ -11,7 +11,7 @@ use crate::dataplane::Dataplane;
 use crate::fate::{Fate, NO_NET};
 use crate::nat::NatTable;
 use crate::packet::Packet;
-use crate::reasons::DropReason;
+use crate::reasons::{DropReason, WanDrop};
 use crate::wan::WanTable;
 use prism_tables::Key;
 use prism_wire::PacketInfo;
@@ -53,7 +53,12 @@ pub(crate) fn parse(
             && w.is_wan(pkt.port)
         {
             match from_wan(w, nat.as_deref_mut(), now_s, pkt, info) {
-                Ok(id) => *net = id,
+                Ok((id, false)) => *net = id,
+                Ok((id, true)) => {
+                    // The gateway's answer, out by the port it came in on.
+                    (*net, *fate) = (id, Fate::Output(pkt.port));
+                    continue;
+                }
                 Err(r) => {
                     *fate = Fate::Drop(NO_NET, r);
                     continue;
@@ -70,7 +75,8 @@ pub(crate) fn parse(
 }
 
 /// A frame from the wide area: a tunnel's, or the gateway's (NAT or a
-/// public address), made the network's frame; or the drop.
+/// public address), made the network's frame, `(network, false)`; an ARP
+/// request the gateway answers, `(network, true)`; or the drop.
 #[inline]
 fn from_wan(
     w: &WanTable,
@@ -78,11 +84,17 @@ fn from_wan(
     now_s: u32,
     pkt: &mut Packet,
     info: &mut PacketInfo,
-) -> Result<u16, DropReason> {
+) -> Result<(u16, bool), DropReason> {
     if let Some(net) = crate::wan::terminate(w, pkt, info)? {
-        return Ok(net);
+        return Ok((net, false));
+    }
+    if info.key.ethertype == prism_wire::ethertype::ARP {
+        let answered = crate::gateway::answer_arp(w, pkt, info);
+        return answered
+            .map(|net| (net, true))
+            .ok_or(DropReason::Wan(WanDrop::Unexpected));
     }
     let (net, vid) = crate::gateway::inbound(nat, w, pkt, info, now_s)?;
     crate::wan::retag(pkt, info, 0, vid)?;
-    Ok(net)
+    Ok((net, false))
 }

@@ -37,8 +37,8 @@ pub struct Substrate {
     mapping_rules: usize,
     /// The ports that face the wide area ([`crate::wan`]).
     wan_ports: Vec<u16>,
-    /// The node's WAN address: NAT's external address.
-    wan_address: Option<prism_wire::Ipv4Address>,
+    /// The node's WAN address (NAT's external address) and its MAC.
+    wan_address: Option<(prism_wire::Ipv4Address, prism_wire::EthernetAddress)>,
     /// While set, changes are not published (a scenario loading many
     /// networks publishes once at the end: `Self::batch`).
     deferred: bool,
@@ -102,9 +102,12 @@ impl Substrate {
         Ok(())
     }
 
-    /// The node's WAN address, the gateway's address for NAT
-    /// ([`crate::gateway`]).
-    pub fn set_wan_address(&mut self, address: Option<prism_wire::Ipv4Address>) {
+    /// The node's WAN address and MAC: the gateway's address for NAT, and
+    /// what it answers ARP with ([`crate::gateway`]).
+    pub fn set_wan_address(
+        &mut self,
+        address: Option<(prism_wire::Ipv4Address, prism_wire::EthernetAddress)>,
+    ) {
         self.wan_address = address;
         self.publish();
     }

@@ -54,8 +54,10 @@ pub struct WanTable {
     tunnels: Vec<(u64, u16, u16)>,
     /// S-tags, sorted: (S-tag, network id).
     s_tags: Vec<(u16, u16)>,
-    /// The node's WAN address (NAT's external address), 0 when none.
+    /// The node's WAN address (NAT's external address), 0 when none, and
+    /// the WAN port's MAC (what the gateway answers ARP with).
     address: u32,
+    mac: [u8; 6],
     /// Public addresses, sorted: (public, network id, internal, VLAN or 0).
     publics: Vec<(u32, u16, u32, u16)>,
     /// The same by (network id, internal): the public address.
@@ -71,7 +73,7 @@ impl WanTable {
     pub fn new(
         ports: u16,
         wan_ports: &[u16],
-        address: Option<prism_wire::Ipv4Address>,
+        address: Option<(prism_wire::Ipv4Address, prism_wire::EthernetAddress)>,
         tunnels: impl IntoIterator<Item = (TunnelSpec, u16)>,
     ) -> Self {
         let mut wan_port = vec![false; usize::from(ports)];
@@ -119,7 +121,8 @@ impl WanTable {
             wan_port,
             tunnels: ipip,
             s_tags,
-            address: address.map_or(0, |a| u32::from_be_bytes(a.0)),
+            address: address.map_or(0, |a| u32::from_be_bytes(a.0.0)),
+            mac: address.map_or([0; 6], |a| a.1.0),
             publics,
             public_of,
             nat,
@@ -166,6 +169,22 @@ impl WanTable {
         (self.address != 0).then_some(self.address)
     }
 
+    /// The WAN port's MAC.
+    pub fn mac(&self) -> [u8; 6] {
+        self.mac
+    }
+
+    /// The network ARP for `addr` on the WAN side is answered for: the
+    /// network holding public address `addr`, or for the node's WAN
+    /// address, the first network with NAT; none when no one uses it.
+    pub fn arp_owner(&self, addr: u32) -> Option<u16> {
+        match self.public(addr) {
+            Some((net, ..)) => Some(net),
+            None if self.address() == Some(addr) => self.nat.first().map(|n| n.0),
+            None => None,
+        }
+    }
+
     /// Public address `addr`: (network, internal address, VLAN or 0).
     pub fn public(&self, addr: u32) -> Option<(u16, u32, u16)> {
         let i = self.publics.binary_search_by_key(&addr, |p| p.0).ok()?;
@@ -204,8 +223,8 @@ impl WanTable {
 
 /// Terminates a frame that arrived on a WAN port (see the module text):
 /// `Ok(Some(network))` with `pkt` rewritten and `info` parsed again, or the
-/// drop; `Ok(None)` for IPv4 that is not IPIP, the gateway's
-/// ([`crate::gateway`]), its link padding cut.
+/// drop; `Ok(None)` for IPv4 that is not IPIP (its link padding cut) and
+/// for ARP: the gateway's ([`crate::gateway`]).
 pub(crate) fn terminate(
     t: &WanTable,
     pkt: &mut Packet,
@@ -217,6 +236,9 @@ pub(crate) fn terminate(
         .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]));
     if outer_tpid == ethertype::QINQ {
         return pop_s_tag(t, pkt, info).map(Some);
+    }
+    if info.key.ethertype == ethertype::ARP {
+        return Ok(None);
     }
     if !info.is_ipv4() {
         return Err(DropReason::Wan(WanDrop::Unexpected));

@@ -62,6 +62,35 @@ pub enum ControllerCmd {
         /// Only allocate (a 10-minute hold); `provision` later.
         #[arg(long)]
         hold: bool,
+        /// Outgoing NAT through its node's gateway (docs/wan.md).
+        #[arg(long)]
+        nat: bool,
+    },
+    /// Lease a public address from a node's pool for host INTERNAL of
+    /// booking BOOKING (the gateway service: traffic to it reaches the host).
+    PublicLease {
+        booking: String,
+        internal: String,
+        /// For a network spanning nodes: the node of the host's part.
+        #[arg(long)]
+        node: Option<String>,
+        /// Lease in seconds (default: to the booking's end).
+        #[arg(long)]
+        lease: Option<i64>,
+    },
+    /// The project's public addresses (`--all`: released ones too).
+    PublicAddresses {
+        #[arg(long)]
+        all: bool,
+    },
+    /// Extend a public address's lease to SECONDS from now (never past its
+    /// booking's end).
+    PublicRenew {
+        address: String,
+        seconds: i64,
+    },
+    PublicRelease {
+        address: String,
     },
     /// One booking's allocation and operational state.
     Status {
@@ -254,10 +283,31 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             bandwidth,
             lease,
             hold,
+            nat,
         } => {
-            let r = network_request(name, spec, *bandwidth, *lease, *hold)?;
+            let mut r = network_request(name, spec, *bandwidth, *lease, *hold)?;
+            r.nat = *nat;
             print(&c.book(&project()?, &r).await?)
         }
+        C::PublicLease {
+            booking,
+            internal,
+            node,
+            lease,
+        } => {
+            let r = prism_controller::PublicAddressRequest {
+                booking: booking.clone(),
+                internal: internal.clone(),
+                node: node.clone(),
+                lease_s: *lease,
+            };
+            print(&c.lease_public(&project()?, &r).await?)
+        }
+        C::PublicAddresses { all } => print(&c.public_addresses(&project()?, *all).await?),
+        C::PublicRenew { address, seconds } => {
+            print(&c.renew_public(&project()?, address, *seconds).await?)
+        }
+        C::PublicRelease { address } => print(&c.release_public(&project()?, address).await?),
         C::Status { id } => print(&c.booking(&project()?, id).await?),
         C::Provision { id } => print(&c.provision(&project()?, id).await?),
         C::Renew { id, seconds } => print(&c.renew(&project()?, id, *seconds).await?),

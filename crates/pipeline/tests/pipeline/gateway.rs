@@ -69,7 +69,7 @@ fn nat(vlan: u16) -> TunnelSpec {
 fn node(networks: Vec<NetworkSpec>) -> Substrate {
     let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 2);
     s.set_wan_ports(&[WAN]).unwrap();
-    s.set_wan_address(Some(Ipv4Address(WAN_IP)));
+    s.set_wan_address(Some((Ipv4Address(WAN_IP), EthernetAddress(WAN_MAC))));
     for n in networks {
         s.add_network(n).unwrap();
     }
@@ -430,4 +430,49 @@ fn tunnels_of_a_gateway_network_and_networks_without_one_pass_untranslated() {
         "the tunnel's source kept"
     );
     assert_eq!(n.p.nat_stats().unwrap().live, 0);
+}
+
+/// An ARP request (RFC 826) from the router: who has `target`?
+fn who_has(target: [u8; 4]) -> Vec<u8> {
+    let mut f = Vec::new();
+    f.extend_from_slice(&[0xff; 6]);
+    f.extend_from_slice(&ROUTER);
+    f.extend_from_slice(&[0x08, 0x06, 0, 1, 0x08, 0, 6, 4, 0, 1]);
+    f.extend_from_slice(&ROUTER);
+    f.extend_from_slice(&REMOTE);
+    f.extend_from_slice(&[0; 6]);
+    f.extend_from_slice(&target);
+    f.resize(60, 0);
+    f
+}
+
+#[test]
+fn the_gateway_answers_arp_for_its_address_and_leased_ones_only() {
+    let public = TunnelSpec::Public {
+        public: Ipv4Address(PUBLIC),
+        internal: Ipv4Address(H7),
+        vlan: Some(100),
+    };
+    let mut n = Node::new(
+        vec![network("lab", 100, vec![nat(100), public])],
+        Default::default(),
+    );
+    for target in [WAN_IP, PUBLIC] {
+        let (port, reply) = n.send(WAN, &who_has(target), 0).unwrap();
+        assert_eq!(port, WAN, "out the way it came");
+        let mut want = Vec::new();
+        want.extend_from_slice(&ROUTER);
+        want.extend_from_slice(&WAN_MAC);
+        want.extend_from_slice(&[0x08, 0x06, 0, 1, 0x08, 0, 6, 4, 0, 2]);
+        want.extend_from_slice(&WAN_MAC);
+        want.extend_from_slice(&target);
+        want.extend_from_slice(&ROUTER);
+        want.extend_from_slice(&REMOTE);
+        assert_eq!(&reply[..42], &want[..], "an RFC 826 reply");
+    }
+    assert!(n.send(WAN, &who_has([203, 0, 113, 99]), 0).is_none());
+    assert_eq!(n.drops(None, DropReason::Wan(WanDrop::Unexpected)), 1);
+    // Nobody uses the gateway: nobody answers for it.
+    let mut quiet = Node::new(vec![network("plain", 100, vec![])], Default::default());
+    assert!(quiet.send(WAN, &who_has(WAN_IP), 0).is_none());
 }

@@ -97,7 +97,10 @@ pub(crate) fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) 
             ..Action::default()
         };
         let mut s = substrate(out, Some(1))?;
-        s.set_wan_address(Some(Ipv4Address([203, 0, 113, 1])));
+        s.set_wan_address(Some((
+            Ipv4Address([203, 0, 113, 1]),
+            EthernetAddress([2, 0, 0, 0, 0, 0xfe]),
+        )));
         let mut spec = s.spec("part").cloned().expect("the network");
         spec.tunnels.push(TunnelSpec::Nat { vlan: Some(VLAN) });
         s.replace_network(spec)?;
