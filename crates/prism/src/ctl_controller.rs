@@ -242,32 +242,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
     };
     use ControllerCmd as C;
     match cmd {
-        C::Login { user, ttl } => {
-            let password = read_password()?;
-            let t = c
-                .login(&LoginRequest {
-                    user: user.clone(),
-                    password,
-                    project: w.project.clone(),
-                    ttl_s: *ttl,
-                })
-                .await?;
-            session::save(&Session {
-                controller: addr.clone(),
-                token: t.token,
-                project: t.project.clone(),
-                expires_ms: t.expires_ms,
-            })
-            .with_context(|| format!("saving the session in {}", session::path().display()))?;
-            println!(
-                "logged in to {addr} as {user}{}; token saved in {}",
-                t.project
-                    .map(|p| format!(" (project {p})"))
-                    .unwrap_or_default(),
-                session::path().display()
-            );
-            Ok(())
-        }
+        C::Login { user, ttl } => login(&c, &addr, w, user, *ttl).await,
         C::Logout => {
             c.logout().await?;
             let _ = std::fs::remove_file(session::path());
@@ -289,25 +264,10 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             r.nat = *nat;
             print(&c.book(&project()?, &r).await?)
         }
-        C::PublicLease {
-            booking,
-            internal,
-            node,
-            lease,
-        } => {
-            let r = prism_controller::PublicAddressRequest {
-                booking: booking.clone(),
-                internal: internal.clone(),
-                node: node.clone(),
-                lease_s: *lease,
-            };
-            print(&c.lease_public(&project()?, &r).await?)
-        }
-        C::PublicAddresses { all } => print(&c.public_addresses(&project()?, *all).await?),
-        C::PublicRenew { address, seconds } => {
-            print(&c.renew_public(&project()?, address, *seconds).await?)
-        }
-        C::PublicRelease { address } => print(&c.release_public(&project()?, address).await?),
+        C::PublicLease { .. }
+        | C::PublicAddresses { .. }
+        | C::PublicRenew { .. }
+        | C::PublicRelease { .. } => public_call(&c, &project()?, cmd).await,
         C::Status { id } => print(&c.booking(&project()?, id).await?),
         C::Provision { id } => print(&c.provision(&project()?, id).await?),
         C::Renew { id, seconds } => print(&c.renew(&project()?, id, *seconds).await?),
@@ -410,6 +370,67 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             Ok(())
         }
         C::Audit => print(&c.all_audit().await?),
+    }
+}
+
+/// Logs in and saves the session.
+async fn login(
+    c: &ControllerClient,
+    addr: &str,
+    w: &Where,
+    user: &str,
+    ttl: Option<i64>,
+) -> Result<()> {
+    let password = read_password()?;
+    let t = c
+        .login(&LoginRequest {
+            user: user.to_string(),
+            password,
+            project: w.project.clone(),
+            ttl_s: ttl,
+        })
+        .await?;
+    session::save(&Session {
+        controller: addr.to_string(),
+        token: t.token,
+        project: t.project.clone(),
+        expires_ms: t.expires_ms,
+    })
+    .with_context(|| format!("saving the session in {}", session::path().display()))?;
+    println!(
+        "logged in to {addr} as {user}{}; token saved in {}",
+        t.project
+            .map(|p| format!(" (project {p})"))
+            .unwrap_or_default(),
+        session::path().display()
+    );
+    Ok(())
+}
+
+/// The public-address commands (the gateway service).
+async fn public_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -> Result<()> {
+    use ControllerCmd as C;
+    match cmd {
+        C::PublicLease {
+            booking,
+            internal,
+            node,
+            lease,
+        } => {
+            let r = prism_controller::PublicAddressRequest {
+                booking: booking.clone(),
+                internal: internal.clone(),
+                node: node.clone(),
+                lease_s: *lease,
+            };
+            print(&c.lease_public(project, &r).await?)
+        }
+        C::PublicAddresses { all } => print(&c.public_addresses(project, *all).await?),
+        C::PublicRenew { address, seconds } => {
+            print(&c.renew_public(project, address, *seconds).await?)
+        }
+        C::PublicRelease { address } => print(&c.release_public(project, address).await?),
+        _ => Ok(()),
     }
 }
 

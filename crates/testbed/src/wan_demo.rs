@@ -13,6 +13,7 @@
 //! Loss is counted at the receiving host (a packet socket on its `eth0`).
 
 use crate::demo_nodes::{Names, Topology, random_hex};
+pub use crate::wan_gateway::GatewayOutcome;
 pub use crate::wan_traffic::{FRAMES, Flow};
 use crate::wan_traffic::{
     GATEWAY_MAC, HOST_NS, OUTSIDER_NS, host_mac, host_ns, node_client, wan_mac,
@@ -61,6 +62,8 @@ pub struct Outcome {
     pub latency: Vec<(String, f64, f64)>,
     /// VANI Table 2, when asked for (`--rates`).
     pub rates: Vec<crate::wan_rates::RateRow>,
+    /// The gateway service: NAT and a public address.
+    pub gateway: crate::wan_gateway::GatewayOutcome,
 }
 
 fn ours(ns: &str) -> bool {
@@ -173,9 +176,12 @@ fn start_node(prism: &Path, i: usize, cred: &Path, controller: &str, key: &Path)
         format!(
             "# prism demo --wan: a node with a LAN port and a WAN port; the controller books its networks.\n\
              device = \"alveo-u280\"\n\n[[port]]\nname = \"lan\"\ninterface = \"lan\"\n\n\
-             [[port]]\nname = \"wan\"\ninterface = \"wan0\"\nwan = {{ address = \"{}\", mac = \"{}\" }}\n",
+             [[port]]\nname = \"wan\"\ninterface = \"wan0\"\n\
+             wan = {{ address = \"{}\", mac = \"{}\", next_hop = \"{}\", public = \"203.0.113.{}/29\" }}\n",
             wan_address(i),
-            netns::format_mac(wan_mac(i))
+            netns::format_mac(wan_mac(i)),
+            netns::format_mac(crate::wan_gateway::INTERNET_MAC),
+            64 + 8 * i
         ),
     )?;
     let log = std::fs::File::create(dir.join(format!("node{i}.log")))?;
@@ -431,6 +437,7 @@ async fn drive(
     for b in [&span, &red, &blue, &l2] {
         alice.release("wan", &b.id).await?;
     }
+    out.gateway = crate::wan_gateway::run(&alice, secret, say).await?;
     if rates {
         say(
             "  VANI Table 2: five experiments across node1's WAN port, each offering 1.5× its booking ...",
@@ -479,6 +486,27 @@ pub fn main(prism: &Path, rates: bool) -> Result<()> {
         "  outsider: {} sent, {} delivered, {} + {} dropped by name at node2",
         o.spoofed, o.spoofed_delivered, o.spoof_drops.0, o.spoof_drops.1
     );
+    let g = &o.gateway;
+    for (node, sources, sent, echoed) in &g.nat {
+        println!(
+            "  NAT via {node}: {sent} datagrams, echo server saw {}, {echoed} echoes back inside",
+            sources.join(" ")
+        );
+        failed |= echoed < sent || sources.len() != 1;
+    }
+    println!("  NAT ping: {} sent, {} answered", g.pings.0, g.pings.1);
+    println!(
+        "  public address {}: {} sent from the Internet, {} reached the host, {} answers back; after release {} sent, {} reached, {} dropped as wan/not-leased",
+        g.public_address,
+        g.public.0,
+        g.public.1,
+        g.public.2,
+        g.released.0,
+        g.released.1,
+        g.released.2
+    );
+    failed |= g.pings.1 < g.pings.0 || g.public.1 < g.public.0 || g.public.2 < g.public.0;
+    failed |= g.released.1 > 0 || g.released.2 < g.released.0;
     println!(
         "  cleanup: {}",
         if o.leftovers.is_empty() {

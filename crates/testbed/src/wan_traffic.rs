@@ -167,7 +167,8 @@ async fn wan_drops(secret: &str) -> Result<(u64, u64)> {
 }
 
 /// The outsider sends node 2 IPIP from an address that is no node's (with
-/// a real experiment's inner addresses) and plain IPv4; host 2 listens.
+/// a real experiment's inner addresses) and plain IPv4 to a public address
+/// nobody leased; host 2 listens.
 /// Returns frames sent, delivered to host 2, and node 2's drops by reason.
 pub(crate) async fn spoof(secret: &str) -> Result<(u64, u64, (u64, u64))> {
     const N: u64 = 200;
@@ -188,8 +189,9 @@ pub(crate) async fn spoof(secret: &str) -> Result<(u64, u64, (u64, u64))> {
         };
         let node2 = Ipv4Address([203, 0, 113, 2]);
         let ipip = build(&spec(Some((Ipv4Address([198, 18, 9, 9]), node2))), b"SPOF");
+        // To an address of node 2's public pool that nobody leased.
         let mut plain = spec(None);
-        plain.dst = node2;
+        plain.dst = Ipv4Address([203, 0, 113, 85]);
         let plain = build(&plain, b"SPOF");
         let mut got = 0;
         let mut count = |rx: &mut PacketPort| {

@@ -359,7 +359,7 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("pipeline/src/services.rs", "apply", 145),
     ("placement/src/allocator.rs", "plan", 88),
     ("placement/src/sim.rs", "run", 95),
-    ("prism/src/ctl_controller.rs", "call", 176),
+    ("prism/src/ctl_controller.rs", "call", 150),
     ("testbed/src/bench/classify.rs", "run", 85),
     ("testbed/src/bench.rs", "run", 223),
     ("testbed/src/bench_controller.rs", "bench", 155),

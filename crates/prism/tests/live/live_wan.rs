@@ -4,8 +4,12 @@
 //! EtherType between nodes 1 and 2; frames between every pair of hosts of each arrive whole at
 //! the receiving host on their experiment's VLAN and on no other; an
 //! outsider's tunnels and plain IPv4 on the WAN are dropped by name and
-//! never delivered; after the releases nothing is left on the nodes or the
-//! machine. Needs root.
+//! never delivered; two networks with NAT, each through its own node's
+//! gateway, reach a real Linux "Internet" host (UDP echoed back, pings
+//! answered by its kernel); a public address leased for a host inside
+//! carries the Internet host's datagrams in and its answers out, and once
+//! released carries nothing (dropped as `wan/not-leased`); after the
+//! releases nothing is left on the nodes or the machine. Needs root.
 
 use prism_testbed::wan_demo::{FRAMES, run};
 
@@ -42,6 +46,21 @@ fn networks_span_three_nodes_and_stay_apart_across_the_wan() {
     }
     assert_eq!(o.spoofed_delivered, 0);
     assert_eq!(o.spoof_drops, (o.spoofed / 2, o.spoofed / 2));
+    let g = &o.gateway;
+    assert_eq!(g.nat.len(), 2, "{g:?}");
+    for (node, sources, sent, echoed) in &g.nat {
+        let wan = format!("203.0.113.{}:", &node["node".len()..]);
+        assert_eq!(sources.len(), 1, "{g:?}");
+        assert!(
+            sources[0].starts_with(&wan),
+            "NATed to its node's address: {g:?}"
+        );
+        assert_eq!(echoed, sent, "{g:?}");
+    }
+    assert_eq!(g.pings.1, g.pings.0, "{g:?}");
+    assert_eq!((g.public.1, g.public.2), (g.public.0, g.public.0), "{g:?}");
+    assert_eq!(g.released.1, 0, "a released address carries nothing: {g:?}");
+    assert!(g.released.2 >= g.released.0, "{g:?}");
     assert!(o.left_on_nodes.is_empty(), "{:?}", o.left_on_nodes);
     assert!(o.leftovers.is_empty(), "{:?}", o.leftovers);
 }
