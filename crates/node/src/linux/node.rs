@@ -94,6 +94,14 @@ impl Node {
             }
         }
         let n = opts.workers.max(1);
+        if n > 1 && sc.wan.is_some() {
+            // Each worker's pipeline keeps its own NAT flows (no lock on
+            // the fast path): an answer must come back to the worker whose
+            // socket queue the flow's first packet left from.
+            notes.push(format!(
+                "{n} workers: the gateway's NAT flows are per worker; answers that the WAN port's RSS gives another worker are dropped as nat/no-flow (run one worker on a NAT gateway)"
+            ));
+        }
         let software: Vec<String> = sc
             .substrate
             .networks()
