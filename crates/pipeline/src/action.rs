@@ -241,10 +241,75 @@ pub struct Hop {
     /// Both MACs as the frame's first 12 bytes, when the hop sets both
     /// (a router's usual hop): written in one move.
     macs: Option<[u8; 12]>,
+    /// Into an IPIP tunnel, the VLAN tag off: a span's route to another
+    /// part (docs/wan.md).
+    tunnel: Option<TunnelHop>,
+}
+
+/// A tunnel hop's outer header, compiled: its addresses and the sum of
+/// the words that do not change from packet to packet (RFC 1071).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TunnelHop {
+    src: [u8; 4],
+    dst: [u8; 4],
+    sum: u32,
+}
+
+impl TunnelHop {
+    fn new(src: Ipv4Address, dst: Ipv4Address) -> Self {
+        let w = |a: [u8; 4]| {
+            u32::from(u16::from_be_bytes([a[0], a[1]]))
+                + u32::from(u16::from_be_bytes([a[2], a[3]]))
+        };
+        // Version and IHL (0x45 above the TOS byte), TTL 64 and protocol 4.
+        let sum = 0x4500 + (64 << 8 | u32::from(protocol::IPIP)) + w(src.0) + w(dst.0);
+        Self {
+            src: src.0,
+            dst: dst.0,
+            sum,
+        }
+    }
+
+    /// The outer header for an inner packet of `len` bytes with `tos` and
+    /// the don't-fragment bit `df` (0x40 or 0), as [`apply`] emits it.
+    #[inline(always)]
+    fn header(&self, tos: u8, len: u16, df: u8) -> [u8; IPV4_HEADER] {
+        let len = len.wrapping_add(IPV4_HEADER as u16);
+        let mut acc = self.sum + u32::from(tos) + u32::from(len) + (u32::from(df) << 8);
+        acc = (acc & 0xffff) + (acc >> 16);
+        acc = (acc & 0xffff) + (acc >> 16);
+        let c = !(acc as u16);
+        let [l0, l1] = len.to_be_bytes();
+        let [c0, c1] = c.to_be_bytes();
+        let (s, d) = (self.src, self.dst);
+        [
+            0x45,
+            tos,
+            l0,
+            l1,
+            0,
+            0,
+            df,
+            0,
+            64,
+            protocol::IPIP,
+            c0,
+            c1,
+            s[0],
+            s[1],
+            s[2],
+            s[3],
+            d[0],
+            d[1],
+            d[2],
+            d[3],
+        ]
+    }
 }
 
 impl Hop {
-    /// The hop `action` is, if it is one.
+    /// The hop `action` is, if it is one: a router's hop, or one into an
+    /// IPIP tunnel with the VLAN tag popped.
     pub fn of(action: &Action) -> Option<Hop> {
         let plain = Action {
             out_port: action.out_port,
@@ -253,8 +318,19 @@ impl Hop {
             decrement_ttl: action.decrement_ttl,
             ..Action::default()
         };
+        let tunnel = match (action.ipip, action.vlan) {
+            (IpipOp::Encap { src, dst }, VlanOp::Pop) => Some(TunnelHop::new(src, dst)),
+            _ => None,
+        };
+        let bare = Action {
+            ipip: IpipOp::None,
+            vlan: VlanOp::None,
+            ..*action
+        };
+        let plain_or_tunnel = plain == *action || (tunnel.is_some() && plain == bare);
         match action.out_port {
-            Some(port) if plain == *action => Some(Hop {
+            Some(port) if plain_or_tunnel => Some(Hop {
+                tunnel,
                 port,
                 decrement_ttl: action.decrement_ttl,
                 set_dst_mac: action.set_dst_mac,
@@ -277,6 +353,9 @@ impl Hop {
 /// Applies a hop: what [`apply`] does with the same action.
 #[inline(always)]
 pub fn apply_hop(hop: &Hop, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
+    if let Some(t) = &hop.tunnel {
+        return apply_tunnel_hop(hop, t, pkt, info);
+    }
     let routed = info.is_ipv4().then(|| (info.l3_end, routed_header(info)));
     apply_hop_at(hop, pkt, routed)
 }
@@ -285,6 +364,14 @@ pub fn apply_hop(hop: &Hop, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
 /// header at byte 14, its IPv4 packet ending at `l3_end`.
 #[inline(always)]
 pub fn apply_hop_plain(hop: &Hop, pkt: &mut Packet, l3_end: u16) -> Verdict {
+    if hop.tunnel.is_some() {
+        // An untagged frame: the tag to pop is not there.
+        let info = match prism_wire::parse_frame(pkt.data(), pkt.port) {
+            Ok(info) => info,
+            Err(_) => return Verdict::Drop(ActionDrop::NotIpv4),
+        };
+        return apply_hop(hop, pkt, &info);
+    }
     apply_hop_at(hop, pkt, Some((l3_end, prism_wire::ethernet::HEADER_LEN)))
 }
 
@@ -307,6 +394,59 @@ fn apply_hop_at(hop: &Hop, pkt: &mut Packet, routed: Option<(u16, usize)>) -> Ve
         (Some(both), Some(macs)) => *macs = *both,
         _ => rewrite_macs(pkt, hop.set_dst_mac, hop.set_src_mac),
     }
+    Verdict::Output(hop.port)
+}
+
+/// A hop into a tunnel (see [`Hop::tunnel`]), in [`apply`]'s order: TTL,
+/// then the outer header on and the first tag off, in one move of 16
+/// bytes into the headroom and one write of the new headers.
+#[inline]
+fn apply_tunnel_hop(hop: &Hop, t: &TunnelHop, pkt: &mut Packet, info: &PacketInfo) -> Verdict {
+    if !info.is_ipv4() {
+        return Verdict::Drop(ActionDrop::NotIpv4);
+    }
+    pkt.truncate(usize::from(info.l3_end));
+    if hop.decrement_ttl
+        && let Err(r) = decrement_ttl(pkt, routed_header(info))
+    {
+        return Verdict::Drop(r);
+    }
+    let tags = usize::from(info.vlan_tags);
+    if tags == 0 {
+        return Verdict::Drop(ActionDrop::NotTagged);
+    }
+    let l3 = usize::from(info.l3_offset);
+    let d = pkt.data();
+    let (tos, len, df) = (
+        d[l3 + 1],
+        u16::from_be_bytes([d[l3 + 2], d[l3 + 3]]),
+        d[l3 + 6] & 0x40,
+    );
+    // The tags after the first stay (at most one: the parser reads two).
+    let keep = (tags - 1) * vlan::TAG_LEN;
+    let mut kept = [0u8; vlan::TAG_LEN];
+    kept[..keep].copy_from_slice(&d[12 + vlan::TAG_LEN..12 + vlan::TAG_LEN + keep]);
+    let grow = IPV4_HEADER - vlan::TAG_LEN;
+    if !pkt.insert_gap(0, grow) {
+        return Verdict::Drop(ActionDrop::NoHeadroom);
+    }
+    let d = pkt.data_mut();
+    match hop.macs {
+        Some(both) => d[..12].copy_from_slice(&both),
+        None => {
+            d.copy_within(grow..grow + 12, 0);
+            if let Some(m) = hop.set_dst_mac {
+                d[..6].copy_from_slice(&m.0);
+            }
+            if let Some(m) = hop.set_src_mac {
+                d[6..12].copy_from_slice(&m.0);
+            }
+        }
+    }
+    d[12..12 + keep].copy_from_slice(&kept[..keep]);
+    let o = 14 + keep;
+    d[o - 2..o].copy_from_slice(&ethertype::IPV4.to_be_bytes());
+    d[o..o + IPV4_HEADER].copy_from_slice(&t.header(tos, len, df));
     Verdict::Output(hop.port)
 }
 

@@ -94,14 +94,6 @@ impl Node {
             }
         }
         let n = opts.workers.max(1);
-        if n > 1 && sc.wan.is_some() {
-            // Each worker's pipeline keeps its own NAT flows (no lock on
-            // the fast path): an answer must come back to the worker whose
-            // socket queue the flow's first packet left from.
-            notes.push(format!(
-                "{n} workers: the gateway's NAT flows are per worker; answers that the WAN port's RSS gives another worker are dropped as nat/no-flow (run one worker on a NAT gateway)"
-            ));
-        }
         let software: Vec<String> = sc
             .substrate
             .networks()
@@ -376,4 +368,16 @@ const TICK_MS: u64 = 5;
 /// it where the scheduler puts it).
 pub fn pin_to_core(core: usize) {
     let _ = prism_io::sys::pin_to_core(core);
+}
+
+/// What a gateway node with `workers` workers should know: each worker's
+/// pipeline keeps its own NAT flows (no lock on the fast path), so an
+/// answer must come back to the worker whose queue the flow's first packet
+/// left from, which the WAN port's RSS does not promise.
+pub(crate) fn nat_per_worker(workers: usize, wan: bool) -> Option<String> {
+    (workers > 1 && wan).then(|| {
+        format!(
+            "{workers} workers: the gateway's NAT flows are per worker; answers that the WAN port's RSS gives another worker are dropped as nat/no-flow (run one worker on a NAT gateway)"
+        )
+    })
 }

@@ -202,7 +202,10 @@ impl NodeServer {
             }),
         };
         let networks = sc.substrate.networks().count();
+        let gateway = sc.wan.is_some();
         let mut node = Node::start(sc, &ifaces, &soft, &opts, io)?;
+        node.notes
+            .extend(super::node::nat_per_worker(cfg.workers, gateway));
         if cfg.fresh {
             crate::saved::forget(&opts.state_dir)?;
         }
