@@ -2,8 +2,9 @@
 //! controller and three `prism node` processes, each in its own network
 //! namespace with a host on its `lan` port and its `wan` port (its WAN
 //! port, docs/wan.md) on one Linux bridge that stands for the wide-area
-//! Ethernet. A user books a network spanning the three nodes and two more
-//! spanning nodes 1 and 2 on the same inner addresses; frames are sent
+//! Ethernet. A user books a network spanning the three nodes, two more
+//! spanning nodes 1 and 2 on the same inner addresses, a bridged one and
+//! one in the software tier (each part's router in its container); frames are sent
 //! between every pair of hosts of each, and counted at the receiving host
 //! by VLAN (each experiment's frames must arrive on its own VLAN and on no
 //! other); an outsider on the WAN sends tunnels from an address that is no
@@ -415,7 +416,10 @@ async fn drive(
     let red = alice.book("wan", &spanning("red", &[1, 2])).await?;
     let blue = alice.book("wan", &spanning("blue", &[1, 2])).await?;
     let l2 = alice.book("wan", &bridged("l2", &[1, 2])).await?;
-    for b in [&span, &red, &blue, &l2] {
+    let mut soft = spanning("soft", &[2, 3]);
+    soft.spec["tier"] = "software".into();
+    let soft = alice.book("wan", &soft).await?;
+    for b in [&span, &red, &blue, &l2, &soft] {
         say(&describe(b));
     }
     say(&format!(
@@ -425,7 +429,7 @@ async fn drive(
     // A slot loading its module forwards nothing for the profile's
     // (modelled) reconfiguration time.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    out.flows = flows(&[&span, &red, &blue, &l2], say).await?;
+    out.flows = flows(&[&span, &red, &blue, &l2, &soft], say).await?;
 
     out.latency = latencies(span.vlan.unwrap_or(0) as u16, say).await?;
     (out.spoofed, out.spoofed_delivered, out.spoof_drops) =
@@ -434,7 +438,7 @@ async fn drive(
         "  an outsider's {} frames on the WAN: {} delivered; node2 dropped {} as wan/unknown-tunnel, {} as wan/not-leased",
         out.spoofed, out.spoofed_delivered, out.spoof_drops.0, out.spoof_drops.1
     ));
-    for b in [&span, &red, &blue, &l2] {
+    for b in [&span, &red, &blue, &l2, &soft] {
         alice.release("wan", &b.id).await?;
     }
     out.gateway = crate::wan_gateway::run(&alice, secret, say).await?;

@@ -1,7 +1,9 @@
 //! The wide area with three real nodes (`prism demo --wan`): a network
 //! spanning the three, two spanning nodes 1 and 2 on the same inner
 //! addresses, and a bridged one (Q-in-Q across the WAN) carrying a made-up
-//! EtherType between nodes 1 and 2; frames between every pair of hosts of each arrive whole at
+//! EtherType between nodes 1 and 2, and one in the software tier (each
+//! part's router in its container) spanning nodes 2 and 3; frames between
+//! every pair of hosts of each arrive whole at
 //! the receiving host on their experiment's VLAN and on no other; an
 //! outsider's tunnels and plain IPv4 on the WAN are dropped by name and
 //! never delivered; two networks with NAT, each through its own node's
@@ -27,7 +29,7 @@ fn networks_span_three_nodes_and_stay_apart_across_the_wan() {
         false,
     )
     .unwrap();
-    assert_eq!(o.flows.len(), 12, "{:?}", o.flows);
+    assert_eq!(o.flows.len(), 14, "{:?}", o.flows);
     let pairs: std::collections::BTreeSet<(usize, usize)> = o
         .flows
         .iter()
@@ -36,9 +38,11 @@ fn networks_span_three_nodes_and_stay_apart_across_the_wan() {
         .collect();
     assert_eq!(pairs.len(), 6, "every ordered pair of the three nodes");
     let vlans: std::collections::BTreeSet<u16> = o.flows.iter().map(|f| f.vlan).collect();
-    assert_eq!(vlans.len(), 4, "four experiments, four VLANs");
+    assert_eq!(vlans.len(), 5, "five experiments, five VLANs");
     let l2 = o.flows.iter().filter(|f| f.experiment == "l2").count();
     assert_eq!(l2, 2, "the bridged network, both ways, a made-up EtherType");
+    let soft = o.flows.iter().filter(|f| f.experiment == "soft").count();
+    assert_eq!(soft, 2, "the software-tier span, both ways");
     for f in &o.flows {
         assert_eq!(f.sent, FRAMES);
         assert_eq!(f.got, FRAMES, "lost across the WAN: {f:?}");
