@@ -36,6 +36,7 @@ pub mod reconfig_fig8;
 pub mod soak;
 pub mod tables;
 pub mod wan_demo;
+mod wan_faults;
 mod wan_gateway;
 pub mod wan_rates;
 mod wan_traffic;

@@ -14,6 +14,7 @@
 //! Loss is counted at the receiving host (a packet socket on its `eth0`).
 
 use crate::demo_nodes::{Names, Topology, random_hex};
+pub use crate::wan_faults::Restart;
 pub use crate::wan_gateway::GatewayOutcome;
 pub use crate::wan_traffic::{FRAMES, Flow};
 use crate::wan_traffic::{
@@ -65,6 +66,8 @@ pub struct Outcome {
     pub rates: Vec<crate::wan_rates::RateRow>,
     /// The gateway service: NAT and a public address.
     pub gateway: crate::wan_gateway::GatewayOutcome,
+    /// Node 3 killed and started again under traffic.
+    pub restart: Restart,
 }
 
 fn ours(ns: &str) -> bool {
@@ -438,6 +441,16 @@ async fn drive(
         "  an outsider's {} frames on the WAN: {} delivered; node2 dropped {} as wan/unknown-tunnel, {} as wan/not-leased",
         out.spoofed, out.spoofed_delivered, out.spoof_drops.0, out.spoof_drops.1
     ));
+    let cred = dir.join("control-plane.secret");
+    let key = dir.join("node3.key");
+    let again = || start_node(prism, 3, &cred, &addr, &key);
+    out.restart =
+        crate::wan_faults::restart_node3(&span, secret, &mut topo.nodes[2], again).await?;
+    let r = &out.restart;
+    say(&format!(
+        "  node3 killed and started again under traffic: node1 → node2 meanwhile {} of {} received; node3 had its part back {:.0} ms after the kill; node1 → node3 then {} of {}",
+        r.during.1, r.during.0, r.back_ms, r.after.1, r.after.0
+    ));
     for b in [&span, &red, &blue, &l2, &soft] {
         alice.release("wan", &b.id).await?;
     }
@@ -511,6 +524,12 @@ pub fn main(prism: &Path, rates: bool) -> Result<()> {
     );
     failed |= g.pings.1 < g.pings.0 || g.public.1 < g.public.0 || g.public.2 < g.public.0;
     failed |= g.released.1 > 0 || g.released.2 < g.released.0;
+    let r = &o.restart;
+    println!(
+        "  node3 restarted under traffic: node1 → node2 {} of {} meanwhile; part back in {:.0} ms; node1 → node3 {} of {} after",
+        r.during.1, r.during.0, r.back_ms, r.after.1, r.after.0
+    );
+    failed |= r.during.1 < r.during.0 || r.after.1 < r.after.0;
     println!(
         "  cleanup: {}",
         if o.leftovers.is_empty() {

@@ -10,7 +10,9 @@
 //! gateway, reach a real Linux "Internet" host (UDP echoed back, pings
 //! answered by its kernel); a public address leased for a host inside
 //! carries the Internet host's datagrams in and its answers out, and once
-//! released carries nothing (dropped as `wan/not-leased`); after the
+//! released carries nothing (dropped as `wan/not-leased`); node 3 killed
+//! and started again under traffic costs nodes 1 and 2 nothing and gets
+//! its part back from the controller; after the
 //! releases nothing is left on the nodes or the machine. Needs root.
 
 use prism_testbed::wan_demo::{FRAMES, run};
@@ -65,6 +67,15 @@ fn networks_span_three_nodes_and_stay_apart_across_the_wan() {
     assert_eq!((g.public.1, g.public.2), (g.public.0, g.public.0), "{g:?}");
     assert_eq!(g.released.1, 0, "a released address carries nothing: {g:?}");
     assert!(g.released.2 >= g.released.0, "{g:?}");
+    let r = &o.restart;
+    assert_eq!(
+        r.during.1, r.during.0,
+        "nodes 1 and 2 lose nothing while node 3 restarts: {r:?}"
+    );
+    assert_eq!(
+        r.after.1, r.after.0,
+        "node 3's part is back and whole: {r:?}"
+    );
     assert!(o.left_on_nodes.is_empty(), "{:?}", o.left_on_nodes);
     assert!(o.leftovers.is_empty(), "{:?}", o.leftovers);
 }
