@@ -62,6 +62,15 @@ fn network(name: &str, vlan: u16, gateway: Vec<TunnelSpec>) -> NetworkSpec {
     }
 }
 
+/// The public address standing for host `internal` on VLAN 100.
+fn public_for(internal: [u8; 4]) -> TunnelSpec {
+    TunnelSpec::Public {
+        public: Ipv4Address(PUBLIC),
+        internal: Ipv4Address(internal),
+        vlan: Some(100),
+    }
+}
+
 fn nat(vlan: u16) -> TunnelSpec {
     TunnelSpec::Nat { vlan: Some(vlan) }
 }
@@ -351,11 +360,7 @@ fn a_full_table_refuses_new_flows_and_keeps_the_old_ones() {
 
 #[test]
 fn a_public_address_reaches_its_host_and_its_host_leaves_from_it() {
-    let public = TunnelSpec::Public {
-        public: Ipv4Address(PUBLIC),
-        internal: Ipv4Address(H7),
-        vlan: Some(100),
-    };
+    let public = public_for(H7);
     let mut n = Node::new(
         vec![network("lab", 100, vec![nat(100), public])],
         Default::default(),
@@ -383,14 +388,9 @@ fn a_public_address_reaches_its_host_and_its_host_leaves_from_it() {
 
 #[test]
 fn a_public_address_claimed_twice_is_refused() {
-    let public = |internal| TunnelSpec::Public {
-        public: Ipv4Address(PUBLIC),
-        internal: Ipv4Address(internal),
-        vlan: Some(100),
-    };
-    let mut s = node(vec![network("a", 100, vec![public(H7)])]);
+    let mut s = node(vec![network("a", 100, vec![public_for(H7)])]);
     let e = s
-        .add_network(network("b", 200, vec![public(H8)]))
+        .add_network(network("b", 200, vec![public_for(H8)]))
         .unwrap_err();
     assert!(matches!(e, SubstrateError::TunnelTaken { .. }), "{e}");
     assert!(s.id("b").is_none());
@@ -448,11 +448,7 @@ fn who_has(target: [u8; 4]) -> Vec<u8> {
 
 #[test]
 fn the_gateway_answers_arp_for_its_address_and_leased_ones_only() {
-    let public = TunnelSpec::Public {
-        public: Ipv4Address(PUBLIC),
-        internal: Ipv4Address(H7),
-        vlan: Some(100),
-    };
+    let public = public_for(H7);
     let mut n = Node::new(
         vec![network("lab", 100, vec![nat(100), public])],
         Default::default(),

@@ -137,29 +137,24 @@ impl Harness {
             .unwrap();
     }
 
-    /// A fake node with ports `a`, `b`, `c` and `slots` hardware slots,
-    /// registered.
     /// A node whose port `c` is its WAN port with a router beyond it and
     /// the public-address pool `pool`: the gateway service's node.
     pub async fn gateway_node(&self, name: &str, pool: &str) -> Arc<FakeNode> {
         let n = FakeNode::new(&["a", "b", "c"], 8)
             .with_wan("c", "203.0.113.1", "02:0a:00:00:00:01")
             .with_gateway("02:0e:00:00:00:01", pool);
-        let addr = n.serve();
-        self.admin
-            .register_node(&NodeRequest {
-                name: name.into(),
-                address: addr,
-                hw_mbps: 10_000,
-                sw_mbps: 100_000,
-            })
-            .await
-            .unwrap();
-        n
+        self.register(name, n, 100_000).await
     }
 
+    /// A fake node with ports `a`, `b`, `c` and `slots` hardware slots,
+    /// registered.
     pub async fn node(&self, name: &str, slots: u16, sw_mbps: i64) -> Arc<FakeNode> {
-        let n = FakeNode::new(&["a", "b", "c"], slots);
+        self.register(name, FakeNode::new(&["a", "b", "c"], slots), sw_mbps)
+            .await
+    }
+
+    /// Serves `n` and registers it as `name`.
+    async fn register(&self, name: &str, n: Arc<FakeNode>, sw_mbps: i64) -> Arc<FakeNode> {
         let addr = n.serve();
         self.admin
             .register_node(&NodeRequest {
