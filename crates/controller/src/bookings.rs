@@ -178,7 +178,7 @@ impl Controller {
         &self,
         p: &Principal,
         project: &str,
-        r: BookingRequest,
+        mut r: BookingRequest,
     ) -> Result<Booking> {
         let (m, level) = self
             .project_level_for(p, project, Operation::BookingsCreate)
@@ -243,7 +243,7 @@ impl Controller {
         .await?;
         let placement = match is_net {
             true if !r.parts.is_empty() => Some(
-                self.span_place(&mut tx, &r.parts, &asked_tier, r.bandwidth_mbps)
+                self.span_place(&mut tx, &mut r.parts, &asked_tier, r.bandwidth_mbps)
                     .await?,
             ),
             true => Some(

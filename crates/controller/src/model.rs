@@ -177,7 +177,10 @@ fn network_type() -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PartRequest {
-    /// The node's name.
+    /// The node's name; absent (or empty): the controller chooses one, up,
+    /// with a WAN port and room, named by no other part, the least loaded
+    /// first.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub node: String,
     /// The part's own routes (the network document's `route` entries):
     /// their prefixes are what the other parts send to this one. None for

@@ -250,6 +250,55 @@ impl Controller {
     /// Whether `mbps` in `tier` (`auto`: the placement library's
     /// admission, software first) fits on node `n`: the tier it would take
     /// and that tier's load before it, or `None`.
+    /// Gives each part of `parts` that names no node one: up, with a WAN
+    /// port and room for `mbps` in `tier`, named by no other part, the
+    /// least loaded first. A part left without one is refused (503, at
+    /// its `node`).
+    pub(crate) async fn choose_span_nodes(
+        &self,
+        tx: &mut crate::db::Tx,
+        parts: &mut [crate::model::PartRequest],
+        tier: &str,
+        mbps: i64,
+    ) -> Result<()> {
+        if parts.iter().all(|p| !p.node.is_empty()) {
+            return Ok(());
+        }
+        let rows = sqlx::query(&format!("SELECT {NODE_COLUMNS} FROM nodes ORDER BY name"))
+            .fetch_all(&mut **tx)
+            .await?;
+        let mut free = Vec::new();
+        for r in &rows {
+            let n = node_row(r)?;
+            let up = self.now_ms() - n.last_seen_ms <= self.settings.node_timeout_ms;
+            let named = parts.iter().any(|p| p.node == n.name);
+            if up
+                && n.wan.is_some()
+                && !named
+                && let Some((load, _)) = self.node_fit(tx, &n, tier, mbps).await?
+            {
+                free.push((load, n.name));
+            }
+        }
+        free.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut free = free.into_iter();
+        for (i, p) in parts
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, p)| p.node.is_empty())
+        {
+            let Some((_, name)) = free.next() else {
+                return Err(Error::new(
+                    ErrorCode::NoCapacity,
+                    format!("no other node is up with a WAN port and {mbps} Mbit/s left in the {tier} tier"),
+                )
+                .with_field(format!("parts[{i}].node")));
+            };
+            p.node = name;
+        }
+        Ok(())
+    }
+
     pub(crate) async fn node_fit(
         &self,
         tx: &mut crate::db::Tx,

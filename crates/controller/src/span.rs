@@ -118,7 +118,7 @@ pub(crate) fn check_parts(parts: &[PartRequest], spec: &serde_json::Value) -> Re
 
 fn distinct_nodes(parts: &[PartRequest]) -> Result<()> {
     for (i, p) in parts.iter().enumerate() {
-        if parts[..i].iter().any(|q| q.node == p.node) {
+        if !p.node.is_empty() && parts[..i].iter().any(|q| q.node == p.node) {
             return Err(Error::invalid(format!("node `{}` is named twice", p.node))
                 .with_field(format!("parts[{i}].node")));
         }
@@ -182,7 +182,7 @@ impl Controller {
     pub(crate) async fn span_place(
         &self,
         tx: &mut Tx,
-        parts: &[PartRequest],
+        parts: &mut [PartRequest],
         tier: &str,
         mbps: i64,
     ) -> Result<Placement> {
@@ -196,6 +196,7 @@ impl Controller {
                 .with_field("spec.tier"));
             }
         };
+        self.choose_span_nodes(tx, parts, tier, mbps).await?;
         let mut nodes = self.span_nodes(tx, parts, tier, mbps).await?;
         Ok(Placement {
             node: nodes.swap_remove(0),

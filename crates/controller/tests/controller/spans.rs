@@ -161,6 +161,35 @@ async fn every_node_gets_its_part_with_tunnels_to_the_others() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn parts_that_name_no_node_get_one_from_placement() {
+    let (h, nodes, alice) = setup().await;
+    wan_node(&h, "plain", None).await; // no WAN port: never chosen
+    let mut parts = three_parts();
+    parts[1].node.clear();
+    parts[2].node.clear();
+    let b = alice.book("exp", &spanning("chosen", parts)).await.unwrap();
+    let mut on: Vec<&str> = b.parts.iter().map(|p| p.node.as_str()).collect();
+    assert_eq!(on[0], "n1", "a named part stays where it was named");
+    on.sort();
+    assert_eq!(on, ["n1", "n2", "n3"], "distinct nodes with a WAN port");
+    for n in &nodes {
+        assert!(n.doc(b.node_network.as_deref().unwrap()).is_some());
+    }
+    // More parts than nodes with a WAN port: refused at the part, nothing made.
+    let mut four = three_parts();
+    four.push(part("", "10.4.0.0/24"));
+    four[0].node.clear();
+    let e = alice
+        .book("exp", &spanning("four", four))
+        .await
+        .unwrap_err();
+    let api = e.api().unwrap_or_else(|| panic!("{e}"));
+    assert_eq!(api.code, ErrorCode::NoCapacity, "{e}");
+    assert_eq!(api.field.as_deref(), Some("parts[3].node"), "{e}");
+    assert_eq!(alice.all_bookings("exp", false).await.unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn two_experiments_on_the_same_addresses_get_their_own_tunnels_and_vlans() {
     let (_h, nodes, alice) = setup().await;
     let two = || vec![part("n1", "10.1.0.0/24"), part("n2", "10.2.0.0/24")];

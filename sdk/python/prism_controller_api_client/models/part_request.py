@@ -27,7 +27,9 @@ class PartRequest:
     """ A part of a network that spans nodes, as asked.
 
         Attributes:
-            node (str): The node's name.
+            node (str | Unset): The node's name; absent (or empty): the controller chooses one, up,
+                with a WAN port and room, named by no other part, the least loaded
+                first.
             route (list[RouteDoc] | Unset): The part's own routes (the network document's `route` entries):
                 their prefixes are what the other parts send to this one. None for
                 a bridged network (`forwarding = "bridge"`).
@@ -35,7 +37,7 @@ class PartRequest:
                 node's first port that is not its WAN port).
      """
 
-    node: str
+    node: str | Unset = UNSET
     route: list[RouteDoc] | Unset = UNSET
     port: None | str | Unset = UNSET
 
@@ -66,8 +68,9 @@ class PartRequest:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
-            "node": node,
         })
+        if node is not UNSET:
+            field_dict["node"] = node
         if route is not UNSET:
             field_dict["route"] = route
         if port is not UNSET:
@@ -81,7 +84,7 @@ class PartRequest:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.route_doc import RouteDoc # noqa: PLC0415
         d = dict(src_dict)
-        node = d.pop("node")
+        node = d.pop("node", UNSET)
 
         _route = d.pop("route", UNSET)
         route: list[RouteDoc] | Unset = UNSET
