@@ -99,14 +99,16 @@ impl Ip {
     /// Rewrites the address at `field` (12 source, 16 destination) and the
     /// port at `port` (an offset from L4, if any), checksums updated.
     fn rewrite(&self, d: &mut [u8], field: usize, ip: u32, port: Option<(usize, u16)>) {
+        // Read once, before any update: a UDP checksum of 0 is "none".
+        let pseudo = self.pseudo_checksum(d);
+        let l4sum = match self.proto {
+            protocol::ICMP => Some(self.l4 + 2),
+            _ => pseudo,
+        };
         let old = be32(d, self.l3 + field);
         put32(d, self.l3 + field, ip);
         put16(d, self.l3 + 10, update32(be16(d, self.l3 + 10), old, ip));
-        let l4sum = match self.proto {
-            protocol::ICMP => Some(self.l4 + 2),
-            _ => self.pseudo_checksum(d),
-        };
-        if let Some(c) = self.pseudo_checksum(d) {
+        if let Some(c) = pseudo {
             put16(d, c, update32(be16(d, c), old, ip));
         }
         if let Some((off, new)) = port {
@@ -118,7 +120,7 @@ impl Ip {
             }
         }
         if self.proto == protocol::UDP
-            && let Some(c) = self.pseudo_checksum(d)
+            && let Some(c) = pseudo
             && be16(d, c) == 0
         {
             put16(d, c, 0xffff); // RFC 768: a computed 0 is sent as all ones
