@@ -225,8 +225,13 @@ impl Controller {
         .fetch_all(&self.pool)
         .await?;
         let mut lines: Vec<UsageLine> = Vec::new();
-        for (user, hours) in self.public_usage(&m.project_id, from_ms, to_ms).await? {
-            add_usage(&mut lines, user, "public-address".into(), hours, 0);
+        for (user, kind, hours) in self.public_usage(&m.project_id, from_ms, to_ms).await? {
+            let what = if kind == "mac" {
+                "public-mac"
+            } else {
+                "public-address"
+            };
+            add_usage(&mut lines, user, what.into(), hours, 0);
         }
         for r in rows {
             let user: String = r.try_get(0)?;

@@ -22,6 +22,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     ),
     (3, "wan", include_str!("../migrations/0003_wan.sql")),
     (4, "gateway", include_str!("../migrations/0004_gateway.sql")),
+    (
+        5,
+        "public macs",
+        include_str!("../migrations/0005_public_macs.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

@@ -32,7 +32,9 @@ use utoipa::ToSchema;
 pub struct PublicAddressRequest {
     /// The booking's id (a provisioned network of the project).
     pub booking: String,
-    /// The host inside the network the address stands for.
+    /// The host inside the network the address stands for: its IPv4
+    /// address (a routed network: a public address) or its MAC (a bridge
+    /// network on one node: a public MAC, from the node's MAC pool).
     pub internal: String,
     /// The node whose pool the address comes from: for a network spanning
     /// nodes, the node of the part the host is on (required); else the
@@ -47,7 +49,10 @@ pub struct PublicAddressRequest {
 /// A public address's lease.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PublicAddress {
+    /// An IPv4 address (`kind` "ipv4"), or a MAC (`kind` "mac": a public
+    /// MAC standing for a bridge network's host).
     pub address: String,
+    pub kind: String,
     pub booking: String,
     pub node: String,
     pub internal: String,
@@ -58,13 +63,14 @@ pub struct PublicAddress {
     pub released_ms: Option<i64>,
 }
 
-const PUBLIC_SELECT: &str = "SELECT a.address, a.booking_id, n.name AS node_name, a.internal, \
+const PUBLIC_SELECT: &str = "SELECT a.address, a.kind, a.booking_id, n.name AS node_name, a.internal, \
      u.name AS user_name, a.created_ms, a.expires_ms, a.released_ms, a.node_id, a.user_id \
      FROM public_addresses a JOIN nodes n ON n.id = a.node_id JOIN users u ON u.id = a.user_id";
 
 fn public_of(r: &sqlx::any::AnyRow) -> Result<PublicAddress> {
     Ok(PublicAddress {
         address: r.try_get("address")?,
+        kind: r.try_get("kind")?,
         booking: r.try_get("booking_id")?,
         node: r.try_get("node_name")?,
         internal: r.try_get("internal")?,
@@ -84,6 +90,9 @@ pub(crate) fn gateway_doc(
     wan: Option<&NodeWan>,
     publics: &[(String, String)],
 ) -> Result<()> {
+    let (macs, publics): (Vec<_>, Vec<_>) =
+        publics.iter().cloned().partition(|(p, _)| p.contains(':'));
+    crate::public_mac::mac_doc(doc, b, wan, &macs)?;
     if !b.nat && publics.is_empty() {
         return Ok(());
     }
@@ -112,7 +121,7 @@ pub(crate) fn gateway_doc(
             ..TunnelDoc::default()
         });
     }
-    for (public, internal) in publics {
+    for (public, internal) in &publics {
         let addr = |a: &str| {
             a.parse()
                 .map(Addr)
@@ -163,6 +172,10 @@ fn free_address(pool: (Ipv4Addr, u8), wan: Ipv4Addr, held: &[String]) -> Option<
     (first..=last)
         .map(|i| Ipv4Addr::from((base & mask).wrapping_add(i as u32)))
         .find(|a| *a != wan && !held.iter().any(|h| h == &a.to_string()))
+}
+
+fn no_pool(node: &str, what: &str) -> Error {
+    Error::conflict(format!("node `{node}` has no {what} pool")).with_field("node")
 }
 
 /// The node whose pool a public address of booking `b` comes from:
@@ -248,10 +261,7 @@ impl Controller {
                     .with_field("booking"),
             );
         }
-        let internal: Ipv4Addr = r
-            .internal
-            .parse()
-            .map_err(|_| Error::invalid("an IPv4 address").with_field("internal"))?;
+        let internal = crate::public_mac::Host::of(&r.internal, &b)?;
         let node = pool_node(&b, r.node.as_deref())?;
         let now = self.now_ms();
         let lease_s = r.lease_s.unwrap_or((b.expires_ms - now) / 1000);
@@ -269,20 +279,19 @@ impl Controller {
                 requested: 1,
             }));
         }
-        let address = self
-            .take_public(&mut tx, &node, &b.id, &internal.to_string())
-            .await?;
-        sqlx::query("INSERT INTO public_addresses (id, address, node_id, project_id, user_id, booking_id, internal, created_ms, expires_ms) \
-             SELECT $1, $2, id, $3, $4, $5, $6, $7, $8 FROM nodes WHERE name = $9")
+        let address = self.take_public(&mut tx, &node, &b.id, internal).await?;
+        sqlx::query("INSERT INTO public_addresses (id, address, node_id, project_id, user_id, booking_id, internal, created_ms, expires_ms, kind) \
+             SELECT $1, $2, id, $3, $4, $5, $6, $7, $8, $10 FROM nodes WHERE name = $9")
             .bind(secrets::new_id())
             .bind(&address)
             .bind(&m.project_id)
             .bind(&p.user_id)
             .bind(&b.id)
-            .bind(internal.to_string())
+            .bind(internal.text())
             .bind(now)
             .bind(expires)
             .bind(&node)
+            .bind(internal.kind())
             .execute(&mut *tx)
             .await
             .map_err(|e| match crate::identity::unique_violation(&e) {
@@ -295,14 +304,15 @@ impl Controller {
         self.public_in(&m.project_id, &address).await
     }
 
-    /// The free address of node `node`'s pool for host `internal` of
-    /// booking `id`, or the refusal.
+    /// The free address of node `node`'s pool (of IPv4 addresses or of
+    /// MACs, by the host's kind) for host `internal` of booking `id`, or
+    /// the refusal.
     async fn take_public(
         &self,
         tx: &mut Tx,
         node: &str,
         id: &str,
-        internal: &str,
+        internal: crate::public_mac::Host,
     ) -> Result<String> {
         let row = sqlx::query("SELECT id, wan FROM nodes WHERE name = $1")
             .bind(node)
@@ -310,12 +320,6 @@ impl Controller {
             .await?;
         let node_id: String = row.try_get(0)?;
         let wan = crate::nodes::node_wan(&row)?;
-        let Some((wan, pool)) = wan.as_ref().and_then(|w| Some((w.address, w.public?))) else {
-            return Err(
-                Error::conflict(format!("node `{node}` has no public-address pool"))
-                    .with_field("node"),
-            );
-        };
         let held = sqlx::query(
             "SELECT address, booking_id, internal FROM public_addresses WHERE node_id = $1 AND released_ms IS NULL",
         )
@@ -324,26 +328,41 @@ impl Controller {
         .await?;
         let mut addresses = Vec::new();
         for r in &held {
-            if r.try_get::<String, _>(1)? == id && r.try_get::<String, _>(2)? == internal {
+            if r.try_get::<String, _>(1)? == id && r.try_get::<String, _>(2)? == internal.text() {
                 return Err(Error::conflict(format!(
-                    "host {internal} of this booking has public address {} already",
+                    "host {} of this booking has public address {} already",
+                    internal.text(),
                     r.try_get::<String, _>(0)?
                 ))
                 .with_field("internal"));
             }
             addresses.push(r.try_get::<String, _>(0)?);
         }
-        free_address(pool, wan, &addresses)
-            .map(|a| a.to_string())
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorCode::NoCapacity,
-                    format!(
-                        "the public-address pool {}/{} of node `{node}` is exhausted",
-                        pool.0, pool.1
-                    ),
+        let (free, pool) = match internal {
+            crate::public_mac::Host::Ipv4(_) => {
+                let Some((wan, pool)) = wan.as_ref().and_then(|w| Some((w.address, w.public?)))
+                else {
+                    return Err(no_pool(node, "public-address"));
+                };
+                let free = free_address(pool, wan, &addresses).map(|a| a.to_string());
+                (free, format!("{}/{}", pool.0, pool.1))
+            }
+            crate::public_mac::Host::Mac(_) => {
+                let Some(pool) = wan.as_ref().and_then(|w| w.public_macs) else {
+                    return Err(no_pool(node, "public-MAC"));
+                };
+                (
+                    crate::public_mac::free_mac(pool, &addresses),
+                    pool.to_string(),
                 )
-            })
+            }
+        };
+        free.ok_or_else(|| {
+            Error::new(
+                ErrorCode::NoCapacity,
+                format!("the pool {pool} of node `{node}` is exhausted"),
+            )
+        })
     }
 
     /// A new generation for the node of the active lease of `address`.
@@ -518,16 +537,16 @@ impl Controller {
     }
 
     /// Hours of public addresses held by each user of project `project_id`
-    /// within `[from_ms, to_ms)`: (user, leases, hours).
+    /// within `[from_ms, to_ms)`: (user, kind, hours).
     pub(crate) async fn public_usage(
         &self,
         project_id: &str,
         from_ms: i64,
         to_ms: i64,
-    ) -> Result<Vec<(String, f64)>> {
+    ) -> Result<Vec<(String, String, f64)>> {
         let now = self.now_ms();
         let rows = sqlx::query(
-            "SELECT u.name, a.created_ms, a.released_ms, a.expires_ms FROM public_addresses a \
+            "SELECT u.name, a.created_ms, a.released_ms, a.expires_ms, a.kind FROM public_addresses a \
              JOIN users u ON u.id = a.user_id WHERE a.project_id = $1 AND a.created_ms < $3 \
              AND (a.released_ms IS NULL OR a.released_ms > $2) ORDER BY u.name",
         )
@@ -544,6 +563,7 @@ impl Controller {
             let (s, e) = (r.try_get::<i64, _>(1)?.max(from_ms), end.min(to_ms));
             out.push((
                 r.try_get(0)?,
+                r.try_get(4)?,
                 e.saturating_sub(s).max(0) as f64 / 3_600_000.0,
             ));
         }

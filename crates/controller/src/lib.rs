@@ -26,6 +26,7 @@ mod identity;
 mod model;
 mod nodes;
 mod projects;
+mod public_mac;
 mod quota;
 mod reconcile;
 mod registry;

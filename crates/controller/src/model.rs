@@ -251,6 +251,26 @@ pub fn node_network_name(booking_id: &str) -> String {
 /// it leaves any other alone.
 pub const NODE_PREFIX: &str = "pc-";
 
+/// An S-tag on a bridge member would put frames on the wide area under
+/// another experiment's tag: only the controller gives them (parts).
+fn refuse_user_s_tags(
+    obj: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(), crate::error::Error> {
+    let members = obj
+        .get("bridge")
+        .and_then(|b| b.get("port"))
+        .and_then(|p| p.as_array());
+    for (i, m) in members.into_iter().flatten().enumerate() {
+        if m.get("s_tag").is_some() {
+            return Err(crate::error::Error::invalid(
+                "`s_tag` is set by the controller (from parts)",
+            )
+            .with_field(format!("spec.bridge.port[{i}].s_tag")));
+        }
+    }
+    Ok(())
+}
+
 /// Completes a booked network's document: its node name, its VLAN (every
 /// mapping rule matches only the project's VLAN) and its rate limit.
 pub fn node_doc(
@@ -280,6 +300,7 @@ pub fn node_doc(
             .with_field(format!("spec.{owned}")));
         }
     }
+    refuse_user_s_tags(obj)?;
     obj.insert("name".into(), node_name.into());
     obj.insert("tier".into(), tier.into());
     let bytes = serde_json::to_vec(&v).map_err(|e| Error::internal(e.to_string()))?;

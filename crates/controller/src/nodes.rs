@@ -103,6 +103,8 @@ pub(crate) struct NodeWan {
     pub next_hop: Option<String>,
     /// The node's pool of public addresses (network address, length).
     pub public: Option<(Ipv4Addr, u8)>,
+    /// The node's pool of public MACs.
+    pub public_macs: Option<prism_netdoc::MacBlock>,
 }
 
 pub(crate) fn node_wan(r: &sqlx::any::AnyRow) -> Result<Option<NodeWan>> {
@@ -120,6 +122,7 @@ pub(crate) fn node_wan(r: &sqlx::any::AnyRow) -> Result<Option<NodeWan>> {
             let (a, l) = p.split_once('/')?;
             Some((a.parse().ok()?, l.parse().ok().filter(|l| *l <= 32)?))
         }),
+        public_macs: w.public_macs.as_deref().and_then(|p| p.parse().ok()),
     }))
 }
 

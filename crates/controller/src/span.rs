@@ -530,31 +530,26 @@ fn booking_doc(b: &crate::model::Booking, spec: &serde_json::Value) -> Result<Ne
     )
 }
 
-/// A bridged network's part (VANI's bridge service, Fig. 8): a rule table
-/// sending its side's frames (its VLAN, any EtherType) out of the WAN port
-/// under the booking's S-tag, and what arrives under that S-tag (popped by
-/// the WAN side) to its side; the wide-area Ethernet delivers by MAC.
+/// A bridged network's part (VANI's bridge service, Fig. 8): a learning
+/// bridge of its side's port and the WAN port, whose frames leave under the
+/// booking's S-tag (any EtherType; unknown and broadcast destinations
+/// flood to the other member); what arrives under that S-tag (popped by
+/// the WAN side) is learned on the WAN member. The wide-area Ethernet
+/// delivers by MAC between nodes.
 fn bridge_doc(b: &crate::model::Booking, me: &Part, wan: &NodeWan) -> Result<NetworkDoc> {
     let tag = b
         .s_tag
         .ok_or_else(|| Error::internal("a bridged network without its S-tag"))?;
-    let mut spec = b.spec.clone();
-    spec["forwarding"] = "rules".into();
-    let mut doc = booking_doc(b, &spec)?;
+    let mut doc = booking_doc(b, &b.spec)?;
     let side = me.port.clone().unwrap_or_default();
-    let rule = |from: &str, action: serde_json::Value| {
-        serde_json::from_value(serde_json::json!({
-            "priority": 10, "match": {"in_port": from}, "action": action
-        }))
-        .map_err(|e| Error::internal(e.to_string()))
+    let member = |port: &str, s_tag: Option<u16>| prism_netdoc::BridgePortDoc {
+        port: prism_netdoc::PortRef::Name(port.to_string()),
+        s_tag,
+        untagged: false,
     };
-    doc.rule = vec![
-        rule(
-            &side,
-            serde_json::json!({"port": wan.port, "vlan_push": tag}),
-        )?,
-        rule(&wan.port, serde_json::json!({"port": side}))?,
-    ];
+    let mut bridge = doc.bridge.take().unwrap_or_default();
+    bridge.port = vec![member(&side, None), member(&wan.port, Some(tag as u16))];
+    doc.bridge = Some(bridge);
     doc.tunnel = vec![TunnelDoc {
         s_tag: Some(tag as u16),
         ..TunnelDoc::default()

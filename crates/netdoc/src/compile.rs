@@ -277,6 +277,7 @@ impl Ctx<'_> {
                 ));
             }
         }
+        crate::bridge::check_mode(n)?;
         if mode == ForwardingMode::Rules && !n.route.is_empty() {
             return Err(err("route", "a rules network takes `rule`, not `route`"));
         }
@@ -308,6 +309,10 @@ impl Ctx<'_> {
             ForwardingMode::Destination => ForwardingSpec::Destination(routes),
             ForwardingMode::Source => ForwardingSpec::Source(routes),
             ForwardingMode::Flow => ForwardingSpec::Flow(flows),
+            ForwardingMode::Bridge => {
+                let port = |r: &PortRef, f: &str| self.port(r, f);
+                ForwardingSpec::Bridge(crate::bridge::compile(n.bridge.as_ref(), port)?)
+            }
             ForwardingMode::Rules => {
                 let mut rules = Vec::new();
                 for (i, r) in n.rule.iter().enumerate() {
@@ -398,6 +403,9 @@ fn tunnels(n: &NetworkDoc) -> Result<Vec<TunnelSpec>, DocError> {
                 .vlan_push
                 .map(|v| vid(v, format!("tunnel[{i}].vlan_push")))
                 .transpose()?;
+            if t.public_mac.is_some() || t.internal_mac.is_some() {
+                return crate::bridge::public_mac(t, vlan, &format!("tunnel[{i}]"));
+            }
             match (t.src, t.dst, t.s_tag, t.nat, t.public, t.internal) {
                 (Some(src), Some(dst), None, false, None, None) => Ok(TunnelSpec::Ipip {
                     src: src.0.into(),
@@ -419,7 +427,8 @@ fn tunnels(n: &NetworkDoc) -> Result<Vec<TunnelSpec>, DocError> {
                     &format!("tunnel[{i}]"),
                     "one of: `src` and `dst` (IPIP, with an optional `vlan_push`); `s_tag` \
                      (802.1ad); `nat = true` (with an optional `vlan_push`); `public` and \
-                     `internal` (with an optional `vlan_push`)",
+                     `internal` (with an optional `vlan_push`); `public_mac` and `internal_mac` \
+                     (with an optional `vlan_push`)",
                 )),
             }
         })

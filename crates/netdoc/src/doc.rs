@@ -48,6 +48,9 @@ pub enum ForwardingMode {
     Flow,
     /// A prioritized match-action table (`rule`, `default_action`).
     Rules,
+    /// Delivery by destination MAC among member ports, learning where
+    /// each host is (`bridge`; hardware tier).
+    Bridge,
 }
 
 /// Fields a mapping rule or a rule-table rule can match; absent means any.
@@ -96,7 +99,9 @@ pub struct Endpoints {
 /// they had arrived on the network's side. The gateway's: `nat` (the
 /// network's hosts go out from the node's WAN address, their flows come
 /// back tagged `vlan_push`), or a `public` address standing for the
-/// `internal` host (1:1, both ways).
+/// `internal` host (1:1, both ways); the bridge's: a `public_mac` standing
+/// for the `internal_mac` host (untagged on the WAN, tagged `vlan_push`
+/// inside).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TunnelDoc {
@@ -114,6 +119,10 @@ pub struct TunnelDoc {
     pub public: Option<Addr>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub internal: Option<Addr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_mac: Option<Mac>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal_mac: Option<Mac>,
 }
 
 /// A payload cipher.
@@ -292,6 +301,9 @@ pub struct NetworkDoc {
     /// that spans nodes; docs/wan.md).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tunnel: Vec<TunnelDoc>,
+    /// The member ports and static entries of a `bridge` network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bridge: Option<BridgeDoc>,
 }
 
 impl NetworkDoc {
@@ -311,6 +323,50 @@ impl NetworkDoc {
             bandwidth: None,
             router: None,
             tunnel: Vec::new(),
+            bridge: None,
         }
     }
+}
+
+/// A bridge network's members, static entries and ageing time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BridgeDoc {
+    /// The member ports. A frame goes to the member its destination MAC
+    /// was learned on (or is statically behind); broadcast, multicast and
+    /// unknown destinations go to every member but the one it came in by.
+    pub port: Vec<BridgePortDoc>,
+    /// Static entries: this MAC is behind this member (never learned
+    /// elsewhere).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mac: Vec<StaticMacDoc>,
+    /// Seconds a learned MAC is kept while unused (default 300, IEEE
+    /// 802.1D's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ageing_s: Option<u32>,
+}
+
+/// A member port of a bridge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BridgePortDoc {
+    #[schema(value_type = String)]
+    pub port: PortRef,
+    /// An 802.1ad S-tag (1–4094) pushed on every frame leaving by this
+    /// member: the member across a wide-area Ethernet (docs/wan.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s_tag: Option<u16>,
+    /// Frames leave by this member with the network's VLAN tag popped: the
+    /// WAN member of a network whose hosts hold public MACs (docs/wan.md).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub untagged: bool,
+}
+
+/// A static entry: `mac` is behind member `port`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StaticMacDoc {
+    pub mac: Mac,
+    #[schema(value_type = String)]
+    pub port: PortRef,
 }

@@ -87,6 +87,13 @@ text_field!(
     "02:50:00:00:00:01"
 );
 text_field!(
+    /// A block of unicast MACs: `02:0b:00:00:00:00/40`, the first 40 bits
+    /// fixed (24 to 48; a node's pool of public MACs).
+    MacPool(MacBlock),
+    "MAC block",
+    "02:0b:00:00:00:00/40"
+);
+text_field!(
     /// An IPv4 address: `192.0.2.1`.
     Addr(std::net::Ipv4Addr),
     "IPv4 address",
@@ -281,5 +288,84 @@ mod tests {
         assert_eq!(r, Rate(5_000_000));
         assert_eq!(hex_key::<2>("0aFF"), Some([0x0a, 0xff]));
         assert_eq!(hex_key::<2>("0aF"), None);
+    }
+}
+
+/// A block of MACs: the first `len` bits of `base` fixed (a MAC "prefix",
+/// as OpenFlow's masked MAC matches write one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MacBlock {
+    pub base: [u8; 6],
+    pub len: u8,
+}
+
+impl MacBlock {
+    /// The block's `i`-th MAC, if it has one.
+    pub fn nth(&self, i: u64) -> Option<[u8; 6]> {
+        let size = 1u64 << (48 - u32::from(self.len));
+        (i < size).then(|| {
+            let mut b = [0u8; 8];
+            b[2..].copy_from_slice(&self.base);
+            let m = (u64::from_be_bytes(b) + i).to_be_bytes();
+            [m[2], m[3], m[4], m[5], m[6], m[7]]
+        })
+    }
+
+    /// How many MACs it holds.
+    pub fn size(&self) -> u64 {
+        1u64 << (48 - u32::from(self.len))
+    }
+}
+
+impl std::str::FromStr for MacBlock {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (mac, len) = s
+            .split_once('/')
+            .ok_or("expected MAC/length, e.g. 02:0b:00:00:00:00/40")?;
+        let base: EthernetAddress = mac.parse().map_err(|_| format!("`{mac}` is not a MAC"))?;
+        let len: u8 = len
+            .parse()
+            .ok()
+            .filter(|l| (24..=48).contains(l))
+            .ok_or("the length is 24 to 48 bits")?;
+        let mut b = [0u8; 8];
+        b[2..].copy_from_slice(&base.0);
+        let host_bits = u64::from_be_bytes(b) & ((1u64 << (48 - u32::from(len))) - 1);
+        if host_bits != 0 {
+            return Err(format!("bits past the first {len} are set"));
+        }
+        if base.0[0] & 1 != 0 {
+            return Err("a group (multicast) block; hosts' MACs are unicast".into());
+        }
+        Ok(Self { base: base.0, len })
+    }
+}
+
+impl fmt::Display for MacBlock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", EthernetAddress(self.base), self.len)
+    }
+}
+
+#[cfg(test)]
+mod mac_block_tests {
+    use super::MacBlock;
+
+    #[test]
+    fn a_block_reads_counts_and_refuses() {
+        let b: MacBlock = "02:0b:00:00:00:00/44".parse().unwrap();
+        assert_eq!(b.size(), 16);
+        assert_eq!(b.nth(15), Some([2, 0xb, 0, 0, 0, 0xf]));
+        assert_eq!(b.nth(16), None);
+        assert_eq!(b.to_string(), "02:0b:00:00:00:00/44");
+        for bad in [
+            "02:0b:00:00:00:01/44",
+            "03:0b:00:00:00:00/40",
+            "02:0b:00:00:00:00/23",
+            "02:0b:00:00:00:00",
+        ] {
+            assert!(bad.parse::<MacBlock>().is_err(), "{bad}");
+        }
     }
 }

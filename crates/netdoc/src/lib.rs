@@ -7,6 +7,7 @@
 //! No I/O: callers read files and pass their text.
 
 mod auto_tier;
+mod bridge;
 mod compile;
 mod doc;
 mod error;
@@ -18,11 +19,14 @@ mod span;
 pub use auto_tier::AutoPlacer;
 pub use compile::{Compiled, MAX_NAME, MIN_BURST, compile, default_burst};
 pub use doc::{
-    ActionDoc, CipherDoc, CipherName, Endpoints, ForwardingMode, MatchDoc, NetworkDoc,
-    RateLimitDoc, RouteDoc, RouterDoc, RouterKind, RuleDoc, TierChoice, TunnelDoc,
+    ActionDoc, BridgeDoc, BridgePortDoc, CipherDoc, CipherName, Endpoints, ForwardingMode,
+    MatchDoc, NetworkDoc, RateLimitDoc, RouteDoc, RouterDoc, RouterKind, RuleDoc, StaticMacDoc,
+    TierChoice, TunnelDoc,
 };
 pub use error::{DocError, from_json};
-pub use fields::{Addr, Mac, PortRef, Ports, Prefix, Rate, Vlan, hex_key, parse_rate};
+pub use fields::{
+    Addr, Mac, MacBlock, MacPool, PortRef, Ports, Prefix, Rate, Vlan, hex_key, parse_rate,
+};
 pub use router::RouterConfig;
 pub use scenario::{
     PlacementDoc, PortDoc, Scenario, ScenarioDoc, ScenarioError, WanDoc, load, load_with_networks,

@@ -105,7 +105,8 @@ pub struct PortDoc {
 /// tunnels to and the MAC they send them to (reported to the controller);
 /// for the gateway service, the MAC of the router beyond it (`next_hop`:
 /// where what leaves for the Internet is sent) and the node's pool of
-/// public addresses (`public`, leased through the controller).
+/// public addresses (`public`, leased through the controller); for the
+/// bridge service, its pool of public MACs (`public_macs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WanDoc {
@@ -115,6 +116,8 @@ pub struct WanDoc {
     pub next_hop: Option<crate::fields::Mac>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public: Option<crate::fields::Prefix>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_macs: Option<crate::fields::MacPool>,
 }
 
 impl PortDoc {

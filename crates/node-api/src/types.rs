@@ -148,6 +148,10 @@ pub struct WanInfo {
     /// controller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public: Option<String>,
+    /// The node's pool of public MACs (`02:0b:00:00:00:00/40`), leased
+    /// through the controller for hosts of bridge networks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_macs: Option<String>,
 }
 
 /// One socket of a worker, with its statistics.

@@ -100,7 +100,8 @@ fn substrate_error(e: SubstrateError) -> ApplyError {
         SubstrateError::UnknownNetwork(_) => ErrorCode::NotFound,
         SubstrateError::BadPort { .. }
         | SubstrateError::BadChannel { .. }
-        | SubstrateError::NoSuchPort { .. } => ErrorCode::InvalidInput,
+        | SubstrateError::NoSuchPort { .. }
+        | SubstrateError::Bridge { .. } => ErrorCode::InvalidInput,
     };
     ApplyError::new(code, e.to_string())
 }

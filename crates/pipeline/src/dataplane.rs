@@ -60,6 +60,8 @@ pub struct NetFast {
     pub dark_until_ns: u64,
     /// Destination routing in the dataplane's LPM arena, if the table is there.
     pub destination: Option<LpmRef>,
+    /// A learning bridge: the pipeline decides with its learned table.
+    pub bridge: bool,
     /// The network's hops (`Network::hops`) start here in the hop arena.
     hop_base: u32,
     actions: u32,
@@ -132,6 +134,7 @@ impl Dataplane {
                     software_channel: n.software_channel,
                     dark_until_ns: n.dark_until_ns,
                     destination: arena_table(n).and_then(|t| lpms.add(t)),
+                    bridge: matches!(n.forwarding, Forwarding::Bridge(_)),
                     hop_base,
                     actions: n.hops.len() as u32,
                 })
@@ -219,6 +222,15 @@ impl Dataplane {
             return None;
         }
         self.hops.get((f.hop_base + a) as usize)
+    }
+
+    /// Network `id`'s bridge, if it is one.
+    #[inline]
+    pub fn bridge(&self, id: u16) -> Option<&crate::bridge::Bridge> {
+        match &self.network(id)?.forwarding {
+            Forwarding::Bridge(b) => Some(b),
+            _ => None,
+        }
     }
 
     pub fn network_id(&self, name: &str) -> Option<u16> {

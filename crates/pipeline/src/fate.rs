@@ -10,6 +10,9 @@ pub(crate) enum Fate {
     Pending,
     Output(u16),
     Software(u8),
+    /// A bridge's broadcast, multicast or unknown destination: a copy to
+    /// every member but the one it came from ([`crate::bridge`]).
+    Flood,
     Drop(u16, DropReason),
 }
 

@@ -193,8 +193,8 @@ impl GatewayState {
     /// A new data plane: the table made if now needed; the flows of a
     /// network that is gone, renamed or without NAT ended.
     pub(crate) fn adopt(&mut self, old: &Dataplane, new: &Dataplane) {
-        self.on = new.wan.gateway();
-        if self.on && new.wan.address().is_some() && self.nat.is_none() {
+        self.on = new.wan.gateway() || new.wan.any_public_mac();
+        if new.wan.gateway() && new.wan.address().is_some() && self.nat.is_none() {
             self.nat = Some(NatTable::new(self.cfg));
         }
         let Some(nat) = self.nat.as_mut() else {
@@ -228,7 +228,13 @@ impl GatewayState {
         pkt: &mut Packet,
         now_ns: u64,
     ) -> Result<(), DropReason> {
-        if !self.on || !wan.is_wan(pkt.port) || !wan.has_gateway(net) {
+        if !self.on || !wan.is_wan(pkt.port) {
+            return Ok(());
+        }
+        if wan.has_public_macs(net) {
+            return crate::public_mac::outbound(pkt, |m| wan.public_mac_of(net, m));
+        }
+        if !wan.has_gateway(net) {
             return Ok(());
         }
         let d = pkt.data();

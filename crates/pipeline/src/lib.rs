@@ -8,6 +8,7 @@
 
 pub mod action;
 pub mod boundary;
+pub mod bridge;
 pub mod counters;
 pub mod dataplane;
 pub mod device;
@@ -22,6 +23,7 @@ pub mod output;
 pub mod packet;
 pub mod pipeline;
 pub mod power;
+mod public_mac;
 pub mod reasons;
 pub mod reconfig;
 mod routed_batch;

@@ -14,6 +14,7 @@
 //! outer ones otherwise, so a layer-3 virtual network routes on its own
 //! address space. Rule tables see every key field, inner and outer.
 
+use crate::bridge::Bridge;
 use crate::reasons::MatchDrop;
 use prism_tables::{Classifier, FlowTable, Key, LpmTable};
 use prism_wire::PacketInfo;
@@ -28,6 +29,9 @@ pub enum Forwarding {
         table: Classifier,
         default: Option<u32>,
     },
+    /// A learning bridge ([`crate::bridge`]): the pipeline decides with
+    /// its learned table; [`decide`] knows the static entries only.
+    Bridge(Box<Bridge>),
 }
 
 impl Forwarding {
@@ -37,6 +41,7 @@ impl Forwarding {
             Forwarding::Destination(t) | Forwarding::Source(t) => t.len(),
             Forwarding::Flow(t) => t.len(),
             Forwarding::Rules { table, .. } => table.len(),
+            Forwarding::Bridge(b) => b.members() + b.statics(),
         }
     }
 }
@@ -76,6 +81,10 @@ fn decide_other(f: &Forwarding, info: &PacketInfo, key: &Key) -> Result<u32, Mat
                 .map(|m| m.action)
                 .or(*default)
                 .ok_or(MatchDrop::NoRoute);
+        }
+        Forwarding::Bridge(b) => {
+            let k = &info.key;
+            return b.decide_static(crate::bridge::mac_of(k.dst_mac), k.in_port);
         }
         _ if !info.is_ipv4() => return Err(MatchDrop::NotIpv4),
         Forwarding::Destination(t) => t.lookup(routed_addrs(info).1),

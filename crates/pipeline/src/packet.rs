@@ -207,6 +207,19 @@ impl PacketPool {
         Some(p)
     }
 
+    /// A copy of `p` (its frame and metadata) in a buffer of the pool, or
+    /// `None` if the pool is empty: a bridge's flood.
+    #[inline]
+    pub fn duplicate(&mut self, p: &Packet) -> Option<Packet> {
+        let mut c = self.free.pop()?;
+        c.set_frame(p.data());
+        c.port = p.port;
+        c.network = p.network;
+        c.timestamp_ns = p.timestamp_ns;
+        c.charged = p.charged;
+        Some(c)
+    }
+
     #[inline]
     pub fn recycle(&mut self, p: Packet) {
         self.free.push(p);

@@ -14,9 +14,8 @@
 //! `ArcSwap<Dataplane>` once per batch.
 
 use crate::action;
-use crate::counters::{
-    CounterSnapshot, Counters, NamedCounters, NetworkCounters, Stage, StageReport,
-};
+use crate::bridge::{BridgeState, FLOOD};
+use crate::counters::{Counters, Stage};
 use crate::dataplane::{Dataplane, Tier};
 use crate::fate::{Fate, NO_NET};
 use crate::gateway::GatewayState;
@@ -31,6 +30,9 @@ use crate::tap::{Decided, Tap, TapRecord, TapRequest};
 use arc_swap::ArcSwap;
 use std::sync::Arc;
 
+mod flood;
+mod report;
+
 /// Sizes of the pipeline's buffers and queues.
 #[derive(Debug, Clone, Copy)]
 pub struct PipelineConfig {
@@ -41,6 +43,9 @@ pub struct PipelineConfig {
     pub channel_capacity: usize,
     /// The gateway's flow table ([`crate::nat`]).
     pub nat: crate::nat::NatConfig,
+    /// MACs a bridge network's learned table holds ([`crate::bridge`]),
+    /// over all bridge networks; allocated once the first one comes.
+    pub bridge_macs: usize,
 }
 
 impl Default for PipelineConfig {
@@ -51,6 +56,7 @@ impl Default for PipelineConfig {
             queue_limit: 1024,
             channel_capacity: 1024,
             nat: crate::nat::NatConfig::default(),
+            bridge_macs: 1 << 16,
         }
     }
 }
@@ -74,6 +80,9 @@ pub struct Pipeline {
     /// or a rule table); without, the parser does not build them.
     needs_key: bool,
     gateway: GatewayState,
+    /// Learned MACs, once a bridge network came ([`crate::bridge`]).
+    bridges: Option<Box<BridgeState>>,
+    bridge_macs: usize,
 }
 
 impl Pipeline {
@@ -92,6 +101,8 @@ impl Pipeline {
             tap_marks: Vec::new(),
             needs_key: true,
             gateway: GatewayState::new(cfg.nat),
+            bridges: None,
+            bridge_macs: cfg.bridge_macs,
         };
         p.adopt(current);
         p
@@ -120,6 +131,7 @@ impl Pipeline {
                 .flatten()
                 .any(|n| matches!(n.forwarding, crate::matching::Forwarding::Rules { .. }));
         self.gateway.adopt(&self.current, &dp);
+        self.adopt_bridges(&dp);
         self.current = dp;
     }
 
@@ -190,7 +202,7 @@ impl Pipeline {
         } else {
             self.stages(&dp, batch, &mut s, whole, need_key, now_ns);
         }
-        let (net, fate) = (&s.net[..n], &s.fate[..n]);
+        let (net, fate, info) = (&s.net[..n], &s.fate[..n], &s.info[..n]);
         // Stage 5: software hand-off or output queue. One network's batch
         // bound whole for one port is queued in one move when the output
         // would put each packet at the end of the port-wide queue anyway.
@@ -208,9 +220,10 @@ impl Pipeline {
                 self.counters.stages[Stage::Output as usize].add_batch(n, bytes as u64);
             }
         }
-        for ((mut pkt, net), fate) in batch.drain(..).zip(net.iter()).zip(fate.iter()) {
+        for (((mut pkt, net), fate), info) in batch.drain(..).zip(net).zip(fate).zip(info) {
             pkt.network = *net;
             match *fate {
+                Fate::Flood => self.flood(&dp, pkt, info, now_ns),
                 Fate::Output(port) => {
                     pkt.port = port;
                     self.send_to_output(pkt, now_ns);
@@ -329,7 +342,8 @@ impl Pipeline {
                 continue;
             };
             seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
-            match dp.decide(*net, network, info, key) {
+            match self.decide(dp, *net, network, pkt, (info, key), now_s) {
+                Some(Ok(FLOOD)) => *fate = Fate::Flood,
                 Some(Ok(a)) => *action = a,
                 Some(Err(r)) => *fate = Fate::Drop(*net, DropReason::Match(r)),
                 None => {}
@@ -531,52 +545,5 @@ impl Pipeline {
 
     pub fn counters(&self) -> &Counters {
         &self.counters
-    }
-
-    /// Counters with names, for reports and the API.
-    pub fn snapshot(&self) -> CounterSnapshot {
-        let dp = &self.current;
-        let networks = self
-            .counters
-            .networks
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| {
-                let n = dp.network(i as u16)?;
-                Some(named(i as u16, &n.name, n.tier.as_str(), c))
-            })
-            .collect();
-        let drops = self.counters.drops_by_reason();
-        let stages = Stage::ALL
-            .iter()
-            .map(|st| StageReport {
-                stage: st.as_str().to_string(),
-                packets: self.counters.stages[*st as usize].packets,
-                bytes: self.counters.stages[*st as usize].bytes,
-                dropped: drops
-                    .iter()
-                    .filter(|(r, _)| r.stage() == st.as_str())
-                    .map(|(_, n)| n)
-                    .sum(),
-            })
-            .collect();
-        CounterSnapshot {
-            rx_packets: self.counters.rx_packets,
-            rx_bytes: self.counters.rx_bytes,
-            networks,
-            unmapped_drops: self.counters.unmapped.drop_list(),
-            stages,
-        }
-    }
-}
-
-fn named(id: u16, name: &str, tier: &str, c: &NetworkCounters) -> NamedCounters {
-    NamedCounters {
-        id,
-        name: name.to_string(),
-        tier: tier.to_string(),
-        counters: c.clone(),
-        dropped: c.dropped(),
-        drops: c.drop_list(),
     }
 }

@@ -26,6 +26,12 @@ reasons! {
         NotIpv4 => "not-ipv4",
         /// No route or rule matched.
         NoRoute => "no-route",
+        /// A bridge network's frame that came in by a port that is not one
+        /// of its members.
+        NotMember => "not-member",
+        /// A bridge network's frame whose destination is behind the port
+        /// it came in by (802.1D filtering).
+        SamePort => "same-port",
     }
 }
 
@@ -80,6 +86,9 @@ reasons! {
         QueueFull => "queue-full",
         /// The port is not one of the substrate's.
         NoSuchPort => "no-such-port",
+        /// A bridge's flood found no free buffer for a copy: that member
+        /// misses the frame.
+        NoBuffer => "no-buffer",
     }
 }
 
@@ -107,6 +116,9 @@ reasons! {
         /// Anything else (ARP, other EtherTypes): nothing on the WAN side
         /// answers it.
         Unexpected => "unexpected",
+        /// Leaving by a WAN port untagged from a bridge network's host
+        /// that holds no public MAC: it has no name on the wide area.
+        NoPublicMac => "no-public-mac",
     }
 }
 

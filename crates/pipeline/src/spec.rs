@@ -3,6 +3,7 @@
 //! and the substrate's refusals.
 
 use crate::action::Action;
+pub use crate::bridge::BridgeSpec;
 use crate::device::{ModuleKind, PlacementError};
 use prism_tables::{Ipv4Prefix, LpmError, PortRange, Ternary};
 use serde::Serialize;
@@ -56,6 +57,8 @@ pub enum ForwardingSpec {
         rules: Vec<RuleSpec>,
         default: Option<Action>,
     },
+    /// Delivery by destination MAC among member ports ([`crate::bridge`]).
+    Bridge(BridgeSpec),
 }
 
 impl ForwardingSpec {
@@ -64,7 +67,9 @@ impl ForwardingSpec {
             ForwardingSpec::Destination(_) => ModuleKind::DestinationRouting,
             ForwardingSpec::Source(_) => ModuleKind::SourceRouting,
             ForwardingSpec::Flow(_) => ModuleKind::FlowRouting,
-            ForwardingSpec::Rules { .. } => ModuleKind::RuleTable,
+            // A MAC table is an exact match in the rule-table module's
+            // memory (modelled so; docs/wan.md).
+            ForwardingSpec::Rules { .. } | ForwardingSpec::Bridge(_) => ModuleKind::RuleTable,
         }
     }
     pub fn entries(&self) -> usize {
@@ -72,6 +77,7 @@ impl ForwardingSpec {
             ForwardingSpec::Destination(r) | ForwardingSpec::Source(r) => r.len(),
             ForwardingSpec::Flow(r) => r.len(),
             ForwardingSpec::Rules { rules, .. } => rules.len(),
+            ForwardingSpec::Bridge(b) => b.members.len() + b.statics.len(),
         }
     }
     /// Every action result of the table.
@@ -84,6 +90,7 @@ impl ForwardingSpec {
             ForwardingSpec::Rules { rules, default } => {
                 rules.iter().map(|r| &r.action).chain(default).collect()
             }
+            ForwardingSpec::Bridge(b) => b.members.iter().collect(),
         }
     }
 }
@@ -131,6 +138,15 @@ pub enum TunnelSpec {
     },
     /// What comes back in this network's NAT flows is tagged with `vlan`.
     Nat { vlan: Option<u16> },
+    /// An untagged frame to MAC `public` arriving on a WAN port is this
+    /// network's, its destination rewritten to `internal` and tagged with
+    /// `vlan`; what `internal` sends out of a WAN port untagged leaves from
+    /// `public` ([`crate::public_mac`]).
+    PublicMac {
+        public: prism_wire::EthernetAddress,
+        internal: prism_wire::EthernetAddress,
+        vlan: Option<u16>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -172,4 +188,6 @@ pub enum SubstrateError {
     NoSuchPort { port: u16, ports: u16 },
     #[error("the substrate holds at most 65535 networks")]
     TooManyNetworks,
+    #[error("network `{network}`: {reason}")]
+    Bridge { network: String, reason: String },
 }

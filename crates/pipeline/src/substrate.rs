@@ -152,6 +152,20 @@ impl Substrate {
                 });
             }
         }
+        if let ForwardingSpec::Bridge(b) = &spec.forwarding {
+            let refused = |reason: String| SubstrateError::Bridge {
+                network: spec.name.clone(),
+                reason,
+            };
+            b.check(self.ports).map_err(refused)?;
+            if spec.tier == Tier::Software {
+                // The software routers route IP; a bridge learns and floods
+                // in the pipeline, which both tiers' frames cross.
+                return Err(refused(
+                    "a bridge forwards in the hardware tier only".into(),
+                ));
+            }
+        }
         for t in &spec.tunnels {
             if let Some((_, owner)) = self.networks().find(|(_, s)| {
                 s.name != spec.name && s.tunnels.iter().any(|o| crate::wan::same_key(o, t))
@@ -493,6 +507,10 @@ pub fn compile(spec: &NetworkSpec) -> Result<Network, SubstrateError> {
                 table,
                 default: default.as_ref().map(&mut intern),
             }
+        }
+        ForwardingSpec::Bridge(b) => {
+            let members: Vec<u32> = b.members.iter().map(&mut intern).collect();
+            Forwarding::Bridge(Box::new(crate::bridge::Bridge::new(b, &members)))
         }
     };
     Ok(Network {

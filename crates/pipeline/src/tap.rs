@@ -191,6 +191,9 @@ fn stage(stage: &str, decision: String) -> StageDecision {
     }
 }
 
+const FLOODED: &str = "bridge: broadcast, multicast or unknown destination -> flood to \
+                       every member but the one it came in by";
+
 /// What each stage decided for packet `i`, as far as it went.
 fn decisions(dp: &Dataplane, d: &Decided<'_>, i: usize) -> Vec<StageDecision> {
     let mut v = Vec::new();
@@ -247,6 +250,10 @@ fn decisions(dp: &Dataplane, d: &Decided<'_>, i: usize) -> Vec<StageDecision> {
         }
         Fate::Drop(_, r @ DropReason::Match(_)) => {
             v.push(stage("matching", format!("dropped: {r}")));
+            return v;
+        }
+        Fate::Flood => {
+            v.push(stage("matching", FLOODED.into()));
             return v;
         }
         _ => {}

@@ -39,9 +39,15 @@ pub fn same_key(a: &TunnelSpec, b: &TunnelSpec) -> bool {
         }
         (TunnelSpec::QinQ { s_tag }, TunnelSpec::QinQ { s_tag: t }) => s_tag == t,
         (TunnelSpec::Public { public, .. }, TunnelSpec::Public { public: p, .. }) => public == p,
+        (TunnelSpec::PublicMac { public, .. }, TunnelSpec::PublicMac { public: p, .. }) => {
+            public == p
+        }
         _ => false,
     }
 }
+
+/// A host of a network: (network id, MAC).
+type NetMac = (u16, [u8; 6]);
 
 /// The WAN side's table, part of the published data plane.
 #[derive(Debug, Clone, Default)]
@@ -64,6 +70,10 @@ pub struct WanTable {
     public_of: Vec<((u16, u32), u32)>,
     /// Networks whose NAT flows come back, sorted: (network id, VLAN or 0).
     nat: Vec<(u16, u16)>,
+    /// Public MACs, sorted: (public, network id, internal, VLAN or 0).
+    public_macs: Vec<([u8; 6], u16, [u8; 6], u16)>,
+    /// The same by (network id, internal): the public MAC.
+    public_mac_of: Vec<(NetMac, [u8; 6])>,
 }
 
 impl WanTable {
@@ -83,7 +93,7 @@ impl WanTable {
             }
         }
         let (mut ipip, mut s_tags) = (Vec::new(), Vec::new());
-        let (mut publics, mut nat) = (Vec::new(), Vec::new());
+        let (mut publics, mut nat, mut macs) = (Vec::new(), Vec::new(), Vec::new());
         for (t, net) in tunnels {
             match t {
                 TunnelSpec::Ipip { src, dst, vlan } => ipip.push((
@@ -103,8 +113,18 @@ impl WanTable {
                     vlan.unwrap_or(0),
                 )),
                 TunnelSpec::Nat { vlan } => nat.push((net, vlan.unwrap_or(0))),
+                TunnelSpec::PublicMac {
+                    public,
+                    internal,
+                    vlan,
+                } => macs.push((public.0, net, internal.0, vlan.unwrap_or(0))),
             }
         }
+        macs.sort_by_key(|m| m.0);
+        macs.dedup_by_key(|m| m.0);
+        let mut public_mac_of: Vec<_> = macs.iter().map(|m| ((m.1, m.2), m.0)).collect();
+        public_mac_of.sort_by_key(|m| m.0);
+        public_mac_of.dedup_by_key(|m| m.0);
         publics.sort_by_key(|p| p.0);
         publics.dedup_by_key(|p| p.0);
         let mut public_of: Vec<_> = publics.iter().map(|p| ((p.1, p.2), p.0)).collect();
@@ -126,7 +146,36 @@ impl WanTable {
             publics,
             public_of,
             nat,
+            public_macs: macs,
+            public_mac_of,
         }
+    }
+
+    /// Public MAC `mac`: (network, internal MAC, VLAN or 0).
+    pub fn public_mac(&self, mac: [u8; 6]) -> Option<(u16, [u8; 6], u16)> {
+        let i = self.public_macs.binary_search_by_key(&mac, |m| m.0).ok()?;
+        let m = self.public_macs[i];
+        Some((m.1, m.2, m.3))
+    }
+
+    /// The public MAC of network `net`'s host `internal`.
+    pub fn public_mac_of(&self, net: u16, internal: [u8; 6]) -> Option<[u8; 6]> {
+        let i = self
+            .public_mac_of
+            .binary_search_by_key(&(net, internal), |m| m.0)
+            .ok()?;
+        Some(self.public_mac_of[i].1)
+    }
+
+    /// Whether network `net` holds public MACs.
+    pub fn has_public_macs(&self, net: u16) -> bool {
+        let i = self.public_mac_of.partition_point(|m| m.0.0 < net);
+        self.public_mac_of.get(i).is_some_and(|m| m.0.0 == net)
+    }
+
+    /// Whether any network holds a public MAC.
+    pub fn any_public_mac(&self) -> bool {
+        !self.public_macs.is_empty()
     }
 
     /// Whether the node has a WAN port at all.
@@ -161,7 +210,7 @@ impl WanTable {
     }
 
     pub fn tunnels(&self) -> usize {
-        self.tunnels.len() + self.s_tags.len() + self.publics.len()
+        self.tunnels.len() + self.s_tags.len() + self.publics.len() + self.public_macs.len()
     }
 
     /// The node's WAN address, NAT's external address.
@@ -236,6 +285,15 @@ pub(crate) fn terminate(
         .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]));
     if outer_tpid == ethertype::QINQ {
         return pop_s_tag(t, pkt, info).map(Some);
+    }
+    if info.vlan_tags == 0
+        && let Some((net, internal, vid)) = pkt
+            .data()
+            .first_chunk::<6>()
+            .and_then(|dst| t.public_mac(*dst))
+    {
+        crate::public_mac::inbound(pkt, info, (internal, vid))?;
+        return Ok(Some(net));
     }
     if info.key.ethertype == ethertype::ARP {
         return Ok(None);

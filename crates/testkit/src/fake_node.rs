@@ -99,6 +99,7 @@ impl FakeNode {
             mac: mac.into(),
             next_hop: None,
             public: None,
+            public_macs: None,
         });
         self
     }
@@ -109,6 +110,14 @@ impl FakeNode {
         if let Some(w) = self.wan.lock().unwrap().as_mut() {
             w.next_hop = Some(next_hop.into());
             w.public = Some(public.into());
+        }
+        self
+    }
+
+    /// Gives its WAN port a pool of public MACs (after [`Self::with_wan`]).
+    pub fn with_public_macs(self: Arc<Self>, pool: &str) -> Arc<Self> {
+        if let Some(w) = self.wan.lock().unwrap().as_mut() {
+            w.public_macs = Some(pool.into());
         }
         self
     }

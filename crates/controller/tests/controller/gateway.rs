@@ -181,3 +181,116 @@ async fn the_quota_bounds_a_project_s_public_addresses() {
     assert_eq!(body.quota.as_ref().unwrap().resource, "public_addresses");
     assert_eq!(owner.public_addresses("p", false).await.unwrap().len(), 1);
 }
+
+fn public_macs(doc: &NetworkDoc) -> Vec<(String, String, Option<u16>)> {
+    doc.tunnel
+        .iter()
+        .filter_map(|t| {
+            let (p, i) = (t.public_mac?.0.to_string(), t.internal_mac?.0.to_string());
+            Some((p, i, t.vlan_push))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn public_macs_stand_for_a_bridge_network_s_hosts() {
+    let h = Harness::start().await;
+    let g = h.public_mac_node("gw", "02:0b:00:00:00:00/47").await;
+    let owner = h.user("owner").await;
+    h.project("p", "owner", STANDARD).await;
+    let mut r = network("l2", "hardware", 10, true);
+    r.spec = json!({"tier": "hardware", "forwarding": "bridge",
+                    "bridge": {"port": [{"port": "a"}, {"port": "b"}]}});
+    let b = owner.book("p", &r).await.unwrap();
+    let name = b.node_network.clone().unwrap();
+    let doc = g.doc(&name).unwrap();
+    assert_eq!(
+        doc.bridge.as_ref().unwrap().port.len(),
+        2,
+        "no WAN member yet"
+    );
+    let m = owner
+        .lease_public("p", &lease(&b.id, "02:00:00:00:00:01"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (m.address.as_str(), m.kind.as_str()),
+        ("02:0b:00:00:00:00", "mac")
+    );
+    let doc = g.doc(&name).unwrap();
+    let vlan = b.vlan.map(|v| v as u16);
+    assert_eq!(
+        public_macs(&doc),
+        vec![("02:0b:00:00:00:00".into(), "02:00:00:00:00:01".into(), vlan)]
+    );
+    let wan = doc.bridge.as_ref().unwrap().port.last().unwrap().clone();
+    assert_eq!(wan.port, prism_netdoc::PortRef::Name("c".into()));
+    assert!(wan.untagged && wan.s_tag.is_none(), "{wan:?}");
+    let ports = ["a", "b", "c"].map(String::from);
+    let spec = prism_netdoc::compile(&doc, &ports).unwrap().spec;
+    assert!(
+        matches!(
+            spec.tunnels[..],
+            [prism_pipeline::TunnelSpec::PublicMac { .. }]
+        ),
+        "what the node compiles: {:?}",
+        spec.tunnels
+    );
+    // Refusals, each changing nothing.
+    let field = |e: prism_controller::ClientError| e.api().unwrap().field.clone();
+    let e = owner
+        .lease_public("p", &lease(&b.id, "10.0.0.5"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        field(e).as_deref(),
+        Some("internal"),
+        "an IPv4 host in a bridge"
+    );
+    let e = owner
+        .lease_public("p", &lease(&b.id, "01:00:5e:00:00:01"))
+        .await
+        .unwrap_err();
+    assert_eq!(field(e).as_deref(), Some("internal"), "a group MAC");
+    let e = owner
+        .lease_public("p", &lease(&b.id, "02:00:00:00:00:01"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.api().unwrap().code,
+        ErrorCode::Conflict,
+        "the host has one"
+    );
+    owner
+        .lease_public("p", &lease(&b.id, "02:00:00:00:00:02"))
+        .await
+        .unwrap();
+    let e = owner
+        .lease_public("p", &lease(&b.id, "02:00:00:00:00:03"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.api().unwrap().code, ErrorCode::NoCapacity);
+    assert!(e.to_string().contains("02:0b:00:00:00:00/47"), "{e}");
+    // A routed booking's host is not named by a MAC.
+    let routed = owner
+        .book("p", &network("r", "software", 10, true))
+        .await
+        .unwrap();
+    let e = owner
+        .lease_public("p", &lease(&routed.id, "02:00:00:00:00:09"))
+        .await
+        .unwrap_err();
+    assert_eq!(field(e).as_deref(), Some("booking"));
+    assert_eq!(owner.quota("p").await.unwrap().public_addresses.used, 2);
+    // Released: off the node; the usage report counts public-MAC hours.
+    owner
+        .release_public("p", "02:0b:00:00:00:00")
+        .await
+        .unwrap();
+    assert_eq!(public_macs(&g.doc(&name).unwrap()).len(), 1);
+    h.clock.advance_ms(3_600_000);
+    let u = owner.usage("p", 0, i64::MAX).await.unwrap();
+    let line = u.lines.iter().find(|l| l.tier == "public-mac").unwrap();
+    assert_eq!(line.bookings, 2);
+    assert!(line.resource_hours > 0.9, "{line:?}");
+}

@@ -421,16 +421,23 @@ async fn a_bridged_network_takes_an_s_tag_and_each_node_reframes_under_it() {
     let name = l2.node_network.clone().unwrap();
     for n in &nodes[..2] {
         let doc = serde_json::to_value(n.doc(&name).unwrap()).unwrap();
-        assert_eq!(doc["forwarding"], "rules");
-        assert_eq!(doc["rule"][0]["match"]["in_port"], "lan");
+        assert_eq!(doc["forwarding"], "bridge");
         assert_eq!(
-            doc["rule"][0]["action"],
-            json!({"port": "up", "vlan_push": 3000})
+            doc["bridge"]["port"],
+            json!([{"port": "lan"}, {"port": "up", "s_tag": 3000}])
         );
-        assert_eq!(doc["rule"][1]["match"]["in_port"], "up");
-        assert_eq!(doc["rule"][1]["action"], json!({"port": "lan"}));
         assert_eq!(doc["tunnel"], json!([{"s_tag": 3000}]));
     }
+    // A booking may not put its own S-tag on a member: it would send
+    // frames to the wide area under another experiment's tag.
+    let mut forged = bridged("forged", &["n2", "n3"]);
+    forged.spec["bridge"] = json!({"port": [{"port": "up", "s_tag": 3000}]});
+    let e = alice.book("exp", &forged).await.unwrap_err();
+    assert_eq!(
+        e.api().unwrap().field.as_deref(),
+        Some("spec.bridge.port[0].s_tag"),
+        "{e}"
+    );
     let other = alice
         .book("exp", &bridged("l2b", &["n2", "n3"]))
         .await
@@ -547,6 +554,7 @@ async fn a_restarted_part_comes_back_and_a_moved_wan_address_reaches_every_part(
         mac: WAN[1].1.into(),
         next_hop: None,
         public: None,
+        public_macs: None,
     });
     n2_client.heartbeat(&beat("after-restart")).await.unwrap();
     for (n, other) in [(&nodes[0].0, WAN[2].0), (&nodes[2].0, WAN[0].0)] {

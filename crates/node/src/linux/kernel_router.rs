@@ -137,6 +137,11 @@ pub fn install(
                 rule(&mut lines, format!("from {s} to {d} "), i);
             }
         }
+        ForwardingSpec::Bridge(_) => {
+            return Err(format!(
+                "network `{net}`: a bridge forwards in the hardware tier only"
+            ));
+        }
         ForwardingSpec::Rules { .. } => {
             return Err(format!(
                 "network `{net}`: rule tables have no kernel-router form here; use `router = {{ kind = \"prism\" }}`"

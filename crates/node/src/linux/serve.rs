@@ -199,6 +199,7 @@ impl NodeServer {
                 mac: w.mac.0.to_string(),
                 next_hop: w.next_hop.map(|m| m.0.to_string()),
                 public: w.public.map(|p| p.0.to_string()),
+                public_macs: w.public_macs.map(|p| p.0.to_string()),
             }),
         };
         let networks = sc.substrate.networks().count();

@@ -5,10 +5,12 @@
 
 mod aead_oracles;
 mod against_etherparse;
+mod bridge;
 mod default_network;
 mod gateway;
 mod hop_fast_path;
 mod keys_when_needed;
+mod public_mac;
 mod reconfiguration;
 mod routed_batch;
 mod wan;

@@ -7,7 +7,6 @@
 //! the default network), a tunnel claimed twice refused with nothing changed.
 
 use etherparse::{IpNumber, LinkSlice, NetSlice, PacketBuilder, SlicedPacket, VlanSlice};
-use prism_pipeline::RuleSpec;
 use prism_pipeline::*;
 use prism_tables::{PortRange, Ternary};
 use prism_wire::Ipv4Address;
@@ -352,19 +351,14 @@ fn the_rate_limit_charges_the_experiment_s_frames_not_the_tunnel() {
     assert_eq!(p.counters().networks[id].drops[limited.index()], 1);
 }
 
-/// A bridged network (VANI's bridge service): LAN frames of VLAN 300 leave
-/// by the WAN port under S-tag 3001; WAN frames under S-tag 3001 come out
-/// on the LAN as they went in.
+/// A bridged network (VANI's bridge service): a learning bridge of the
+/// LAN port and the WAN port, whose frames leave under S-tag 3001. What is
+/// unknown floods to the other member, so LAN frames of VLAN 300 leave by
+/// the WAN port under the S-tag and WAN frames under it come out on the
+/// LAN as they went in.
 fn bridged(s_tag: u16) -> Substrate {
     let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 2);
     s.set_wan_ports(&[WAN]).unwrap();
-    let rule = |from: u16, action: Action| RuleSpec {
-        priority: 1,
-        fields: Ternary::ANY.in_port(from),
-        src_port: PortRange::ANY,
-        dst_port: PortRange::ANY,
-        action,
-    };
     let to_wan = Action {
         out_port: Some(WAN),
         vlan: VlanOp::Push { vid: 3001 },
@@ -383,10 +377,11 @@ fn bridged(s_tag: u16) -> Substrate {
             src_port: PortRange::ANY,
             dst_port: PortRange::ANY,
         }],
-        forwarding: ForwardingSpec::Rules {
-            rules: vec![rule(LAN, to_wan), rule(WAN, to_lan)],
-            default: None,
-        },
+        forwarding: ForwardingSpec::Bridge(bridge::BridgeSpec {
+            members: vec![to_lan, to_wan],
+            statics: Vec::new(),
+            ageing_s: 300,
+        }),
         rate_limit: None,
         software_channel: None,
         quantum: 1514,

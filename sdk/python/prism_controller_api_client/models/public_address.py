@@ -25,7 +25,9 @@ class PublicAddress:
     """ A public address's lease.
 
         Attributes:
-            address (str):
+            address (str): An IPv4 address (`kind` "ipv4"), or a MAC (`kind` "mac": a public
+                MAC standing for a bridge network's host).
+            kind (str):
             booking (str):
             node (str):
             internal (str):
@@ -36,6 +38,7 @@ class PublicAddress:
      """
 
     address: str
+    kind: str
     booking: str
     node: str
     internal: str
@@ -51,6 +54,8 @@ class PublicAddress:
 
     def to_dict(self) -> dict[str, Any]:
         address = self.address
+
+        kind = self.kind
 
         booking = self.booking
 
@@ -75,6 +80,7 @@ class PublicAddress:
         field_dict.update(self.additional_properties)
         field_dict.update({
             "address": address,
+            "kind": kind,
             "booking": booking,
             "node": node,
             "internal": internal,
@@ -93,6 +99,8 @@ class PublicAddress:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         address = d.pop("address")
+
+        kind = d.pop("kind")
 
         booking = d.pop("booking")
 
@@ -118,6 +126,7 @@ class PublicAddress:
 
         public_address = cls(
             address=address,
+            kind=kind,
             booking=booking,
             node=node,
             internal=internal,

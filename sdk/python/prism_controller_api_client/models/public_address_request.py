@@ -26,7 +26,9 @@ class PublicAddressRequest:
 
         Attributes:
             booking (str): The booking's id (a provisioned network of the project).
-            internal (str): The host inside the network the address stands for.
+            internal (str): The host inside the network the address stands for: its IPv4
+                address (a routed network: a public address) or its MAC (a bridge
+                network on one node: a public MAC, from the node's MAC pool).
             node (None | str | Unset): The node whose pool the address comes from: for a network spanning
                 nodes, the node of the part the host is on (required); else the
                 booking's node.

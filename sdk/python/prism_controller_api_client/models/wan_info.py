@@ -32,6 +32,8 @@ class WanInfo:
                 leaves for the Internet (NAT, public addresses).
             public (None | str | Unset): The node's pool of public addresses (CIDR), leased through the
                 controller.
+            public_macs (None | str | Unset): The node's pool of public MACs (`02:0b:00:00:00:00/40`), leased
+                through the controller for hosts of bridge networks.
      """
 
     port: str
@@ -39,6 +41,7 @@ class WanInfo:
     mac: str
     next_hop: None | str | Unset = UNSET
     public: None | str | Unset = UNSET
+    public_macs: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -64,6 +67,12 @@ class WanInfo:
         else:
             public = self.public
 
+        public_macs: None | str | Unset
+        if isinstance(self.public_macs, Unset):
+            public_macs = UNSET
+        else:
+            public_macs = self.public_macs
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -76,6 +85,8 @@ class WanInfo:
             field_dict["next_hop"] = next_hop
         if public is not UNSET:
             field_dict["public"] = public
+        if public_macs is not UNSET:
+            field_dict["public_macs"] = public_macs
 
         return field_dict
 
@@ -110,12 +121,23 @@ class WanInfo:
         public = _parse_public(d.pop("public", UNSET))
 
 
+        def _parse_public_macs(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        public_macs = _parse_public_macs(d.pop("public_macs", UNSET))
+
+
         wan_info = cls(
             port=port,
             address=address,
             mac=mac,
             next_hop=next_hop,
             public=public,
+            public_macs=public_macs,
         )
 
 

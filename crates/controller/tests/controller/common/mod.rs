@@ -146,6 +146,14 @@ impl Harness {
         self.register(name, n, 100_000).await
     }
 
+    /// A fake node whose WAN port `c` has a pool of public MACs, registered.
+    pub async fn public_mac_node(&self, name: &str, pool: &str) -> Arc<FakeNode> {
+        let n = FakeNode::new(&["a", "b", "c"], 8)
+            .with_wan("c", "203.0.113.1", "02:0a:00:00:00:01")
+            .with_public_macs(pool);
+        self.register(name, n, 100_000).await
+    }
+
     /// A fake node with ports `a`, `b`, `c` and `slots` hardware slots,
     /// registered.
     pub async fn node(&self, name: &str, slots: u16, sw_mbps: i64) -> Arc<FakeNode> {
