@@ -38,5 +38,6 @@ pub mod tables;
 pub mod wan_demo;
 mod wan_faults;
 mod wan_gateway;
+pub mod wan_public_mac;
 pub mod wan_rates;
 mod wan_traffic;

@@ -181,11 +181,13 @@ fn start_node(prism: &Path, i: usize, cred: &Path, controller: &str, key: &Path)
             "# prism demo --wan: a node with a LAN port and a WAN port; the controller books its networks.\n\
              device = \"alveo-u280\"\n\n[[port]]\nname = \"lan\"\ninterface = \"lan\"\n\n\
              [[port]]\nname = \"wan\"\ninterface = \"wan0\"\n\
-             wan = {{ address = \"{}\", mac = \"{}\", next_hop = \"{}\", public = \"203.0.113.{}/29\" }}\n",
+             wan = {{ address = \"{}\", mac = \"{}\", next_hop = \"{}\", public = \"203.0.113.{}/29\", \
+             public_macs = \"02:0b:00:00:0{}:00/44\" }}\n",
             wan_address(i),
             netns::format_mac(wan_mac(i)),
             netns::format_mac(crate::wan_gateway::INTERNET_MAC),
-            64 + 8 * i
+            64 + 8 * i,
+            i
         ),
     )?;
     let log = std::fs::File::create(dir.join(format!("node{i}.log")))?;
@@ -524,6 +526,13 @@ pub fn main(prism: &Path, rates: bool) -> Result<()> {
     );
     failed |= g.pings.1 < g.pings.0 || g.public.1 < g.public.0 || g.public.2 < g.public.0;
     failed |= g.released.1 > 0 || g.released.2 < g.released.0;
+    let m = &g.public_mac;
+    println!(
+        "  public MAC {}: {} ARP requests, {} answered; {} pings, {} answered; after release {} sent, {} reached, {} dropped as wan/unexpected",
+        m.mac, m.arp.0, m.arp.1, m.pings.0, m.pings.1, m.released.0, m.released.1, m.released.2
+    );
+    failed |= m.arp.1 < m.arp.0 || m.pings.1 < m.pings.0;
+    failed |= m.released.1 > 0 || m.released.2 < m.released.0;
     let r = &o.restart;
     println!(
         "  node3 restarted under traffic: node1 → node2 {} of {} meanwhile; part back in {:.0} ms; node1 → node3 {} of {} after",

@@ -76,6 +76,8 @@ pub struct GatewayOutcome {
     pub public: (u64, u64, u64),
     /// After the release: sent, received inside, node's `wan/not-leased`.
     pub released: (u64, u64, u64),
+    /// A bridge network's host with a public MAC.
+    pub public_mac: crate::wan_public_mac::PublicMacOutcome,
 }
 
 /// A network with NAT whose host is `INSIDE`: 10.99.0.0/24 to its LAN.
@@ -91,11 +93,11 @@ fn nat_network(name: &str) -> BookingRequest {
     r
 }
 
-fn node_index(b: &Booking) -> Result<usize> {
+pub(crate) fn node_index(b: &Booking) -> Result<usize> {
     b.node
         .as_deref()
         .and_then(|n| n.strip_prefix("node")?.parse().ok())
-        .context("a NAT booking on a demo node")
+        .context("a booking on a demo node")
 }
 
 /// A UDP frame from the inside host of node `i` on `vlan`.
@@ -172,14 +174,14 @@ fn to_inside(d: &[u8]) -> Option<(u8, u16, u16, &[u8])> {
 }
 
 /// The inside host of node `i`: a ring to read and a socket to send.
-fn inside(i: usize) -> Result<(PacketPort, PacketPort)> {
+pub(crate) fn inside(i: usize) -> Result<(PacketPort, PacketPort)> {
     let rx = netns::in_namespace(&host_ns(i), || PacketPort::open("eth0", Some(RING)))?;
     let tx = netns::in_namespace(&host_ns(i), || PacketPort::open_tx("eth0"))?;
     Ok((rx, tx))
 }
 
 /// Reads `rx` for `ms`, handing each frame on `vlan` (untagged) to `f`.
-fn drain(rx: &mut PacketPort, vlan: u16, ms: u64, mut f: impl FnMut(&[u8])) {
+pub(crate) fn drain(rx: &mut PacketPort, vlan: u16, ms: u64, mut f: impl FnMut(&[u8])) {
     let end = Instant::now() + Duration::from_millis(ms);
     loop {
         rx.recv_block(|fr| {
@@ -370,6 +372,7 @@ pub(crate) async fn run(
     for b in &booked {
         alice.release("wan", &b.id).await?;
     }
+    out.public_mac = crate::wan_public_mac::run(alice, secret, say).await?;
     if out.nat.iter().any(|(_, s, _, _)| s.is_empty()) {
         bail!("the echo server heard nothing: {:?}", out.nat);
     }
