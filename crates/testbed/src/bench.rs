@@ -6,6 +6,7 @@
 //! do), so they are reference cycles at the TSC rate; the core may run at
 //! another clock. Nothing here is a model: it is the real code on real data.
 
+pub mod bridge;
 pub mod classify;
 pub mod l3fwd;
 pub mod nat;
@@ -72,7 +73,13 @@ pub fn tsc_hz() -> f64 {
 }
 
 /// Runs `f` (which processes `items` items) `reps` times; keeps the best run.
-fn measure(name: &str, items: u64, reps: usize, note: &str, mut f: impl FnMut()) -> Figure {
+pub(crate) fn measure(
+    name: &str,
+    items: u64,
+    reps: usize,
+    note: &str,
+    mut f: impl FnMut(),
+) -> Figure {
     f(); // warm-up
     let mut best_ns = f64::MAX;
     let mut best_cyc = f64::MAX;
@@ -151,7 +158,7 @@ pub fn forward_pass(
 }
 
 /// Passes over the frames per timed run.
-fn rounds(quick: bool) -> usize {
+pub(crate) fn rounds(quick: bool) -> usize {
     if quick { 2 } else { 5 }
 }
 
@@ -291,6 +298,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     scale::run(args, reps, &mut push)?;
     wan::run(args, reps, &mut push)?;
     nat::run(args, reps, &mut push)?;
+    bridge::run(args, reps, &mut push)?;
     control_load(args, &mut push);
     let need_bgp = ["lpm/", "pipeline/bgp"].iter().any(|n| wanted(args, n));
     if need_bgp {

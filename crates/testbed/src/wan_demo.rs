@@ -68,6 +68,9 @@ pub struct Outcome {
     pub gateway: crate::wan_gateway::GatewayOutcome,
     /// Node 3 killed and started again under traffic.
     pub restart: Restart,
+    pub tier_move: crate::wan_faults::TierMove,
+    /// A bridge network's host with a public MAC.
+    pub public_mac: crate::wan_public_mac::PublicMacOutcome,
 }
 
 fn ours(ns: &str) -> bool {
@@ -443,20 +446,19 @@ async fn drive(
         "  an outsider's {} frames on the WAN: {} delivered; node2 dropped {} as wan/unknown-tunnel, {} as wan/not-leased",
         out.spoofed, out.spoofed_delivered, out.spoof_drops.0, out.spoof_drops.1
     ));
+    out.tier_move = crate::wan_faults::move_node2_part(&span, secret).await?;
+    say(&out.tier_move.line());
     let cred = dir.join("control-plane.secret");
     let key = dir.join("node3.key");
     let again = || start_node(prism, 3, &cred, &addr, &key);
     out.restart =
         crate::wan_faults::restart_node3(&span, secret, &mut topo.nodes[2], again).await?;
-    let r = &out.restart;
-    say(&format!(
-        "  node3 killed and started again under traffic: node1 → node2 meanwhile {} of {} received; node3 had its part back {:.0} ms after the kill; node1 → node3 then {} of {}",
-        r.during.1, r.during.0, r.back_ms, r.after.1, r.after.0
-    ));
+    say(&out.restart.line());
     for b in [&span, &red, &blue, &l2, &soft] {
         alice.release("wan", &b.id).await?;
     }
     out.gateway = crate::wan_gateway::run(&alice, secret, say).await?;
+    out.public_mac = crate::wan_public_mac::run(&alice, secret, say).await?;
     if rates {
         say(
             "  VANI Table 2: five experiments across node1's WAN port, each offering 1.5× its booking ...",
@@ -526,7 +528,7 @@ pub fn main(prism: &Path, rates: bool) -> Result<()> {
     );
     failed |= g.pings.1 < g.pings.0 || g.public.1 < g.public.0 || g.public.2 < g.public.0;
     failed |= g.released.1 > 0 || g.released.2 < g.released.0;
-    let m = &g.public_mac;
+    let m = &o.public_mac;
     println!(
         "  public MAC {}: {} ARP requests, {} answered; {} pings, {} answered; after release {} sent, {} reached, {} dropped as wan/unexpected",
         m.mac, m.arp.0, m.arp.1, m.pings.0, m.pings.1, m.released.0, m.released.1, m.released.2
@@ -539,6 +541,19 @@ pub fn main(prism: &Path, rates: bool) -> Result<()> {
         r.during.1, r.during.0, r.back_ms, r.after.1, r.after.0
     );
     failed |= r.during.1 < r.during.0 || r.after.1 < r.after.0;
+    let m = &o.tier_move;
+    println!(
+        "  node2's part moved to software under traffic: node1 → node3 {} of {}, node1 → node2 {} of {} meanwhile; then {} of {} in software, {} of {} back in hardware",
+        m.other.1,
+        m.other.0,
+        m.moved.1,
+        m.moved.0,
+        m.in_software.1,
+        m.in_software.0,
+        m.back.1,
+        m.back.0
+    );
+    failed |= m.other.1 < m.other.0 || m.in_software.1 < m.in_software.0 || m.back.1 < m.back.0;
     println!(
         "  cleanup: {}",
         if o.leftovers.is_empty() {

@@ -24,6 +24,16 @@ pub struct Restart {
     pub after: (u64, u64),
 }
 
+impl Restart {
+    /// The demo's line for it.
+    pub fn line(&self) -> String {
+        format!(
+            "  node3 killed and started again under traffic: node1 → node2 meanwhile {} of {} received; node3 had its part back {:.0} ms after the kill; node1 → node3 then {} of {}",
+            self.during.1, self.during.0, self.back_ms, self.after.1, self.after.0
+        )
+    }
+}
+
 /// Kills node 3 (`node`, replaced by what `restart` starts) under
 /// traffic through `span` and waits for its part to come back.
 pub(crate) async fn restart_node3(
@@ -69,5 +79,92 @@ pub(crate) async fn restart_node3(
         during,
         back_ms,
         after: (FRAMES, after.0),
+    })
+}
+
+/// What moving node 2's part between tiers under traffic measured, each
+/// (sent, received on the network's VLAN at the receiving host).
+#[derive(Debug, Default, Clone)]
+pub struct TierMove {
+    /// Host 1 to host 3 (another part) while node 2's part moved to the
+    /// software tier.
+    pub other: (u64, u64),
+    /// Host 1 to host 2 meanwhile (through the part that moved).
+    pub moved: (u64, u64),
+    /// How long the node took to answer the move, ms.
+    pub move_ms: f64,
+    /// Host 1 to host 2 with the part in software, then back in hardware.
+    pub in_software: (u64, u64),
+    pub back: (u64, u64),
+}
+
+impl TierMove {
+    /// The demo's line for it.
+    pub fn line(&self) -> String {
+        format!(
+            "  node2's part of span3 moved to software under traffic ({:.0} ms): node1 → node3 meanwhile {} of {}, node1 → node2 {} of {}; in software {} of {}; back in hardware {} of {}",
+            self.move_ms,
+            self.other.1,
+            self.other.0,
+            self.moved.1,
+            self.moved.0,
+            self.in_software.1,
+            self.in_software.0,
+            self.back.1,
+            self.back.0
+        )
+    }
+}
+
+/// Moves node 2's part of `span` to the software tier through its node
+/// API (an operator's move) while host 1 sends to hosts 2 and 3, then back.
+pub(crate) async fn move_node2_part(span: &Booking, secret: &str) -> Result<TierMove> {
+    use prism_node_api::{PlacedTier, TierBody};
+    let vlan = span.vlan.unwrap_or(0) as u16;
+    let name = node_network_name(&span.id);
+    let three_flows = move |to: usize, first: u16| {
+        tokio::task::spawn_blocking(move || {
+            let mut total = (0, 0);
+            for port in first..first + 3 {
+                let (got, _) = flow(1, to, vlan, Carried::Udp(port))?;
+                total = (total.0 + FRAMES, total.1 + got);
+            }
+            anyhow::Ok(total)
+        })
+    };
+    let (to3, to2) = (three_flows(3, 7201), three_flows(2, 7211));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let node2 = node_client(2, secret);
+    let started = Instant::now();
+    let software = TierBody {
+        tier: PlacedTier::Software,
+    };
+    node2.set_tier(&name, &software).await?;
+    let move_ms = started.elapsed().as_secs_f64() * 1e3;
+    let tier = |views: Vec<prism_node_api::NetworkView>| {
+        views.into_iter().find(|n| n.name == name).map(|n| n.tier)
+    };
+    if tier(node2.list_networks().await?) != Some(PlacedTier::Software) {
+        bail!("node 2's part is not in the software tier after the move");
+    }
+    let (other, moved) = (to3.await??, to2.await??);
+    let in_software =
+        tokio::task::spawn_blocking(move || flow(1, 2, vlan, Carried::Udp(7221))).await??;
+    let hardware = TierBody {
+        tier: PlacedTier::Hardware,
+    };
+    node2.set_tier(&name, &hardware).await?;
+    if tier(node2.list_networks().await?) != Some(PlacedTier::Hardware) {
+        bail!("node 2's part is not back in the hardware tier");
+    }
+    // The slot loads its module for the profile's (modelled) time.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let back = tokio::task::spawn_blocking(move || flow(1, 2, vlan, Carried::Udp(7222))).await??;
+    Ok(TierMove {
+        other,
+        moved,
+        move_ms,
+        in_software: (FRAMES, in_software.0),
+        back: (FRAMES, back.0),
     })
 }

@@ -67,7 +67,7 @@ fn networks_span_three_nodes_and_stay_apart_across_the_wan() {
     assert_eq!((g.public.1, g.public.2), (g.public.0, g.public.0), "{g:?}");
     assert_eq!(g.released.1, 0, "a released address carries nothing: {g:?}");
     assert!(g.released.2 >= g.released.0, "{g:?}");
-    let m = &g.public_mac;
+    let m = &o.public_mac;
     assert_eq!(
         m.arp.1, m.arp.0,
         "the kernel's ARP answers reach the host: {m:?}"
@@ -78,6 +78,13 @@ fn networks_span_three_nodes_and_stay_apart_across_the_wan() {
         "a released public MAC carries nothing: {m:?}"
     );
     assert!(m.released.2 >= m.released.0, "{m:?}");
+    let m = &o.tier_move;
+    assert_eq!(
+        m.other.1, m.other.0,
+        "node 1 → node 3 loses nothing while node 2's part changes tier: {m:?}"
+    );
+    assert_eq!(m.in_software.1, m.in_software.0, "{m:?}");
+    assert_eq!(m.back.1, m.back.0, "{m:?}");
     let r = &o.restart;
     assert_eq!(
         r.during.1, r.during.0,
