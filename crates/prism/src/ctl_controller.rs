@@ -67,7 +67,9 @@ pub enum ControllerCmd {
         nat: bool,
     },
     /// Lease a public address from a node's pool for host INTERNAL of
-    /// booking BOOKING (the gateway service: traffic to it reaches the host).
+    /// booking BOOKING: an IPv4 host of a routed network (the gateway
+    /// service: traffic to the address reaches the host), or a MAC host of
+    /// a bridge network on one node (a public MAC, docs/wan.md).
     PublicLease {
         booking: String,
         internal: String,
@@ -275,37 +277,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         C::Start { id } => print(&c.act(&project()?, id, Action::Start).await?),
         C::Stop { id } => print(&c.act(&project()?, id, Action::Stop).await?),
         C::Quota => print(&c.quota(&project()?).await?),
-        C::Usage { from, to, csv } => {
-            let to = to.unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_millis() as i64)
-                    .unwrap_or(0)
-            });
-            if *csv {
-                print!("{}", c.usage_csv(&project()?, *from, to).await?);
-                Ok(())
-            } else {
-                print(&c.usage(&project()?, *from, to).await?)
-            }
-        }
-        C::KeyCreate { name, ops, ttl } => {
-            let operations = ops
-                .iter()
-                .map(|o| parse_op(o))
-                .collect::<Result<Vec<_>>>()?;
-            print(
-                &c.create_api_key(
-                    &project()?,
-                    &ApiKeyRequest {
-                        name: name.clone(),
-                        operations,
-                        ttl_s: *ttl,
-                    },
-                )
-                .await?,
-            )
-        }
+        C::Usage { .. } | C::KeyCreate { .. } => report_call(&c, &project()?, cmd).await,
         C::KeyRevoke { id } => {
             c.revoke_api_key(&project()?, id).await?;
             println!("revoked");
@@ -319,6 +291,60 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
                     .await?,
             )
         }
+        C::UserAdd { .. }
+        | C::ProjectAdd { .. }
+        | C::NodeAdd { .. }
+        | C::Nodes
+        | C::NodeKey { .. }
+        | C::NodeKeys
+        | C::NodeKeyRevoke { .. }
+        | C::Audit => admin_call(&c, cmd).await,
+    }
+}
+
+/// The usage report and API-key creation.
+async fn report_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -> Result<()> {
+    use ControllerCmd as C;
+    match cmd {
+        C::Usage { from, to, csv } => {
+            let to = to.unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_millis() as i64)
+                    .unwrap_or(0)
+            });
+            if *csv {
+                print!("{}", c.usage_csv(project, *from, to).await?);
+                Ok(())
+            } else {
+                print(&c.usage(project, *from, to).await?)
+            }
+        }
+        C::KeyCreate { name, ops, ttl } => {
+            let operations = ops
+                .iter()
+                .map(|o| parse_op(o))
+                .collect::<Result<Vec<_>>>()?;
+            print(
+                &c.create_api_key(
+                    project,
+                    &ApiKeyRequest {
+                        name: name.clone(),
+                        operations,
+                        ttl_s: *ttl,
+                    },
+                )
+                .await?,
+            )
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The administrator's commands.
+async fn admin_call(c: &ControllerClient, cmd: &ControllerCmd) -> Result<()> {
+    use ControllerCmd as C;
+    match cmd {
         C::UserAdd { name, admin } => {
             let password = read_password()?;
             print(
@@ -370,6 +396,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             Ok(())
         }
         C::Audit => print(&c.all_audit().await?),
+        _ => Ok(()),
     }
 }
 
