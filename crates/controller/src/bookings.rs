@@ -186,47 +186,13 @@ impl Controller {
         check_name("name", &r.name)?;
         let compiled = self.resource_type(&r.resource_type).await?;
         let rtype = &compiled.t;
-        let lease_s = r.lease_s.unwrap_or(level.default_lease_s);
-        if !(60..=level.max_lease_s).contains(&lease_s) {
-            return Err(Error::invalid(format!(
-                "60 to {} seconds (the service level's longest lease)",
-                level.max_lease_s
-            ))
-            .with_field("lease_s"));
-        }
+        let lease_s = check_request(&level, &r, &rtype.name)?;
         let is_net = rtype.name == NETWORK;
-        if !r.parts.is_empty() {
-            if !is_net {
-                return Err(Error::invalid("only a network spans nodes").with_field("parts"));
-            }
-            crate::span::check_parts(&r.parts, &r.spec)?;
-        }
-        if is_net && !(1..=100_000).contains(&r.bandwidth_mbps) {
-            return Err(Error::invalid("1 to 100000 Mbit/s").with_field("bandwidth_mbps"));
-        }
-        if !is_net && r.bandwidth_mbps != 0 {
-            return Err(
-                Error::invalid(format!("a `{}` has no bandwidth: 0", rtype.name))
-                    .with_field("bandwidth_mbps"),
-            );
-        }
         let asked_tier = asked_tier(&compiled, &r.spec)?;
         let id = secrets::new_id();
-        let now = self.now_ms();
         let mut tx = db::booking_tx(&self.pool).await?;
-        let dup = sqlx::query(
-            "SELECT 1 FROM bookings WHERE project_id = $1 AND name = $2 AND released_ms IS NULL",
-        )
-        .bind(&m.project_id)
-        .bind(&r.name)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if dup.is_some() {
-            return Err(
-                Error::conflict(format!("the project has a booking `{}`", r.name))
-                    .with_field("name"),
-            );
-        }
+        self.refuse_duplicate(&mut tx, &m.project_id, &r.name)
+            .await?;
         // The quota first: a request over it is refused as such (409)
         // whatever the nodes have left. An `auto` network's tier is known
         // only once placed: its count is checked then.
@@ -262,31 +228,17 @@ impl Controller {
         } else {
             None
         };
-        sqlx::query("INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms, nat) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14)")
-            .bind(&id)
-            .bind(&m.project_id)
-            .bind(&p.user_id)
-            .bind(&r.name)
-            .bind(&rtype.name)
-            .bind(tier)
-            .bind(r.bandwidth_mbps)
-            .bind(lease_s)
-            .bind(placement.as_ref().map(|pl| pl.node.id.clone()))
-            .bind(vlan)
-            .bind(r.spec.to_string())
-            .bind(now)
-            .bind(now + self.settings.hold_s * 1000)
-            .bind(i64::from(r.nat))
-            .execute(&mut *tx)
-            .await?;
-        if let Some(v) = vlan {
-            sqlx::query("INSERT INTO vlans (vlan, project_id, booking_id) VALUES ($1, $2, $3)")
-                .bind(v)
-                .bind(&m.project_id)
-                .bind(&id)
-                .execute(&mut *tx)
-                .await?;
-        }
+        let row = NewBooking {
+            id: &id,
+            project_id: &m.project_id,
+            user_id: &p.user_id,
+            resource_type: &rtype.name,
+            tier,
+            lease_s,
+            node_id: placement.as_ref().map(|pl| pl.node.id.as_str()),
+            vlan,
+        };
+        self.insert_booking(&mut tx, &row, &r).await?;
         if !r.parts.is_empty() {
             self.record_parts(&mut tx, &id, &r).await?;
         }
@@ -299,6 +251,60 @@ impl Controller {
             return self.provision(p, project, &id).await;
         }
         Ok(b)
+    }
+
+    /// The project's live booking of the same name refused.
+    async fn refuse_duplicate(&self, tx: &mut Tx, project_id: &str, name: &str) -> Result<()> {
+        let dup = sqlx::query(
+            "SELECT 1 FROM bookings WHERE project_id = $1 AND name = $2 AND released_ms IS NULL",
+        )
+        .bind(project_id)
+        .bind(name)
+        .fetch_optional(&mut **tx)
+        .await?;
+        match dup {
+            Some(_) => Err(
+                Error::conflict(format!("the project has a booking `{name}`")).with_field("name"),
+            ),
+            None => Ok(()),
+        }
+    }
+
+    /// The booking's row, `allocated` and `pending`, held for the hold
+    /// time; its VLAN's row.
+    async fn insert_booking(
+        &self,
+        tx: &mut Tx,
+        b: &NewBooking<'_>,
+        r: &BookingRequest,
+    ) -> Result<()> {
+        let now = self.now_ms();
+        sqlx::query("INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms, nat) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14)")
+            .bind(b.id)
+            .bind(b.project_id)
+            .bind(b.user_id)
+            .bind(&r.name)
+            .bind(b.resource_type)
+            .bind(b.tier)
+            .bind(r.bandwidth_mbps)
+            .bind(b.lease_s)
+            .bind(b.node_id)
+            .bind(b.vlan)
+            .bind(r.spec.to_string())
+            .bind(now)
+            .bind(now + self.settings.hold_s * 1000)
+            .bind(i64::from(r.nat))
+            .execute(&mut **tx)
+            .await?;
+        if let Some(v) = b.vlan {
+            sqlx::query("INSERT INTO vlans (vlan, project_id, booking_id) VALUES ($1, $2, $3)")
+                .bind(v)
+                .bind(b.project_id)
+                .bind(b.id)
+                .execute(&mut **tx)
+                .await?;
+        }
+        Ok(())
     }
 
     /// Compiles the documents booking `b` becomes on its node or nodes,
@@ -519,4 +525,45 @@ impl Controller {
         }
         Ok(())
     }
+}
+
+/// What a new booking's row holds besides the request.
+struct NewBooking<'a> {
+    id: &'a str,
+    project_id: &'a str,
+    user_id: &'a str,
+    resource_type: &'a str,
+    tier: Option<&'a str>,
+    lease_s: i64,
+    node_id: Option<&'a str>,
+    vlan: Option<i64>,
+}
+
+/// Checks a request's lease, parts and bandwidth against the service
+/// level and its resource type; the lease in seconds.
+fn check_request(level: &crate::ServiceLevel, r: &BookingRequest, rtype: &str) -> Result<i64> {
+    let lease_s = r.lease_s.unwrap_or(level.default_lease_s);
+    if !(60..=level.max_lease_s).contains(&lease_s) {
+        return Err(Error::invalid(format!(
+            "60 to {} seconds (the service level's longest lease)",
+            level.max_lease_s
+        ))
+        .with_field("lease_s"));
+    }
+    let is_net = rtype == NETWORK;
+    if !r.parts.is_empty() {
+        if !is_net {
+            return Err(Error::invalid("only a network spans nodes").with_field("parts"));
+        }
+        crate::span::check_parts(&r.parts, &r.spec)?;
+    }
+    if is_net && !(1..=100_000).contains(&r.bandwidth_mbps) {
+        return Err(Error::invalid("1 to 100000 Mbit/s").with_field("bandwidth_mbps"));
+    }
+    if !is_net && r.bandwidth_mbps != 0 {
+        return Err(
+            Error::invalid(format!("a `{rtype}` has no bandwidth: 0")).with_field("bandwidth_mbps")
+        );
+    }
+    Ok(lease_s)
 }
