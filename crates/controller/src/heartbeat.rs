@@ -163,78 +163,11 @@ impl Controller {
     }
 
     pub async fn heartbeat(&self, caller: &NodeCaller, h: Heartbeat) -> Result<HeartbeatAnswer> {
-        if h.name != caller.node {
-            return Err(Error::forbidden(format!(
-                "this key is for node `{}`, not `{}`",
-                caller.node, h.name
-            ))
-            .with_field("name"));
-        }
-        check_address(&h.address)?;
-        if h.boot_id.is_empty() || h.boot_id.len() > 64 {
-            return Err(Error::invalid("1 to 64 characters").with_field("boot_id"));
-        }
-        for (field, v) in [("hw_mbps", h.hw_mbps), ("sw_mbps", h.sw_mbps)] {
-            if v.is_some_and(|v| !(0..=10_000_000).contains(&v)) {
-                return Err(Error::invalid("0 to 10,000,000 Mbit/s").with_field(field));
-            }
-        }
+        check_heartbeat(caller, &h)?;
         let now = self.now_ms();
-        let ports = serde_json::to_string(&h.info.ports).unwrap_or_default();
-        let slots = i64::from(h.info.hardware_slots.total);
         let mut tx = self.pool.begin().await?;
-        let old = sqlx::query(
-            "SELECT id, address, boot_id, generation, applied_generation FROM nodes WHERE name = $1",
-        )
-        .bind(&h.name)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let (id, registered, changed, generation, applied) = match old {
-            None => {
-                let id = secrets::new_id();
-                sqlx::query("INSERT INTO nodes (id, name, address, device, slots, hw_mbps, sw_mbps, ports, generation, applied_generation, last_seen_ms, created_ms, boot_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 0, $9, $9, $10)")
-                    .bind(&id)
-                    .bind(&h.name)
-                    .bind(&h.address)
-                    .bind(&h.info.device)
-                    .bind(slots)
-                    .bind(h.hw_mbps.unwrap_or(1000))
-                    .bind(h.sw_mbps.unwrap_or(100))
-                    .bind(&ports)
-                    .bind(now)
-                    .bind(&h.boot_id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(|e| {
-                        if unique_violation(&e) {
-                            Error::conflict("this node was registered meanwhile; send again")
-                        } else {
-                            e.into()
-                        }
-                    })?;
-                (id, true, true, 1, 0)
-            }
-            Some(r) => {
-                let id: String = r.try_get(0)?;
-                let moved = r.try_get::<String, _>(1)? != h.address;
-                let rebooted = r.try_get::<Option<String>, _>(2)?.as_deref() != Some(&h.boot_id);
-                let generation: i64 = r.try_get(3)?;
-                let applied: i64 = r.try_get(4)?;
-                sqlx::query("UPDATE nodes SET address = $2, device = $3, slots = $4, ports = $5, boot_id = $6, last_seen_ms = $7, hw_mbps = COALESCE($8, hw_mbps), sw_mbps = COALESCE($9, sw_mbps) WHERE id = $1")
-                    .bind(&id)
-                    .bind(&h.address)
-                    .bind(&h.info.device)
-                    .bind(slots)
-                    .bind(&ports)
-                    .bind(&h.boot_id)
-                    .bind(now)
-                    .bind(h.hw_mbps)
-                    .bind(h.sw_mbps)
-                    .execute(&mut *tx)
-                    .await?;
-                (id, false, moved || rebooted, generation, applied)
-            }
-        };
+        let (id, registered, changed, generation, applied) =
+            self.upsert_node(&mut tx, &h, now).await?;
         let wan_moved = self.record_wan(&mut tx, &id, h.info.wan.as_ref()).await?;
         sqlx::query("UPDATE node_keys SET last_used_ms = $2 WHERE id = $1")
             .bind(&caller.key_id)
@@ -261,6 +194,92 @@ impl Controller {
             every_ms: HEARTBEAT_EVERY_MS,
         })
     }
+
+    /// The node's row, made at its first heartbeat and updated at each:
+    /// (id, registered now, moved or rebooted, generation, applied).
+    async fn upsert_node(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+        h: &Heartbeat,
+        now: i64,
+    ) -> Result<(String, bool, bool, i64, i64)> {
+        let ports = serde_json::to_string(&h.info.ports).unwrap_or_default();
+        let slots = i64::from(h.info.hardware_slots.total);
+        let old = sqlx::query(
+            "SELECT id, address, boot_id, generation, applied_generation FROM nodes WHERE name = $1",
+        )
+        .bind(&h.name)
+        .fetch_optional(&mut **tx)
+        .await?;
+        Ok(match old {
+            None => {
+                let id = secrets::new_id();
+                sqlx::query("INSERT INTO nodes (id, name, address, device, slots, hw_mbps, sw_mbps, ports, generation, applied_generation, last_seen_ms, created_ms, boot_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 0, $9, $9, $10)")
+                    .bind(&id)
+                    .bind(&h.name)
+                    .bind(&h.address)
+                    .bind(&h.info.device)
+                    .bind(slots)
+                    .bind(h.hw_mbps.unwrap_or(1000))
+                    .bind(h.sw_mbps.unwrap_or(100))
+                    .bind(&ports)
+                    .bind(now)
+                    .bind(&h.boot_id)
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(|e| {
+                        if unique_violation(&e) {
+                            Error::conflict("this node was registered meanwhile; send again")
+                        } else {
+                            e.into()
+                        }
+                    })?;
+                (id, true, true, 1, 0)
+            }
+            Some(r) => {
+                let id: String = r.try_get(0)?;
+                let moved = r.try_get::<String, _>(1)? != h.address;
+                let rebooted = r.try_get::<Option<String>, _>(2)?.as_deref() != Some(&h.boot_id);
+                let generation: i64 = r.try_get(3)?;
+                let applied: i64 = r.try_get(4)?;
+                sqlx::query("UPDATE nodes SET address = $2, device = $3, slots = $4, ports = $5, boot_id = $6, last_seen_ms = $7, hw_mbps = COALESCE($8, hw_mbps), sw_mbps = COALESCE($9, sw_mbps) WHERE id = $1")
+                    .bind(&id)
+                    .bind(&h.address)
+                    .bind(&h.info.device)
+                    .bind(slots)
+                    .bind(&ports)
+                    .bind(&h.boot_id)
+                    .bind(now)
+                    .bind(h.hw_mbps)
+                    .bind(h.sw_mbps)
+                    .execute(&mut **tx)
+                    .await?;
+                (id, false, moved || rebooted, generation, applied)
+            }
+        })
+    }
+}
+
+/// Refuses a heartbeat whose name is not the key's node, or whose
+/// address, boot id or rates are out of range.
+fn check_heartbeat(caller: &NodeCaller, h: &Heartbeat) -> Result<()> {
+    if h.name != caller.node {
+        return Err(Error::forbidden(format!(
+            "this key is for node `{}`, not `{}`",
+            caller.node, h.name
+        ))
+        .with_field("name"));
+    }
+    check_address(&h.address)?;
+    if h.boot_id.is_empty() || h.boot_id.len() > 64 {
+        return Err(Error::invalid("1 to 64 characters").with_field("boot_id"));
+    }
+    for (field, v) in [("hw_mbps", h.hw_mbps), ("sw_mbps", h.sw_mbps)] {
+        if v.is_some_and(|v| !(0..=10_000_000).contains(&v)) {
+            return Err(Error::invalid("0 to 10,000,000 Mbit/s").with_field(field));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
