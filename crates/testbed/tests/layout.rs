@@ -345,7 +345,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("netdoc/src/compile.rs", "action", 84),
     ("netdoc/src/scenario.rs", "build", 123),
     ("node/src/control/reconfigure.rs", "reconfigure", 99),
-    ("node/src/linux/node.rs", "start", 156),
     ("node/src/linux/swrouter.rs", "run", 129),
     ("node/src/offline.rs", "run_streaming", 95),
     ("node-api/src/metrics.rs", "encode", 110),

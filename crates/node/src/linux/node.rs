@@ -21,7 +21,7 @@
 use crate::control::Control;
 use crate::linux::names::{NodeOptions, bridge_name};
 use crate::linux::taps::WorkerTaps;
-use crate::linux::worker::{PortReport, Slot, Source, Worker, WorkerReport};
+use crate::linux::worker::{PortReport, Slot, Source, Worker, WorkerCmd, WorkerReport};
 use crate::linux::{IoSettings, LinuxRuntime};
 use anyhow::{Context, Result, bail};
 use prism_io::container;
@@ -60,39 +60,7 @@ impl Node {
             bail!("a live node needs root (raw sockets, namespaces); `prism run` runs offline");
         }
         let mut notes = Vec::new();
-        // Held until the node ends: what carries its names is its own, and
-        // no other node or `prism cleanup` touches it meanwhile.
-        let lock = InstanceLock::acquire(&opts.state_dir)?;
-        let stale = remove_leftovers(opts)?;
-        if !stale.is_empty() {
-            notes.push(format!(
-                "removed what a previous run left: {} namespaces, {} links, {} cgroups, {} files",
-                stale.report.namespaces.len(),
-                stale.report.links.len(),
-                stale.report.cgroups.len(),
-                stale.files.len()
-            ));
-        }
-        let mut bridges = Vec::new();
-        for (p, soft) in soft_ifaces.iter().enumerate() {
-            bridges.push(match soft {
-                Some(i) => {
-                    let b = bridge_name(opts, p as u16);
-                    make_bridge(&b, i).with_context(|| format!("port {p}: bridge for `{i}`"))?;
-                    notes.push(format!(
-                        "port {p}: software interface {i} bridged by {b} (multi-receiver path)"
-                    ));
-                    Some(b)
-                }
-                None => None,
-            });
-        }
-        for i in ifaces {
-            // GRO would merge frames before our sockets see them.
-            if let Err(e) = prism_io::netns::wire_frames_only(None, i) {
-                notes.push(format!("{i}: offloads left on ({e})"));
-            }
-        }
+        let (lock, bridges) = prepare_host(opts, ifaces, soft_ifaces, &mut notes)?;
         let n = opts.workers.max(1);
         let software: Vec<String> = sc
             .substrate
@@ -109,42 +77,8 @@ impl Node {
             bridges,
             io,
         );
-        let mut per: Vec<Vec<Slot>> = (0..n).map(|_| Vec::new()).collect();
-        for (i, f) in ifaces.iter().enumerate() {
-            let (slots, fallback) = runtime
-                .deal(f, Source::Wire(i as u16), true, n)
-                .with_context(|| format!("port {i} on `{f}`"))?;
-            if let Some(why) = fallback {
-                notes.push(format!("{f}: AF_XDP unavailable ({why}); using AF_PACKET"));
-            }
-            for (w, s) in slots.into_iter().enumerate() {
-                per[w].extend(s);
-            }
-        }
-        let describe: Vec<String> = per
-            .iter()
-            .flatten()
-            .filter(|s| s.rx)
-            .map(|s| format!("{} {}", s.name, s.io.describe()))
-            .collect();
-        notes.push(format!("receiving on {}", describe.join(", ")));
-        let mut senders = Vec::new();
-        let mut workers = Vec::new();
-        for (w, slots) in per.into_iter().enumerate() {
-            let (tx, rx) = std::sync::mpsc::channel();
-            senders.push(tx);
-            let cfg = PipelineConfig {
-                pipeline_id: w as u32,
-                ..PipelineConfig::default()
-            };
-            workers.push(Worker::new(
-                Pipeline::new(handle.clone(), cfg),
-                ports,
-                slots,
-                rx,
-                runtime.epoch,
-            ));
-        }
+        let per = deal_ports(&mut runtime, ifaces, n, &mut notes)?;
+        let (senders, workers) = make_workers(per, &handle, ports, runtime.epoch);
         let taps = Arc::new(WorkerTaps::new(senders.clone()));
         runtime.set_workers(senders);
         let device = sc.device.clone();
@@ -170,10 +104,26 @@ impl Node {
             notes,
             _lock: lock,
         };
+        node.spawn(workers, &opts.cores)?;
+        {
+            let mut c = node.control.lock().unwrap_or_else(|e| e.into_inner());
+            for name in &software {
+                c.bring_up(name).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            node.notes.append(&mut c.runtime.events);
+            node.notes.append(&mut c.events);
+        }
+        Ok(node)
+    }
+
+    /// Starts a thread per worker (pinned to `cores` where given) and the
+    /// control thread.
+    fn spawn(&mut self, workers: Vec<Worker>, cores: &[usize]) -> Result<()> {
+        let node = self;
         for (i, w) in workers.into_iter().enumerate() {
             let stop = node.stop.clone();
             let reports = node.reports.clone();
-            let core = opts.cores.get(i).copied();
+            let core = cores.get(i).copied();
             node.workers.push(
                 std::thread::Builder::new()
                     .name(format!("prism-worker-{i}"))
@@ -195,15 +145,7 @@ impl Node {
                     .spawn(move || tick_until(&stop, &control, &reports))?,
             );
         }
-        {
-            let mut c = node.control.lock().unwrap_or_else(|e| e.into_inner());
-            for name in &software {
-                c.bring_up(name).map_err(|e| anyhow::anyhow!("{e}"))?;
-            }
-            node.notes.append(&mut c.runtime.events);
-            node.notes.append(&mut c.events);
-        }
-        Ok(node)
+        Ok(())
     }
 
     /// Counters summed over the workers (`None` before the first report).
@@ -380,4 +322,106 @@ pub(crate) fn nat_per_worker(workers: usize, wan: bool) -> Option<String> {
             "{workers} workers: the gateway's NAT flows are per worker; answers that the WAN port's RSS gives another worker are dropped as nat/no-flow (run one worker on a NAT gateway)"
         )
     })
+}
+
+/// Takes the node's lock, removes what a previous run left, bridges the
+/// software interfaces and turns offloads off: the lock and each port's
+/// bridge.
+fn prepare_host(
+    opts: &NodeOptions,
+    ifaces: &[String],
+    soft_ifaces: &[Option<String>],
+    notes: &mut Vec<String>,
+) -> Result<(InstanceLock, Vec<Option<String>>)> {
+    // Held until the node ends: what carries its names is its own, and
+    // no other node or `prism cleanup` touches it meanwhile.
+    let lock = InstanceLock::acquire(&opts.state_dir)?;
+    let stale = remove_leftovers(opts)?;
+    if !stale.is_empty() {
+        notes.push(format!(
+            "removed what a previous run left: {} namespaces, {} links, {} cgroups, {} files",
+            stale.report.namespaces.len(),
+            stale.report.links.len(),
+            stale.report.cgroups.len(),
+            stale.files.len()
+        ));
+    }
+    let mut bridges = Vec::new();
+    for (p, soft) in soft_ifaces.iter().enumerate() {
+        bridges.push(match soft {
+            Some(i) => {
+                let b = bridge_name(opts, p as u16);
+                make_bridge(&b, i).with_context(|| format!("port {p}: bridge for `{i}`"))?;
+                notes.push(format!(
+                    "port {p}: software interface {i} bridged by {b} (multi-receiver path)"
+                ));
+                Some(b)
+            }
+            None => None,
+        });
+    }
+    for i in ifaces {
+        // GRO would merge frames before our sockets see them.
+        if let Err(e) = prism_io::netns::wire_frames_only(None, i) {
+            notes.push(format!("{i}: offloads left on ({e})"));
+        }
+    }
+    Ok((lock, bridges))
+}
+
+/// Each port's sockets, dealt to the `n` workers.
+fn deal_ports(
+    runtime: &mut LinuxRuntime,
+    ifaces: &[String],
+    n: usize,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Vec<Slot>>> {
+    let mut per: Vec<Vec<Slot>> = (0..n).map(|_| Vec::new()).collect();
+    for (i, f) in ifaces.iter().enumerate() {
+        let (slots, fallback) = runtime
+            .deal(f, Source::Wire(i as u16), true, n)
+            .with_context(|| format!("port {i} on `{f}`"))?;
+        if let Some(why) = fallback {
+            notes.push(format!("{f}: AF_XDP unavailable ({why}); using AF_PACKET"));
+        }
+        for (w, s) in slots.into_iter().enumerate() {
+            per[w].extend(s);
+        }
+    }
+    let describe: Vec<String> = per
+        .iter()
+        .flatten()
+        .filter(|s| s.rx)
+        .map(|s| format!("{} {}", s.name, s.io.describe()))
+        .collect();
+    notes.push(format!("receiving on {}", describe.join(", ")));
+    Ok(per)
+}
+
+/// A worker (its own pipeline on the published data plane) per set of
+/// sockets, and the channels that command them.
+fn make_workers(
+    per: Vec<Vec<Slot>>,
+    handle: &Arc<arc_swap::ArcSwap<prism_pipeline::Dataplane>>,
+    ports: u16,
+    epoch: std::time::Instant,
+) -> (Vec<std::sync::mpsc::Sender<WorkerCmd>>, Vec<Worker>) {
+    let mut senders = Vec::new();
+    let mut workers = Vec::new();
+    for (w, slots) in per.into_iter().enumerate() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        senders.push(tx);
+        let cfg = PipelineConfig {
+            pipeline_id: w as u32,
+            ..PipelineConfig::default()
+        };
+        workers.push(Worker::new(
+            Pipeline::new(handle.clone(), cfg),
+            ports,
+            slots,
+            rx,
+            epoch,
+        ));
+    }
+    (senders, workers)
 }
