@@ -307,7 +307,6 @@ fn set_wan_port(
 }
 
 fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
-    let (file, text) = (ctx.file, ctx.text);
     let profile = device::profile(&raw.device).ok_or_else(|| {
         let names: Vec<_> = device::PROFILES.iter().map(|p| p.name).collect();
         ctx.at(
@@ -319,87 +318,17 @@ fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
             ),
         )
     })?;
-    if raw.port.is_empty() {
-        return Err(locate(
-            file,
-            text,
-            None,
-            "field `port`: a scenario needs at least one [[port]]".into(),
-        ));
-    }
-    let mut port_names: Vec<String> = Vec::new();
-    for (i, p) in raw.port.iter().enumerate() {
-        if port_names.contains(&p.name) {
-            return Err(ctx.at(
-                &format!("port[{i}].name"),
-                format!("field `port.name`: duplicate port name `{}`", p.name),
-            ));
-        }
-        port_names.push(p.name.clone());
-    }
+    let port_names = port_names(&ctx, &raw)?;
     let mut substrate = Substrate::new(profile.clone(), port_names.len() as u16);
     set_wan_port(&ctx, &raw, &mut substrate)?;
-    let pl = raw.placement.as_ref();
-    let policy = pl.map_or_else(default_policy, |p| p.policy.clone());
-    let mut placer = AutoPlacer::new(
-        &policy,
-        usize::from(profile.slots),
-        pl.and_then(|p| p.hardware_bandwidth)
-            .map_or(1000.0, |r| r.0 as f64 / 1e6),
-        pl.and_then(|p| p.software_bandwidth)
-            .map_or(100.0, |r| r.0 as f64 / 1e6),
-        profile.partial_reconfig_ms,
-    )
-    .ok_or_else(|| {
-        ctx.at(
-            "placement.policy",
-            format!(
-                "field `placement.policy`: unknown policy `{policy}` (paper, no-migration, repack)"
-            ),
-        )
-    })?;
+    let mut placer = placer(&ctx, &raw, profile)?;
     let mut routers = BTreeMap::new();
     let mut docs = BTreeMap::new();
     // One publication for the whole scenario, not one per network.
     substrate.batch(|substrate| -> Result<(), ScenarioError> {
         for (i, n) in raw.network.iter().enumerate() {
-            let c = compile(n, &port_names).map_err(|e| ctx.doc(i, &n.name, e))?;
-            let mut spec = c.spec;
-            if n.router.is_some() {
-                routers.insert(spec.name.clone(), c.router);
-            }
-            let here = format!("network[{i}].name");
-            let mbps = n
-                .bandwidth
-                .map(|b| b.0 as f64 / 1e6)
-                .or(spec.rate_limit.map(|(r, _)| r as f64 / 1e6));
-            let mut migrations = Vec::new();
-            if n.tier == TierChoice::Auto {
-                let mbps = mbps.ok_or_else(|| ctx.at(&here, format!("network `{}`: field `bandwidth`: `tier = \"auto\"` needs `bandwidth` (or a `rate_limit`) to place the network", spec.name)))?;
-                let next = substrate.networks().count() as u64;
-                let (tier, m) = placer.admit(next, mbps).ok_or_else(|| {
-                    let (hw, sw) = placer.used();
-                    ctx.at(&here, format!("network `{}`: field `tier`: the `{}` policy found no room for {mbps} Mbit/s (hardware carries {hw:.1} Mbit/s, software {sw:.1})", spec.name, placer.policy_name))
-                })?;
-                spec.tier = tier;
-                migrations = m;
-            }
-            let tier = spec.tier;
-            let id = substrate
-                .add_network(spec)
-                .map_err(|e| ctx.at(&here, e.to_string()))?;
-            if n.tier != TierChoice::Auto {
-                placer.record(u64::from(id), tier, mbps.unwrap_or(0.0));
-            }
-            for m in &migrations {
-                let name = substrate
-                    .networks()
-                    .find(|(i, _)| u64::from(*i) == m.id)
-                    .map(|(_, s)| s.name.clone())
-                    .unwrap_or_default();
-                substrate
-                    .set_tier(&name, auto_tier::destination(m))
-                    .map_err(|e| ctx.at(&here, format!("placing `{}` moves `{name}`: {e}", n.name)))?;
+            if let Some(r) = add_one(&ctx, substrate, &mut placer, (i, n), &port_names)? {
+                routers.insert(n.name.clone(), r);
             }
             docs.insert(n.name.clone(), n.clone());
         }
@@ -428,6 +357,104 @@ fn build(ctx: Ctx<'_>, raw: ScenarioDoc) -> Result<Scenario, ScenarioError> {
         routers,
         port_names,
     })
+}
+
+/// The scenario's port names: at least one, each once.
+fn port_names(ctx: &Ctx<'_>, raw: &ScenarioDoc) -> Result<Vec<String>, ScenarioError> {
+    let (file, text) = (ctx.file, ctx.text);
+    if raw.port.is_empty() {
+        return Err(locate(
+            file,
+            text,
+            None,
+            "field `port`: a scenario needs at least one [[port]]".into(),
+        ));
+    }
+    let mut port_names: Vec<String> = Vec::new();
+    for (i, p) in raw.port.iter().enumerate() {
+        if port_names.contains(&p.name) {
+            return Err(ctx.at(
+                &format!("port[{i}].name"),
+                format!("field `port.name`: duplicate port name `{}`", p.name),
+            ));
+        }
+        port_names.push(p.name.clone());
+    }
+    Ok(port_names)
+}
+
+/// The placement policy `tier = "auto"` networks are placed by.
+fn placer(
+    ctx: &Ctx<'_>,
+    raw: &ScenarioDoc,
+    profile: &device::DeviceProfile,
+) -> Result<AutoPlacer, ScenarioError> {
+    let pl = raw.placement.as_ref();
+    let policy = pl.map_or_else(default_policy, |p| p.policy.clone());
+    AutoPlacer::new(
+        &policy,
+        usize::from(profile.slots),
+        pl.and_then(|p| p.hardware_bandwidth)
+            .map_or(1000.0, |r| r.0 as f64 / 1e6),
+        pl.and_then(|p| p.software_bandwidth)
+            .map_or(100.0, |r| r.0 as f64 / 1e6),
+        profile.partial_reconfig_ms,
+    )
+    .ok_or_else(|| {
+        ctx.at(
+            "placement.policy",
+            format!(
+                "field `placement.policy`: unknown policy `{policy}` (paper, no-migration, repack)"
+            ),
+        )
+    })
+}
+
+/// Compiles network `i` and adds it, placing it first when its tier is
+/// `auto` (moving others as the policy says); its router, if it names one.
+fn add_one(
+    ctx: &Ctx<'_>,
+    substrate: &mut Substrate,
+    placer: &mut AutoPlacer,
+    (i, n): (usize, &NetworkDoc),
+    port_names: &[String],
+) -> Result<Option<crate::router::RouterConfig>, ScenarioError> {
+    let c = compile(n, port_names).map_err(|e| ctx.doc(i, &n.name, e))?;
+    let mut spec = c.spec;
+    let here = format!("network[{i}].name");
+    let mbps = n
+        .bandwidth
+        .map(|b| b.0 as f64 / 1e6)
+        .or(spec.rate_limit.map(|(r, _)| r as f64 / 1e6));
+    let mut migrations = Vec::new();
+    if n.tier == TierChoice::Auto {
+        let mbps = mbps.ok_or_else(|| ctx.at(&here, format!("network `{}`: field `bandwidth`: `tier = \"auto\"` needs `bandwidth` (or a `rate_limit`) to place the network", spec.name)))?;
+        let next = substrate.networks().count() as u64;
+        let (tier, m) = placer.admit(next, mbps).ok_or_else(|| {
+            let (hw, sw) = placer.used();
+            ctx.at(&here, format!("network `{}`: field `tier`: the `{}` policy found no room for {mbps} Mbit/s (hardware carries {hw:.1} Mbit/s, software {sw:.1})", spec.name, placer.policy_name))
+        })?;
+        spec.tier = tier;
+        migrations = m;
+    }
+    let tier = spec.tier;
+    let id = substrate
+        .add_network(spec)
+        .map_err(|e| ctx.at(&here, e.to_string()))?;
+    if n.tier != TierChoice::Auto {
+        placer.record(u64::from(id), tier, mbps.unwrap_or(0.0));
+    }
+    for m in &migrations {
+        let name = substrate
+            .networks()
+            .find(|(i, _)| u64::from(*i) == m.id)
+            .map(|(_, s)| s.name.clone())
+            .unwrap_or_default();
+        substrate
+            .set_tier(&name, auto_tier::destination(m))
+            .map_err(|e| ctx.at(&here, format!("placing `{}` moves `{name}`: {e}", n.name)))?;
+    }
+    Ok(n.router.is_some().then_some(c.router))
 }
 
 #[cfg(test)]

@@ -343,7 +343,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("io/src/capture.rs", "next_frame", 95),
     ("io/src/xdp/mod.rs", "build", 102),
     ("netdoc/src/compile.rs", "action", 84),
-    ("netdoc/src/scenario.rs", "build", 123),
     ("node/src/control/reconfigure.rs", "reconfigure", 99),
     ("node/src/linux/swrouter.rs", "run", 129),
     ("node/src/offline.rs", "run_streaming", 95),
