@@ -155,38 +155,8 @@ impl Ctx<'_> {
                 "an action needs `port`, `software` or `drop = true`",
             ));
         }
-        let ep = |e: &Endpoints| (Ipv4Address::from(e.src.0), Ipv4Address::from(e.dst.0));
-        let ipip = if let Some(e) = &t.ipip_encap {
-            let (src, dst) = ep(e);
-            IpipOp::Encap { src, dst }
-        } else if let Some(e) = &t.ipip_rewrite {
-            let (src, dst) = ep(e);
-            IpipOp::Rewrite { src, dst }
-        } else if t.ipip_decap {
-            IpipOp::Decap
-        } else {
-            IpipOp::None
-        };
-        let vid = |v: u16, f: &str| {
-            if v < 4096 {
-                Ok(v)
-            } else {
-                Err(err(
-                    &format!("{field}.{f}"),
-                    format!("VLAN ID {v} is over 4095"),
-                ))
-            }
-        };
-        let vlan = match (t.vlan_push, t.vlan_pop, t.vlan_set) {
-            (Some(v), _, _) => VlanOp::Push {
-                vid: vid(v, "vlan_push")?,
-            },
-            (_, true, _) => VlanOp::Pop,
-            (_, _, Some(v)) => VlanOp::Replace {
-                vid: vid(v, "vlan_set")?,
-            },
-            _ => VlanOp::None,
-        };
+        let ipip = ipip_op(t);
+        let vlan = vlan_op(t, field)?;
         let services = usize::from(t.encrypt.is_some())
             + usize::from(t.decrypt.is_some())
             + usize::from(t.compress)
@@ -387,6 +357,46 @@ impl Ctx<'_> {
             tunnels: tunnels(n)?,
         })
     }
+}
+
+/// An action's IPIP operation (at most one was checked).
+fn ipip_op(t: &ActionDoc) -> IpipOp {
+    let ep = |e: &Endpoints| (Ipv4Address::from(e.src.0), Ipv4Address::from(e.dst.0));
+    if let Some(e) = &t.ipip_encap {
+        let (src, dst) = ep(e);
+        IpipOp::Encap { src, dst }
+    } else if let Some(e) = &t.ipip_rewrite {
+        let (src, dst) = ep(e);
+        IpipOp::Rewrite { src, dst }
+    } else if t.ipip_decap {
+        IpipOp::Decap
+    } else {
+        IpipOp::None
+    }
+}
+
+/// An action's VLAN operation (at most one was checked), its ID checked.
+fn vlan_op(t: &ActionDoc, field: &str) -> Result<VlanOp, DocError> {
+    let vid = |v: u16, f: &str| {
+        if v < 4096 {
+            Ok(v)
+        } else {
+            Err(err(
+                &format!("{field}.{f}"),
+                format!("VLAN ID {v} is over 4095"),
+            ))
+        }
+    };
+    Ok(match (t.vlan_push, t.vlan_pop, t.vlan_set) {
+        (Some(v), _, _) => VlanOp::Push {
+            vid: vid(v, "vlan_push")?,
+        },
+        (_, true, _) => VlanOp::Pop,
+        (_, _, Some(v)) => VlanOp::Replace {
+            vid: vid(v, "vlan_set")?,
+        },
+        _ => VlanOp::None,
+    })
 }
 
 /// A network's tunnels from the wide area.

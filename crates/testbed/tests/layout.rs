@@ -342,7 +342,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("io/src/afpacket.rs", "open", 106),
     ("io/src/capture.rs", "next_frame", 95),
     ("io/src/xdp/mod.rs", "build", 102),
-    ("netdoc/src/compile.rs", "action", 84),
     ("node/src/control/reconfigure.rs", "reconfigure", 99),
     ("node/src/linux/swrouter.rs", "run", 129),
     ("node/src/offline.rs", "run_streaming", 95),
