@@ -224,59 +224,30 @@ impl NodeMetrics {
     ) -> Result<(), std::fmt::Error> {
         use MetricType::Counter;
         let nets = &c.networks;
-        family(
+        let rx_tx = ["rx", "tx"];
+        by_direction(
             e,
             "prism_network_packets",
             "Packets a network received and sent",
-            Counter,
-            nets.iter().flat_map(|n| {
-                [
-                    (
-                        with(net(&n.name), "direction", "rx"),
-                        counter(n.counters.rx_packets),
-                    ),
-                    (
-                        with(net(&n.name), "direction", "tx"),
-                        counter(n.counters.tx_packets),
-                    ),
-                ]
-            }),
+            nets,
+            rx_tx,
+            |n| [n.rx_packets, n.tx_packets],
         )?;
-        family(
+        by_direction(
             e,
             "prism_network_bytes",
             "Bytes a network received and sent",
-            Counter,
-            nets.iter().flat_map(|n| {
-                [
-                    (
-                        with(net(&n.name), "direction", "rx"),
-                        counter(n.counters.rx_bytes),
-                    ),
-                    (
-                        with(net(&n.name), "direction", "tx"),
-                        counter(n.counters.tx_bytes),
-                    ),
-                ]
-            }),
+            nets,
+            rx_tx,
+            |n| [n.rx_bytes, n.tx_bytes],
         )?;
-        family(
+        by_direction(
             e,
             "prism_network_software_packets",
             "Packets handed to a network's software router and taken back",
-            Counter,
-            nets.iter().flat_map(|n| {
-                [
-                    (
-                        with(net(&n.name), "direction", "to"),
-                        counter(n.counters.to_software),
-                    ),
-                    (
-                        with(net(&n.name), "direction", "from"),
-                        counter(n.counters.from_software),
-                    ),
-                ]
-            }),
+            nets,
+            ["to", "from"],
+            |n| [n.to_software, n.from_software],
         )?;
         family(
             e,
@@ -298,31 +269,58 @@ impl NodeMetrics {
                 .iter()
                 .map(|(why, k)| (vec![("reason", why.clone())], counter(*k))),
         )?;
-        let stage = |s: &str| vec![("stage", s.to_string())];
-        family(
-            e,
-            "prism_stage_packets",
-            "Packets that entered a pipeline stage",
-            Counter,
-            c.stages
-                .iter()
-                .map(|s| (stage(&s.stage), counter(s.packets))),
-        )?;
-        family(
-            e,
-            "prism_stage_bytes",
-            "Bytes that entered a pipeline stage",
-            Counter,
-            c.stages.iter().map(|s| (stage(&s.stage), counter(s.bytes))),
-        )?;
-        family(
-            e,
-            "prism_stage_drops",
-            "Packets a pipeline stage dropped",
-            Counter,
-            c.stages
-                .iter()
-                .map(|s| (stage(&s.stage), counter(s.dropped))),
-        )
+        encode_stages(e, c)
     }
+}
+
+/// A counter family of two values per network told apart by `direction`.
+fn by_direction(
+    e: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    nets: &[prism_pipeline::counters::NamedCounters],
+    dirs: [&str; 2],
+    get: impl Fn(&prism_pipeline::NetworkCounters) -> [u64; 2],
+) -> Result<(), std::fmt::Error> {
+    family(
+        e,
+        name,
+        help,
+        MetricType::Counter,
+        nets.iter().flat_map(|n| {
+            let v = get(&n.counters);
+            [0, 1].map(|i| (with(net(&n.name), "direction", dirs[i]), counter(v[i])))
+        }),
+    )
+}
+
+/// The pipeline stages' packets, bytes and drops.
+fn encode_stages(e: &mut DescriptorEncoder, c: &CounterSnapshot) -> Result<(), std::fmt::Error> {
+    use MetricType::Counter;
+    let stage = |s: &str| vec![("stage", s.to_string())];
+    family(
+        e,
+        "prism_stage_packets",
+        "Packets that entered a pipeline stage",
+        Counter,
+        c.stages
+            .iter()
+            .map(|s| (stage(&s.stage), counter(s.packets))),
+    )?;
+    family(
+        e,
+        "prism_stage_bytes",
+        "Bytes that entered a pipeline stage",
+        Counter,
+        c.stages.iter().map(|s| (stage(&s.stage), counter(s.bytes))),
+    )?;
+    family(
+        e,
+        "prism_stage_drops",
+        "Packets a pipeline stage dropped",
+        Counter,
+        c.stages
+            .iter()
+            .map(|s| (stage(&s.stage), counter(s.dropped))),
+    )
 }

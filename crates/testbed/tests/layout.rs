@@ -346,7 +346,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("node/src/linux/swrouter.rs", "run", 129),
     ("node/src/offline.rs", "run_streaming", 95),
     ("node-api/src/metrics.rs", "encode", 110),
-    ("node-api/src/metrics.rs", "encode_counters", 108),
     ("peers/src/acl.rs", "run", 104),
     ("peers/src/veth.rs", "run", 82),
     ("pipeline/src/action.rs", "apply", 97),
