@@ -11,6 +11,31 @@ use crate::traffic::{FrameSpec, build};
 use prism_tables::{Ipv4Prefix, PortRange, Ternary};
 use prism_wire::{EthernetAddress, Ipv4Address};
 
+/// A hardware network mapped by its VLAN, as the controller books one:
+/// `forwarding` its table, `tunnels` its ways in from the wide area.
+pub fn on_vlan(
+    name: &str,
+    vlan: u16,
+    forwarding: ForwardingSpec,
+    tunnels: Vec<crate::spec::TunnelSpec>,
+) -> NetworkSpec {
+    NetworkSpec {
+        name: name.into(),
+        tier: Tier::Hardware,
+        mapping: vec![MappingRule {
+            priority: 1,
+            fields: Ternary::ANY.vlan(Some(vlan)),
+            src_port: PortRange::ANY,
+            dst_port: PortRange::ANY,
+        }],
+        forwarding,
+        rate_limit: None,
+        software_channel: None,
+        quantum: 1514,
+        tunnels,
+    }
+}
+
 /// Hardware network `net{i}`, selected by `fields`, routing `routes`
 /// prefixes of length `len` from `base` with TTL decrement, MAC rewrite and
 /// `vlan`, out of port 1.

@@ -109,6 +109,20 @@ impl Packet {
         true
     }
 
+    /// Pushes an 802.1Q tag (TPID 0x8100) with VLAN ID `vid` on an
+    /// untagged frame, as the network's side carries its frames. False if
+    /// there is no headroom for it.
+    pub fn push_c_tag(&mut self, vid: u16) -> bool {
+        use prism_wire::{ethertype, vlan};
+        if !self.insert_gap(12, vlan::TAG_LEN) {
+            return false;
+        }
+        let d = self.data_mut();
+        d[12..14].copy_from_slice(&ethertype::VLAN.to_be_bytes());
+        d[14..16].copy_from_slice(&(vid & 0x0fff).to_be_bytes());
+        true
+    }
+
     /// Removes `n` bytes at offset `at` by moving the `at` bytes before them forward.
     pub fn remove_gap(&mut self, at: usize, n: usize) -> bool {
         if at + n > self.len() {

@@ -24,7 +24,7 @@
 
 use crate::packet::Packet;
 use crate::reasons::{DropReason, WanDrop};
-use prism_wire::{PacketInfo, ethertype, vlan};
+use prism_wire::{PacketInfo, ethertype};
 
 /// Where an Ethernet/IPv4 ARP packet's sender and target hardware
 /// addresses lie, after an untagged Ethernet header (RFC 826).
@@ -50,14 +50,8 @@ pub(crate) fn inbound(
     if is_arp(d) && d[ARP_THA..ARP_THA + 6] == public {
         d[ARP_THA..ARP_THA + 6].copy_from_slice(&internal);
     }
-    if vid != 0 {
-        let tag = vlan::TAG_LEN;
-        if !pkt.insert_gap(12, tag) {
-            return Err(DropReason::Action(crate::reasons::ActionDrop::NoHeadroom));
-        }
-        let d = pkt.data_mut();
-        d[12..14].copy_from_slice(&ethertype::VLAN.to_be_bytes());
-        d[14..16].copy_from_slice(&(vid & 0x0fff).to_be_bytes());
+    if vid != 0 && !pkt.push_c_tag(vid) {
+        return Err(DropReason::Action(crate::reasons::ActionDrop::NoHeadroom));
     }
     pkt.charge_as_is();
     prism_wire::parse_frame_into(pkt.data(), pkt.port, info).map_err(DropReason::Parse)

@@ -334,13 +334,8 @@ pub(crate) fn retag(
     }
     let d = pkt.data_mut();
     d[12..14].copy_from_slice(&ethertype::IPV4.to_be_bytes());
-    if vid != 0 {
-        if !pkt.insert_gap(12, vlan::TAG_LEN) {
-            return Err(DropReason::Action(crate::reasons::ActionDrop::NoHeadroom));
-        }
-        let d = pkt.data_mut();
-        d[12..14].copy_from_slice(&ethertype::VLAN.to_be_bytes());
-        d[14..16].copy_from_slice(&(vid & 0x0fff).to_be_bytes());
+    if vid != 0 && !pkt.push_c_tag(vid) {
+        return Err(DropReason::Action(crate::reasons::ActionDrop::NoHeadroom));
     }
     pkt.charge_as_is();
     prism_wire::parse_frame_into(pkt.data(), pkt.port, info).map_err(DropReason::Parse)

@@ -118,23 +118,36 @@ fn inside_udp(i: usize, vlan: u16, dst: [u8; 4], ports: (u16, u16), tag: &[u8]) 
 
 /// An ICMP echo request from the inside host of node `i` on `vlan`.
 fn inside_ping(i: usize, vlan: u16, seq: u16) -> Vec<u8> {
+    let macs = (host_mac(i), GATEWAY_MAC);
+    echo_request(macs, vlan, (INSIDE, INTERNET_IP), (0x7777, seq), *b"PING")
+}
+
+/// A tagged ICMP echo request: (source, destination) MACs and addresses,
+/// (identifier, sequence), 4 bytes of payload.
+pub(crate) fn echo_request(
+    (src_mac, dst_mac): ([u8; 6], [u8; 6]),
+    vlan: u16,
+    (src, dst): ([u8; 4], [u8; 4]),
+    (ident, seq): (u16, u16),
+    payload: [u8; 4],
+) -> Vec<u8> {
     use prism_wire::checksum::checksum;
-    let mut f = GATEWAY_MAC.to_vec();
-    f.extend_from_slice(&host_mac(i));
+    let mut f = dst_mac.to_vec();
+    f.extend_from_slice(&src_mac);
     f.extend_from_slice(&[0x81, 0x00]);
     f.extend_from_slice(&vlan.to_be_bytes());
     f.extend_from_slice(&[0x08, 0x00]);
     let mut ip = [
         0x45, 0, 0, 36, 0, 0, 0x40, 0, 64, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ];
-    ip[12..16].copy_from_slice(&INSIDE);
-    ip[16..20].copy_from_slice(&INTERNET_IP);
+    ip[12..16].copy_from_slice(&src);
+    ip[16..20].copy_from_slice(&dst);
     let c = checksum(&ip);
     ip[10..12].copy_from_slice(&c.to_be_bytes());
-    let mut icmp = [
-        8, 0, 0, 0, 0x77, 0x77, 0, 0, b'P', b'I', b'N', b'G', 0, 0, 0, 0,
-    ];
+    let mut icmp = [8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    icmp[4..6].copy_from_slice(&ident.to_be_bytes());
     icmp[6..8].copy_from_slice(&seq.to_be_bytes());
+    icmp[8..12].copy_from_slice(&payload);
     let c = checksum(&icmp);
     icmp[2..4].copy_from_slice(&c.to_be_bytes());
     f.extend_from_slice(&ip);

@@ -10,13 +10,12 @@
 //! checked at the receiving ends: the inside host counts what it reads,
 //! the Internet host is the kernel's own ARP and ICMP.
 
-use crate::wan_gateway::{drain, inside, node_index};
+use crate::wan_gateway::{drain, echo_request, inside, node_index};
 use crate::wan_traffic::{OUTSIDER_NS, host_mac, node_client};
 use anyhow::{Context, Result};
 use prism_controller::{BookingRequest, ControllerClient, PublicAddressRequest};
 use prism_io::afpacket::PacketPort;
 use prism_io::netns;
-use prism_wire::checksum::checksum;
 use std::time::Duration;
 
 /// The inside host's and the Internet host's addresses on the experiment's subnet.
@@ -71,23 +70,8 @@ fn arp_request(i: usize, vlan: u16) -> Vec<u8> {
 
 /// An ICMP echo request to `OUTSIDE` at `mac`.
 fn ping(i: usize, vlan: u16, mac: [u8; 6], seq: u16) -> Vec<u8> {
-    let mut f = tagged(i, mac, vlan, 0x0800);
-    let mut ip = [
-        0x45, 0, 0, 36, 0, 0, 0x40, 0, 64, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    ];
-    ip[12..16].copy_from_slice(&INSIDE);
-    ip[16..20].copy_from_slice(&OUTSIDE);
-    let c = checksum(&ip);
-    ip[10..12].copy_from_slice(&c.to_be_bytes());
-    let mut icmp = [
-        8, 0, 0, 0, 0x4d, 0x41, 0, 0, b'P', b'M', b'A', b'C', 0, 0, 0, 0,
-    ];
-    icmp[6..8].copy_from_slice(&seq.to_be_bytes());
-    let c = checksum(&icmp);
-    icmp[2..4].copy_from_slice(&c.to_be_bytes());
-    f.extend_from_slice(&ip);
-    f.extend_from_slice(&icmp);
-    f
+    let macs = (host_mac(i), mac);
+    echo_request(macs, vlan, (INSIDE, OUTSIDE), (0x4d41, seq), *b"PMAC")
 }
 
 /// The ARP exchange and the pings, from the inside host of node `i`.

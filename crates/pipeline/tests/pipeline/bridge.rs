@@ -7,7 +7,6 @@
 
 use etherparse::{LinkSlice, PacketBuilder, SlicedPacket, VlanSlice};
 use prism_pipeline::*;
-use prism_tables::{PortRange, Ternary};
 
 const WAN: u16 = 3;
 const PORTS: u16 = 4;
@@ -30,29 +29,16 @@ fn member(port: u16) -> Action {
 }
 
 fn network(name: &str, vlan: u16, ports: &[u16], statics: Vec<([u8; 6], u16)>) -> NetworkSpec {
-    NetworkSpec {
-        name: name.into(),
-        tier: Tier::Hardware,
-        mapping: vec![MappingRule {
-            priority: 1,
-            fields: Ternary::ANY.vlan(Some(vlan)),
-            src_port: PortRange::ANY,
-            dst_port: PortRange::ANY,
-        }],
-        forwarding: ForwardingSpec::Bridge(bridge::BridgeSpec {
-            members: ports.iter().map(|p| member(*p)).collect(),
-            statics,
-            ageing_s: 60,
-        }),
-        rate_limit: None,
-        software_channel: None,
-        quantum: 1514,
-        tunnels: if ports.contains(&WAN) {
-            vec![TunnelSpec::QinQ { s_tag: S_TAG }]
-        } else {
-            Vec::new()
-        },
-    }
+    let bridge = ForwardingSpec::Bridge(bridge::BridgeSpec {
+        members: ports.iter().map(|p| member(*p)).collect(),
+        statics,
+        ageing_s: 60,
+    });
+    let tunnels = match ports.contains(&WAN) {
+        true => vec![TunnelSpec::QinQ { s_tag: S_TAG }],
+        false => Vec::new(),
+    };
+    fixtures::on_vlan(name, vlan, bridge, tunnels)
 }
 
 struct Node {

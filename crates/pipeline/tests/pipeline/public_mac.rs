@@ -5,7 +5,7 @@
 
 use etherparse::{SlicedPacket, VlanSlice};
 use prism_pipeline::*;
-use prism_tables::{PortRange, Ternary};
+use prism_tables::Ternary;
 use prism_wire::EthernetAddress;
 
 const WAN: u16 = 2;
@@ -24,34 +24,22 @@ fn node() -> (Substrate, Pipeline) {
         vlan,
         ..Default::default()
     };
-    s.add_network(NetworkSpec {
-        name: "l2".into(),
-        tier: Tier::Hardware,
-        mapping: vec![MappingRule {
-            priority: 1,
-            fields: Ternary::ANY.vlan(Some(30)),
-            src_port: PortRange::ANY,
-            dst_port: PortRange::ANY,
-        }],
-        forwarding: ForwardingSpec::Bridge(bridge::BridgeSpec {
-            members: vec![
-                member(0, VlanOp::None),
-                member(1, VlanOp::None),
-                member(WAN, VlanOp::Pop),
-            ],
-            statics: Vec::new(),
-            ageing_s: 300,
-        }),
-        rate_limit: None,
-        software_channel: None,
-        quantum: 1514,
-        tunnels: vec![TunnelSpec::PublicMac {
-            public: EthernetAddress(P1),
-            internal: EthernetAddress(H1),
-            vlan: Some(30),
-        }],
-    })
-    .unwrap();
+    let bridge = ForwardingSpec::Bridge(bridge::BridgeSpec {
+        members: vec![
+            member(0, VlanOp::None),
+            member(1, VlanOp::None),
+            member(WAN, VlanOp::Pop),
+        ],
+        statics: Vec::new(),
+        ageing_s: 300,
+    });
+    let public = TunnelSpec::PublicMac {
+        public: EthernetAddress(P1),
+        internal: EthernetAddress(H1),
+        vlan: Some(30),
+    };
+    s.add_network(fixtures::on_vlan("l2", 30, bridge, vec![public]))
+        .unwrap();
     let p = Pipeline::new(s.handle(), PipelineConfig::default());
     (s, p)
 }

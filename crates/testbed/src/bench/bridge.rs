@@ -14,11 +14,7 @@
 use super::{BenchArgs, Figure, measure, rounds, wanted};
 use anyhow::{Context, Result};
 use prism_pipeline::bridge::BridgeSpec;
-use prism_pipeline::{
-    Action, ForwardingSpec, MappingRule, NetworkSpec, Packet, Pipeline, PipelineConfig, Substrate,
-    Tier, VlanOp,
-};
-use prism_tables::{PortRange, Ternary};
+use prism_pipeline::{Action, ForwardingSpec, Packet, Pipeline, PipelineConfig, Substrate, VlanOp};
 
 const VLAN: u16 = 100;
 const PORTS: u16 = 4;
@@ -48,25 +44,17 @@ fn substrate(members: u16, s_tag: Option<u16>, statics: bool) -> Result<Substrat
         true => (0..HOSTS).map(|i| (mac(0xb, i), 1)).collect(),
         false => Vec::new(),
     };
-    s.add_network(NetworkSpec {
-        name: "l2".into(),
-        tier: Tier::Hardware,
-        mapping: vec![MappingRule {
-            priority: 1,
-            fields: Ternary::ANY.vlan(Some(VLAN)),
-            src_port: PortRange::ANY,
-            dst_port: PortRange::ANY,
-        }],
-        forwarding: ForwardingSpec::Bridge(BridgeSpec {
-            members: (0..members).map(member).collect(),
-            statics,
-            ageing_s: 300,
-        }),
-        rate_limit: None,
-        software_channel: None,
-        quantum: 1514,
-        tunnels: Vec::new(),
-    })?;
+    let bridge = ForwardingSpec::Bridge(BridgeSpec {
+        members: (0..members).map(member).collect(),
+        statics,
+        ageing_s: 300,
+    });
+    s.add_network(prism_pipeline::fixtures::on_vlan(
+        "l2",
+        VLAN,
+        bridge,
+        Vec::new(),
+    ))?;
     Ok(s)
 }
 
