@@ -324,13 +324,21 @@ impl Controller {
                 b.bandwidth_mbps,
             )?;
             let mut doc = doc;
-            crate::gateway::gateway_doc(&mut doc, b, pl.node.wan.as_ref(), &[])?;
+            let wan = pl.node.wan.as_ref();
+            crate::wan_guard::refuse_wan_egress(&doc, wan, &pl.node.ports, "spec")?;
+            crate::gateway::gateway_doc(&mut doc, b, wan, &[])?;
             prism_netdoc::compile(&doc, &pl.node.ports).map_err(Error::from)?;
             return Ok(());
         }
         let parts = self.parts(&mut **tx, &b.id).await?;
         for (i, part) in parts.iter().enumerate() {
             let ports = self.node_ports(tx, &part.node_id).await?;
+            let wan = part.wan.as_ref();
+            let spec = node_doc(&b.spec, "part", tier, v, b.bandwidth_mbps)?;
+            crate::wan_guard::refuse_wan_egress(&spec, wan, &ports, "spec")?;
+            let mut own = prism_netdoc::NetworkDoc::new("part", spec.tier, spec.forwarding);
+            own.route = part.route.clone();
+            crate::wan_guard::refuse_wan_egress(&own, wan, &ports, &format!("parts[{i}]"))?;
             if let Some(mut doc) = crate::span::part_doc(b, &parts, i)? {
                 crate::gateway::gateway_doc(&mut doc, b, part.wan.as_ref(), &[])
                     .map_err(|e| e.with_field(format!("parts[{i}].node")))?;

@@ -35,6 +35,7 @@ mod secrets;
 mod service;
 pub mod session;
 mod span;
+mod wan_guard;
 
 pub use accounting::{AuditEntry, UsageLine, UsageReport};
 pub use authz::{Operation, Principal};

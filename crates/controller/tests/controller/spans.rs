@@ -590,3 +590,66 @@ async fn a_restarted_part_comes_back_and_a_moved_wan_address_reaches_every_part(
         "node 2 takes the tunnels in at its new address: {doc}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_booking_s_own_route_or_member_to_the_wan_port_is_refused() {
+    // Frames a booking sends out of the WAN port itself could pass for
+    // another experiment's (a forged tunnel source, another S-tag).
+    let (h, nodes, alice) = setup().await;
+    let forbidden = ErrorCode::Forbidden;
+    let mut by_part = three_parts();
+    by_part[1] = serde_json::from_value(json!({"node": "n2",
+        "route": [{"prefix": "10.2.0.0/24", "action": {"port": "up", "vlan_push": 3000}}]}))
+    .unwrap();
+    let r = spanning("x", by_part);
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        r,
+        forbidden,
+        "parts[1].route[0].action.port",
+        "WAN port",
+    )
+    .await;
+    let mut one = spanning("x", Vec::new());
+    one.spec = json!({"tier": "hardware", "forwarding": "destination", "route": [
+        {"prefix": "10.0.0.0/8", "action": {"port": "lan"}},
+        {"prefix": "0.0.0.0/0", "action": {"port": 1, "ipip_encap": {"src": "198.18.0.9", "dst": "203.0.113.2"}}}]});
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        one,
+        forbidden,
+        "spec.route[1].action.port",
+        "WAN port",
+    )
+    .await;
+    let mut member = spanning("x", Vec::new());
+    member.spec = json!({"tier": "hardware", "forwarding": "bridge",
+        "bridge": {"port": [{"port": "lan"}, {"port": "up"}]}});
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        member,
+        forbidden,
+        "spec.bridge.port[1].port",
+        "WAN port",
+    )
+    .await;
+    let mut rule = spanning("x", Vec::new());
+    rule.spec = json!({"tier": "hardware", "forwarding": "rules",
+        "default_action": {"port": "up"}});
+    refused(
+        &h,
+        &alice,
+        &nodes,
+        rule,
+        forbidden,
+        "spec.default_action.port",
+        "WAN port",
+    )
+    .await;
+}
