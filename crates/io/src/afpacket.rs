@@ -189,66 +189,8 @@ impl PacketPort {
             // Our own transmissions must not come back in: older kernels
             // lack the option, so the ring also skips PACKET_OUTGOING frames.
             let _ = setsockopt(raw, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one);
-            setsockopt(raw, SOL_PACKET, PACKET_VERSION, &TPACKET_V3)
-                .map_err(|e| annotate(e, iface, "PACKET_VERSION"))?;
-            let req = [
-                cfg.block_size,
-                cfg.blocks,
-                2048,
-                cfg.block_size / 2048 * cfg.blocks,
-                cfg.retire_ms,
-                0,
-                0,
-            ];
-            setsockopt(raw, SOL_PACKET, PACKET_RX_RING, &req)
-                .map_err(|e| annotate(e, iface, "PACKET_RX_RING"))?;
-            let size = cfg.block_size as usize * cfg.blocks as usize;
-            // SAFETY: mapping the ring the kernel just made for this socket.
-            let base = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    size,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_SHARED | libc::MAP_LOCKED | libc::MAP_POPULATE,
-                    raw,
-                    0,
-                )
-            };
-            let base = if base == libc::MAP_FAILED {
-                // MAP_LOCKED needs RLIMIT_MEMLOCK; retry without it.
-                // SAFETY: as above.
-                let b = unsafe {
-                    libc::mmap(
-                        std::ptr::null_mut(),
-                        size,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_SHARED,
-                        raw,
-                        0,
-                    )
-                };
-                if b == libc::MAP_FAILED {
-                    return Err(annotate(io::Error::last_os_error(), iface, "mmap ring"));
-                }
-                b
-            } else {
-                base
-            };
-            port.ring = Some(Ring {
-                base: base.cast(),
-                size,
-                block_size: cfg.block_size as usize,
-                blocks: cfg.blocks as usize,
-                next: 0,
-            });
-            let mut mreq: libc::packet_mreq = {
-                // SAFETY: packet_mreq is plain old data.
-                unsafe { std::mem::zeroed() }
-            };
-            mreq.mr_ifindex = ifindex;
-            mreq.mr_type = PACKET_MR_PROMISC;
-            setsockopt(raw, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mreq)
-                .map_err(|e| annotate(e, iface, "promiscuous mode"))?;
+            port.ring = Some(map_ring(raw, iface, cfg)?);
+            set_promiscuous(raw, ifindex, iface)?;
         }
         // SAFETY: sockaddr_ll is plain old data.
         let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
@@ -458,4 +400,72 @@ pub fn poll_readable(fds: impl Iterator<Item = RawFd>, timeout_ms: i32) -> io::R
 
 pub(crate) fn annotate(e: io::Error, iface: &str, what: &str) -> io::Error {
     io::Error::new(e.kind(), format!("{iface}: {what}: {e}"))
+}
+/// Makes the socket's TPACKET_V3 receive ring and maps it (locked in
+/// memory where RLIMIT_MEMLOCK allows).
+fn map_ring(raw: RawFd, iface: &str, cfg: RingConfig) -> io::Result<Ring> {
+    setsockopt(raw, SOL_PACKET, PACKET_VERSION, &TPACKET_V3)
+        .map_err(|e| annotate(e, iface, "PACKET_VERSION"))?;
+    let req = [
+        cfg.block_size,
+        cfg.blocks,
+        2048,
+        cfg.block_size / 2048 * cfg.blocks,
+        cfg.retire_ms,
+        0,
+        0,
+    ];
+    setsockopt(raw, SOL_PACKET, PACKET_RX_RING, &req)
+        .map_err(|e| annotate(e, iface, "PACKET_RX_RING"))?;
+    let size = cfg.block_size as usize * cfg.blocks as usize;
+    // SAFETY: mapping the ring the kernel just made for this socket.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_LOCKED | libc::MAP_POPULATE,
+            raw,
+            0,
+        )
+    };
+    let base = if base == libc::MAP_FAILED {
+        // MAP_LOCKED needs RLIMIT_MEMLOCK; retry without it.
+        // SAFETY: as above.
+        let b = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                raw,
+                0,
+            )
+        };
+        if b == libc::MAP_FAILED {
+            return Err(annotate(io::Error::last_os_error(), iface, "mmap ring"));
+        }
+        b
+    } else {
+        base
+    };
+    Ok(Ring {
+        base: base.cast(),
+        size,
+        block_size: cfg.block_size as usize,
+        blocks: cfg.blocks as usize,
+        next: 0,
+    })
+}
+
+/// Receives every frame of the interface, whatever its destination MAC.
+fn set_promiscuous(raw: RawFd, ifindex: i32, iface: &str) -> io::Result<()> {
+    let mut mreq: libc::packet_mreq = {
+        // SAFETY: packet_mreq is plain old data.
+        unsafe { std::mem::zeroed() }
+    };
+    mreq.mr_ifindex = ifindex;
+    mreq.mr_type = PACKET_MR_PROMISC;
+    setsockopt(raw, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mreq)
+        .map_err(|e| annotate(e, iface, "promiscuous mode"))
 }

@@ -105,8 +105,20 @@ fn with(mut l: Labels, k: &'static str, v: impl Into<String>) -> Labels {
 
 impl Collector for NodeMetrics {
     fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        use MetricType::{Counter, Gauge};
         let e = &mut enc;
+        self.encode_node(e)?;
+        self.encode_networks(e)?;
+        if let Some(c) = &self.counters {
+            self.encode_counters(e, c)?;
+        }
+        self.encode_ports(e)
+    }
+}
+
+impl NodeMetrics {
+    /// The node's profile, workers and slots.
+    fn encode_node(&self, e: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        use MetricType::Gauge;
         family(
             e,
             "prism_node_info",
@@ -137,7 +149,12 @@ impl Collector for NodeMetrics {
                 (vec![("state", "total".into())], gauge(slots.total as i64)),
                 (vec![("state", "free".into())], gauge(slots.free as i64)),
             ],
-        )?;
+        )
+    }
+
+    /// Each network's tier, module, slot and moves.
+    fn encode_networks(&self, e: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        use MetricType::{Counter, Gauge};
         let tier = |n: &NetworkView| match n.tier {
             PlacedTier::Hardware => "hardware",
             PlacedTier::Software => "software",
@@ -174,10 +191,12 @@ impl Collector for NodeMetrics {
             self.networks
                 .iter()
                 .map(|n| (net(&n.name), counter(n.tier_moves))),
-        )?;
-        if let Some(c) = &self.counters {
-            self.encode_counters(e, c)?;
-        }
+        )
+    }
+
+    /// Each worker socket's frames, errors and ring drops.
+    fn encode_ports(&self, e: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        use MetricType::Counter;
         let port = |p: &PortView| {
             vec![
                 ("port", p.name.clone()),
@@ -214,9 +233,7 @@ impl Collector for NodeMetrics {
                 .map(|p| (port(p), counter(p.rx_ring_drops))),
         )
     }
-}
 
-impl NodeMetrics {
     fn encode_counters(
         &self,
         e: &mut DescriptorEncoder,

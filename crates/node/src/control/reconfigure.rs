@@ -126,41 +126,7 @@ impl<R: NodeRuntime> Control<R> {
         doc: NetworkDoc,
         strategy: Option<Strategy>,
     ) -> Result<NodeEvent, ApplyError> {
-        let bad = |field: &str, m: String| ApplyError {
-            field: Some(field.into()),
-            ..ApplyError::new(ErrorCode::InvalidInput, m)
-        };
-        let current = self
-            .substrate
-            .spec(name)
-            .cloned()
-            .ok_or_else(|| ApplyError::not_found(name))?;
-        if let Some(why) = self.busy(name) {
-            return Err(ApplyError::new(ErrorCode::Conflict, why));
-        }
-        if doc.name != name {
-            return Err(bad(
-                "definition.name",
-                format!("`{}` is not `{name}`", doc.name),
-            ));
-        }
-        if current.tier != Tier::Hardware || doc.tier != TierChoice::Hardware {
-            return Err(bad(
-                "definition.tier",
-                format!(
-                    "only a hardware network's slot is reconfigured, into hardware: move `{name}` with PUT"
-                ),
-            ));
-        }
-        let Some(bits) = reconfig::bitstreams(&self.device) else {
-            return Err(ApplyError::new(
-                ErrorCode::InvalidInput,
-                format!(
-                    "device `{}` has no reconfigurable regions: change `{name}` with PUT",
-                    self.device
-                ),
-            ));
-        };
+        let (current, bits) = self.may_reconfigure(name, &doc)?;
         let asked = strategy;
         let strategy = strategy.unwrap_or(self.default_strategy);
         if strategy == Strategy::Full && self.reconfiguring() {
@@ -218,6 +184,52 @@ impl<R: NodeRuntime> Control<R> {
         );
         self.ops.push(op);
         Ok(e)
+    }
+
+    /// Refuses a reconfiguration of `name` into `doc` that cannot be done:
+    /// no such network, one under way, another name, not hardware, no
+    /// reconfigurable regions. The network's spec and the device's timing.
+    fn may_reconfigure(
+        &self,
+        name: &str,
+        doc: &NetworkDoc,
+    ) -> Result<(prism_pipeline::NetworkSpec, reconfig::Bitstreams), ApplyError> {
+        let bad = |field: &str, m: String| ApplyError {
+            field: Some(field.into()),
+            ..ApplyError::new(ErrorCode::InvalidInput, m)
+        };
+        let current = self
+            .substrate
+            .spec(name)
+            .cloned()
+            .ok_or_else(|| ApplyError::not_found(name))?;
+        if let Some(why) = self.busy(name) {
+            return Err(ApplyError::new(ErrorCode::Conflict, why));
+        }
+        if doc.name != name {
+            return Err(bad(
+                "definition.name",
+                format!("`{}` is not `{name}`", doc.name),
+            ));
+        }
+        if current.tier != Tier::Hardware || doc.tier != TierChoice::Hardware {
+            return Err(bad(
+                "definition.tier",
+                format!(
+                    "only a hardware network's slot is reconfigured, into hardware: move `{name}` with PUT"
+                ),
+            ));
+        }
+        let Some(bits) = reconfig::bitstreams(&self.device) else {
+            return Err(ApplyError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "device `{}` has no reconfigurable regions: change `{name}` with PUT",
+                    self.device
+                ),
+            ));
+        };
+        Ok((current, bits))
     }
 
     fn partial(&mut self, name: &str, spec: prism_pipeline::NetworkSpec) -> Result<Op, ApplyError> {

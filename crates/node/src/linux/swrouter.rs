@@ -43,33 +43,7 @@ pub fn ready_file(config: &Path) -> std::path::PathBuf {
 
 pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
     let (mut dp, mut net, ports) = load(config, network)?;
-    // (port, socket, receives)
-    let mut socks: Vec<(u16, Port)> = Vec::new();
-    let mut tx: Vec<Option<usize>> = vec![None; usize::from(ports)];
-    let mut rx: Vec<usize> = Vec::new();
-    let mut how = Vec::new();
-    for p in 0..ports {
-        let name = inner_ifname(p);
-        if !prism_io::netns::link_exists(&name) {
-            continue;
-        }
-        // A wire port's ring (2,048 slots; 512 before): a router that
-        // sleeps when idle must take whole the burst a held-up sender
-        // catches up with (1,500 frames after 150 ms at 10,000 frames/s;
-        // 512 slots lost 988 of them). 8 MiB per interface.
-        let opened = port::open_rx(&name, io, &XdpConfig::default())?;
-        if let Some(why) = &opened.fallback {
-            eprintln!("prism swrouter: {name}: AF_XDP unavailable ({why}); using AF_PACKET");
-        }
-        for (q, s) in opened.ports.into_iter().enumerate() {
-            how.push(format!("{name} {}", s.describe()));
-            if q == 0 {
-                tx[usize::from(p)] = Some(socks.len());
-            }
-            rx.push(socks.len());
-            socks.push((p, s));
-        }
-    }
+    let (Sockets { mut socks, tx, rx }, how) = Sockets::open(ports, io)?;
     anyhow::ensure!(
         !rx.is_empty(),
         "no interface eth0..eth{} in this namespace",
@@ -116,38 +90,15 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
                     batch.push(pkt);
                 }
             });
-            for mut pkt in batch.drain(..) {
-                match software_router::route(&dp, &mut pkt, &mut scratch) {
-                    Ok(out) if tx.get(usize::from(out)).is_some_and(Option::is_some) => {
-                        pkt.port = out;
-                        routed += 1;
-                        ready.push(pkt);
-                    }
-                    Ok(_) => {
-                        *drops.entry("output/no-interface".into()).or_default() += 1;
-                        pool.recycle(pkt);
-                    }
-                    Err(r) => {
-                        *drops.entry(r.to_string()).or_default() += 1;
-                        pool.recycle(pkt);
-                    }
-                }
-            }
-            // One send per run of packets for the same interface.
-            let mut start = 0;
-            while start < ready.len() {
-                let port = ready[start].port;
-                let end = start + ready[start..].iter().take_while(|p| p.port == port).count();
-                if let Some(t) = tx[usize::from(port)] {
-                    socks[t]
-                        .1
-                        .send_batch(ready[start..end].iter().map(|p| p.data()));
-                }
-                start = end;
-            }
-            for pkt in ready.drain(..) {
-                pool.recycle(pkt);
-            }
+            route_all(
+                &dp,
+                &mut batch,
+                &mut ready,
+                &tx,
+                (&mut pool, &mut scratch),
+                (&mut routed, &mut drops),
+            );
+            send_runs(&mut socks, &tx, &mut ready, &mut pool);
         }
         if work == 0 {
             for (_, s) in socks.iter_mut() {
@@ -169,6 +120,100 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
         socket_drops(&mut socks)
     );
     Ok(())
+}
+
+/// The router's sockets: (port, socket) each, the one that sends for each
+/// port, and those that receive.
+struct Sockets {
+    socks: Vec<(u16, Port)>,
+    tx: Vec<Option<usize>>,
+    rx: Vec<usize>,
+}
+
+impl Sockets {
+    /// Opens every `eth<p>` of the namespace; with what each runs on.
+    fn open(ports: u16, io: IoChoice) -> Result<(Self, Vec<String>)> {
+        let mut socks: Vec<(u16, Port)> = Vec::new();
+        let mut tx: Vec<Option<usize>> = vec![None; usize::from(ports)];
+        let mut rx: Vec<usize> = Vec::new();
+        let mut how = Vec::new();
+        for p in 0..ports {
+            let name = inner_ifname(p);
+            if !prism_io::netns::link_exists(&name) {
+                continue;
+            }
+            // A wire port's ring (2,048 slots; 512 before): a router that
+            // sleeps when idle must take whole the burst a held-up sender
+            // catches up with (1,500 frames after 150 ms at 10,000 frames/s;
+            // 512 slots lost 988 of them). 8 MiB per interface.
+            let opened = port::open_rx(&name, io, &XdpConfig::default())?;
+            if let Some(why) = &opened.fallback {
+                eprintln!("prism swrouter: {name}: AF_XDP unavailable ({why}); using AF_PACKET");
+            }
+            for (q, s) in opened.ports.into_iter().enumerate() {
+                how.push(format!("{name} {}", s.describe()));
+                if q == 0 {
+                    tx[usize::from(p)] = Some(socks.len());
+                }
+                rx.push(socks.len());
+                socks.push((p, s));
+            }
+        }
+        Ok((Self { socks, tx, rx }, how))
+    }
+}
+
+/// Routes `batch` (left empty): what has a way out goes to `ready`, the
+/// rest is counted by reason and its buffer taken back.
+fn route_all(
+    dp: &prism_pipeline::Dataplane,
+    batch: &mut Vec<prism_pipeline::Packet>,
+    ready: &mut Vec<prism_pipeline::Packet>,
+    tx: &[Option<usize>],
+    (pool, scratch): (&mut PacketPool, &mut ServiceScratch),
+    (routed, drops): (&mut u64, &mut BTreeMap<String, u64>),
+) {
+    for mut pkt in batch.drain(..) {
+        match software_router::route(dp, &mut pkt, scratch) {
+            Ok(out) if tx.get(usize::from(out)).is_some_and(Option::is_some) => {
+                pkt.port = out;
+                *routed += 1;
+                ready.push(pkt);
+            }
+            Ok(_) => {
+                *drops.entry("output/no-interface".into()).or_default() += 1;
+                pool.recycle(pkt);
+            }
+            Err(r) => {
+                *drops.entry(r.to_string()).or_default() += 1;
+                pool.recycle(pkt);
+            }
+        }
+    }
+}
+
+/// Sends `ready` (left empty, buffers back in `pool`), one send per run of
+/// packets for the same interface.
+fn send_runs(
+    socks: &mut [(u16, Port)],
+    tx: &[Option<usize>],
+    ready: &mut Vec<prism_pipeline::Packet>,
+    pool: &mut PacketPool,
+) {
+    let mut start = 0;
+    while start < ready.len() {
+        let port = ready[start].port;
+        let end = start + ready[start..].iter().take_while(|p| p.port == port).count();
+        if let Some(t) = tx[usize::from(port)] {
+            socks[t]
+                .1
+                .send_batch(ready[start..end].iter().map(|p| p.data()));
+        }
+        start = end;
+    }
+    for pkt in ready.drain(..) {
+        pool.recycle(pkt);
+    }
 }
 
 /// What the router's sockets lost (frames the kernel could not deliver, or
