@@ -543,15 +543,8 @@ pub fn main(prism: &Path, rates: bool) -> Result<()> {
     failed |= r.during.1 < r.during.0 || r.after.1 < r.after.0;
     let m = &o.tier_move;
     println!(
-        "  node2's part moved to software under traffic: node1 → node3 {} of {}, node1 → node2 {} of {} meanwhile; then {} of {} in software, {} of {} back in hardware",
-        m.other.1,
-        m.other.0,
-        m.moved.1,
-        m.moved.0,
-        m.in_software.1,
-        m.in_software.0,
-        m.back.1,
-        m.back.0
+        "  node2's part moved to software under traffic: node1 → node3 {} of {} meanwhile; then node1 → node2 {} of {} in software, {} of {} back in hardware",
+        m.other.1, m.other.0, m.in_software.1, m.in_software.0, m.back.1, m.back.0
     );
     failed |= m.other.1 < m.other.0 || m.in_software.1 < m.in_software.0 || m.back.1 < m.back.0;
     println!(

@@ -54,9 +54,18 @@ pub(crate) async fn restart_node3(
     });
     tokio::time::sleep(Duration::from_millis(200)).await;
     let killed = Instant::now();
-    node.kill()?;
-    node.wait()?;
-    *node = restart()?;
+    let restarted = node
+        .kill()
+        .and_then(|()| node.wait())
+        .map_err(anyhow::Error::from)
+        .and_then(|_| restart());
+    match restarted {
+        Ok(child) => *node = child,
+        Err(e) => {
+            let _ = sending.await;
+            return Err(e.context("restarting node 3"));
+        }
+    }
     let name = node_network_name(&span.id);
     let back_ms = loop {
         let held = node_client(3, secret).list_networks().await;
@@ -89,8 +98,6 @@ pub struct TierMove {
     /// Host 1 to host 3 (another part) while node 2's part moved to the
     /// software tier.
     pub other: (u64, u64),
-    /// Host 1 to host 2 meanwhile (through the part that moved).
-    pub moved: (u64, u64),
     /// How long the node took to answer the move, ms.
     pub move_ms: f64,
     /// Host 1 to host 2 with the part in software, then back in hardware.
@@ -102,12 +109,10 @@ impl TierMove {
     /// The demo's line for it.
     pub fn line(&self) -> String {
         format!(
-            "  node2's part of span3 moved to software under traffic ({:.0} ms): node1 → node3 meanwhile {} of {}, node1 → node2 {} of {}; in software {} of {}; back in hardware {} of {}",
+            "  node2's part of span3 moved to software under traffic ({:.0} ms): node1 → node3 meanwhile {} of {}; node1 → node2 in software {} of {}; back in hardware {} of {}",
             self.move_ms,
             self.other.1,
             self.other.0,
-            self.moved.1,
-            self.moved.0,
             self.in_software.1,
             self.in_software.0,
             self.back.1,
@@ -117,7 +122,7 @@ impl TierMove {
 }
 
 /// Moves node 2's part of `span` to the software tier through its node
-/// API (an operator's move) while host 1 sends to hosts 2 and 3, then back.
+/// API (an operator's move) while host 1 sends to host 3, then back.
 pub(crate) async fn move_node2_part(span: &Booking, secret: &str) -> Result<TierMove> {
     use prism_node_api::{PlacedTier, TierBody};
     let vlan = span.vlan.unwrap_or(0) as u16;
@@ -132,22 +137,30 @@ pub(crate) async fn move_node2_part(span: &Booking, secret: &str) -> Result<Tier
             anyhow::Ok(total)
         })
     };
-    let (to3, to2) = (three_flows(3, 7201), three_flows(2, 7211));
+    // One receiving host at a time: two rings filling beside a container
+    // starting were more than this two-core machine carries under load.
+    let to3 = three_flows(3, 7201);
     tokio::time::sleep(Duration::from_millis(200)).await;
     let node2 = node_client(2, secret);
     let started = Instant::now();
     let software = TierBody {
         tier: PlacedTier::Software,
     };
-    node2.set_tier(&name, &software).await?;
+    let moved = node2.set_tier(&name, &software).await;
     let move_ms = started.elapsed().as_secs_f64() * 1e3;
+    if let Err(e) = moved {
+        let _ = to3.await;
+        bail!("moving node 2's part to software: {e}");
+    }
     let tier = |views: Vec<prism_node_api::NetworkView>| {
         views.into_iter().find(|n| n.name == name).map(|n| n.tier)
     };
     if tier(node2.list_networks().await?) != Some(PlacedTier::Software) {
         bail!("node 2's part is not in the software tier after the move");
     }
-    let (other, moved) = (to3.await??, to2.await??);
+    // The flow ends before the move's check can fail: none is left
+    // sending while the demo cleans up.
+    let other = to3.await??;
     let in_software =
         tokio::task::spawn_blocking(move || flow(1, 2, vlan, Carried::Udp(7221))).await??;
     let hardware = TierBody {
@@ -162,7 +175,6 @@ pub(crate) async fn move_node2_part(span: &Booking, secret: &str) -> Result<Tier
     let back = tokio::task::spawn_blocking(move || flow(1, 2, vlan, Carried::Udp(7222))).await??;
     Ok(TierMove {
         other,
-        moved,
         move_ms,
         in_software: (FRAMES, in_software.0),
         back: (FRAMES, back.0),

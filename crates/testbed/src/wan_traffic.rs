@@ -118,7 +118,7 @@ pub(crate) fn flow(from: usize, to: usize, vlan: u16, what: Carried) -> Result<(
             }
         });
     };
-    send_paced(&mut tx, &frame, FRAMES, || count(&mut rx));
+    send_paced(&mut tx, &frame, FRAMES, || count(&mut rx))?;
     let end = Instant::now() + Duration::from_millis(300);
     while Instant::now() < end {
         let _ = PacketPort::wait_any(&[&rx], 20);
@@ -145,18 +145,28 @@ fn tagged(meta: Option<(u16, u16)>, d: &[u8]) -> (Option<u16>, Vec<u8>) {
 }
 
 /// Sends `n` copies of `frame` at about 2,000 per second, calling `between`
-/// every millisecond.
-fn send_paced(tx: &mut PacketPort, frame: &[u8], n: u64, mut between: impl FnMut()) {
+/// every millisecond. A socket that sends nothing for a second (its
+/// interface gone, its namespace removed) is an error, not a wait: a flow
+/// left behind by a failed step must end, not spin.
+fn send_paced(tx: &mut PacketPort, frame: &[u8], n: u64, mut between: impl FnMut()) -> Result<()> {
     let start = Instant::now();
     let mut sent = 0u64;
+    let mut progress = Instant::now();
     while sent < n {
         let due = (start.elapsed().as_micros() as u64 * 2000 / 1_000_000).min(n);
         while sent < due {
-            sent += tx.send_batch(std::iter::once(frame)) as u64;
+            match tx.send_batch(std::iter::once(frame)) as u64 {
+                0 => break,
+                k => (sent, progress) = (sent + k, Instant::now()),
+            }
+        }
+        if progress.elapsed() > Duration::from_secs(1) {
+            bail!("the sending host's socket sent nothing for a second ({sent} of {n} sent)");
         }
         between();
         std::thread::sleep(Duration::from_millis(1));
     }
+    Ok(())
 }
 
 /// Node 2's unmapped drops by `wan/...` reason: (unknown-tunnel, not-leased).
@@ -197,8 +207,8 @@ pub(crate) async fn spoof(secret: &str) -> Result<(u64, u64, (u64, u64))> {
         let mut count = |rx: &mut PacketPort| {
             rx.recv_block(|f| got += u64::from(f.data.windows(4).any(|w| w == b"SPOF")));
         };
-        send_paced(&mut tx, &ipip, N, || count(&mut rx));
-        send_paced(&mut tx, &plain, N, || count(&mut rx));
+        send_paced(&mut tx, &ipip, N, || count(&mut rx))?;
+        send_paced(&mut tx, &plain, N, || count(&mut rx))?;
         std::thread::sleep(Duration::from_millis(300));
         count(&mut rx);
         Ok(got)
