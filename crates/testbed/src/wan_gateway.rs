@@ -16,7 +16,7 @@
 //! to give a Linux host a tagged interface): they send and read frames on
 //! their network's VLAN.
 
-use crate::wan_traffic::{GATEWAY_MAC, OUTSIDER_NS, host_mac, host_ns, node_client};
+use crate::wan_traffic::{GATEWAY_MAC, OUTSIDER_NS, host_mac, host_ns, unmapped_drops};
 use anyhow::{Context, Result, bail};
 use prism_controller::{Booking, BookingRequest, ControllerClient, PublicAddressRequest};
 use prism_io::afpacket::{PacketPort, RingConfig};
@@ -319,11 +319,6 @@ fn through_public(i: usize, vlan: u16, public: &str) -> Result<(u64, u64)> {
     Ok((got, answered))
 }
 
-async fn not_leased(i: usize, secret: &str) -> Result<u64> {
-    let c = node_client(i, secret).counters().await?;
-    Ok(c.unmapped_drops.get("wan/not-leased").copied().unwrap_or(0))
-}
-
 /// Books two NAT networks and a public address, runs the checks, and
 /// releases them all.
 pub(crate) async fn run(
@@ -372,10 +367,10 @@ pub(crate) async fn run(
         a.address, a.address
     ));
     alice.release_public("wan", &a.address).await?;
-    let before = not_leased(i, secret).await?;
+    let before = unmapped_drops(i, secret, "wan/not-leased").await?;
     let public = a.address.clone();
     let (got, _) = tokio::task::spawn_blocking(move || through_public(i, vlan, &public)).await??;
-    let dropped = not_leased(i, secret).await? - before;
+    let dropped = unmapped_drops(i, secret, "wan/not-leased").await? - before;
     out.released = (N, got, dropped);
     say(&format!(
         "  released: the Internet sent {N} more, {got} reached the host, node{i} dropped {dropped} as wan/not-leased"

@@ -11,7 +11,7 @@
 //! the Internet host is the kernel's own ARP and ICMP.
 
 use crate::wan_gateway::{drain, echo_request, inside, node_index};
-use crate::wan_traffic::{OUTSIDER_NS, host_mac, node_client};
+use crate::wan_traffic::{OUTSIDER_NS, host_mac, unmapped_drops};
 use anyhow::{Context, Result};
 use prism_controller::{BookingRequest, ControllerClient, PublicAddressRequest};
 use prism_io::afpacket::PacketPort;
@@ -130,11 +130,6 @@ fn from_wan_to(i: usize, mac: [u8; 6], vlan: u16) -> Result<u64> {
     Ok(got)
 }
 
-async fn unexpected(i: usize, secret: &str) -> Result<u64> {
-    let c = node_client(i, secret).counters().await?;
-    Ok(c.unmapped_drops.get("wan/unexpected").copied().unwrap_or(0))
-}
-
 /// Books the bridge network, leases and releases the public MAC, runs the
 /// checks.
 pub(crate) async fn run(
@@ -162,9 +157,9 @@ pub(crate) async fn run(
     let mac: prism_wire::EthernetAddress =
         m.address.parse().map_err(|_| anyhow::anyhow!("a MAC"))?;
     alice.release_public("wan", &m.address).await?;
-    let before = unexpected(i, secret).await?;
+    let before = unmapped_drops(i, secret, "wan/unexpected").await?;
     let got = tokio::task::spawn_blocking(move || from_wan_to(i, mac.0, vlan)).await??;
-    let dropped = unexpected(i, secret).await? - before;
+    let dropped = unmapped_drops(i, secret, "wan/unexpected").await? - before;
     say(&format!(
         "  released: {N} frames from the WAN to {}, {got} reached the host, node{i} dropped {dropped} as wan/unexpected",
         m.address

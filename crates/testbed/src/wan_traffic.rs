@@ -169,11 +169,18 @@ fn send_paced(tx: &mut PacketPort, frame: &[u8], n: u64, mut between: impl FnMut
     Ok(())
 }
 
+/// Node `i`'s drops of frames no network took, under `reason`.
+pub(crate) async fn unmapped_drops(i: usize, secret: &str, reason: &str) -> Result<u64> {
+    let c = node_client(i, secret).counters().await?;
+    Ok(c.unmapped_drops.get(reason).copied().unwrap_or(0))
+}
+
 /// Node 2's unmapped drops by `wan/...` reason: (unknown-tunnel, not-leased).
 async fn wan_drops(secret: &str) -> Result<(u64, u64)> {
-    let c = node_client(2, secret).counters().await?;
-    let get = |r: &str| c.unmapped_drops.get(r).copied().unwrap_or(0);
-    Ok((get("wan/unknown-tunnel"), get("wan/not-leased")))
+    Ok((
+        unmapped_drops(2, secret, "wan/unknown-tunnel").await?,
+        unmapped_drops(2, secret, "wan/not-leased").await?,
+    ))
 }
 
 /// The outsider sends node 2 IPIP from an address that is no node's (with
