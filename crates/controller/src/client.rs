@@ -101,7 +101,12 @@ impl ControllerClient {
             .map(|(s, b)| (s, b.to_vec()))
             .map_err(|e| ClientError::Connect {
                 addr: self.addr.clone(),
-                message: e.to_string(),
+                // The transport's own words, not the node client's
+                // ("cannot reach the node") it is built on.
+                message: match e {
+                    prism_node_api::ClientError::Connect { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                },
             })
     }
 

@@ -193,6 +193,34 @@ pub struct PartRequest {
     pub port: Option<String>,
 }
 
+impl BookingRequest {
+    /// A network's booking from a spec file's body (`prism ctl book`): the
+    /// network document, whose `part` entries (`[[part]]` in TOML) are
+    /// taken out as the booking's parts (docs/wan.md).
+    pub fn from_spec(
+        name: &str,
+        mut spec: serde_json::Value,
+        bandwidth_mbps: i64,
+        lease_s: Option<i64>,
+    ) -> Result<Self, prism_netdoc::DocError> {
+        let parts = match spec.as_object_mut().and_then(|o| o.remove("part")) {
+            Some(p) => serde_json::from_value(p)
+                .map_err(|e| prism_netdoc::DocError::new("part", e.to_string()))?,
+            None => Vec::new(),
+        };
+        Ok(Self {
+            name: name.to_string(),
+            resource_type: "network".into(),
+            spec,
+            bandwidth_mbps,
+            lease_s,
+            provision: true,
+            parts,
+            nat: false,
+        })
+    }
+}
+
 /// A part of a booked network.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct PartView {

@@ -1,7 +1,10 @@
 //! A client's saved session (`prism ctl login`): the controller, the
 //! token and its project, kept in a file only its owner can read.
 
+use crate::client::{ClientError, ControllerClient};
+use crate::identity::LoginRequest;
 use serde::{Deserialize, Serialize};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// What `prism ctl login` keeps.
@@ -12,6 +15,52 @@ pub struct Session {
     #[serde(default)]
     pub project: Option<String>,
     pub expires_ms: i64,
+}
+
+/// Why `prism ctl login` did not leave a session.
+#[derive(Debug, thiserror::Error)]
+pub enum LoginError {
+    #[error(transparent)]
+    Refused(#[from] ClientError),
+    #[error("saving the session in {}: {source}", path.display())]
+    Save {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Logs in at `controller` and saves the session (the token, its project
+/// and expiry), readable by its owner only.
+pub async fn login(controller: &str, r: &LoginRequest) -> Result<Session, LoginError> {
+    let t = ControllerClient::new(controller, None).login(r).await?;
+    let s = Session {
+        controller: controller.to_string(),
+        token: t.token,
+        project: t.project,
+        expires_ms: t.expires_ms,
+    };
+    save(&s).map_err(|source| LoginError::Save {
+        path: path(),
+        source,
+    })?;
+    Ok(s)
+}
+
+/// A secret from `$PRISM_PASSWORD` or one line of stdin: never from the
+/// command line, where `ps` shows it.
+pub fn read_secret() -> std::io::Result<String> {
+    if let Ok(p) = std::env::var("PRISM_PASSWORD") {
+        return Ok(p);
+    }
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    let p = line.trim_end_matches(['\n', '\r']).to_string();
+    if p.is_empty() {
+        return Err(std::io::Error::other(
+            "no password: give it on stdin (one line) or in $PRISM_PASSWORD",
+        ));
+    }
+    Ok(p)
 }
 
 /// `$PRISM_CONFIG_DIR/session.json`, else `~/.config/prism/session.json`.

@@ -63,9 +63,71 @@ pub fn from_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, DocE
     Ok(v)
 }
 
+/// A body of type `T` from a file's text, as the CLI reads spec files:
+/// JSON, or TOML when `name` ends in `.toml` (the same fields); a TOML file
+/// holding one `[[network]]` table is that network. TOML's errors keep
+/// their line and column.
+pub fn from_file_text<T: serde::de::DeserializeOwned>(
+    name: &str,
+    text: &str,
+) -> Result<T, DocError> {
+    if !name.ends_with(".toml") {
+        return from_json(text.as_bytes());
+    }
+    let mut t: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| DocError::new("", format!("not TOML: {e}")))?;
+    if let Some(toml::Value::Array(mut a)) = t.remove("network") {
+        if a.len() != 1 || !t.is_empty() {
+            return Err(DocError::new(
+                "network",
+                "one [[network]] table per file, and nothing else",
+            ));
+        }
+        return a
+            .remove(0)
+            .try_into()
+            .map_err(|e: toml::de::Error| DocError::new("network[0]", e.to_string()));
+    }
+    toml::from_str(text).map_err(|e| DocError::new("", e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_bodies_read_as_json_or_toml() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct B {
+            tier: String,
+        }
+        let want = B {
+            tier: "software".into(),
+        };
+        let j: B = from_file_text("a.json", r#"{"tier": "software"}"#).unwrap();
+        let t: B = from_file_text("a.toml", "tier = \"software\"\n").unwrap();
+        let w: B = from_file_text("a.toml", "[[network]]\ntier = \"software\"\n").unwrap();
+        assert_eq!(
+            (j, &t),
+            (
+                B {
+                    tier: "software".into()
+                },
+                &want
+            )
+        );
+        assert_eq!(w, want);
+        let e = from_file_text::<B>(
+            "a.toml",
+            "[[network]]\ntier = \"s\"\n[[network]]\ntier = \"s\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "network");
+        let e = from_file_text::<B>("a.toml", "tier = \n").unwrap_err();
+        assert!(e.message.contains("line 1"), "{e}");
+        assert!(from_file_text::<B>("a.json", "[]").is_err());
+    }
 
     #[test]
     fn paths_nest() {

@@ -7,7 +7,7 @@
 //! whatever the captures' size, and FIFOs work as inputs.
 
 use crate::offline::{self as runner, InputFrame, RunSummary};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use prism_io::capture::CaptureReader;
 use prism_io::pcap::{Frame, FrameWriter, PcapError};
 use prism_netdoc::Scenario;
@@ -67,6 +67,25 @@ pub struct CaptureRun {
     pub bad_records: Vec<String>,
     /// The bad records, then conversions, skips and refusals.
     pub notes: Vec<String>,
+}
+
+/// `prism run`'s `PORT=FILE` specs as (port index, file), naming the flag when wrong.
+pub fn port_files(sc: &Scenario, specs: &[String], flag: &str) -> Result<Vec<(u16, PathBuf)>> {
+    specs
+        .iter()
+        .map(|spec| {
+            let (port, file) = spec
+                .split_once('=')
+                .with_context(|| format!("{flag} `{spec}` is not PORT=FILE"))?;
+            let p = sc.port_index(port).with_context(|| {
+                format!(
+                    "{flag} {spec}: no port `{port}` (ports: {})",
+                    sc.port_names.join(", ")
+                )
+            })?;
+            Ok((p, PathBuf::from(file)))
+        })
+        .collect()
 }
 
 /// Runs `sc` over the captures of `inputs` (port, file), writing what each

@@ -1,14 +1,13 @@
 //! `prism ctl`: the CLI as a client of a running node's API, through the
 //! typed client (`prism_node_api::NodeClient`).
 
-use crate::spec_file::read_body;
 use anyhow::{Context, Result, bail};
 use prism_netdoc::NetworkDoc;
 use prism_node_api::{
     Endpoint, NodeClient, PlacedTier, RateLimitBody, RoutesBody, RulesBody, TierBody,
 };
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub use prism_node::DEFAULT_SOCKET;
 
@@ -85,6 +84,14 @@ pub enum CtlCmd {
     /// Talk to the controller (login, bookings, usage, ...; docs/controller.md).
     #[command(flatten)]
     Controller(crate::ctl_controller::ControllerCmd),
+}
+
+/// A body from a spec file: JSON, or TOML (`.toml`) with the same fields
+/// (`prism_netdoc::from_file_text`), refused with the file's name.
+pub fn read_body<T: serde::de::DeserializeOwned>(file: &Path) -> Result<T> {
+    let name = file.display().to_string();
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading {name}"))?;
+    prism_netdoc::from_file_text(&name, &text).with_context(|| name)
 }
 
 fn print(v: &impl Serialize) -> Result<()> {

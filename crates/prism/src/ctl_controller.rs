@@ -2,15 +2,14 @@
 //! session file readable only by its owner), projects, bookings, quota,
 //! usage, API keys and the administrator's commands.
 
-use anyhow::{Context, Result, bail};
-use prism_controller::session::{self, Session};
+use anyhow::{Context, Result};
+use prism_controller::session;
 use prism_controller::{
     Action, ApiKeyRequest, BookingRequest, ControllerClient, LoginRequest, MemberRequest,
     NodeRequest, Operation, ProjectRequest, Role, UserRequest,
 };
 use serde::Serialize;
-use std::io::BufRead;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub const DEFAULT_CONTROLLER: &str = "127.0.0.1:7440";
 
@@ -187,22 +186,9 @@ pub enum ControllerCmd {
     Audit,
 }
 
-/// A secret from $PRISM_PASSWORD or one line of stdin: never from the
-/// command line, where `ps` shows it.
+/// The password, as `session::read_secret` reads it.
 pub fn read_password() -> Result<String> {
-    if let Ok(p) = std::env::var("PRISM_PASSWORD") {
-        return Ok(p);
-    }
-    let mut line = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut line)
-        .context("reading the password from stdin")?;
-    let p = line.trim_end_matches(['\n', '\r']).to_string();
-    if p.is_empty() {
-        bail!("no password: give it on stdin (one line) or in $PRISM_PASSWORD");
-    }
-    Ok(p)
+    session::read_secret().context("reading the password from stdin")
 }
 
 fn print(v: &impl Serialize) -> Result<()> {
@@ -244,7 +230,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
     };
     use ControllerCmd as C;
     match cmd {
-        C::Login { user, ttl } => login(&c, &addr, w, user, *ttl).await,
+        C::Login { user, ttl } => login(&addr, w, user, *ttl).await,
         C::Logout => {
             c.logout().await?;
             let _ = std::fs::remove_file(session::path());
@@ -262,8 +248,9 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             hold,
             nat,
         } => {
-            let mut r = network_request(name, spec, *bandwidth, *lease, *hold)?;
+            let mut r = network_request(name, spec, *bandwidth, *lease)?;
             r.nat = *nat;
+            r.provision = !*hold;
             print(&c.book(&project()?, &r).await?)
         }
         C::PublicLease { .. }
@@ -401,35 +388,20 @@ async fn admin_call(c: &ControllerClient, cmd: &ControllerCmd) -> Result<()> {
 }
 
 /// Logs in and saves the session.
-async fn login(
-    c: &ControllerClient,
-    addr: &str,
-    w: &Where,
-    user: &str,
-    ttl: Option<i64>,
-) -> Result<()> {
-    let password = read_password()?;
-    let t = c
-        .login(&LoginRequest {
-            user: user.to_string(),
-            password,
-            project: w.project.clone(),
-            ttl_s: ttl,
-        })
-        .await?;
-    session::save(&Session {
-        controller: addr.to_string(),
-        token: t.token,
-        project: t.project.clone(),
-        expires_ms: t.expires_ms,
-    })
-    .with_context(|| format!("saving the session in {}", session::path().display()))?;
+async fn login(addr: &str, w: &Where, user: &str, ttl: Option<i64>) -> Result<()> {
+    let r = LoginRequest {
+        user: user.to_string(),
+        password: read_password()?,
+        project: w.project.clone(),
+        ttl_s: ttl,
+    };
+    let s = session::login(addr, &r).await?;
+    let project = s.project.map(|p| format!(" (project {p})"));
+    let saved = session::path();
     println!(
         "logged in to {addr} as {user}{}; token saved in {}",
-        t.project
-            .map(|p| format!(" (project {p})"))
-            .unwrap_or_default(),
-        session::path().display()
+        project.unwrap_or_default(),
+        saved.display()
     );
     Ok(())
 }
@@ -464,20 +436,12 @@ async fn public_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -
 /// `prism ctl book`'s request: the spec file's network and its parts.
 fn network_request(
     name: &str,
-    spec: &std::path::Path,
-    bandwidth_mbps: i64,
-    lease_s: Option<i64>,
-    hold: bool,
+    file: &Path,
+    bandwidth: i64,
+    lease: Option<i64>,
 ) -> Result<BookingRequest> {
-    let (spec, parts) = crate::spec_file::read_spec_and_parts(spec)?;
-    Ok(BookingRequest {
-        name: name.to_string(),
-        resource_type: "network".into(),
-        spec,
-        bandwidth_mbps,
-        lease_s,
-        provision: !hold,
-        parts,
-        nat: false,
-    })
+    let at = file.display().to_string();
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading {at}"))?;
+    let spec = prism_netdoc::from_file_text(&at, &text).with_context(|| at.clone())?;
+    BookingRequest::from_spec(name, spec, bandwidth, lease).with_context(|| at)
 }

@@ -16,19 +16,7 @@ pub fn run(json: bool, offline: bool, seconds: u64) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string_pretty(&d.result.counters)?);
     } else {
-        println!(
-            "Prism demo: 5 virtual networks, 80 000 frames over 1 s of traffic time plus 500 that must be dropped, offline (in-memory ports)\n"
-        );
-        print!("{}", d.summary);
-        println!();
-        print!("{}", prism_node::report::table(&d.result.counters));
-        for (i, o) in d.result.outputs.iter().enumerate() {
-            println!(
-                "  port {:<7} sent {} frames",
-                d.port_names[i],
-                o.frames.len()
-            );
-        }
+        print!("{}", d.report());
     }
     if d.violations.is_empty() {
         eprintln!("isolation check: every output port carried only its own network's frames");

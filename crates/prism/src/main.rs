@@ -11,7 +11,6 @@ mod demo_cmd;
 mod node_cmd;
 mod profiles_cmd;
 mod run_cmd;
-mod spec_file;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};

@@ -187,6 +187,24 @@ fn no_source_file_has_over_600_lines_of_code() {
     assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
 }
 
+/// The `prism` binary parses commands and hands them to the libraries
+/// (docs/architecture.md): a binary that grows past this has taken on
+/// library logic, which a test or another front end cannot reach.
+#[test]
+fn the_binary_stays_argument_parsing() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../prism/src");
+    let mut files = Vec::new();
+    rs_files(&src, &mut files);
+    let lines: usize = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
+        .sum();
+    assert!(
+        lines < 1_500,
+        "crates/prism/src has {lines} lines: move the logic to its library"
+    );
+}
+
 #[test]
 fn the_checker_sees_a_circle() {
     let dir = std::env::temp_dir().join(format!("prism-layout-{}", std::process::id()));

@@ -4,54 +4,14 @@
 //! test (its changes stall until the controller is dead, then fail as if
 //! never made), so the restarted controller must finish the work itself.
 
+use crate::common::{PASSWORD, free_port, start};
 use prism_controller::{
     AllocationState, BookingRequest, ControllerClient, LoginRequest, NodeRequest, OperationalState,
     ProjectRequest, UserRequest,
 };
 use prism_testkit::fake_node::{FakeNode, SECRET};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-
-const PASSWORD: &str = "the administrator's password";
-
-struct Controller {
-    child: Child,
-}
-
-impl Drop for Controller {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn start(db: &str, listen: &str, cred: &std::path::Path) -> Controller {
-    let child = Command::new(env!("CARGO_BIN_EXE_prism"))
-        .args([
-            "controller",
-            "serve",
-            "--db",
-            db,
-            "--listen",
-            listen,
-            "--node-credential-file",
-        ])
-        .arg(cred)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    Controller { child }
-}
 
 async fn until<F: std::future::Future<Output = bool>>(what: &str, mut f: impl FnMut() -> F) {
     let t = Instant::now();
@@ -94,16 +54,7 @@ async fn a_controller_killed_mid_provision_and_mid_release_loses_and_leaks_nothi
     let db = dir.join("controller.db").display().to_string();
     let cred = dir.join("node.secret");
     std::fs::write(&cred, SECRET).unwrap();
-    let boot = Command::new(env!("CARGO_BIN_EXE_prism"))
-        .args(["controller", "bootstrap", "--db", &db])
-        .env("PRISM_PASSWORD", PASSWORD)
-        .output()
-        .unwrap();
-    assert!(
-        boot.status.success(),
-        "{}",
-        String::from_utf8_lossy(&boot.stderr)
-    );
+    crate::common::bootstrap(&db);
 
     let node = FakeNode::new(&["a", "b"], 4);
     let node_addr = node.serve();

@@ -1,5 +1,8 @@
 //! The command line without root: `prism run` over the shared captures and
-//! the other offline commands, and the controller killed mid-operation.
+//! the other offline commands, the controller killed mid-operation, and
+//! `prism ctl` against a controller (login, booking from a spec file).
 
 mod cli;
+mod common;
 mod controller_crash;
+mod ctl_session;

@@ -1,0 +1,59 @@
+//! A controller process for the offline tests: started from the built
+//! binary on a free loopback port, killed when dropped.
+
+use std::process::{Child, Command, Stdio};
+
+pub const PASSWORD: &str = "the administrator's password";
+
+pub struct Controller {
+    pub child: Child,
+}
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn start(db: &str, listen: &str, cred: &std::path::Path) -> Controller {
+    let child = Command::new(env!("CARGO_BIN_EXE_prism"))
+        .args([
+            "controller",
+            "serve",
+            "--db",
+            db,
+            "--listen",
+            listen,
+            "--node-credential-file",
+        ])
+        .arg(cred)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    Controller { child }
+}
+
+/// `prism controller bootstrap` on `db`: the administrator `admin` with
+/// [`PASSWORD`].
+pub fn bootstrap(db: &str) {
+    let boot = Command::new(env!("CARGO_BIN_EXE_prism"))
+        .args(["controller", "bootstrap", "--db", db])
+        .env("PRISM_PASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    assert!(
+        boot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&boot.stderr)
+    );
+}
