@@ -9,14 +9,15 @@
 pub mod bridge;
 pub mod classify;
 pub mod l3fwd;
+mod lpm;
 pub mod nat;
 pub mod scale;
+mod services;
 pub mod wan;
 
-use crate::tables as tables_cmd;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use prism_pipeline::fixtures;
-use prism_pipeline::{Packet, Pipeline, PipelineConfig, Substrate, Tier};
+use prism_pipeline::{Packet, Pipeline, PipelineConfig, Substrate};
 use prism_tables::Key;
 use serde::Serialize;
 use std::hint::black_box;
@@ -265,7 +266,27 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             "benchmark (per packet or lookup)", "rate", "time", "TSC cycles"
         );
     }
-    // The whole pipeline with 1, 16 and 1024 networks.
+    pipeline_rows(args, reps, &mut push);
+    l3fwd::run(args, reps, &mut push)?;
+    scale::run(args, reps, &mut push)?;
+    wan::run(args, reps, &mut push)?;
+    nat::run(args, reps, &mut push)?;
+    bridge::run(args, reps, &mut push)?;
+    control_load(args, &mut push);
+    lpm::run(args, reps, &mut push)?;
+    services::run(args, reps, &mut push);
+    classify::run(args, reps, &mut push)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&figs)?);
+    } else {
+        println!("\nmachine: {}", machine());
+    }
+    Ok(())
+}
+
+/// The whole pipeline with 1, 16 and 1024 networks, 64 and 1500 bytes,
+/// and the frame copy it includes.
+fn pipeline_rows(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) {
     for &nets in &[1u16, 16, 1024] {
         for &size in &[64usize, 1500] {
             let name = format!("pipeline/{nets}-networks/{size}B");
@@ -294,210 +315,6 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
         }
     }
-    l3fwd::run(args, reps, &mut push)?;
-    scale::run(args, reps, &mut push)?;
-    wan::run(args, reps, &mut push)?;
-    nat::run(args, reps, &mut push)?;
-    bridge::run(args, reps, &mut push)?;
-    control_load(args, &mut push);
-    let need_bgp = ["lpm/", "pipeline/bgp"].iter().any(|n| wanted(args, n));
-    if need_bgp {
-        let path = data(args, "bgp/prefixes.txt.gz")?;
-        let prefixes = tables_cmd::load_prefixes(&path)?;
-        let table = tables_cmd::build_lpm(&prefixes)?;
-        let n = 1 << 20;
-        for (label, in_prefix) in [("random", false), ("in-prefix", true)] {
-            let addrs = tables_cmd::addresses(&prefixes, n, in_prefix, 7);
-            let name = format!("lpm/bgp-{}k/{label}/batch", prefixes.len() / 1000);
-            if wanted(args, &name) {
-                let mut out = vec![None; addrs.len()];
-                push(measure(
-                    &name,
-                    n as u64,
-                    reps,
-                    "lookup_batch, 64 at a time",
-                    || {
-                        table.lookup_batch(&addrs, &mut out);
-                        black_box(&out);
-                    },
-                ));
-            }
-            let name = format!("lpm/bgp-{}k/{label}/single", prefixes.len() / 1000);
-            if wanted(args, &name) {
-                push(measure(
-                    &name,
-                    n as u64,
-                    reps,
-                    "lookup() one address at a time",
-                    || {
-                        let mut acc = 0u32;
-                        for a in &addrs {
-                            acc = acc.wrapping_add(table.lookup(*a).unwrap_or(0));
-                        }
-                        black_box(acc);
-                    },
-                ));
-            }
-        }
-        let name = format!("pipeline/bgp-{}k-routes/64B", prefixes.len() / 1000);
-        if wanted(args, &name) {
-            let s = bgp_substrate(&prefixes)?;
-            let addrs = tables_cmd::addresses(&prefixes, 4096, true, 9);
-            let frames: Vec<Vec<u8>> = addrs
-                .iter()
-                .map(|a| {
-                    let spec = prism_pipeline::traffic::FrameSpec {
-                        dst: prism_wire::Ipv4Address::from_u32(*a),
-                        ..Default::default()
-                    };
-                    prism_pipeline::traffic::build(&spec, b"bgp")
-                })
-                .collect();
-            push(bench_pipeline(
-                &name,
-                &s,
-                &frames,
-                args.quick,
-                reps,
-                "one hardware network routing on the full table",
-            ));
-        }
-    }
-    // Payload services (paper 004's units, for real): per 1500-byte UDP packet.
-    {
-        use prism_pipeline::services::Aead;
-        use prism_pipeline::{Service, ServiceScratch, services};
-        let text: Vec<u8> = (0..1458u32)
-            .map(|i| b"prism multi-service edge router "[(i % 32) as usize])
-            .collect();
-        let spec = prism_pipeline::traffic::FrameSpec {
-            frame_len: 1500,
-            ..Default::default()
-        };
-        let mut plain = prism_pipeline::traffic::build(&spec, b"");
-        plain[42..1500].copy_from_slice(&text);
-        // A repetitive text payload: the UDP checksum is left stale, which the
-        // services neither check nor need (they recompute it).
-        let key = [3u8; 32];
-        let dkey = [5u8; 8];
-        let mut pool = prism_pipeline::PacketPool::new(2);
-        let mut scratch = ServiceScratch::new(9);
-        let transformed = |svc: Service,
-                           input: &[u8],
-                           scratch: &mut ServiceScratch,
-                           pool: &mut prism_pipeline::PacketPool|
-         -> Vec<u8> {
-            let mut p = pool.packet(input, 0, 0).expect("pool");
-            let info = prism_wire::parse_frame(p.data(), 0).expect("valid frame");
-            services::apply(&svc, &mut p, &info, scratch).expect("service applies");
-            let v = p.data().to_vec();
-            pool.recycle(p);
-            v
-        };
-        let aeads = [
-            ("chacha20poly1305", Aead::ChaCha20Poly1305),
-            ("aes-128-gcm", Aead::Aes128Gcm),
-            ("aes-256-gcm", Aead::Aes256Gcm),
-        ];
-        let sealed: Vec<Vec<u8>> = aeads
-            .iter()
-            .map(|&(_, aead)| {
-                transformed(Service::Seal { aead, key }, &plain, &mut scratch, &mut pool)
-            })
-            .collect();
-        let des = transformed(
-            Service::DesEncrypt { key: dkey },
-            &plain,
-            &mut scratch,
-            &mut pool,
-        );
-        let lz = transformed(Service::Compress, &plain, &mut scratch, &mut pool);
-        let mut cases: Vec<(String, Service, &[u8])> = Vec::new();
-        for (i, &(name, aead)) in aeads.iter().enumerate() {
-            cases.push((
-                format!("service/{name}-seal/1500B"),
-                Service::Seal { aead, key },
-                &plain,
-            ));
-            cases.push((
-                format!("service/{name}-open/1500B"),
-                Service::Open { aead, key },
-                &sealed[i],
-            ));
-        }
-        let rest: [(&str, Service, &[u8]); 4] = [
-            (
-                "service/des-cbc-encrypt/1500B",
-                Service::DesEncrypt { key: dkey },
-                &plain,
-            ),
-            (
-                "service/des-cbc-decrypt/1500B",
-                Service::DesDecrypt { key: dkey },
-                &des,
-            ),
-            ("service/lz4-compress/1500B", Service::Compress, &plain),
-            ("service/lz4-decompress/1500B", Service::Decompress, &lz),
-        ];
-        cases.extend(rest.into_iter().map(|(n, s, i)| (n.to_string(), s, i)));
-        for (name, svc, input) in cases {
-            let name = name.as_str();
-            if !wanted(args, name) {
-                continue;
-            }
-            let n = 2000u64;
-            let mut f = measure(name, n, reps, "", || {
-                for _ in 0..n {
-                    let mut p = pool.packet(input, 0, 0).expect("pool");
-                    let info = prism_wire::parse_frame(p.data(), 0).expect("valid frame");
-                    black_box(services::apply(&svc, &mut p, &info, &mut scratch))
-                        .expect("service applies");
-                    pool.recycle(p);
-                }
-            });
-            f.note = format!(
-                "{:.2} Gbit/s of payload, incl. copy-in and parse",
-                1458.0 * 8.0 * f.mpps / 1e3
-            );
-            push(f);
-        }
-    }
-    classify::run(args, reps, &mut push)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&figs)?);
-    } else {
-        println!("\nmachine: {}", machine());
-    }
-    Ok(())
-}
-
-fn bgp_substrate(prefixes: &[prism_tables::Ipv4Prefix]) -> Result<Substrate> {
-    let mut s = Substrate::new(
-        prism_pipeline::device::profile("alveo-u280")
-            .context("profile")?
-            .clone(),
-        2,
-    );
-    let action = prism_pipeline::Action {
-        out_port: Some(1),
-        decrement_ttl: true,
-        ..Default::default()
-    };
-    let spec = prism_pipeline::NetworkSpec {
-        name: "internet".into(),
-        tier: Tier::Hardware,
-        mapping: vec![],
-        forwarding: prism_pipeline::ForwardingSpec::Destination(
-            prefixes.iter().map(|p| (*p, action)).collect(),
-        ),
-        rate_limit: None,
-        software_channel: None,
-        quantum: 1514,
-        tunnels: Vec::new(),
-    };
-    s.add_network(spec)?;
-    s.set_default_network(Some("internet"))?;
-    Ok(s)
 }
 
 /// One header inside each rule, for rule sets without a trace.

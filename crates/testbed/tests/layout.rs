@@ -368,7 +368,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("placement/src/allocator.rs", "plan", 88),
     ("placement/src/sim.rs", "run", 95),
     ("testbed/src/bench/classify.rs", "run", 85),
-    ("testbed/src/bench.rs", "run", 223),
     ("testbed/src/bench_controller.rs", "bench", 155),
     ("testbed/src/bench_live.rs", "run", 88),
     ("testbed/src/bench_live.rs", "scale", 98),
