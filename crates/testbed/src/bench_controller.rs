@@ -77,6 +77,37 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
         prism_controller::redact(&db),
         ctl.engine()
     );
+    let (user, user_token) = set_up(&ctl).await?;
+    let pairs = (a.pairs / a.clients) * a.clients;
+    let s = book_and_release(a, &user).await?;
+    println!(
+        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over HTTP)",
+        pairs as f64 / s,
+        a.clients
+    );
+    let who = ctl.authenticate(Some(user_token.as_str())).await?;
+    let s = book_and_release_in_library(a, &ctl, &who).await?;
+    println!(
+        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s (the library, no HTTP)",
+        pairs as f64 / s
+    );
+    reads(a, &user).await?;
+    // The reaper over all of them at once.
+    clock.advance_ms(3_600_000 + 1);
+    let t = Instant::now();
+    let n = ctl.reap().await?;
+    println!(
+        "  reaper: {n} expired leases released and accounted in {:.0} ms (one pass)",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// The API served on a free port, a project `p` on a service level with
+/// no lease limit, a resource type with no node, and its user's client
+/// and token.
+async fn set_up(ctl: &Controller) -> Result<(ControllerClient, String)> {
     let pw = "bench password 123";
     ctl.bootstrap_admin("admin", pw).await?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -117,10 +148,12 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
             builtin: false,
         })
         .await?;
-    let user_token = anon.login(&login("u")).await?.token;
-    let user = anon.with_token(Some(user_token.clone()));
+    let token = anon.login(&login("u")).await?.token;
+    Ok((anon.with_token(Some(token.clone())), token))
+}
 
-    // Bookings per second: allocate + release, `clients` at a time.
+/// Seconds for allocate + release pairs over HTTP, `clients` at a time.
+async fn book_and_release(a: &BenchControllerArgs, user: &ControllerClient) -> Result<f64> {
     let t = Instant::now();
     let mut tasks = Vec::new();
     for c in 0..a.clients {
@@ -137,16 +170,15 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     for t in tasks {
         t.await??;
     }
-    let pairs = (a.pairs / a.clients) * a.clients;
-    let s = t.elapsed().as_secs_f64();
-    println!(
-        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over HTTP)",
-        pairs as f64 / s,
-        a.clients
-    );
+    Ok(t.elapsed().as_secs_f64())
+}
 
-    // The same in the library, without HTTP.
-    let who = ctl.authenticate(Some(user_token.as_str())).await?;
+/// The same in the library, without HTTP.
+async fn book_and_release_in_library(
+    a: &BenchControllerArgs,
+    ctl: &Controller,
+    who: &prism_controller::Principal,
+) -> Result<f64> {
     let t = Instant::now();
     let mut tasks = Vec::new();
     for c in 0..a.clients {
@@ -163,13 +195,11 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     for t in tasks {
         t.await??;
     }
-    let s = t.elapsed().as_secs_f64();
-    println!(
-        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s (the library, no HTTP)",
-        pairs as f64 / s
-    );
+    Ok(t.elapsed().as_secs_f64())
+}
 
-    // Reads with `leases` active.
+/// Reads with `leases` active: one booking, and a page of 100.
+async fn reads(a: &BenchControllerArgs, user: &ControllerClient) -> Result<()> {
     let t = Instant::now();
     let mut ids = Vec::new();
     for i in 0..a.leases {
@@ -198,15 +228,5 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
         pct(&mut page, 0.5),
         pct(&mut page, 0.99)
     );
-
-    // The reaper over all of them at once.
-    clock.advance_ms(3_600_000 + 1);
-    let t = Instant::now();
-    let n = ctl.reap().await?;
-    println!(
-        "  reaper: {n} expired leases released and accounted in {:.0} ms (one pass)",
-        t.elapsed().as_secs_f64() * 1e3
-    );
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

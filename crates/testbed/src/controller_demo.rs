@@ -16,7 +16,7 @@ use crate::controller_traffic::{
 use crate::demo_nodes::{Names, Topology, random_hex};
 use anyhow::{Context, Result, bail};
 use prism_controller::{
-    BookingRequest, Controller, ControllerClient, LoginRequest, ProjectRequest, Settings,
+    Booking, BookingRequest, Controller, ControllerClient, LoginRequest, ProjectRequest, Settings,
     UserRequest,
 };
 use prism_io::netns;
@@ -239,14 +239,11 @@ async fn drive(
     say: &dyn Fn(&str),
 ) -> Result<Outcome> {
     let db = dir.join("controller.db").display().to_string();
-    let ctl = Controller::open(
-        &db,
-        Settings {
-            node_secret: Some(secret.into()),
-            ..Settings::default()
-        },
-    )
-    .await?;
+    let settings = Settings {
+        node_secret: Some(secret.into()),
+        ..Settings::default()
+    };
+    let ctl = Controller::open(&db, settings).await?;
     let password = format!("demo-{secret}");
     ctl.bootstrap_admin("admin", &password).await?;
     let listener = tokio::net::TcpListener::bind(CONTROLLER_AT).await?;
@@ -262,20 +259,7 @@ async fn drive(
         ttl_s: None,
     };
     let admin = anon.with_token(Some(anon.login(&login("admin", None)).await?.token));
-    let cred = dir.join("control-plane.secret");
-    for i in 1..=NODES {
-        let key = admin.create_node_key(&format!("node{i}")).await?;
-        let file = dir.join(format!("node{i}.key"));
-        std::fs::write(&file, key.key.unwrap_or_default())?;
-        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
-        topo.nodes.push(start_node(prism, i, &cred, &addr, &file)?);
-    }
-    for n in wait_for_nodes(&admin).await? {
-        say(&format!(
-            "  {} registered itself at {}: {} with {} slots, ports {:?}",
-            n.name, n.address, n.device, n.slots, n.ports
-        ));
-    }
+    start_nodes(prism, dir, &addr, &admin, topo, say).await?;
     admin
         .create_user(&UserRequest {
             name: "alice".into(),
@@ -292,6 +276,66 @@ async fn drive(
         .await?;
     let alice = anon.with_token(Some(anon.login(&login("alice", Some("demo"))).await?.token));
     say("  alice logged in to project demo");
+    let bookings = book_four(&alice, say).await?;
+    // A software router takes a moment to start in its container.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut out = Outcome::default();
+    send_flows(&bookings, &mut out, say).await?;
+    report_drops(secret, say).await?;
+    out.leaked = leaks(&bookings).await?;
+    say(&format!(
+        "  isolation: {} frames of unbooked or other nodes' VLANs reached a host",
+        out.leaked
+    ));
+    let u = alice.usage_csv("demo", 0, ctl.now_ms() + 1).await?;
+    say("  usage report (CSV):");
+    for l in u.lines() {
+        say(&format!("    {l}"));
+    }
+    out.usage_csv = u;
+    for (b, _) in &bookings {
+        alice.release("demo", &b.id).await?;
+    }
+    out.left_on_nodes = left_on_nodes(secret).await?;
+    say(&format!(
+        "  released the leases: {} networks left on the nodes",
+        out.left_on_nodes.len()
+    ));
+    background.abort();
+    server.abort();
+    Ok(out)
+}
+
+/// Starts the nodes, each registering itself with its own key, and waits
+/// until all are up.
+async fn start_nodes(
+    prism: &Path,
+    dir: &Path,
+    addr: &str,
+    admin: &ControllerClient,
+    topo: &mut Topology,
+    say: &dyn Fn(&str),
+) -> Result<()> {
+    let cred = dir.join("control-plane.secret");
+    for i in 1..=NODES {
+        let key = admin.create_node_key(&format!("node{i}")).await?;
+        let file = dir.join(format!("node{i}.key"));
+        std::fs::write(&file, key.key.unwrap_or_default())?;
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+        topo.nodes.push(start_node(prism, i, &cred, addr, &file)?);
+    }
+    for n in wait_for_nodes(admin).await? {
+        say(&format!(
+            "  {} registered itself at {}: {} with {} slots, ports {:?}",
+            n.name, n.address, n.device, n.slots, n.ports
+        ));
+    }
+    Ok(())
+}
+
+/// Two hardware and two software networks, each booked and provisioned,
+/// with the number of the node it landed on.
+async fn book_four(alice: &ControllerClient, say: &dyn Fn(&str)) -> Result<Vec<(Booking, usize)>> {
     let mut bookings = Vec::new();
     for (name, tier) in [
         ("hw-1", "hardware"),
@@ -319,9 +363,15 @@ async fn drive(
         ));
         bookings.push((b, node));
     }
-    // A software router takes a moment to start in its container.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    let mut out = Outcome::default();
+    Ok(bookings)
+}
+
+/// Each booking's flow from host a, counted at host b.
+async fn send_flows(
+    bookings: &[(Booking, usize)],
+    out: &mut Outcome,
+    say: &dyn Fn(&str),
+) -> Result<()> {
     for (k, (b, node)) in bookings.iter().enumerate() {
         let vlan = b.vlan.unwrap_or(0) as u16;
         let node = *node;
@@ -342,8 +392,13 @@ async fn drive(
             got,
         ));
     }
-    report_drops(secret, say).await?;
-    // Isolation: a VLAN nobody booked, and the other node's bookings' VLANs.
+    Ok(())
+}
+
+/// Isolation: frames of a VLAN nobody booked, and of the other node's
+/// bookings' VLANs, that reached a host.
+async fn leaks(bookings: &[(Booking, usize)]) -> Result<u64> {
+    let mut leaked = 0;
     for i in 1..=NODES {
         let mut vlans = vec![99u16];
         vlans.extend(
@@ -353,23 +408,16 @@ async fn drive(
                 .map(|(b, _)| b.vlan.unwrap_or(0) as u16),
         );
         for v in vlans {
-            out.leaked +=
+            leaked +=
                 tokio::task::spawn_blocking(move || send_and_count(i, v, 6000, 200)).await??;
         }
     }
-    say(&format!(
-        "  isolation: {} frames of unbooked or other nodes' VLANs reached a host",
-        out.leaked
-    ));
-    let u = alice.usage_csv("demo", 0, ctl.now_ms() + 1).await?;
-    say("  usage report (CSV):");
-    for l in u.lines() {
-        say(&format!("    {l}"));
-    }
-    out.usage_csv = u;
-    for (b, _) in &bookings {
-        alice.release("demo", &b.id).await?;
-    }
+    Ok(leaked)
+}
+
+/// The controller's networks still on the nodes (asked of each node).
+async fn left_on_nodes(secret: &str) -> Result<Vec<String>> {
+    let mut left = Vec::new();
     for i in 1..=NODES {
         let c = NodeClient::new(Endpoint::Tcp {
             addr: format!("10.254.{i}.2:7700"),
@@ -377,17 +425,11 @@ async fn drive(
         });
         for n in c.list_networks().await? {
             if n.name.starts_with(prism_controller::NODE_PREFIX) {
-                out.left_on_nodes.push(n.name);
+                left.push(n.name);
             }
         }
     }
-    say(&format!(
-        "  released the leases: {} networks left on the nodes",
-        out.left_on_nodes.len()
-    ));
-    background.abort();
-    server.abort();
-    Ok(out)
+    Ok(left)
 }
 
 /// Runs the demo and prints its verdict; errors if it found a problem.
