@@ -56,32 +56,7 @@ pub fn alloc(a: &AllocArgs) -> Result<()> {
     if a.networks == 0 || a.variances.iter().any(|v| !(0.0..=10.0).contains(v)) {
         bail!("--networks must be positive and --variances fractions from 0 to 10");
     }
-    let bandwidth = match &a.bw_samples {
-        Some(p) => {
-            let text =
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            BandwidthDist::from_samples(&text)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
-        }
-        None => BandwidthDist::LogNormal {
-            median_mbps: a.bw_median,
-            sigma: a.bw_sigma,
-            cap_mbps: a.hw_mbps,
-        },
-    };
-    let capacity = Capacity {
-        hw_regions: a.hw_regions,
-        hw_mbps: a.hw_mbps,
-        sw_mbps: a.sw_mbps,
-        ..Capacity::PAPER
-    };
-    let base = SimConfig {
-        networks: a.networks,
-        seed: a.seed,
-        capacity,
-        bandwidth,
-        ..Default::default()
-    };
+    let base = sim_config(a)?;
     let trace = sim::trace(&base);
     let t0 = Instant::now();
     let mut results: Vec<SimResult> = Vec::new();
@@ -100,51 +75,7 @@ pub fn alloc(a: &AllocArgs) -> Result<()> {
     }
     let elapsed = t0.elapsed();
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let mut csv = String::from(
-        "policy,max_variance,networks,admitted,rejected,revisions,granted_pct,increases,increases_granted_pct,migrations,migrations_to_hw,migrations_to_sw,downtime_s,mean_active\n",
-    );
-    println!(
-        "{:<13} {:>8} {:>9} {:>10} {:>12} {:>10} {:>11} {:>9}",
-        "policy",
-        "variance",
-        "granted%",
-        "increases",
-        "increases ok%",
-        "migrations",
-        "downtime s",
-        "rejected"
-    );
-    for r in &results {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{},{},{:.3},{},{:.3},{},{},{},{:.0},{:.2}",
-            r.policy,
-            r.max_variance,
-            r.networks,
-            r.admitted,
-            r.rejected,
-            r.revisions,
-            r.granted_pct(),
-            r.increases,
-            r.increases_granted_pct(),
-            r.migrations,
-            r.migrations_to_hw,
-            r.migrations_to_sw,
-            r.downtime_s,
-            r.mean_active
-        );
-        println!(
-            "{:<13} {:>7.0}% {:>8.2}% {:>10} {:>11.2}% {:>10} {:>11.0} {:>9}",
-            r.policy,
-            r.max_variance * 100.0,
-            r.granted_pct(),
-            r.increases,
-            r.increases_granted_pct(),
-            r.migrations,
-            r.downtime_s,
-            r.rejected
-        );
-    }
+    let csv = table(&results);
     let csv_path = a.out.join("alloc.csv");
     std::fs::write(&csv_path, csv).with_context(|| format!("writing {}", csv_path.display()))?;
     let series: Vec<Series> = a
@@ -191,4 +122,84 @@ pub fn alloc(a: &AllocArgs) -> Result<()> {
         }
     );
     Ok(())
+}
+
+/// The simulation the arguments describe (before the variance is set).
+fn sim_config(a: &AllocArgs) -> Result<SimConfig> {
+    let bandwidth = match &a.bw_samples {
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            BandwidthDist::from_samples(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
+        }
+        None => BandwidthDist::LogNormal {
+            median_mbps: a.bw_median,
+            sigma: a.bw_sigma,
+            cap_mbps: a.hw_mbps,
+        },
+    };
+    let capacity = Capacity {
+        hw_regions: a.hw_regions,
+        hw_mbps: a.hw_mbps,
+        sw_mbps: a.sw_mbps,
+        ..Capacity::PAPER
+    };
+    Ok(SimConfig {
+        networks: a.networks,
+        seed: a.seed,
+        capacity,
+        bandwidth,
+        ..Default::default()
+    })
+}
+
+/// The results as CSV, each printed as a table row on the way.
+fn table(results: &[SimResult]) -> String {
+    let mut csv = String::from(
+        "policy,max_variance,networks,admitted,rejected,revisions,granted_pct,increases,increases_granted_pct,migrations,migrations_to_hw,migrations_to_sw,downtime_s,mean_active\n",
+    );
+    println!(
+        "{:<13} {:>8} {:>9} {:>10} {:>12} {:>10} {:>11} {:>9}",
+        "policy",
+        "variance",
+        "granted%",
+        "increases",
+        "increases ok%",
+        "migrations",
+        "downtime s",
+        "rejected"
+    );
+    for r in results {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{},{},{:.3},{},{:.3},{},{},{},{:.0},{:.2}",
+            r.policy,
+            r.max_variance,
+            r.networks,
+            r.admitted,
+            r.rejected,
+            r.revisions,
+            r.granted_pct(),
+            r.increases,
+            r.increases_granted_pct(),
+            r.migrations,
+            r.migrations_to_hw,
+            r.migrations_to_sw,
+            r.downtime_s,
+            r.mean_active
+        );
+        println!(
+            "{:<13} {:>7.0}% {:>8.2}% {:>10} {:>11.2}% {:>10} {:>11.0} {:>9}",
+            r.policy,
+            r.max_variance * 100.0,
+            r.granted_pct(),
+            r.increases,
+            r.increases_granted_pct(),
+            r.migrations,
+            r.downtime_s,
+            r.rejected
+        );
+    }
+    csv
 }
