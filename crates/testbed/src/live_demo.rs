@@ -65,9 +65,13 @@ pub struct Flow {
     pub bytes: AtomicU64,
 }
 
+/// A network's flow as its hosts counted it: name, tier, frames sent,
+/// received and foreign (of other networks).
+pub type FlowCount = (String, String, u64, u64, u64);
+
 #[derive(Debug)]
 pub struct LiveOutcome {
-    pub flows: Vec<(String, String, u64, u64, u64)>,
+    pub flows: Vec<FlowCount>,
     pub pings_ok: Vec<(String, bool)>,
     pub violations: Vec<String>,
     pub leftovers: Vec<String>,
@@ -97,22 +101,7 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
     for n in &node.notes {
         say(&format!("  {n}"));
     }
-    let mut pings_ok = Vec::new();
-    for (k, (name, ..)) in NETWORKS.iter().enumerate() {
-        let ns = format!("{HOST_PREFIX}{k}a");
-        let ok = netns::run(
-            "ip",
-            &[
-                "netns", "exec", &ns, "ping", "-c", "2", "-i", "0.2", "-W", "2", "10.0.2.2",
-            ],
-        )
-        .is_ok();
-        say(&format!(
-            "  ping a→b through {name:<10} {}",
-            if ok { "ok" } else { "FAILED" }
-        ));
-        pings_ok.push((name.to_string(), ok));
-    }
+    let pings_ok = pings(&say);
     let flows: Arc<Vec<Flow>> = Arc::new((0..NETWORKS.len()).map(|_| Flow::default()).collect());
     let mut threads = Vec::new();
     let traffic_stop = Arc::new(AtomicBool::new(false));
@@ -131,6 +120,49 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
     say(&format!(
         "  traffic: {RATE_PPS} frames/s of {FRAME_LEN} bytes per network from host a to host b, {seconds} s"
     ));
+    watch(seconds, &stop, &flows, &say);
+    traffic_stop.store(true, Ordering::Relaxed);
+    for t in threads {
+        let _ = t.join();
+    }
+    let counters = node.counters();
+    node.stop()?;
+    drop(hosts);
+    let (out, violations) = results(&flows);
+    say_counters(counters.as_ref(), &say);
+    let leftovers = leftovers();
+    Ok(LiveOutcome {
+        flows: out,
+        pings_ok,
+        violations,
+        leftovers,
+    })
+}
+
+/// A ping from host a to host b through each network.
+fn pings(say: &dyn Fn(&str)) -> Vec<(String, bool)> {
+    let mut pings_ok = Vec::new();
+    for (k, (name, ..)) in NETWORKS.iter().enumerate() {
+        let ns = format!("{HOST_PREFIX}{k}a");
+        let ok = netns::run(
+            "ip",
+            &[
+                "netns", "exec", &ns, "ping", "-c", "2", "-i", "0.2", "-W", "2", "10.0.2.2",
+            ],
+        )
+        .is_ok();
+        say(&format!(
+            "  ping a→b through {name:<10} {}",
+            if ok { "ok" } else { "FAILED" }
+        ));
+        pings_ok.push((name.to_string(), ok));
+    }
+    pings_ok
+}
+
+/// Each second until `seconds` pass (or a signal): every network's rate,
+/// bandwidth, loss and foreign frames as counted at its host b.
+fn watch(seconds: u64, stop: &AtomicBool, flows: &[Flow], say: &dyn Fn(&str)) {
     let start = Instant::now();
     let mut last: Vec<u64> = vec![0; NETWORKS.len()];
     while start.elapsed() < Duration::from_secs(seconds) && !stop.load(Ordering::Relaxed) {
@@ -158,13 +190,11 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
         }
         say(&table);
     }
-    traffic_stop.store(true, Ordering::Relaxed);
-    for t in threads {
-        let _ = t.join();
-    }
-    let counters = node.counters();
-    node.stop()?;
-    drop(hosts);
+}
+
+/// Each network's (name, tier, sent, received, foreign), and the
+/// isolation violations: frames of other networks at a host b.
+fn results(flows: &[Flow]) -> (Vec<FlowCount>, Vec<String>) {
     let mut violations = Vec::new();
     let mut out = Vec::new();
     for (k, (name, tier, ..)) in NETWORKS.iter().enumerate() {
@@ -181,7 +211,12 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
         }
         out.push((name.to_string(), tier.to_string(), s, r, x));
     }
-    if let Some(c) = &counters {
+    (out, violations)
+}
+
+/// The node's own per-network counters, beside the hosts' figures.
+fn say_counters(counters: Option<&prism_pipeline::CounterSnapshot>, say: &dyn Fn(&str)) {
+    if let Some(c) = counters {
         say("  node counters (pipeline):");
         for n in &c.networks {
             say(&format!(
@@ -195,13 +230,6 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
             ));
         }
     }
-    let leftovers = leftovers();
-    Ok(LiveOutcome {
-        flows: out,
-        pings_ok,
-        violations,
-        leftovers,
-    })
 }
 
 /// Namespaces, links or cgroups of the demo still present.
