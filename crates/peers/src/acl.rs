@@ -21,7 +21,7 @@ use prism_node::pin_to_core;
 use prism_tables::Key;
 use prism_tables::{Classifier, TreeClassifier};
 use prism_testbed::bench::tsc;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn test_acl(
@@ -153,94 +153,121 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
             c.insert(*r);
         }
         let tree = TreeClassifier::build(rules.clone());
-        let shipped = args.data.join(format!("classbench/{set}_trace"));
-        let (trace, keys, what) = if shipped.exists() {
-            let t = read_trace(&shipped)?;
-            (
-                shipped,
-                t.into_iter().map(|e| e.key).collect::<Vec<Key>>(),
-                "ClassBench trace",
-            )
-        } else {
-            let keys = prism_testbed::bench::in_rule_headers(&rules);
-            let p = work.join(format!("{set}_trace"));
-            write_trace(&p, &rules)?;
-            (p, keys, "a header inside each rule")
-        };
+        let (trace, keys, what) = headers(args, work, set, &rules)?;
         println!(
             "  classification, {set} ({} headers): matches first ...",
             keys.len()
         );
-        let theirs = matches(&test_acl(args.core, &rules_path, &trace, keys.len(), 1, 3)?);
-        if theirs.len() != keys.len() {
-            bail!(
-                "{set}: dpdk-test-acl printed {} results for {} headers",
-                theirs.len(),
-                keys.len()
-            );
-        }
-        let mut out = vec![None; keys.len()];
-        tree.lookup_batch(&keys, &mut out);
-        let differ = keys
-            .iter()
-            .zip(&theirs)
-            .zip(&out)
-            .filter(|((k, d), t)| {
-                c.lookup(k).map_or(0, |m| m.id) != **d || t.map_or(0, |m| m.id) != **d
-            })
-            .count();
-        // Enough passes for about half a second of dpdk-test-acl's own timing.
-        let iter = (2_000_000 / keys.len()).max(1);
-        let (mut peer, mut ours, mut trees) = (Vec::new(), Vec::new(), Vec::new());
-        // Cheap rounds, and a noisy measure: more of them than for rates.
-        for _ in 0..args.rounds * 2 + 1 {
-            let t = test_acl(args.core, &rules_path, &trace, keys.len(), iter, 0)?;
-            peer.push(
-                cycles_per_pkt(&t).with_context(|| {
-                    format!("dpdk-test-acl printed no cycles/pkt:\n{}", tail(&t))
-                })?,
-            );
-            ours.push(prism_cycles(&keys, args.core, iter, tss_pass(&c, &keys)));
-            trees.push(prism_cycles(
-                &keys,
-                args.core,
-                iter,
-                tree_pass(&tree, &keys),
-            ));
-        }
-        let note = if differ == 0 {
-            format!(
-                "{} rules, {what}; same rule for all {} headers",
-                rules.len(),
-                keys.len()
-            )
-        } else {
-            format!(
-                "{} rules, {what}; MATCHES DIFFER for {differ} of {} headers",
-                rules.len(),
-                keys.len()
-            )
+        let w = Workload {
+            rules: &rules_path,
+            trace: &trace,
+            keys: &keys,
         };
+        let differ = differences(args, set, &w, &c, &tree)?;
+        let [peer, ours, trees] = cycles(args, &w, &c, &tree)?;
+        let agree = if differ == 0 {
+            format!("same rule for all {} headers", keys.len())
+        } else {
+            format!("MATCHES DIFFER for {differ} of {} headers", keys.len())
+        };
+        let note = format!("{} rules, {what}; {agree}", rules.len());
+        let peer_name = "DPDK rte_acl (dpdk-test-acl)";
+        let title = format!("classification, ClassBench {set}");
+        rows.push(Row::cost(title.clone(), peer_name, &peer, &ours).note(note.clone()));
         rows.push(
-            Row::cost(
-                format!("classification, ClassBench {set}"),
-                "DPDK rte_acl (dpdk-test-acl)",
-                &peer,
-                &ours,
-            )
-            .note(note.clone()),
-        );
-        rows.push(
-            Row::cost(
-                format!("classification, ClassBench {set}, decision trees"),
-                "DPDK rte_acl (dpdk-test-acl)",
-                &peer,
-                &trees,
-            )
-            .note(format!("{note}; {}, {}", tree.shape(), tree.batch_walk())),
+            Row::cost(format!("{title}, decision trees"), peer_name, &peer, &trees).note(format!(
+                "{note}; {}, {}",
+                tree.shape(),
+                tree.batch_walk()
+            )),
         );
     }
     Ok(rows)
+}
+
+/// One rule set's run as both sides see it: the rule file, the trace file
+/// dpdk-test-acl reads and the same headers in memory.
+struct Workload<'a> {
+    rules: &'a Path,
+    trace: &'a Path,
+    keys: &'a [Key],
+}
+
+/// The headers to classify: the shipped ClassBench trace, or one header
+/// inside each rule (written for dpdk-test-acl) where there is none.
+fn headers(
+    args: &PeersArgs,
+    work: &Path,
+    set: &str,
+    rules: &[prism_tables::Rule],
+) -> Result<(PathBuf, Vec<Key>, &'static str)> {
+    let shipped = args.data.join(format!("classbench/{set}_trace"));
+    if shipped.exists() {
+        let keys = read_trace(&shipped)?.into_iter().map(|e| e.key).collect();
+        return Ok((shipped, keys, "ClassBench trace"));
+    }
+    let keys = prism_testbed::bench::in_rule_headers(rules);
+    let p = work.join(format!("{set}_trace"));
+    write_trace(&p, rules)?;
+    Ok((p, keys, "a header inside each rule"))
+}
+
+/// Headers on which the tuple-space classifier or the trees answer
+/// another rule than rte_acl.
+fn differences(
+    args: &PeersArgs,
+    set: &str,
+    w: &Workload,
+    c: &Classifier,
+    tree: &TreeClassifier,
+) -> Result<usize> {
+    let n = w.keys.len();
+    let theirs = matches(&test_acl(args.core, w.rules, w.trace, n, 1, 3)?);
+    if theirs.len() != n {
+        bail!(
+            "{set}: dpdk-test-acl printed {} results for {n} headers",
+            theirs.len()
+        );
+    }
+    let mut out = vec![None; n];
+    tree.lookup_batch(w.keys, &mut out);
+    Ok(w.keys
+        .iter()
+        .zip(&theirs)
+        .zip(&out)
+        .filter(|((k, d), t)| {
+            c.lookup(k).map_or(0, |m| m.id) != **d || t.map_or(0, |m| m.id) != **d
+        })
+        .count())
+}
+
+/// Cycles per header, a figure per round: rte_acl, the tuple-space
+/// classifier, the decision trees (alternating, on the same core).
+fn cycles(
+    args: &PeersArgs,
+    w: &Workload,
+    c: &Classifier,
+    tree: &TreeClassifier,
+) -> Result<[Vec<f64>; 3]> {
+    // Enough passes for about half a second of dpdk-test-acl's own timing.
+    let iter = (2_000_000 / w.keys.len()).max(1);
+    let (mut peer, mut ours, mut trees) = (Vec::new(), Vec::new(), Vec::new());
+    // Cheap rounds, and a noisy measure: more of them than for rates.
+    for _ in 0..args.rounds * 2 + 1 {
+        let t = test_acl(args.core, w.rules, w.trace, w.keys.len(), iter, 0)?;
+        peer.push(
+            cycles_per_pkt(&t)
+                .with_context(|| format!("dpdk-test-acl printed no cycles/pkt:\n{}", tail(&t)))?,
+        );
+        ours.push(prism_cycles(w.keys, args.core, iter, tss_pass(c, w.keys)));
+        trees.push(prism_cycles(
+            w.keys,
+            args.core,
+            iter,
+            tree_pass(tree, w.keys),
+        ));
+    }
+    Ok([peer, ours, trees])
 }
 
 #[cfg(test)]
