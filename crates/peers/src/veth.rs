@@ -244,45 +244,54 @@ pub fn run(args: &PeersArgs) -> Result<Vec<Row>> {
                 .map_or("", String::as_str)
         );
         ovs.signal(Signal::Stop);
-        let mut rows = Vec::new();
-        for &size in &args.sizes {
-            println!("  veth, {size} B: six targets in turn ...");
-            let mut res: Vec<Vec<f64>> = vec![Vec::new(); targets.len()];
-            for _ in 0..args.rounds {
-                for (i, (_, t, is_ovs)) in targets.iter().enumerate() {
-                    if *is_ovs {
-                        ovs.signal(Signal::Continue);
-                        std::thread::sleep(Duration::from_millis(200));
-                    }
-                    let m = blast(t, size, args.seconds, None).map(|r| r.0);
-                    if *is_ovs {
-                        ovs.signal(Signal::Stop);
-                    }
-                    res[i].push(m?);
-                }
-            }
-            for pi in [3usize, 4, 5] {
-                for ti in [0usize, 1, 2] {
-                    // The software tiers against Linux forwarding only.
-                    if ti > 0 && pi != 3 {
-                        continue;
-                    }
-                    rows.push(
-                        Row::rate(
-                            format!("veth, {size} B: {}", targets[ti].0),
-                            targets[pi].0,
-                            &res[pi],
-                            &res[ti],
-                        )
-                        .machine_wide(),
-                    );
-                }
-            }
-        }
+        let rows = measure(args, &targets, &ovs)?;
         drop(ovs);
         drop(node);
         Ok(rows)
     })();
     demo::remove_hosts();
     r
+}
+
+/// Each target's rate at each size, in turn for `rounds` rounds (Open
+/// vSwitch's threads stopped while another target runs), as rows against
+/// the peers: every Prism tier against Linux forwarding, the hardware tier
+/// against Open vSwitch too.
+fn measure(args: &PeersArgs, targets: &[(&str, Target, bool)], ovs: &Ovs) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for &size in &args.sizes {
+        println!("  veth, {size} B: six targets in turn ...");
+        let mut res: Vec<Vec<f64>> = vec![Vec::new(); targets.len()];
+        for _ in 0..args.rounds {
+            for (i, (_, t, is_ovs)) in targets.iter().enumerate() {
+                if *is_ovs {
+                    ovs.signal(Signal::Continue);
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                let m = blast(t, size, args.seconds, None).map(|r| r.0);
+                if *is_ovs {
+                    ovs.signal(Signal::Stop);
+                }
+                res[i].push(m?);
+            }
+        }
+        for pi in [3usize, 4, 5] {
+            for ti in [0usize, 1, 2] {
+                // The software tiers against Linux forwarding only.
+                if ti > 0 && pi != 3 {
+                    continue;
+                }
+                rows.push(
+                    Row::rate(
+                        format!("veth, {size} B: {}", targets[ti].0),
+                        targets[pi].0,
+                        &res[pi],
+                        &res[ti],
+                    )
+                    .machine_wide(),
+                );
+            }
+        }
+    }
+    Ok(rows)
 }

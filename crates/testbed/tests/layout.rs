@@ -360,7 +360,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("io/src/capture.rs", "next_frame", 95),
     ("io/src/xdp/mod.rs", "build", 102),
     ("node/src/offline.rs", "run_streaming", 95),
-    ("peers/src/veth.rs", "run", 82),
     ("pipeline/src/action.rs", "apply", 97),
     ("pipeline/src/pipeline.rs", "stages", 153),
     ("pipeline/src/services.rs", "apply", 145),
