@@ -99,36 +99,7 @@ pub fn classify(
     matches_out: Option<&Path>,
 ) -> Result<()> {
     let rules = read_filters(filters)?;
-    let t = Instant::now();
-    let lookup_all: Box<LookupAll> = if tree {
-        let c = TreeClassifier::build(rules.clone());
-        println!(
-            "{}: {} rules in {} (decision trees), {} leaf entries, built in {:.2?}",
-            filters.display(),
-            rules.len(),
-            c.shape(),
-            c.trees().map(|t| t.stored()).sum::<usize>(),
-            t.elapsed()
-        );
-        Box::new(move |keys| {
-            let mut out = vec![None; keys.len()];
-            c.lookup_batch(keys, &mut out);
-            out
-        })
-    } else {
-        let mut c = Classifier::new();
-        for r in &rules {
-            c.insert(*r);
-        }
-        println!(
-            "{}: {} rules, {} tuples, built in {:.2?}",
-            filters.display(),
-            rules.len(),
-            c.tuple_count(),
-            t.elapsed()
-        );
-        Box::new(move |keys| keys.iter().map(|k| c.lookup(k)).collect())
-    };
+    let lookup_all = classifier(filters, &rules, tree);
     let Some(trace) = trace else { return Ok(()) };
     let entries: Vec<TraceEntry> = read_trace(trace)?;
     let keys: Vec<Key> = entries.iter().map(|e| e.key).collect();
@@ -151,16 +122,7 @@ pub fn classify(
         earlier
     );
     if let Some(path) = matches_out {
-        let mut text = String::with_capacity(entries.len() * 6);
-        for m in &matched {
-            match m {
-                Some(m) => text.push_str(&m.id.to_string()),
-                None => text.push_str("-1"),
-            }
-            text.push('\n');
-        }
-        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-        println!("  matches written to {}", path.display());
+        write_matches(path, &matched)?;
     }
     if check {
         let mut l = LinearClassifier::new();
@@ -178,5 +140,55 @@ pub fn classify(
             entries.len()
         );
     }
+    Ok(())
+}
+
+/// The classifier `prism tables classify` times, built and described:
+/// the decision trees, or the tuple-space classifier.
+fn classifier(filters: &Path, rules: &[prism_tables::Rule], tree: bool) -> Box<LookupAll> {
+    let t = Instant::now();
+    if tree {
+        let c = TreeClassifier::build(rules.to_vec());
+        println!(
+            "{}: {} rules in {} (decision trees), {} leaf entries, built in {:.2?}",
+            filters.display(),
+            rules.len(),
+            c.shape(),
+            c.trees().map(|t| t.stored()).sum::<usize>(),
+            t.elapsed()
+        );
+        Box::new(move |keys| {
+            let mut out = vec![None; keys.len()];
+            c.lookup_batch(keys, &mut out);
+            out
+        })
+    } else {
+        let mut c = Classifier::new();
+        for r in rules {
+            c.insert(*r);
+        }
+        println!(
+            "{}: {} rules, {} tuples, built in {:.2?}",
+            filters.display(),
+            rules.len(),
+            c.tuple_count(),
+            t.elapsed()
+        );
+        Box::new(move |keys| keys.iter().map(|k| c.lookup(k)).collect())
+    }
+}
+
+/// The rule each header matched, one a line (`-1`: none).
+fn write_matches(path: &Path, matched: &[Option<prism_tables::Match>]) -> Result<()> {
+    let mut text = String::with_capacity(matched.len() * 6);
+    for m in matched {
+        match m {
+            Some(m) => text.push_str(&m.id.to_string()),
+            None => text.push_str("-1"),
+        }
+        text.push('\n');
+    }
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    println!("  matches written to {}", path.display());
     Ok(())
 }

@@ -368,7 +368,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("testbed/src/bench/classify.rs", "run", 85),
     ("testbed/src/bench_live.rs", "run", 88),
     ("testbed/src/bench_live.rs", "scale", 98),
-    ("testbed/src/tables.rs", "classify", 89),
 ];
 
 #[test]
