@@ -15,7 +15,7 @@ use super::{BenchArgs, Figure, data, in_rule_headers, measure, wanted};
 use anyhow::{Result, ensure};
 use prism_io::datasets::{read_filters, read_trace};
 use prism_tables::classbench::TraceEntry;
-use prism_tables::{Classifier, Key, TreeClassifier};
+use prism_tables::{Classifier, Key, Rule, TreeClassifier};
 use std::hint::black_box;
 
 pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Result<()> {
@@ -36,17 +36,7 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
         let t0 = std::time::Instant::now();
         let tree = TreeClassifier::build(rules.clone());
         let build_ms = t0.elapsed().as_secs_f64() * 1e3;
-        let trace_path = args.data.join(format!("classbench/{set}_trace"));
-        let (keys, what) = if trace_path.exists() {
-            let t: Vec<TraceEntry> = read_trace(&trace_path)?;
-            let k: Vec<Key> = t.into_iter().map(|e| e.key).collect();
-            (k, "ClassBench trace")
-        } else {
-            (
-                in_rule_headers(&rules),
-                "one header inside each rule (no trace ships)",
-            )
-        };
+        let (keys, what) = headers(args, set, &rules)?;
         let mut out = vec![None; keys.len()];
         tree.lookup_batch(&keys, &mut out);
         let differ = keys
@@ -84,22 +74,43 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
             }));
         }
         if wanted(args, &names[2]) {
-            let mut t = tree.clone();
-            let n = 2 * t.rebuild_after() as u64;
-            let mut i = 0usize;
-            let note = format!(
-                "a rule removed, then put back: {n} changes a pass, a rebuild every {}",
-                t.rebuild_after()
-            );
-            push(measure(&names[2], n, reps, &note, || {
-                for _ in 0..n / 2 {
-                    let r = rules[i % rules.len()];
-                    i += 7919;
-                    black_box(t.remove(r.id));
-                    black_box(t.insert(r));
-                }
-            }));
+            push(updates(&names[2], &tree, &rules, reps));
         }
     }
     Ok(())
+}
+
+/// The headers to classify: the shipped ClassBench trace, or one header
+/// inside each rule where none ships.
+fn headers(args: &BenchArgs, set: &str, rules: &[Rule]) -> Result<(Vec<Key>, &'static str)> {
+    let trace_path = args.data.join(format!("classbench/{set}_trace"));
+    Ok(if trace_path.exists() {
+        let t: Vec<TraceEntry> = read_trace(&trace_path)?;
+        let k: Vec<Key> = t.into_iter().map(|e| e.key).collect();
+        (k, "ClassBench trace")
+    } else {
+        (
+            in_rule_headers(rules),
+            "one header inside each rule (no trace ships)",
+        )
+    })
+}
+
+/// Updates to the trees: a rule removed and put back, rebuilds included.
+fn updates(name: &str, tree: &TreeClassifier, rules: &[Rule], reps: usize) -> Figure {
+    let mut t = tree.clone();
+    let n = 2 * t.rebuild_after() as u64;
+    let mut i = 0usize;
+    let note = format!(
+        "a rule removed, then put back: {n} changes a pass, a rebuild every {}",
+        t.rebuild_after()
+    );
+    measure(name, n, reps, &note, || {
+        for _ in 0..n / 2 {
+            let r = rules[i % rules.len()];
+            i += 7919;
+            black_box(t.remove(r.id));
+            black_box(t.insert(r));
+        }
+    })
 }
