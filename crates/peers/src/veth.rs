@@ -23,7 +23,6 @@ use anyhow::{Context, Result, bail};
 use prism_io::netns;
 use prism_io::sys::{self, Signal};
 use prism_netdoc as scenario;
-use prism_node::gateway_mac;
 use prism_testbed::bench_live::{Target, blast, kernel_baseline};
 use prism_testbed::hosts::{self as demo, HOST_PREFIX, LINK_PREFIX, host_mac, make_host};
 use std::path::{Path, PathBuf};
@@ -216,13 +215,7 @@ pub fn run(args: &PeersArgs) -> Result<Vec<Row>> {
         ovs.bridge("pdhbrx", "afxdp", &xa, &xb, 7)?;
         let (pkt, pa, pb) = ovs_hosts("op", 8)?;
         ovs.bridge("pdhbrp", "system", &pa, &pb, 8)?;
-        let prism = |k: usize| Target {
-            label: "",
-            a: format!("{HOST_PREFIX}{k}a"),
-            b: format!("{HOST_PREFIX}{k}b"),
-            src: host_mac(k, 0),
-            gw: gateway_mac(k as u16, (2 * k) as u16),
-        };
+        let prism = |k: usize| Target::demo_host("", k);
         // (label, target, is Open vSwitch)
         let targets: Vec<(&str, Target, bool)> = vec![
             ("Prism hardware tier", prism(0), false),

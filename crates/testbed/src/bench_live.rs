@@ -99,6 +99,20 @@ pub struct Target {
     pub gw: [u8; 6],
 }
 
+impl Target {
+    /// The demo's host pair `k` (`{HOST_PREFIX}{k}a` and `…b`), sending
+    /// to its network's gateway MAC on the node.
+    pub fn demo_host(label: &'static str, k: usize) -> Self {
+        Target {
+            label,
+            a: format!("{HOST_PREFIX}{k}a"),
+            b: format!("{HOST_PREFIX}{k}b"),
+            src: host_mac(k, 0),
+            gw: gateway_mac(k as u16, (2 * k) as u16),
+        }
+    }
+}
+
 /// Sends from host a for `secs`, as fast as one `sendmmsg` loop can or at
 /// `pps` frames per second, and counts what host b receives. Returns
 /// (delivered Mpps, Gbit/s).
@@ -272,13 +286,7 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
             .cloned()
             .unwrap_or_default();
         std::thread::sleep(Duration::from_millis(500));
-        let t = |label, k: usize| Target {
-            label,
-            a: format!("{HOST_PREFIX}{k}a"),
-            b: format!("{HOST_PREFIX}{k}b"),
-            src: host_mac(k, 0),
-            gw: gateway_mac(k as u16, (2 * k) as u16),
-        };
+        let t = Target::demo_host;
         let targets = [
             t("hardware", 0),
             t("sw-prism", 1),
@@ -299,27 +307,33 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
             "{:>5}  {:<17} {:>8} {:>8} {:>9}",
             "size", "target", "Mpps", "Gbit/s", "RTT us"
         );
-        for &size in &sizes {
-            let mut res: Vec<Vec<(f64, f64)>> = vec![Vec::new(); targets.len()];
-            for _ in 0..args.rounds {
-                for (i, tg) in targets.iter().enumerate() {
-                    res[i].push(blast(tg, size, args.seconds, None)?);
-                }
-            }
-            for (i, tg) in targets.iter().enumerate() {
-                let mpps = median(res[i].iter().map(|r| r.0).collect());
-                let gbps = median(res[i].iter().map(|r| r.1).collect());
-                let rtt = rtt_us(tg, size).map_or("-".into(), |r| format!("{r:.0}"));
-                println!(
-                    "{size:>5}  {:<17} {mpps:>8.3} {gbps:>8.3} {rtt:>9}",
-                    tg.label
-                );
-            }
-        }
-        Ok(())
+        sweep(args, &targets, &sizes)
     })();
     demo::remove_hosts();
     result
+}
+
+/// Each size's rounds over every target in turn, a line per target with
+/// the medians and a round-trip time.
+fn sweep(args: &BenchLiveArgs, targets: &[Target], sizes: &[usize]) -> Result<()> {
+    for &size in sizes {
+        let mut res: Vec<Vec<(f64, f64)>> = vec![Vec::new(); targets.len()];
+        for _ in 0..args.rounds {
+            for (i, tg) in targets.iter().enumerate() {
+                res[i].push(blast(tg, size, args.seconds, None)?);
+            }
+        }
+        for (i, tg) in targets.iter().enumerate() {
+            let mpps = median(res[i].iter().map(|r| r.0).collect());
+            let gbps = median(res[i].iter().map(|r| r.1).collect());
+            let rtt = rtt_us(tg, size).map_or("-".into(), |r| format!("{r:.0}"));
+            println!(
+                "{size:>5}  {:<17} {mpps:>8.3} {gbps:>8.3} {rtt:>9}",
+                tg.label
+            );
+        }
+    }
+    Ok(())
 }
 
 fn io(args: &BenchLiveArgs) -> prism_node::IoSettings {
@@ -368,53 +382,7 @@ fn scale(args: &BenchLiveArgs) -> Result<()> {
         let text = demo::scenario_text_with(&nets, multi);
         std::fs::write(&file, &text)?;
         let sc = scenario::load(&file.display().to_string(), &text)?;
-        let r = (|| -> Result<(f64, f64, f64)> {
-            demo::make_hosts(n)?;
-            demo::make_spare_links(&(0..n).filter(|&k| multi(k)).collect::<Vec<_>>())?;
-            let _node = demo::start_node(sc, io(args))?;
-            std::thread::sleep(Duration::from_millis(500));
-            let targets: Vec<Target> = (0..n)
-                .map(|k| Target {
-                    label: "",
-                    a: format!("{HOST_PREFIX}{k}a"),
-                    b: format!("{HOST_PREFIX}{k}b"),
-                    src: host_mac(k, 0),
-                    gw: gateway_mac(k as u16, (2 * k) as u16),
-                })
-                .collect();
-            let mut rounds = Vec::new();
-            let per_net = args.rate.map(|r| r / n as f64);
-            for _ in 0..args.rounds {
-                let secs = args.seconds;
-                let res: Vec<Result<(f64, f64)>> = std::thread::scope(|sc| {
-                    let hs: Vec<_> = targets
-                        .iter()
-                        .map(|t| sc.spawn(move || blast(t, size, secs, per_net)))
-                        .collect();
-                    hs.into_iter()
-                        .map(|h| {
-                            h.join()
-                                .unwrap_or_else(|_| Err(anyhow::anyhow!("blast panicked")))
-                        })
-                        .collect()
-                });
-                let mut mpps = 0.0;
-                let mut gbps = 0.0;
-                for r in res {
-                    let (m, g) = r?;
-                    mpps += m;
-                    gbps += g;
-                }
-                rounds.push((mpps, gbps));
-            }
-            let rtts: Vec<f64> = targets.iter().filter_map(|t| rtt_us(t, size)).collect();
-            let rtt = rtts.iter().sum::<f64>() / rtts.len().max(1) as f64;
-            Ok((
-                median(rounds.iter().map(|r| r.0).collect()),
-                median(rounds.iter().map(|r| r.1).collect()),
-                rtt,
-            ))
-        })();
+        let r = scale_once(args, n, size, sc, &multi);
         demo::remove_hosts();
         let (mpps, gbps, rtt) = r?;
         let loss = args.rate.map_or("-".into(), |r| {
@@ -427,4 +395,63 @@ fn scale(args: &BenchLiveArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// One network count's run: hosts and node made, the medians of the
+/// aggregate rate over the rounds, and the mean round-trip time.
+fn scale_once(
+    args: &BenchLiveArgs,
+    n: usize,
+    size: usize,
+    sc: prism_netdoc::Scenario,
+    multi: &dyn Fn(usize) -> bool,
+) -> Result<(f64, f64, f64)> {
+    demo::make_hosts(n)?;
+    demo::make_spare_links(&(0..n).filter(|&k| multi(k)).collect::<Vec<_>>())?;
+    let _node = demo::start_node(sc, io(args))?;
+    std::thread::sleep(Duration::from_millis(500));
+    let targets: Vec<Target> = (0..n).map(|k| Target::demo_host("", k)).collect();
+    let mut rounds = Vec::new();
+    let per_net = args.rate.map(|r| r / n as f64);
+    for _ in 0..args.rounds {
+        let secs = args.seconds;
+        rounds.push(blast_all(&targets, size, secs, per_net)?);
+    }
+    let rtts: Vec<f64> = targets.iter().filter_map(|t| rtt_us(t, size)).collect();
+    let rtt = rtts.iter().sum::<f64>() / rtts.len().max(1) as f64;
+    Ok((
+        median(rounds.iter().map(|r| r.0).collect()),
+        median(rounds.iter().map(|r| r.1).collect()),
+        rtt,
+    ))
+}
+
+/// Every target's host a sending at once; the sum of what their hosts b
+/// received (Mpps, Gbit/s).
+fn blast_all(
+    targets: &[Target],
+    size: usize,
+    secs: f64,
+    per_net: Option<f64>,
+) -> Result<(f64, f64)> {
+    let res: Vec<Result<(f64, f64)>> = std::thread::scope(|sc| {
+        let hs: Vec<_> = targets
+            .iter()
+            .map(|t| sc.spawn(move || blast(t, size, secs, per_net)))
+            .collect();
+        hs.into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("blast panicked")))
+            })
+            .collect()
+    });
+    let mut mpps = 0.0;
+    let mut gbps = 0.0;
+    for r in res {
+        let (m, g) = r?;
+        mpps += m;
+        gbps += g;
+    }
+    Ok((mpps, gbps))
 }

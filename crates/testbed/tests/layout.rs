@@ -365,8 +365,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("pipeline/src/services.rs", "apply", 145),
     ("placement/src/allocator.rs", "plan", 88),
     ("placement/src/sim.rs", "run", 95),
-    ("testbed/src/bench_live.rs", "run", 88),
-    ("testbed/src/bench_live.rs", "scale", 98),
 ];
 
 #[test]
