@@ -35,6 +35,76 @@ enum Format {
     PcapNg(PcapNgParser),
 }
 
+/// A packet record, converted straight from the buffer.
+struct Record {
+    link: DataLink,
+    timestamp_ns: u64,
+    /// The frame as Ethernet (and whether it was converted), if its link
+    /// type allows.
+    frame: Option<(Vec<u8>, bool)>,
+    captured: usize,
+    original_len: usize,
+}
+
+impl Record {
+    fn new(link: DataLink, timestamp_ns: u64, data: &[u8], original_len: usize) -> Self {
+        Record {
+            link,
+            timestamp_ns,
+            frame: to_ethernet(link, data),
+            captured: data.len(),
+            original_len,
+        }
+    }
+}
+
+impl Format {
+    /// The next record at the start of `avail`: the bytes it used, and the
+    /// packet if it is one (other pcapng blocks are none).
+    fn next_record(
+        &mut self,
+        avail: &[u8],
+    ) -> Result<(usize, Option<Record>), pcap_file::PcapError> {
+        match self {
+            Format::Pcap(p) => p.next_packet(avail).map(|(rest, pkt)| {
+                let link = p.header().datalink;
+                let ts = pkt.timestamp.as_nanos() as u64;
+                let r = Record::new(link, ts, &pkt.data, pkt.orig_len as usize);
+                (avail.len() - rest.len(), Some(r))
+            }),
+            Format::PcapNg(p) => p.next_block(avail).map(|(rest, block)| {
+                let link_of = |p: &PcapNgParser, id: usize| {
+                    p.interfaces()
+                        .get(id)
+                        .map_or(DataLink::ETHERNET, |i| i.linktype)
+                };
+                let r = match block {
+                    Block::EnhancedPacket(b) => Some(Record::new(
+                        link_of(p, b.interface_id as usize),
+                        b.timestamp.as_nanos() as u64,
+                        &b.data,
+                        b.original_len as usize,
+                    )),
+                    Block::Packet(b) => Some(Record::new(
+                        link_of(p, usize::from(b.interface_id)),
+                        b.timestamp.saturating_mul(1000),
+                        &b.data,
+                        b.original_len as usize,
+                    )),
+                    Block::SimplePacket(b) => Some(Record::new(
+                        link_of(p, 0),
+                        0,
+                        &b.data,
+                        b.original_len as usize,
+                    )),
+                    _ => None,
+                };
+                (avail.len() - rest.len(), r)
+            }),
+        }
+    }
+}
+
 pub struct CaptureReader {
     path: PathBuf,
     src: File,
@@ -155,72 +225,13 @@ impl CaptureReader {
             if avail.is_empty() && self.eof {
                 return None;
             }
-            // (bytes used, and for a packet: link type, timestamp, the frame
-            // as Ethernet if its link type allows, captured and original
-            // lengths). The record is converted straight from the buffer.
-            let rec = |link: DataLink, ts: u64, data: &[u8], orig: usize| {
-                (link, ts, to_ethernet(link, data), data.len(), orig)
-            };
-            let format = self.format.as_mut()?;
-            let parsed = match format {
-                Format::Pcap(p) => p.next_packet(avail).map(|(rest, pkt)| {
-                    let link = p.header().datalink;
-                    let r = rec(
-                        link,
-                        pkt.timestamp.as_nanos() as u64,
-                        &pkt.data,
-                        pkt.orig_len as usize,
-                    );
-                    (avail.len() - rest.len(), Some(r))
-                }),
-                Format::PcapNg(p) => p.next_block(avail).map(|(rest, block)| {
-                    let used = avail.len() - rest.len();
-                    let link_of = |p: &PcapNgParser, id: usize| {
-                        p.interfaces()
-                            .get(id)
-                            .map_or(DataLink::ETHERNET, |i| i.linktype)
-                    };
-                    let r = match block {
-                        Block::EnhancedPacket(b) => Some(rec(
-                            link_of(p, b.interface_id as usize),
-                            b.timestamp.as_nanos() as u64,
-                            &b.data,
-                            b.original_len as usize,
-                        )),
-                        Block::Packet(b) => Some(rec(
-                            link_of(p, usize::from(b.interface_id)),
-                            b.timestamp.saturating_mul(1000),
-                            &b.data,
-                            b.original_len as usize,
-                        )),
-                        Block::SimplePacket(b) => {
-                            Some(rec(link_of(p, 0), 0, &b.data, b.original_len as usize))
-                        }
-                        _ => None,
-                    };
-                    (used, r)
-                }),
-            };
+            let parsed = self.format.as_mut()?.next_record(avail);
             match parsed {
                 Ok((used, rec)) => {
                     self.consume(used);
                     self.record += 1;
-                    let Some((link, ts, frame, captured, orig_len)) = rec else {
-                        continue;
-                    };
-                    self.stats.frames += 1;
-                    if orig_len > captured {
-                        self.stats.truncated_by_snaplen += 1;
-                    }
-                    match frame {
-                        Some((data, converted)) => {
-                            self.stats.converted += usize::from(converted);
-                            return Some(Ok(Frame {
-                                timestamp_ns: ts,
-                                data,
-                            }));
-                        }
-                        None => self.stats.unsupported(link),
+                    if let Some(frame) = rec.and_then(|r| self.count(r)) {
+                        return Some(Ok(frame));
                     }
                 }
                 Err(pcap_file::PcapError::IncompleteBuffer) if !self.eof => {
@@ -238,6 +249,28 @@ impl CaptureReader {
                     ));
                 }
                 Err(e) => return Some(Err(self.bad(e.to_string()))),
+            }
+        }
+    }
+
+    /// A packet record counted in the reader's statistics: its frame, or
+    /// none where its link type has no Ethernet form.
+    fn count(&mut self, r: Record) -> Option<Frame> {
+        self.stats.frames += 1;
+        if r.original_len > r.captured {
+            self.stats.truncated_by_snaplen += 1;
+        }
+        match r.frame {
+            Some((data, converted)) => {
+                self.stats.converted += usize::from(converted);
+                Some(Frame {
+                    timestamp_ns: r.timestamp_ns,
+                    data,
+                })
+            }
+            None => {
+                self.stats.unsupported(r.link);
+                None
             }
         }
     }

@@ -154,6 +154,68 @@ fn setsockopt<T>(fd: RawFd, name: libc::c_int, v: &T) -> io::Result<()> {
     crate::afpacket::setsockopt(fd, libc::SOL_XDP, name, v)
 }
 
+/// Registers `umem` with the socket and sizes its four rings; the rings'
+/// offsets for mapping them.
+fn register_umem(raw: RawFd, umem: &Umem, cfg: &XdpConfig) -> io::Result<libc::xdp_mmap_offsets> {
+    let reg = libc::xdp_umem_reg {
+        addr: umem.ptr as u64,
+        len: umem.len as u64,
+        chunk_size: cfg.frame_size,
+        headroom: 0,
+        flags: 0,
+        tx_metadata_len: 0,
+    };
+    setsockopt(raw, libc::XDP_UMEM_REG, &reg)?;
+    for opt in [
+        libc::XDP_UMEM_FILL_RING,
+        libc::XDP_UMEM_COMPLETION_RING,
+        libc::XDP_RX_RING,
+        libc::XDP_TX_RING,
+    ] {
+        setsockopt(raw, opt, &cfg.ring)?;
+    }
+    // SAFETY: xdp_mmap_offsets is plain data the kernel fills.
+    let mut off: libc::xdp_mmap_offsets = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of_val(&off) as libc::socklen_t;
+    // SAFETY: `off` has room for the answer.
+    check(unsafe {
+        libc::getsockopt(
+            raw,
+            libc::SOL_XDP,
+            libc::XDP_MMAP_OFFSETS,
+            (&mut off as *mut libc::xdp_mmap_offsets).cast(),
+            &mut len,
+        )
+    })?;
+    Ok(off)
+}
+
+/// Binds the socket to `queue` of interface `ifindex`, in `copy` mode,
+/// waking the kernel only when it asks.
+fn bind(raw: RawFd, ifindex: u32, queue: u32, copy: XdpCopy) -> io::Result<()> {
+    let mut sxdp: libc::sockaddr_xdp = {
+        // SAFETY: plain data.
+        unsafe { std::mem::zeroed() }
+    };
+    sxdp.sxdp_family = libc::AF_XDP as u16;
+    sxdp.sxdp_ifindex = ifindex;
+    sxdp.sxdp_queue_id = queue;
+    sxdp.sxdp_flags = libc::XDP_USE_NEED_WAKEUP
+        | match copy {
+            XdpCopy::ZeroCopy => libc::XDP_ZEROCOPY,
+            XdpCopy::Copy => libc::XDP_COPY,
+        };
+    // SAFETY: binding to a valid sockaddr_xdp of the right size.
+    check(unsafe {
+        libc::bind(
+            raw,
+            (&sxdp as *const libc::sockaddr_xdp).cast(),
+            std::mem::size_of::<libc::sockaddr_xdp>() as libc::socklen_t,
+        )
+    })?;
+    Ok(())
+}
+
 /// The number of receive queues of `iface` (AF_XDP binds one socket per queue).
 pub fn rx_queues(iface: &str) -> u32 {
     std::fs::read_dir(format!("/sys/class/net/{iface}/queues"))
@@ -218,36 +280,7 @@ impl XdpPort {
         copy: XdpCopy,
     ) -> io::Result<Self> {
         let raw = fd.as_raw_fd();
-        let reg = libc::xdp_umem_reg {
-            addr: umem.ptr as u64,
-            len: umem.len as u64,
-            chunk_size: cfg.frame_size,
-            headroom: 0,
-            flags: 0,
-            tx_metadata_len: 0,
-        };
-        setsockopt(raw, libc::XDP_UMEM_REG, &reg)?;
-        for opt in [
-            libc::XDP_UMEM_FILL_RING,
-            libc::XDP_UMEM_COMPLETION_RING,
-            libc::XDP_RX_RING,
-            libc::XDP_TX_RING,
-        ] {
-            setsockopt(raw, opt, &cfg.ring)?;
-        }
-        // SAFETY: xdp_mmap_offsets is plain data the kernel fills.
-        let mut off: libc::xdp_mmap_offsets = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of_val(&off) as libc::socklen_t;
-        // SAFETY: `off` has room for the answer.
-        check(unsafe {
-            libc::getsockopt(
-                raw,
-                libc::SOL_XDP,
-                libc::XDP_MMAP_OFFSETS,
-                (&mut off as *mut libc::xdp_mmap_offsets).cast(),
-                &mut len,
-            )
-        })?;
+        let off = register_umem(raw, &umem, cfg)?;
         let fill = Ring::map(
             raw,
             &off.fr,
@@ -280,36 +313,22 @@ impl XdpPort {
             copy,
             stats: PortStats::default(),
         };
-        // Receive frames: as many as the fill ring takes.
-        for i in 0..half.min(cfg.ring) {
-            let slot = port.fill.local;
-            // SAFETY: the ring is empty and `i` < its size.
-            unsafe { port.fill.addr(slot).write(u64::from(i) * fs) };
-            port.fill.local = slot.wrapping_add(1);
-        }
-        port.fill.publish_producer();
-        let mut sxdp: libc::sockaddr_xdp = {
-            // SAFETY: plain data.
-            unsafe { std::mem::zeroed() }
-        };
-        sxdp.sxdp_family = libc::AF_XDP as u16;
-        sxdp.sxdp_ifindex = port.redirect.ifindex as u32;
-        sxdp.sxdp_queue_id = queue;
-        sxdp.sxdp_flags = libc::XDP_USE_NEED_WAKEUP
-            | match copy {
-                XdpCopy::ZeroCopy => libc::XDP_ZEROCOPY,
-                XdpCopy::Copy => libc::XDP_COPY,
-            };
-        // SAFETY: binding to a valid sockaddr_xdp of the right size.
-        check(unsafe {
-            libc::bind(
-                raw,
-                (&sxdp as *const libc::sockaddr_xdp).cast(),
-                std::mem::size_of::<libc::sockaddr_xdp>() as libc::socklen_t,
-            )
-        })?;
+        port.fill_for_receive(half.min(cfg.ring));
+        bind(raw, port.redirect.ifindex as u32, queue, copy)?;
         port.redirect.map.insert(queue, raw)?;
         Ok(port)
+    }
+
+    /// Hands the first `n` frames of the UMEM to the kernel for receiving.
+    fn fill_for_receive(&mut self, n: u32) {
+        let fs = u64::from(self.frame_size);
+        for i in 0..n {
+            let slot = self.fill.local;
+            // SAFETY: the ring is empty and `i` < its size.
+            unsafe { self.fill.addr(slot).write(u64::from(i) * fs) };
+            self.fill.local = slot.wrapping_add(1);
+        }
+        self.fill.publish_producer();
     }
 
     /// Zero-copy or copy mode.
