@@ -73,99 +73,131 @@ pub fn run(pipeline: Pipeline, input: &[InputFrame], port_rates: &[Option<u64>])
 /// bounded by the pipeline's buffers whatever the input's length. The
 /// first error of `sink` ends the run.
 pub fn run_streaming<E>(
-    mut pipeline: Pipeline,
+    pipeline: Pipeline,
     input: impl Iterator<Item = InputFrame>,
     port_rates: &[Option<u64>],
-    mut sink: impl FnMut(u16, u64, &[u8]) -> Result<(), E>,
+    sink: impl FnMut(u16, u64, &[u8]) -> Result<(), E>,
 ) -> Result<RunSummary, E> {
-    let ports = port_rates.len();
-    let mut sent = vec![0u64; ports];
-    let mut credit = vec![0f64; ports];
     let mut input = input.peekable();
-    let mut last_ns = input.peek().map_or(0, |f| f.timestamp_ns);
-    let mut batch: Vec<Packet> = Vec::with_capacity(BATCH);
-    let mut sw: Vec<Packet> = Vec::with_capacity(BATCH);
-    // The in-process software router has its own service state (id 1; the pipeline is 0).
-    let mut services = prism_pipeline::ServiceScratch::new(1);
-    let mut tx: Vec<Packet> = Vec::with_capacity(256);
-    let mut oversized = 0;
-    let mut now = last_ns;
-    let mut step = |pipeline: &mut Pipeline,
-                    batch: &mut Vec<Packet>,
-                    now: u64,
-                    last_ns: &mut u64,
-                    drain: bool|
-     -> Result<(), E> {
-        pipeline.process(batch, now);
-        // Serve every software channel with the software router.
-        let dp = pipeline.dataplane().clone();
-        for ch in 0..SOFTWARE_CHANNELS as u8 {
-            pipeline.software_pop(ch, usize::MAX, &mut sw);
-            for mut p in sw.drain(..) {
-                let v = software_router::route(&dp, &mut p, &mut services);
-                pipeline.from_software(p, v, now);
-            }
-        }
-        let elapsed = now.saturating_sub(*last_ns) as f64;
-        *last_ns = now;
-        for port in 0..ports {
-            let budget = match port_rates[port] {
-                Some(rate) if !drain => {
-                    credit[port] =
-                        (credit[port] + elapsed * rate as f64 / 8e9).min(PORT_CREDIT_CAP);
-                    credit[port] as usize
-                }
-                _ => usize::MAX,
-            };
-            let n = pipeline.transmit(port as u16, budget, &mut tx);
-            if budget != usize::MAX {
-                credit[port] -= n as f64;
-            }
-            let mut result = Ok(());
-            for p in tx.drain(..) {
-                if result.is_ok() {
-                    result = sink(port as u16, now, p.data());
-                    sent[port] += 1;
-                }
-                pipeline.pool.recycle(p);
-            }
-            result?;
-        }
-        Ok(())
+    let first_ns = input.peek().map_or(0, |f| f.timestamp_ns);
+    let mut s = Stream {
+        pipeline,
+        port_rates,
+        sink,
+        sent: vec![0; port_rates.len()],
+        credit: vec![0.0; port_rates.len()],
+        last_ns: first_ns,
+        sw: Vec::with_capacity(BATCH),
+        // The in-process software router has its own service state (id 1;
+        // the pipeline is 0).
+        services: prism_pipeline::ServiceScratch::new(1),
+        tx: Vec::with_capacity(256),
     };
+    let mut batch: Vec<Packet> = Vec::with_capacity(BATCH);
+    let mut oversized = 0;
+    let mut now = first_ns;
     for f in input {
         now = now.max(f.timestamp_ns);
-        match pipeline.pool.packet(&f.data, f.port, f.timestamp_ns) {
+        match s.pipeline.pool.packet(&f.data, f.port, f.timestamp_ns) {
             Some(p) => batch.push(p),
             None if f.data.len() > prism_pipeline::packet::MAX_FRAME => oversized += 1,
             None => {
                 // Pool exhausted: run what we have, then retry once.
-                step(&mut pipeline, &mut batch, now, &mut last_ns, false)?;
-                match pipeline.pool.packet(&f.data, f.port, f.timestamp_ns) {
+                s.step(&mut batch, now, false)?;
+                match s.pipeline.pool.packet(&f.data, f.port, f.timestamp_ns) {
                     Some(p) => batch.push(p),
                     None => oversized += 1,
                 }
             }
         }
         if batch.len() == BATCH {
-            step(&mut pipeline, &mut batch, now, &mut last_ns, false)?;
+            s.step(&mut batch, now, false)?;
         }
     }
-    step(&mut pipeline, &mut batch, now, &mut last_ns, false)?;
+    s.step(&mut batch, now, false)?;
     // Let rate-limited ports finish sending what is queued, in DRR order.
     for (port, rate) in port_rates.iter().enumerate() {
         let Some(rate) = *rate else { continue };
-        while pipeline.queued(port as u16) > 0 {
+        while s.pipeline.queued(port as u16) > 0 {
             now += (1514.0 * 8e9 / rate as f64).ceil() as u64;
-            step(&mut pipeline, &mut batch, now, &mut last_ns, false)?;
+            s.step(&mut batch, now, false)?;
         }
     }
-    step(&mut pipeline, &mut batch, now, &mut last_ns, true)?;
+    s.step(&mut batch, now, true)?;
     Ok(RunSummary {
-        counters: pipeline.snapshot(),
+        counters: s.pipeline.snapshot(),
         oversized,
-        sent,
+        sent: s.sent,
     })
+}
+
+/// A run in progress: the pipeline, the software router's state and each
+/// port's transmit credit and count.
+struct Stream<'a, S> {
+    pipeline: Pipeline,
+    port_rates: &'a [Option<u64>],
+    sink: S,
+    sent: Vec<u64>,
+    credit: Vec<f64>,
+    last_ns: u64,
+    sw: Vec<Packet>,
+    services: prism_pipeline::ServiceScratch,
+    tx: Vec<Packet>,
+}
+
+impl<S, E> Stream<'_, S>
+where
+    S: FnMut(u16, u64, &[u8]) -> Result<(), E>,
+{
+    /// Runs `batch` at time `now`, serves the software channels and lets
+    /// each port send what its rate allows (`drain`: everything).
+    fn step(&mut self, batch: &mut Vec<Packet>, now: u64, drain: bool) -> Result<(), E> {
+        self.pipeline.process(batch, now);
+        self.serve_software(now);
+        let elapsed = now.saturating_sub(self.last_ns) as f64;
+        self.last_ns = now;
+        for port in 0..self.port_rates.len() {
+            self.transmit(port, now, elapsed, drain)?;
+        }
+        Ok(())
+    }
+
+    /// Every software channel served by the software router.
+    fn serve_software(&mut self, now: u64) {
+        let dp = self.pipeline.dataplane().clone();
+        for ch in 0..SOFTWARE_CHANNELS as u8 {
+            self.pipeline.software_pop(ch, usize::MAX, &mut self.sw);
+            for mut p in self.sw.drain(..) {
+                let v = software_router::route(&dp, &mut p, &mut self.services);
+                self.pipeline.from_software(p, v, now);
+            }
+        }
+    }
+
+    /// What `port` sends in `elapsed` ns at its rate, handed to the sink.
+    fn transmit(&mut self, port: usize, now: u64, elapsed: f64, drain: bool) -> Result<(), E> {
+        let budget = match self.port_rates[port] {
+            Some(rate) if !drain => {
+                let c = self.credit[port] + elapsed * rate as f64 / 8e9;
+                self.credit[port] = c.min(PORT_CREDIT_CAP);
+                self.credit[port] as usize
+            }
+            _ => usize::MAX,
+        };
+        let n = self.pipeline.transmit(port as u16, budget, &mut self.tx);
+        if budget != usize::MAX {
+            self.credit[port] -= n as f64;
+        }
+        let mut result = Ok(());
+        for p in self.tx.drain(..) {
+            if result.is_ok() {
+                result = (self.sink)(port as u16, now, p.data());
+                self.sent[port] += 1;
+            }
+            self.pipeline.pool.recycle(p);
+        }
+        result
+    }
 }
 
 /// A pipeline for an offline run, sized for captures.
