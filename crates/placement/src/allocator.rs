@@ -422,89 +422,28 @@ impl Repack {
     /// Combinations are enumerated smallest first over index arrays, and
     /// each is checked with a few additions: no allocation per candidate.
     fn plan(&self, s: &State, demand: Demand) -> Option<Vec<(NetId, Placed)>> {
-        let mut nets: Vec<(NetId, Placed)> = s.networks().collect();
-        nets.sort_by_key(|(id, _)| *id);
-        let c = s.cap;
-        let (demand_id, demand_tier, d_mbps, d_count) = match demand {
-            Demand::Resize { id, from, to, tier } => (Some(id), tier, to - from, 0isize),
-            Demand::Add { mbps, tier } => (None, tier, mbps, 1),
-        };
-        // Per network: its change to (hw Mbit/s, sw Mbit/s, regions) if moved,
-        // and whether it carries the demand with it.
-        let deltas: Vec<(f64, f64, isize, bool)> = nets
-            .iter()
-            .map(|(id, p)| {
-                let carries = Some(*id) == demand_id;
-                match p.tier {
-                    Tier::Hardware => (-p.mbps, p.mbps, -1, carries),
-                    Tier::Software => (p.mbps, -p.mbps, 1, carries),
-                }
-            })
-            .collect();
-        let base = (
-            s.used(Tier::Hardware),
-            s.used(Tier::Software),
-            s.hw_count() as isize,
-        );
-        let eval = |idx: &[usize]| -> Option<(f64, f64, f64)> {
-            let (mut hw, mut sw, mut n) = base;
-            let mut tier = demand_tier;
-            let mut downtime = 0.0;
-            for &i in idx {
-                let (dh, ds, dn, carries) = deltas[i];
-                hw += dh;
-                sw += ds;
-                n += dn;
-                if carries {
-                    tier = tier.other();
-                }
-                downtime += c.downtime(nets[i].1.tier.other());
-            }
-            match tier {
-                Tier::Hardware => {
-                    hw += d_mbps;
-                    n += d_count;
-                }
-                Tier::Software => sw += d_mbps,
-            }
-            if hw > c.hw_mbps + EPS || sw > c.sw_mbps + EPS || n < 0 || n as usize > c.hw_regions {
-                return None;
-            }
-            // The scarce resources: software bandwidth and hardware regions.
-            let headroom = (c.sw_mbps - sw) / c.sw_mbps.max(EPS)
-                + (c.hw_regions as isize - n) as f64 / c.hw_regions.max(1) as f64;
-            Some((-headroom, downtime, 0.0))
-        };
-        let n = nets.len();
+        let moves = Moves::new(s, demand);
+        let n = moves.nets.len();
         for size in 1..=self.budget.min(n).min(MAX_BUDGET) {
-            let mut best: Option<((f64, f64, f64), [usize; MAX_BUDGET])> = None;
+            let mut best: Option<((f64, f64), [usize; MAX_BUDGET])> = None;
             let mut idx = [0usize; MAX_BUDGET];
             for (k, v) in idx.iter_mut().enumerate().take(size) {
                 *v = k;
             }
             loop {
-                if let Some(sc) = eval(&idx[..size])
+                if let Some(sc) = moves.score(&idx[..size])
                     && best
                         .as_ref()
                         .is_none_or(|b| sc.0 < b.0.0 || (sc.0 == b.0.0 && sc.1 < b.0.1))
                 {
                     best = Some((sc, idx));
                 }
-                // Next combination in lexicographic order.
-                let mut k = size;
-                while k > 0 && idx[k - 1] == n - size + k - 1 {
-                    k -= 1;
-                }
-                if k == 0 {
+                if !next_combination(&mut idx[..size], n) {
                     break;
-                }
-                idx[k - 1] += 1;
-                for j in k..size {
-                    idx[j] = idx[j - 1] + 1;
                 }
             }
             if let Some((_, b)) = best {
-                return Some(b[..size].iter().map(|&i| nets[i]).collect());
+                return Some(b[..size].iter().map(|&i| moves.nets[i]).collect());
             }
         }
         None
@@ -572,6 +511,107 @@ impl Policy for Repack {
         s.set_mbps(id, mbps);
         Decision::Resized { migrations }
     }
+}
+
+/// The placed networks a plan may move, and what moving each would change.
+struct Moves {
+    nets: Vec<(NetId, Placed)>,
+    /// Per network: its change to (hw Mbit/s, sw Mbit/s, regions) if
+    /// moved, and whether it carries the demand with it.
+    deltas: Vec<(f64, f64, isize, bool)>,
+    /// Today's (hw Mbit/s, sw Mbit/s, regions) in use.
+    base: (f64, f64, isize),
+    cap: Capacity,
+    demand_tier: Tier,
+    demand_mbps: f64,
+    demand_regions: isize,
+}
+
+impl Moves {
+    fn new(s: &State, demand: Demand) -> Self {
+        let mut nets: Vec<(NetId, Placed)> = s.networks().collect();
+        nets.sort_by_key(|(id, _)| *id);
+        let (demand_id, demand_tier, demand_mbps, demand_regions) = match demand {
+            Demand::Resize { id, from, to, tier } => (Some(id), tier, to - from, 0isize),
+            Demand::Add { mbps, tier } => (None, tier, mbps, 1),
+        };
+        let deltas = nets
+            .iter()
+            .map(|(id, p)| {
+                let carries = Some(*id) == demand_id;
+                match p.tier {
+                    Tier::Hardware => (-p.mbps, p.mbps, -1, carries),
+                    Tier::Software => (p.mbps, -p.mbps, 1, carries),
+                }
+            })
+            .collect();
+        let base = (
+            s.used(Tier::Hardware),
+            s.used(Tier::Software),
+            s.hw_count() as isize,
+        );
+        Moves {
+            nets,
+            deltas,
+            base,
+            cap: s.cap,
+            demand_tier,
+            demand_mbps,
+            demand_regions,
+        }
+    }
+
+    /// Moving the networks at `idx`, then placing the demand: none if
+    /// something overflows, else (less headroom in the scarce resources,
+    /// downtime) — lower is better.
+    fn score(&self, idx: &[usize]) -> Option<(f64, f64)> {
+        let c = &self.cap;
+        let (mut hw, mut sw, mut n) = self.base;
+        let mut tier = self.demand_tier;
+        let mut downtime = 0.0;
+        for &i in idx {
+            let (dh, ds, dn, carries) = self.deltas[i];
+            hw += dh;
+            sw += ds;
+            n += dn;
+            if carries {
+                tier = tier.other();
+            }
+            downtime += c.downtime(self.nets[i].1.tier.other());
+        }
+        match tier {
+            Tier::Hardware => {
+                hw += self.demand_mbps;
+                n += self.demand_regions;
+            }
+            Tier::Software => sw += self.demand_mbps,
+        }
+        if hw > c.hw_mbps + EPS || sw > c.sw_mbps + EPS || n < 0 || n as usize > c.hw_regions {
+            return None;
+        }
+        // The scarce resources: software bandwidth and hardware regions.
+        let headroom = (c.sw_mbps - sw) / c.sw_mbps.max(EPS)
+            + (c.hw_regions as isize - n) as f64 / c.hw_regions.max(1) as f64;
+        Some((-headroom, downtime))
+    }
+}
+
+/// `idx` (increasing indices below `n`) to the next combination of its
+/// size in lexicographic order; false after the last.
+fn next_combination(idx: &mut [usize], n: usize) -> bool {
+    let size = idx.len();
+    let mut k = size;
+    while k > 0 && idx[k - 1] == n - size + k - 1 {
+        k -= 1;
+    }
+    if k == 0 {
+        return false;
+    }
+    idx[k - 1] += 1;
+    for j in k..size {
+        idx[j] = idx[j - 1] + 1;
+    }
+    true
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ impl Default for SimConfig {
 }
 
 /// What one run produced.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct SimResult {
     pub policy: String,
     pub max_variance: f64,
@@ -72,6 +72,20 @@ pub struct SimResult {
 }
 
 impl SimResult {
+    /// The migrations a decision made, and their modelled downtime.
+    fn count_migrations(&mut self, d: &Decision, cfg: &SimConfig) {
+        if let Decision::Added { migrations, .. } | Decision::Resized { migrations } = d {
+            for m in migrations {
+                self.migrations += 1;
+                match m.to {
+                    crate::Tier::Hardware => self.migrations_to_hw += 1,
+                    crate::Tier::Software => self.migrations_to_sw += 1,
+                }
+                self.downtime_s += cfg.capacity.downtime(m.to);
+            }
+        }
+    }
+
     pub fn granted_pct(&self) -> f64 {
         100.0 * self.granted as f64 / self.revisions.max(1) as f64
     }
@@ -121,39 +135,15 @@ pub fn run(cfg: &SimConfig, trace: &[TraceEntry], policy: &mut dyn Policy) -> Si
         policy: policy.name().to_string(),
         max_variance: cfg.max_variance,
         networks: trace.len(),
-        admitted: 0,
-        rejected: 0,
-        revisions: 0,
-        granted: 0,
-        increases: 0,
-        increases_granted: 0,
-        migrations: 0,
-        migrations_to_hw: 0,
-        migrations_to_sw: 0,
-        downtime_s: 0.0,
-        simulated_hours: 0.0,
-        mean_active: 0.0,
+        ..SimResult::default()
     };
     // Departures by time (in integer nanohours, so the heap orders exactly).
     let mut departures: BinaryHeap<Reverse<(u64, NetId)>> = BinaryHeap::new();
     let mut active: Vec<NetId> = Vec::new();
-    let initial = |id: NetId| trace[id as usize].mbps;
     let mut next = 0usize;
     let mut hour = 1u64;
     let mut active_hours = 0.0;
     let key = |t: f64| (t * 1e9) as u64;
-    let count = |d: &Decision, res: &mut SimResult| {
-        if let Decision::Added { migrations, .. } | Decision::Resized { migrations } = d {
-            for m in migrations {
-                res.migrations += 1;
-                match m.to {
-                    crate::Tier::Hardware => res.migrations_to_hw += 1,
-                    crate::Tier::Software => res.migrations_to_sw += 1,
-                }
-                res.downtime_s += cfg.capacity.downtime(m.to);
-            }
-        }
-    };
     loop {
         let t_arr = trace.get(next).map(|e| e.arrival_h);
         let t_dep = departures.peek().map(|Reverse((k, _))| *k as f64 / 1e9);
@@ -166,21 +156,8 @@ pub fn run(cfg: &SimConfig, trace: &[TraceEntry], policy: &mut dyn Policy) -> Si
         // Hourly revisions due before the next arrival or departure.
         while (hour as f64) <= t_next {
             active_hours += active.len() as f64;
-            for &id in &active {
-                let old = st.get(id).map_or(0.0, |p| p.mbps);
-                let u = (2.0 * hourly_uniform(cfg.seed, id, hour) - 1.0) * cfg.max_variance;
-                let want = (initial(id) * (1.0 + u)).max(1e-6);
-                res.revisions += 1;
-                if want > old {
-                    res.increases += 1;
-                }
-                let d = policy.decide(&mut st, Request::Resize { id, mbps: want });
-                if matches!(d, Decision::Resized { .. }) {
-                    res.granted += 1;
-                    res.increases_granted += u64::from(want > old);
-                }
-                count(&d, &mut res);
-            }
+            let h = Hour { cfg, trace, hour };
+            h.revise(&mut st, policy, &active, &mut res);
             hour += 1;
         }
         if t_dep.is_some_and(|d| t_arr.is_none_or(|a| d <= a)) {
@@ -194,7 +171,7 @@ pub fn run(cfg: &SimConfig, trace: &[TraceEntry], policy: &mut dyn Policy) -> Si
             let id = next as NetId;
             next += 1;
             let d = policy.decide(&mut st, Request::Add { id, mbps: e.mbps });
-            count(&d, &mut res);
+            res.count_migrations(&d, cfg);
             if matches!(d, Decision::Added { .. }) {
                 res.admitted += 1;
                 active.push(id);
@@ -209,6 +186,42 @@ pub fn run(cfg: &SimConfig, trace: &[TraceEntry], policy: &mut dyn Policy) -> Si
     res.mean_active = active_hours / (hour.saturating_sub(1)).max(1) as f64;
     debug_assert!(st.check().is_ok());
     res
+}
+
+/// One hour's bandwidth revisions.
+struct Hour<'a> {
+    cfg: &'a SimConfig,
+    trace: &'a [TraceEntry],
+    hour: u64,
+}
+
+impl Hour<'_> {
+    /// Every active network asks for its initial bandwidth varied by up to
+    /// ±`max_variance`; the policy grants or refuses each.
+    fn revise(
+        &self,
+        st: &mut State,
+        policy: &mut dyn Policy,
+        active: &[NetId],
+        res: &mut SimResult,
+    ) {
+        let cfg = self.cfg;
+        for &id in active {
+            let old = st.get(id).map_or(0.0, |p| p.mbps);
+            let u = (2.0 * hourly_uniform(cfg.seed, id, self.hour) - 1.0) * cfg.max_variance;
+            let want = (self.trace[id as usize].mbps * (1.0 + u)).max(1e-6);
+            res.revisions += 1;
+            if want > old {
+                res.increases += 1;
+            }
+            let d = policy.decide(st, Request::Resize { id, mbps: want });
+            if matches!(d, Decision::Resized { .. }) {
+                res.granted += 1;
+                res.increases_granted += u64::from(want > old);
+            }
+            res.count_migrations(&d, cfg);
+        }
+    }
 }
 
 #[cfg(test)]

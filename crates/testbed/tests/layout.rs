@@ -360,8 +360,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("pipeline/src/action.rs", "apply", 97),
     ("pipeline/src/pipeline.rs", "stages", 153),
     ("pipeline/src/services.rs", "apply", 145),
-    ("placement/src/allocator.rs", "plan", 88),
-    ("placement/src/sim.rs", "run", 95),
 ];
 
 #[test]
