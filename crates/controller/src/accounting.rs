@@ -107,7 +107,7 @@ impl Controller {
             .bind(user_id)
             .bind(project_id)
             .bind(node_id)
-            .bind(&b.tier)
+            .bind(b.tier.map(prism_placement::Tier::as_str))
             .bind(b.bandwidth_mbps)
             .bind(b.provisioned_ms.unwrap_or(b.created_ms))
             .bind(b.released_ms.unwrap_or(b.expires_ms))

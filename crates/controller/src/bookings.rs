@@ -10,10 +10,12 @@ use crate::model::{
     Action, AllocationState, Booking, BookingIds, BookingRequest, OperationalState, Page, Renewed,
     node_doc, node_network_name,
 };
-use crate::nodes::{Placement, tier_name};
+use crate::nodes::Placement;
 use crate::registry::{self, NETWORK, VLAN};
 use crate::secrets;
 use crate::service::Controller;
+use prism_netdoc::TierChoice;
+use prism_placement::Tier;
 use sqlx::Row;
 
 /// The VLAN pool (1 is the default VLAN, 4095 reserved).
@@ -39,7 +41,10 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
         operational_state: OperationalState::parse(&r.try_get::<String, _>("operational_state")?)
             .unwrap_or(OperationalState::Failed),
         error: r.try_get("op_error")?,
-        tier: r.try_get("tier")?,
+        tier: r
+            .try_get::<Option<String>, _>("tier")?
+            .as_deref()
+            .and_then(Tier::parse),
         bandwidth_mbps: r.try_get("bandwidth_mbps")?,
         node,
         vlan: r.try_get("vlan")?,
@@ -60,19 +65,24 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
     })
 }
 
-/// The tier a network booking asks for (`hardware`, `software`, `auto`);
-/// for another type, its spec checked against the type's schema and "".
-fn asked_tier(compiled: &crate::model::Compiled, spec: &serde_json::Value) -> Result<String> {
+/// The tier a network booking asks for; for another type, none, its spec
+/// checked against the type's schema.
+fn asked_tier(
+    compiled: &crate::model::Compiled,
+    spec: &serde_json::Value,
+) -> Result<Option<TierChoice>> {
     match compiled.t.name.as_str() {
         NETWORK => match spec.get("tier").and_then(|t| t.as_str()) {
-            Some(t @ ("hardware" | "software" | "auto")) => Ok(t.to_string()),
+            Some("hardware") => Ok(Some(TierChoice::Hardware)),
+            Some("software") => Ok(Some(TierChoice::Software)),
+            Some("auto") => Ok(Some(TierChoice::Auto)),
             _ => Err(Error::invalid("`hardware`, `software` or `auto`").with_field("spec.tier")),
         },
         VLAN if !spec.as_object().is_some_and(|o| o.is_empty()) => {
             Err(Error::invalid("a `vlan` booking takes no parameters: {}").with_field("spec"))
         }
-        VLAN => Ok(String::new()),
-        _ => registry::check_spec(compiled, spec).map(|()| String::new()),
+        VLAN => Ok(None),
+        _ => registry::check_spec(compiled, spec).map(|()| None),
     }
 }
 
@@ -196,8 +206,11 @@ impl Controller {
         // The quota first: a request over it is refused as such (409)
         // whatever the nodes have left. An `auto` network's tier is known
         // only once placed: its count is checked then.
-        let explicit =
-            matches!(asked_tier.as_str(), "hardware" | "software").then_some(asked_tier.as_str());
+        let explicit = match asked_tier {
+            Some(TierChoice::Hardware) => Some(Tier::Hardware),
+            Some(TierChoice::Software) => Some(Tier::Software),
+            _ => None,
+        };
         self.check_quota(
             &mut tx,
             &m.project_id,
@@ -207,18 +220,15 @@ impl Controller {
             lease_s,
         )
         .await?;
-        let placement = match is_net {
-            true if !r.parts.is_empty() => Some(
-                self.span_place(&mut tx, &mut r.parts, &asked_tier, r.bandwidth_mbps)
+        let placement = match asked_tier {
+            Some(t) if !r.parts.is_empty() => Some(
+                self.span_place(&mut tx, &mut r.parts, t, r.bandwidth_mbps)
                     .await?,
             ),
-            true => Some(
-                self.place(&mut tx, &asked_tier, r.bandwidth_mbps, r.nat)
-                    .await?,
-            ),
-            false => None,
+            Some(t) => Some(self.place(&mut tx, t, r.bandwidth_mbps, r.nat).await?),
+            None => None,
         };
-        let tier = placement.as_ref().map(|pl| tier_name(pl.tier));
+        let tier = placement.as_ref().map(|pl| pl.tier);
         if is_net && explicit.is_none() {
             self.check_quota(&mut tx, &m.project_id, &level, tier, 0, 0)
                 .await?;
@@ -285,7 +295,7 @@ impl Controller {
             .bind(b.user_id)
             .bind(&r.name)
             .bind(b.resource_type)
-            .bind(b.tier)
+            .bind(b.tier.map(Tier::as_str))
             .bind(r.bandwidth_mbps)
             .bind(b.lease_s)
             .bind(b.node_id)
@@ -314,7 +324,7 @@ impl Controller {
         let (Some(pl), Some(v)) = (pl, b.vlan) else {
             return Ok(());
         };
-        let tier = tier_name(pl.tier);
+        let tier = pl.tier;
         if b.parts.is_empty() {
             let doc = node_doc(
                 &b.spec,
@@ -541,7 +551,7 @@ struct NewBooking<'a> {
     project_id: &'a str,
     user_id: &'a str,
     resource_type: &'a str,
-    tier: Option<&'a str>,
+    tier: Option<Tier>,
     lease_s: i64,
     node_id: Option<&'a str>,
     vlan: Option<i64>,

@@ -76,7 +76,7 @@ pub struct Booking {
     /// `hardware` or `software`, once placed (an `auto` request is placed
     /// by the placement library).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tier: Option<String>,
+    pub tier: Option<prism_placement::Tier>,
     /// The guaranteed bandwidth, enforced as the node's rate limit.
     pub bandwidth_mbps: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -304,7 +304,7 @@ fn refuse_user_s_tags(
 pub fn node_doc(
     spec: &serde_json::Value,
     node_name: &str,
-    tier: &str,
+    tier: prism_placement::Tier,
     vlan: i64,
     bandwidth_mbps: i64,
 ) -> Result<NetworkDoc, crate::error::Error> {
@@ -330,7 +330,7 @@ pub fn node_doc(
     }
     refuse_user_s_tags(obj)?;
     obj.insert("name".into(), node_name.into());
-    obj.insert("tier".into(), tier.into());
+    obj.insert("tier".into(), tier.as_str().into());
     let bytes = serde_json::to_vec(&v).map_err(|e| Error::internal(e.to_string()))?;
     let mut doc: NetworkDoc = prism_netdoc::from_json(&bytes)?;
     let vlan16 = vlan as u16;

@@ -6,6 +6,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::identity::{check_name, unique_violation};
 use crate::secrets;
 use crate::service::Controller;
+use prism_netdoc::TierChoice;
 use prism_node_api::{Endpoint, NodeClient};
 use prism_placement::{Capacity, Decision, NoMigration, Policy, Request, State, Tier};
 use serde::{Deserialize, Serialize};
@@ -141,13 +142,6 @@ pub(crate) const NODE_LOAD: &str = "SELECT b.tier, b.bandwidth_mbps FROM booking
      UNION ALL SELECT b.tier, b.bandwidth_mbps FROM booking_parts p \
      JOIN bookings b ON b.id = p.booking_id WHERE p.node_id = $1 AND b.released_ms IS NULL";
 
-pub(crate) fn tier_name(t: Tier) -> &'static str {
-    match t {
-        Tier::Hardware => "hardware",
-        Tier::Software => "software",
-    }
-}
-
 impl Controller {
     pub(crate) fn client(&self, address: &str) -> NodeClient {
         NodeClient::new(Endpoint::Tcp {
@@ -261,7 +255,7 @@ impl Controller {
         &self,
         tx: &mut crate::db::Tx,
         parts: &mut [crate::model::PartRequest],
-        tier: &str,
+        tier: TierChoice,
         mbps: i64,
     ) -> Result<()> {
         if parts.iter().all(|p| !p.node.is_empty()) {
@@ -293,7 +287,10 @@ impl Controller {
             let Some((_, name)) = free.next() else {
                 return Err(Error::new(
                     ErrorCode::NoCapacity,
-                    format!("no other node is up with a WAN port and {mbps} Mbit/s left in the {tier} tier"),
+                    format!(
+                        "no other node is up with a WAN port and {mbps} Mbit/s left in the {} tier",
+                        tier.as_str()
+                    ),
                 )
                 .with_field(format!("parts[{i}].node")));
             };
@@ -306,7 +303,7 @@ impl Controller {
         &self,
         tx: &mut crate::db::Tx,
         n: &NodeRow,
-        tier: &str,
+        tier: TierChoice,
         mbps: i64,
     ) -> Result<Option<(f64, Tier)>> {
         let mut s = State::new(Capacity {
@@ -321,18 +318,18 @@ impl Controller {
             .await?;
         for (i, b) in booked.iter().enumerate() {
             let t = match b.try_get::<Option<String>, _>(0)?.as_deref() {
-                Some("hardware") => Tier::Hardware,
-                _ => Tier::Software,
+                Some(t) => Tier::parse(t).unwrap_or(Tier::Software),
+                None => Tier::Software,
             };
             s.place(i as u64, t, b.try_get::<i64, _>(1)? as f64);
         }
         let want = mbps as f64;
         let chosen = match tier {
-            "hardware" => s.fits(Tier::Hardware, want, true).then_some(Tier::Hardware),
-            "software" => s
+            TierChoice::Hardware => s.fits(Tier::Hardware, want, true).then_some(Tier::Hardware),
+            TierChoice::Software => s
                 .fits(Tier::Software, want, false)
                 .then_some(Tier::Software),
-            _ => match NoMigration.decide(
+            TierChoice::Auto => match NoMigration.decide(
                 &mut s.clone(),
                 Request::Add {
                     id: u64::MAX,
@@ -359,7 +356,7 @@ impl Controller {
     pub(crate) async fn place(
         &self,
         tx: &mut crate::db::Tx,
-        tier: &str,
+        tier: TierChoice,
         mbps: i64,
         gateway: bool,
     ) -> Result<Placement> {
@@ -387,8 +384,9 @@ impl Controller {
         best.map(|(_, p)| p).ok_or_else(|| {
             let why = if any_up {
                 format!(
-                    "no node has {mbps} Mbit/s left in the {tier} tier{}",
-                    if tier == "hardware" {
+                    "no node has {mbps} Mbit/s left in the {} tier{}",
+                    tier.as_str(),
+                    if tier == TierChoice::Hardware {
                         " with a free slot"
                     } else {
                         ""

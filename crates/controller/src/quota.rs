@@ -8,6 +8,7 @@ use crate::db::Tx;
 use crate::error::{Error, QuotaDetail, Result};
 use crate::projects::ServiceLevel;
 use crate::service::Controller;
+use prism_placement::Tier;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use utoipa::ToSchema;
@@ -84,7 +85,7 @@ impl Controller {
         tx: &mut Tx,
         project_id: &str,
         level: &ServiceLevel,
-        tier: Option<&str>,
+        tier: Option<Tier>,
         mbps: i64,
         lease_s: i64,
     ) -> Result<()> {
@@ -104,13 +105,13 @@ impl Controller {
             ),
         ];
         match tier {
-            Some("hardware") => {
+            Some(Tier::Hardware) => {
                 checks.insert(0, ("hw_networks", level.max_hw_networks, u.hw + h.hw, 1))
             }
-            Some("software") => {
+            Some(Tier::Software) => {
                 checks.insert(0, ("sw_networks", level.max_sw_networks, u.sw + h.sw, 1))
             }
-            _ => {}
+            None => {}
         }
         for (resource, limit, used, requested) in checks {
             if requested > 0 && used.saturating_add(requested) > limit {

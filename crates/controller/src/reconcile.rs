@@ -167,7 +167,7 @@ impl Controller {
                 None => node_doc(
                     &b.spec,
                     &name,
-                    b.tier.as_deref().unwrap_or("software"),
+                    b.tier.unwrap_or(prism_placement::Tier::Software),
                     b.vlan.unwrap_or(0),
                     b.bandwidth_mbps,
                 )?,

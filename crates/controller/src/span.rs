@@ -22,8 +22,8 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::{PartRequest, PartView, node_doc, node_network_name};
 use crate::nodes::{NODE_COLUMNS, NodeRow, NodeWan, Placement, node_row, node_wan};
 use crate::service::Controller;
-use prism_netdoc::TunnelDoc;
 use prism_netdoc::{ActionDoc, Addr, Endpoints, Mac, NetworkDoc, PortRef, Prefix, RouteDoc};
+use prism_netdoc::{TierChoice, TunnelDoc};
 use prism_placement::Tier;
 use sqlx::Row;
 use std::net::Ipv4Addr;
@@ -138,7 +138,7 @@ impl Controller {
         &self,
         tx: &mut Tx,
         parts: &[PartRequest],
-        tier: &str,
+        tier: TierChoice,
         mbps: i64,
     ) -> Result<Vec<NodeRow>> {
         let mut out = Vec::new();
@@ -166,8 +166,9 @@ impl Controller {
                 return Err(Error::new(
                     ErrorCode::NoCapacity,
                     format!(
-                        "node `{}` has no {mbps} Mbit/s left in the {tier} tier",
-                        p.node
+                        "node `{}` has no {mbps} Mbit/s left in the {} tier",
+                        p.node,
+                        tier.as_str()
                     ),
                 )
                 .with_field(&at));
@@ -183,13 +184,13 @@ impl Controller {
         &self,
         tx: &mut Tx,
         parts: &mut [PartRequest],
-        tier: &str,
+        tier: TierChoice,
         mbps: i64,
     ) -> Result<Placement> {
         let t = match tier {
-            "hardware" => Tier::Hardware,
-            "software" => Tier::Software,
-            _ => {
+            TierChoice::Hardware => Tier::Hardware,
+            TierChoice::Software => Tier::Software,
+            TierChoice::Auto => {
                 return Err(Error::invalid(
                     "a network spanning nodes is in `hardware` or `software` on every node",
                 )
@@ -524,7 +525,7 @@ fn booking_doc(b: &crate::model::Booking, spec: &serde_json::Value) -> Result<Ne
     node_doc(
         spec,
         &node_network_name(&b.id),
-        b.tier.as_deref().unwrap_or("hardware"),
+        b.tier.unwrap_or(Tier::Hardware),
         b.vlan.unwrap_or(0),
         b.bandwidth_mbps,
     )

@@ -28,20 +28,6 @@ impl std::fmt::Debug for AutoPlacer {
     }
 }
 
-fn to_pipeline(t: prism_placement::Tier) -> Tier {
-    match t {
-        prism_placement::Tier::Hardware => Tier::Hardware,
-        prism_placement::Tier::Software => Tier::Software,
-    }
-}
-
-fn to_placement(t: Tier) -> prism_placement::Tier {
-    match t {
-        Tier::Hardware => prism_placement::Tier::Hardware,
-        Tier::Software => prism_placement::Tier::Software,
-    }
-}
-
 impl AutoPlacer {
     /// `None` if `policy` is not a known policy name.
     pub fn new(
@@ -67,7 +53,7 @@ impl AutoPlacer {
 
     /// Records a network whose tier the scenario fixed.
     pub fn record(&mut self, id: NetId, tier: Tier, mbps: f64) {
-        self.state.place(id, to_placement(tier), mbps);
+        self.state.place(id, tier, mbps);
     }
 
     /// Asks the policy where a new network of `mbps` goes; `None` if refused.
@@ -76,7 +62,7 @@ impl AutoPlacer {
             .policy
             .decide(&mut self.state, Request::Add { id, mbps })
         {
-            Decision::Added { tier, migrations } => Some((to_pipeline(tier), migrations)),
+            Decision::Added { tier, migrations } => Some((tier, migrations)),
             _ => None,
         }
     }
@@ -91,5 +77,5 @@ impl AutoPlacer {
 
 /// The tier a migration moves a network to, in the pipeline's terms.
 pub fn destination(m: &Migration) -> Tier {
-    to_pipeline(m.to)
+    m.to
 }

@@ -29,7 +29,7 @@ pub use openapi::{ApiDoc, check_checked_in_spec, spec_json};
 pub use registration::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, HeartbeatClient};
 pub use server::{Body, Listener, MAX_BODY, PATHS, router, router_with_body_limit, spawn};
 pub use types::{
-    Changed, EventKind, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PlacedTier, PortView,
-    PowerView, RateLimitBody, ReconfigureBody, Reconfiguring, RegionPowerView, RouterView,
-    RoutesBody, RulesBody, SlotsInfo, StrategyName, TapAnswer, TapBody, TapView, TierBody, WanInfo,
+    Changed, EventKind, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView,
+    RateLimitBody, ReconfigureBody, Reconfiguring, RegionPowerView, RouterView, RoutesBody,
+    RulesBody, SlotsInfo, StrategyName, TapAnswer, TapBody, TapView, Tier, TierBody, WanInfo,
 };

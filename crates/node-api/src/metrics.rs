@@ -22,7 +22,7 @@
 
 use crate::api::NodeApi;
 use crate::error::{ApiError, ErrorCode};
-use crate::types::{NetworkView, NodeInfo, PlacedTier, PortView};
+use crate::types::{NetworkView, NodeInfo, PortView, Tier};
 use prism_pipeline::CounterSnapshot;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
@@ -156,8 +156,8 @@ impl NodeMetrics {
     fn encode_networks(&self, e: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
         use MetricType::{Counter, Gauge};
         let tier = |n: &NetworkView| match n.tier {
-            PlacedTier::Hardware => "hardware",
-            PlacedTier::Software => "software",
+            Tier::Hardware => "hardware",
+            Tier::Software => "software",
         };
         family(
             e,
@@ -176,12 +176,9 @@ impl NodeMetrics {
             "prism_network_hardware",
             "1 while the network is in the hardware tier, 0 in software",
             Gauge,
-            self.networks.iter().map(|n| {
-                (
-                    net(&n.name),
-                    gauge(i64::from(n.tier == PlacedTier::Hardware)),
-                )
-            }),
+            self.networks
+                .iter()
+                .map(|n| (net(&n.name), gauge(i64::from(n.tier == Tier::Hardware)))),
         )?;
         family(
             e,

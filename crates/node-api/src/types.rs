@@ -5,21 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// The tier a running node places a network in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum PlacedTier {
-    Hardware,
-    Software,
-}
-
-impl PlacedTier {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlacedTier::Hardware => "hardware",
-            PlacedTier::Software => "software",
-        }
-    }
-}
+pub use prism_pipeline::Tier;
 
 /// A software network's router as it runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -38,7 +24,7 @@ pub struct RouterView {
 pub struct NetworkView {
     pub id: u16,
     pub name: String,
-    pub tier: PlacedTier,
+    pub tier: Tier,
     /// The forwarding module: `destination`, `source`, `source+destination`, `rules`.
     pub forwarding: String,
     /// Routes or rules in its table.
@@ -100,7 +86,7 @@ pub struct RateLimitBody {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TierBody {
-    pub tier: PlacedTier,
+    pub tier: Tier,
 }
 
 /// Hardware slots of the node's device profile.

@@ -22,7 +22,7 @@
 
 use crate::runtime::{NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
 use prism_netdoc::{NetworkDoc, TierChoice};
-use prism_node_api::{ApiError, ErrorCode, NetworkView, PlacedTier};
+use prism_node_api::{ApiError, ErrorCode, NetworkView};
 use prism_pipeline::{NetworkSpec, Substrate, SubstrateError, Tier};
 use std::collections::BTreeMap;
 
@@ -109,13 +109,6 @@ fn substrate_error(e: SubstrateError) -> ApplyError {
 /// A failure after the checks passed: the node's fault, not the caller's.
 fn internal(e: impl std::fmt::Display) -> ApplyError {
     ApplyError::new(ErrorCode::Internal, e.to_string())
-}
-
-fn placed(t: Tier) -> PlacedTier {
-    match t {
-        Tier::Hardware => PlacedTier::Hardware,
-        Tier::Software => PlacedTier::Software,
-    }
 }
 
 #[derive(Debug)]
@@ -206,7 +199,7 @@ impl<R: NodeRuntime> Control<R> {
         Some(NetworkView {
             id,
             name: s.name.clone(),
-            tier: placed(s.tier),
+            tier: s.tier,
             forwarding: s.forwarding.module().as_str().to_string(),
             entries: s.forwarding.entries(),
             rate_bps: s.rate_limit.map(|r| r.0),

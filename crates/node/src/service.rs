@@ -16,9 +16,9 @@ use crate::taps::TapSource;
 use prism_netdoc::{NetworkDoc, Rate, RateLimitDoc, TierChoice};
 use prism_node_api::{
     ApiError, Changed, DesiredApplied, DesiredState, ErrorCode, NetworkDetail, NetworkView,
-    NodeApi, NodeEvent, NodeInfo, PlacedTier, PortView, PowerView, RateLimitBody, ReconfigureBody,
+    NodeApi, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody, ReconfigureBody,
     Reconfiguring, RegionPowerView, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView,
-    TierBody,
+    Tier, TierBody,
 };
 use prism_pipeline::CounterSnapshot;
 use prism_pipeline::TapRequest;
@@ -162,8 +162,8 @@ where
         self.change(name, |cur| {
             let mut d = Self::existing(name, cur)?;
             d.tier = match body.tier {
-                PlacedTier::Hardware => TierChoice::Hardware,
-                PlacedTier::Software => TierChoice::Software,
+                Tier::Hardware => TierChoice::Hardware,
+                Tier::Software => TierChoice::Software,
             };
             Ok(Some(d))
         })

@@ -6,26 +6,9 @@ use crate::action::Action;
 pub use crate::bridge::BridgeSpec;
 use crate::device::{ModuleKind, PlacementError};
 use prism_tables::{Ipv4Prefix, LpmError, PortRange, Ternary};
-use serde::Serialize;
 
-/// Which tier forwards a network.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Tier {
-    /// The compiled pipeline, in a device slot.
-    Hardware,
-    /// A software router behind a software channel.
-    Software,
-}
-
-impl Tier {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Tier::Hardware => "hardware",
-            Tier::Software => "software",
-        }
-    }
-}
+/// Which tier forwards a network (one type across the crates).
+pub use prism_placement::Tier;
 
 /// A rule of the network-mapping (design-select) table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 //!   migrate, choosing the cheapest set of migrations by downtime, within a
 //!   per-request migration budget.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 mod moves;
@@ -21,14 +21,35 @@ use moves::{Moves, next_combination};
 
 pub type NetId = u64;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// Which tier forwards a network: one type for the pipeline, the
+/// placement policies, the node API and the controller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
+    /// The compiled pipeline, in a device slot (modelled hardware).
     Hardware,
+    /// A software router in its own container.
     Software,
 }
 
 impl Tier {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Tier::Hardware => "hardware",
+            Tier::Software => "software",
+        }
+    }
+
+    /// `hardware` or `software`.
+    pub fn parse(s: &str) -> Option<Tier> {
+        match s {
+            "hardware" => Some(Tier::Hardware),
+            "software" => Some(Tier::Software),
+            _ => None,
+        }
+    }
+
     pub fn other(self) -> Tier {
         match self {
             Tier::Hardware => Tier::Software,

@@ -3,9 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use prism_netdoc::NetworkDoc;
-use prism_node_api::{
-    Endpoint, NodeClient, PlacedTier, RateLimitBody, RoutesBody, RulesBody, TierBody,
-};
+use prism_node_api::{Endpoint, NodeClient, RateLimitBody, RoutesBody, RulesBody, Tier, TierBody};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -169,8 +167,8 @@ async fn call(c: &NodeClient, cmd: &CtlCmd) -> Result<()> {
         }
         CtlCmd::Tier { network, tier } => {
             let tier = match tier.as_str() {
-                "hardware" => PlacedTier::Hardware,
-                "software" => PlacedTier::Software,
+                "hardware" => Tier::Hardware,
+                "software" => Tier::Software,
                 t => bail!("`{t}` is not a tier: hardware or software"),
             };
             print(&c.set_tier(network, &TierBody { tier }).await?)

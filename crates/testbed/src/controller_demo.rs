@@ -385,7 +385,7 @@ async fn send_flows(
         ));
         out.flows.push((
             b.name.clone(),
-            b.tier.clone().unwrap_or_default(),
+            b.tier.map_or(String::new(), |t| t.as_str().to_string()),
             b.node.clone().unwrap_or_default(),
             vlan as i64,
             FRAMES,

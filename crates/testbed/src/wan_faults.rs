@@ -124,7 +124,7 @@ impl TierMove {
 /// Moves node 2's part of `span` to the software tier through its node
 /// API (an operator's move) while host 1 sends to host 3, then back.
 pub(crate) async fn move_node2_part(span: &Booking, secret: &str) -> Result<TierMove> {
-    use prism_node_api::{PlacedTier, TierBody};
+    use prism_node_api::{Tier, TierBody};
     let vlan = span.vlan.unwrap_or(0) as u16;
     let name = node_network_name(&span.id);
     let three_flows = move |to: usize, first: u16| {
@@ -144,7 +144,7 @@ pub(crate) async fn move_node2_part(span: &Booking, secret: &str) -> Result<Tier
     let node2 = node_client(2, secret);
     let started = Instant::now();
     let software = TierBody {
-        tier: PlacedTier::Software,
+        tier: Tier::Software,
     };
     let moved = node2.set_tier(&name, &software).await;
     let move_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -155,7 +155,7 @@ pub(crate) async fn move_node2_part(span: &Booking, secret: &str) -> Result<Tier
     let tier = |views: Vec<prism_node_api::NetworkView>| {
         views.into_iter().find(|n| n.name == name).map(|n| n.tier)
     };
-    if tier(node2.list_networks().await?) != Some(PlacedTier::Software) {
+    if tier(node2.list_networks().await?) != Some(Tier::Software) {
         bail!("node 2's part is not in the software tier after the move");
     }
     // The flow ends before the move's check can fail: none is left
@@ -164,10 +164,10 @@ pub(crate) async fn move_node2_part(span: &Booking, secret: &str) -> Result<Tier
     let in_software =
         tokio::task::spawn_blocking(move || flow(1, 2, vlan, Carried::Udp(7221))).await??;
     let hardware = TierBody {
-        tier: PlacedTier::Hardware,
+        tier: Tier::Hardware,
     };
     node2.set_tier(&name, &hardware).await?;
-    if tier(node2.list_networks().await?) != Some(PlacedTier::Hardware) {
+    if tier(node2.list_networks().await?) != Some(Tier::Hardware) {
         bail!("node 2's part is not back in the hardware tier");
     }
     // The slot loads its module for the profile's (modelled) time.

@@ -9,9 +9,9 @@
 use prism_netdoc::{NetworkDoc, TierChoice};
 use prism_node_api::{
     ApiError, Changed, Credential, DesiredApplied, DesiredState, ErrorCode, EventKind, Listener,
-    NetworkDetail, NetworkView, NodeApi, NodeEvent, NodeInfo, PlacedTier, PortView, PowerView,
-    RateLimitBody, ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, SlotsInfo, StrategyName,
-    TapAnswer, TapBody, TapView, TierBody,
+    NetworkDetail, NetworkView, NodeApi, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
+    ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, SlotsInfo, StrategyName, TapAnswer,
+    TapBody, TapView, Tier, TierBody,
 };
 use prism_pipeline::CounterSnapshot;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,9 +42,9 @@ fn view(d: &NetworkDoc) -> NetworkView {
         id: 0,
         name: d.name.clone(),
         tier: if d.tier == TierChoice::Hardware {
-            PlacedTier::Hardware
+            Tier::Hardware
         } else {
-            PlacedTier::Software
+            Tier::Software
         },
         forwarding: "destination".into(),
         entries: d.route.len(),

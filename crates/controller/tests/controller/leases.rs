@@ -29,7 +29,7 @@ async fn a_booking_is_allocated_provisioned_renewed_released_and_accounted() {
         .unwrap();
     assert_eq!(b.allocation_state, AllocationState::Allocated);
     assert_eq!(b.operational_state, OperationalState::Pending);
-    assert_eq!(b.tier.as_deref(), Some("hardware"));
+    assert_eq!(b.tier.map(|t| t.as_str()), Some("hardware"));
     assert_eq!(b.vlan, Some(100));
     assert_eq!(b.expires_ms, START_MS + 600_000, "a hold of 10 minutes");
     assert!(node.names().is_empty(), "allocation touches no node");
@@ -63,7 +63,7 @@ async fn a_booking_is_allocated_provisioned_renewed_released_and_accounted() {
         .await
         .unwrap();
     assert_eq!(b2.vlan, Some(101));
-    assert_eq!(b2.tier.as_deref(), Some("software"));
+    assert_eq!(b2.tier.map(|t| t.as_str()), Some("software"));
 
     // Renewal: clamped to the service level's 15 days, and said so.
     h.clock.advance_ms(3600 * 1000);
@@ -192,7 +192,7 @@ async fn quotas_refuse_with_their_numbers_and_capacity_with_its_own_code() {
         .book("q", &network("au", "auto", 1, false))
         .await
         .unwrap();
-    assert_eq!(a.tier.as_deref(), Some("software"));
+    assert_eq!(a.tier.map(|t| t.as_str()), Some("software"));
 
     let view = carol.quota("q").await.unwrap();
     assert_eq!(view.hw_networks.reserved, 1);

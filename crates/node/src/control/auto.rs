@@ -121,10 +121,7 @@ impl<R: NodeRuntime> Control<R> {
         let mut policy = policy_by_name(&self.auto.settings.policy)
             .ok_or_else(|| bad(format!("unknown policy `{}`", self.auto.settings.policy)))?;
         match policy.decide(&mut st, Request::Add { id: u64::MAX, mbps }) {
-            Decision::Added { tier, .. } => Ok(match tier {
-                prism_placement::Tier::Hardware => Tier::Hardware,
-                prism_placement::Tier::Software => Tier::Software,
-            }),
+            Decision::Added { tier, .. } => Ok(tier),
             _ => Err(ApplyError::new(
                 ErrorCode::Capacity,
                 format!(
@@ -153,11 +150,7 @@ impl<R: NodeRuntime> Control<R> {
                 .or(rates.get(&spec.name))
                 .copied()
                 .unwrap_or(0.0);
-            let t = match spec.tier {
-                Tier::Hardware => prism_placement::Tier::Hardware,
-                Tier::Software => prism_placement::Tier::Software,
-            };
-            st.place(u64::from(id), t, mbps);
+            st.place(u64::from(id), spec.tier, mbps);
         }
         st
     }
@@ -239,10 +232,7 @@ impl<R: NodeRuntime> Control<R> {
                         st = trial;
                         for x in &migrations {
                             let n = ids[&x.id].clone();
-                            let to = match x.to {
-                                prism_placement::Tier::Hardware => Tier::Hardware,
-                                prism_placement::Tier::Software => Tier::Software,
-                            };
+                            let to = x.to;
                             let why = format!(
                                 "`{name}` measured {m:.2} Mbit/s (placed at {acc:.2}); the `{}` policy moves `{n}` to {}",
                                 self.auto.settings.policy,
@@ -257,7 +247,7 @@ impl<R: NodeRuntime> Control<R> {
                 }
             }
             if tier == Some(Tier::Hardware) && !wanted.contains_key(&name) {
-                let free = self.auto.settings.sw_mbps - st.used(prism_placement::Tier::Software);
+                let free = self.auto.settings.sw_mbps - st.used(Tier::Software);
                 if m < DEMOTE * free {
                     wanted.insert(
                         name.clone(),

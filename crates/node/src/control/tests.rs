@@ -174,7 +174,7 @@ pub(super) fn take(calls: &Arc<Mutex<Vec<Call>>>) -> Vec<Call> {
 fn hardware_networks_need_no_router() {
     let (mut c, calls) = control();
     c.apply("h", Some(doc("h", TierChoice::Hardware))).unwrap();
-    assert_eq!(c.view("h").unwrap().tier, PlacedTier::Hardware);
+    assert_eq!(c.view("h").unwrap().tier, Tier::Hardware);
     assert_eq!(c.view("h").unwrap().slot, Some(0));
     c.apply("h", None).unwrap();
     assert!(c.view("h").is_none());
@@ -186,7 +186,7 @@ fn a_new_software_network_is_published_only_once_its_router_runs() {
     let (mut c, calls) = control();
     c.apply("s", Some(doc("s", TierChoice::Software))).unwrap();
     assert_eq!(take(&calls), vec![call("start", "s", false, None)]);
-    assert_eq!(c.view("s").unwrap().tier, PlacedTier::Software);
+    assert_eq!(c.view("s").unwrap().tier, Tier::Software);
     assert_eq!(c.view("s").unwrap().router.unwrap().container, "fake-s");
     c.apply("s", None).unwrap();
     // Removed from the data plane before its router goes.
@@ -206,14 +206,14 @@ fn migration_makes_the_new_path_before_it_breaks_the_old() {
         take(&calls),
         vec![call("start", "m", false, Some(Tier::Hardware))]
     );
-    assert_eq!(c.view("m").unwrap().tier, PlacedTier::Software);
+    assert_eq!(c.view("m").unwrap().tier, Tier::Software);
     assert_eq!(c.view("m").unwrap().slot, None);
     c.apply("m", Some(doc("m", TierChoice::Hardware))).unwrap();
     assert_eq!(
         take(&calls),
         vec![call("stop", "m", false, Some(Tier::Hardware))]
     );
-    assert_eq!(c.view("m").unwrap().tier, PlacedTier::Hardware);
+    assert_eq!(c.view("m").unwrap().tier, Tier::Hardware);
     assert!(c.view("m").unwrap().router.is_none());
 }
 
@@ -252,7 +252,7 @@ fn a_router_that_fails_to_start_leaves_the_network_where_it_was() {
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::Internal);
     assert!(e.message.contains("would not start"), "{e}");
-    assert_eq!(c.view("f").unwrap().tier, PlacedTier::Hardware);
+    assert_eq!(c.view("f").unwrap().tier, Tier::Hardware);
     assert_eq!(c.doc("f").unwrap().tier, TierChoice::Hardware);
     // A router that cannot express the table is the caller's to fix.
     c.runtime.fail_start = Some(RuntimeError::unsupported(
@@ -415,13 +415,13 @@ fn fallback_serves_from_software_and_returns_to_the_same_slot() {
         take(&calls),
         vec![call("start", "b", false, Some(Tier::Hardware))]
     );
-    assert_eq!(c.view("b").unwrap().tier, PlacedTier::Software);
+    assert_eq!(c.view("b").unwrap().tier, Tier::Software);
     now.store(
         1_000_000_000 + LOAD_NS - 1,
         std::sync::atomic::Ordering::Relaxed,
     );
     c.tick();
-    assert_eq!(c.view("b").unwrap().tier, PlacedTier::Software);
+    assert_eq!(c.view("b").unwrap().tier, Tier::Software);
     now.store(
         1_000_000_000 + LOAD_NS,
         std::sync::atomic::Ordering::Relaxed,
@@ -435,7 +435,7 @@ fn fallback_serves_from_software_and_returns_to_the_same_slot() {
     let v = c.view("b").unwrap();
     assert_eq!(
         (v.tier, v.slot, v.forwarding.as_str()),
-        (PlacedTier::Hardware, slot, "flow-routing")
+        (Tier::Hardware, slot, "flow-routing")
     );
     assert!(dark_until(&c, "b") <= 1_000_000_000 + LOAD_NS);
     assert_eq!(v.tier_moves, 2);
@@ -451,7 +451,7 @@ fn full_carries_the_neighbours_and_darkens_the_device() {
         take(&calls),
         vec![call("start", "a", false, Some(Tier::Hardware))]
     );
-    assert_eq!(c.view("a").unwrap().tier, PlacedTier::Software);
+    assert_eq!(c.view("a").unwrap().tier, Tier::Software);
     assert_eq!(dark_until(&c, "b"), 13_000_000_000);
     // Nothing else may start meanwhile.
     let again = c.reconfigure("a", flow("a"), None).unwrap_err();
@@ -462,7 +462,7 @@ fn full_carries_the_neighbours_and_darkens_the_device() {
         take(&calls),
         vec![call("stop", "a", false, Some(Tier::Hardware))]
     );
-    assert_eq!(c.view("a").unwrap().tier, PlacedTier::Hardware);
+    assert_eq!(c.view("a").unwrap().tier, Tier::Hardware);
     assert_eq!(dark_until(&c, "a"), 13_000_000_000);
 }
 
@@ -501,20 +501,20 @@ fn a_move_to_a_slot_that_must_load_waits_for_the_load() {
     let said = c.apply("c", Some(doc("c", TierChoice::Hardware))).unwrap();
     assert!(said.contains("once its slot has loaded"), "{said}");
     // Served by software until the blank and then its module are loaded.
-    assert_eq!(c.view("c").unwrap().tier, PlacedTier::Software);
+    assert_eq!(c.view("c").unwrap().tier, Tier::Software);
     assert!(take(&calls).is_empty());
     now.store(
         1_000_000_000 + 2 * LOAD_NS - 1,
         std::sync::atomic::Ordering::Relaxed,
     );
     c.tick();
-    assert_eq!(c.view("c").unwrap().tier, PlacedTier::Software);
+    assert_eq!(c.view("c").unwrap().tier, Tier::Software);
     now.store(
         1_000_000_000 + 2 * LOAD_NS,
         std::sync::atomic::Ordering::Relaxed,
     );
     c.tick();
-    assert_eq!(c.view("c").unwrap().tier, PlacedTier::Hardware);
+    assert_eq!(c.view("c").unwrap().tier, Tier::Hardware);
     assert_eq!(dark_until(&c, "c"), 1_000_000_000 + 2 * LOAD_NS);
     assert_eq!(
         take(&calls),

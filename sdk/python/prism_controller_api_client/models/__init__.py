@@ -47,6 +47,7 @@ from .role import Role
 from .route_doc import RouteDoc
 from .service_level import ServiceLevel
 from .slots_info import SlotsInfo
+from .tier import Tier
 from .token_view import TokenView
 from .usage_line import UsageLine
 from .usage_report import UsageReport
@@ -103,6 +104,7 @@ __all__ = (
     "RouteDoc",
     "ServiceLevel",
     "SlotsInfo",
+    "Tier",
     "TokenView",
     "UsageLine",
     "UsageReport",

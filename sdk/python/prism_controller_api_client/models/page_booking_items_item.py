@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 from ..models.allocation_state import AllocationState
 from ..models.operational_state import OperationalState
+from ..models.tier import Tier
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -41,8 +42,7 @@ class PageBookingItemsItem:
             expires_ms (int): The lease's end (Unix ms); an allocated booking's hold ends earlier.
             spec (Any): The resource's parameters (for a network, its document as asked).
             error (None | str | Unset):
-            tier (None | str | Unset): `hardware` or `software`, once placed (an `auto` request is placed
-                by the placement library).
+            tier (None | Tier | Unset):
             node (None | str | Unset):
             node_network (None | str | Unset): The network's name on its node.
             vlan (int | None | Unset): The project's VLAN that maps packets to this network.
@@ -65,7 +65,7 @@ class PageBookingItemsItem:
     expires_ms: int
     spec: Any
     error: None | str | Unset = UNSET
-    tier: None | str | Unset = UNSET
+    tier: None | Tier | Unset = UNSET
     node: None | str | Unset = UNSET
     node_network: None | str | Unset = UNSET
     vlan: int | None | Unset = UNSET
@@ -113,6 +113,8 @@ class PageBookingItemsItem:
         tier: None | str | Unset
         if isinstance(self.tier, Unset):
             tier = UNSET
+        elif isinstance(self.tier, Tier):
+            tier = self.tier.value
         else:
             tier = self.tier
 
@@ -246,12 +248,22 @@ class PageBookingItemsItem:
         error = _parse_error(d.pop("error", UNSET))
 
 
-        def _parse_tier(data: object) -> None | str | Unset:
+        def _parse_tier(data: object) -> None | Tier | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(None | str | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                tier_type_1 = Tier(data)
+
+
+
+                return tier_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Tier | Unset, data)
 
         tier = _parse_tier(d.pop("tier", UNSET))
 

@@ -46,16 +46,16 @@ fn an_automatic_network_follows_its_measured_rate_with_hysteresis() {
         .unwrap();
     // Paper 000's heuristic: software first.
     c.apply("x", Some(auto_doc("x"))).unwrap();
-    assert_eq!(c.view("x").unwrap().tier, PlacedTier::Software);
+    assert_eq!(c.view("x").unwrap().tier, Tier::Software);
     assert_eq!(c.definition("x").unwrap().tier, TierChoice::Auto);
     take(&calls);
     let (mut t, mut bytes) = (0, [0u64; 2]);
     // 3 Mbit/s does not fit the 2 Mbit/s software tier: once the window
     // has a second and three evaluations in a row agree, `x` moves.
     feed(&mut c, &mut t, &mut bytes, 3.0, 4);
-    assert_eq!(c.view("x").unwrap().tier, PlacedTier::Software, "too soon");
+    assert_eq!(c.view("x").unwrap().tier, Tier::Software, "too soon");
     feed(&mut c, &mut t, &mut bytes, 3.0, 2);
-    assert_eq!(c.view("x").unwrap().tier, PlacedTier::Hardware);
+    assert_eq!(c.view("x").unwrap().tier, Tier::Hardware);
     assert_eq!(
         take(&calls),
         vec![call("stop", "x", false, Some(Tier::Hardware))]
@@ -72,9 +72,9 @@ fn an_automatic_network_follows_its_measured_rate_with_hysteresis() {
     // dwell time.
     feed(&mut c, &mut t, &mut bytes, 0.1, 2);
     feed(&mut c, &mut t, &mut bytes, 3.0, 4);
-    assert_eq!(c.view("x").unwrap().tier, PlacedTier::Hardware);
+    assert_eq!(c.view("x").unwrap().tier, Tier::Hardware);
     feed(&mut c, &mut t, &mut bytes, 0.1, 12);
-    assert_eq!(c.view("x").unwrap().tier, PlacedTier::Software);
+    assert_eq!(c.view("x").unwrap().tier, Tier::Software);
     assert_eq!(c.view("x").unwrap().tier_moves, 2);
     // The fixed network was never touched.
     assert_eq!(c.view("fixed").unwrap().tier_moves, 0);
@@ -94,7 +94,7 @@ fn an_automatic_network_needs_a_bandwidth_and_can_be_fixed_again() {
     feed(&mut c, &mut t, &mut bytes, 0.0, 20);
     assert_eq!(
         c.view("x").unwrap().tier,
-        PlacedTier::Hardware,
+        Tier::Hardware,
         "no longer automatic"
     );
 }
