@@ -1,6 +1,5 @@
 //! Accounting (every allocate, provision, renew, release and expiry, by
-//! whom, for how long), usage reports, the audit log of mutating calls,
-//! and the record of multi-step node operations.
+//! whom, for how long), usage reports and the audit log of mutating calls.
 
 use crate::authz::{Operation, Principal};
 use crate::db::Tx;
@@ -82,13 +81,6 @@ fn add_usage(lines: &mut Vec<UsageLine>, user: String, tier: String, hours: f64,
     l.bandwidth_mbps_hours += hours * bw as f64;
 }
 
-/// A node operation recorded before it starts.
-#[derive(Debug, Clone)]
-pub(crate) struct OpRecord {
-    /// (operation id, node id): one per node the booking is on.
-    pub steps: Vec<(String, String)>,
-}
-
 impl Controller {
     pub(crate) async fn account(
         &self,
@@ -114,91 +106,6 @@ impl Controller {
             .execute(&mut **tx)
             .await?;
         Ok(())
-    }
-
-    /// Records a node operation on booking `b`'s node, in the transaction
-    /// that changes the node's desired state (nothing when it has no node:
-    /// there is nothing to resume).
-    pub(crate) async fn begin_operation(
-        &self,
-        tx: &mut Tx,
-        b: &Booking,
-        kind: &str,
-    ) -> Result<Option<OpRecord>> {
-        let mut nodes = self.part_nodes(&mut **tx, &b.id).await?;
-        if nodes.is_empty() {
-            nodes.extend(b.ids.node.clone());
-        }
-        if nodes.is_empty() {
-            return Ok(None);
-        }
-        let mut steps = Vec::new();
-        for node in nodes {
-            let id = secrets::new_id();
-            sqlx::query("INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) VALUES ($1, $2, $3, $4, 'started', $5)")
-                .bind(&id)
-                .bind(&b.id)
-                .bind(&node)
-                .bind(kind)
-                .bind(self.now_ms())
-                .execute(&mut **tx)
-                .await?;
-            steps.push((id, node));
-        }
-        Ok(Some(OpRecord { steps }))
-    }
-
-    /// Carries out a recorded operation: the node converges to its desired
-    /// state (which the operation's transaction changed), then the
-    /// operation is done. The booking's operational state says how the
-    /// node took it.
-    pub(crate) async fn finish_operation(&self, op: Option<OpRecord>) -> Result<()> {
-        let Some(op) = op else { return Ok(()) };
-        for (id, node) in &op.steps {
-            self.reconcile_node(node).await;
-            sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE id = $1")
-                .bind(id)
-                .bind(self.now_ms())
-                .execute(&self.pool)
-                .await?;
-        }
-        Ok(())
-    }
-
-    /// Finishes what a previous run started and did not finish (killed
-    /// between recording an operation and its node's convergence).
-    pub async fn resume(&self) -> Result<usize> {
-        let rows = sqlx::query(
-            "SELECT id, node_id FROM operations WHERE state = 'started' ORDER BY started_ms",
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        let mut nodes: Vec<String> = Vec::new();
-        for r in &rows {
-            if let Some(n) = r.try_get::<Option<String>, _>(1)?
-                && !nodes.contains(&n)
-            {
-                nodes.push(n);
-            }
-        }
-        for n in &nodes {
-            self.reconcile_node(n).await;
-        }
-        for r in &rows {
-            sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE id = $1")
-                .bind(r.try_get::<String, _>(0)?)
-                .bind(self.now_ms())
-                .execute(&self.pool)
-                .await?;
-        }
-        if !rows.is_empty() {
-            eprintln!(
-                "prism controller: resumed {} interrupted operation(s) on {} node(s)",
-                rows.len(),
-                nodes.len()
-            );
-        }
-        Ok(rows.len())
     }
 
     pub async fn usage(

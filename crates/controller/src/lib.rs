@@ -7,10 +7,12 @@
 //!
 //! Layout: `db` (pool, migrations), `secrets` and `identity` (passwords,
 //! tokens, keys), `authz` (who may do what), `projects`, `registry`,
-//! `nodes` (registration, placement), `heartbeat` (nodes that
-//! register themselves; the node's side is `prism_node::agent`), `bookings` and `quota` (leases),
-//! `gateway` (NAT and public addresses), `accounting` (usage, audit, operation records), `reconcile` (nodes
-//! converge), `api` (REST over axum, OpenAPI).
+//! `nodes` (registration, placement), `heartbeat` (nodes that register
+//! themselves; the node's side is `prism_node::agent`), `bookings` and
+//! `quota` (leases), `gateway` (NAT and public addresses), `accounting`
+//! (usage, audit), `operations` (the journal a restarted controller
+//! finishes), `reconcile` (nodes converge), `api` (REST over axum,
+//! OpenAPI).
 
 mod accounting;
 pub mod api;
@@ -25,6 +27,7 @@ mod heartbeat;
 mod identity;
 mod model;
 mod nodes;
+mod operations;
 mod projects;
 mod public_mac;
 mod quota;
