@@ -2,11 +2,11 @@
 //! whom, for how long), usage reports and the audit log of mutating calls.
 
 use crate::authz::{Operation, Principal};
+use crate::controller::Controller;
 use crate::db::Tx;
 use crate::error::{Error, Result};
 use crate::model::{Booking, Page};
 use crate::secrets;
-use crate::service::Controller;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use utoipa::ToSchema;

@@ -3,6 +3,7 @@
 //! release; start and stop as operational actions.
 
 use crate::authz::{Membership, Operation, Principal};
+use crate::controller::Controller;
 use crate::db::{self, Tx};
 use crate::error::{Error, Result};
 use crate::identity::check_name;
@@ -13,7 +14,6 @@ use crate::model::{
 use crate::nodes::Placement;
 use crate::registry::{self, NETWORK, VLAN};
 use crate::secrets;
-use crate::service::Controller;
 use prism_netdoc::TierChoice;
 use prism_placement::Tier;
 use sqlx::Row;

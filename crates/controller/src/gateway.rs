@@ -14,12 +14,12 @@
 //! WAN port to the router beyond it (the node's `next_hop`).
 
 use crate::authz::{Operation, Principal};
+use crate::controller::Controller;
 use crate::db::{self, Tx};
 use crate::error::{Error, ErrorCode, QuotaDetail, Result};
 use crate::model::{AllocationState, Booking};
 use crate::nodes::NodeWan;
 use crate::secrets;
-use crate::service::Controller;
 use prism_netdoc::{ActionDoc, Addr, Mac, NetworkDoc, PortRef, RouteDoc, TunnelDoc};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;

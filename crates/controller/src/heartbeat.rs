@@ -9,10 +9,10 @@
 //! credential, which the node holds only as a digest.
 
 use crate::authz::Principal;
+use crate::controller::Controller;
 use crate::error::{Error, Result};
 use crate::identity::{check_name, unique_violation};
 use crate::secrets::{self, NODE_KEY_PREFIX};
-use crate::service::Controller;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use utoipa::ToSchema;

@@ -1,9 +1,9 @@
 //! Users, sessions, API keys and authentication.
 
 use crate::authz::{Operation, Principal, ops_from_json, ops_to_json};
+use crate::controller::Controller;
 use crate::error::{Error, Result};
 use crate::secrets::{self, KEY_PREFIX, TOKEN_PREFIX};
-use crate::service::Controller;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use utoipa::ToSchema;

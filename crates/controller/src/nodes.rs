@@ -2,10 +2,10 @@
 //! through the placement library.
 
 use crate::authz::Principal;
+use crate::controller::Controller;
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::{check_name, unique_violation};
 use crate::secrets;
-use crate::service::Controller;
 use prism_netdoc::TierChoice;
 use prism_node_api::{Endpoint, NodeClient};
 use prism_placement::{Capacity, Decision, NoMigration, Policy, Request, State, Tier};

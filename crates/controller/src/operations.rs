@@ -4,11 +4,11 @@
 //! `started` at its next start and finishes it (omicron's sagas, in their
 //! simplest form: every step here is idempotent convergence).
 
+use crate::controller::Controller;
 use crate::db::Tx;
 use crate::error::Result;
 use crate::model::Booking;
 use crate::secrets;
-use crate::service::Controller;
 use sqlx::Row;
 
 /// A node operation recorded before it starts.

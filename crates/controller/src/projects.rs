@@ -3,11 +3,11 @@
 //! book).
 
 use crate::authz::{Membership, Operation, Principal, ops_from_json, ops_to_json};
+use crate::controller::Controller;
 use crate::error::{Error, Result};
 use crate::identity::{check_name, unique_violation};
 use crate::model::Role;
 use crate::secrets;
-use crate::service::Controller;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use utoipa::ToSchema;

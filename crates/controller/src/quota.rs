@@ -4,10 +4,10 @@
 
 use crate::authz::{Operation, Principal};
 use crate::bookings::hours_up;
+use crate::controller::Controller;
 use crate::db::Tx;
 use crate::error::{Error, QuotaDetail, Result};
 use crate::projects::ServiceLevel;
-use crate::service::Controller;
 use prism_placement::Tier;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;

@@ -9,9 +9,9 @@
 
 use crate::bookings::BOOKING_SELECT;
 use crate::bookings::booking_of;
+use crate::controller::Controller;
 use crate::error::Result;
 use crate::model::{NODE_PREFIX, node_doc, node_network_name};
-use crate::service::Controller;
 use prism_netdoc::NetworkDoc;
 use prism_node_api::{ApiError, DesiredAction, DesiredState, ErrorCode};
 use sqlx::Row;

@@ -3,10 +3,10 @@
 //! parameters and the generic operations they support.
 
 use crate::authz::Principal;
+use crate::controller::Controller;
 use crate::error::{Error, Result};
 use crate::identity::{check_name, unique_violation};
 use crate::model::{Compiled, GenericOp, ResourceType};
-use crate::service::Controller;
 use sqlx::Row;
 use std::sync::Arc;
 

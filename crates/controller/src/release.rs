@@ -2,10 +2,10 @@
 //! leases past their end and holds past their hold.
 
 use crate::authz::{Operation, Principal};
+use crate::controller::Controller;
 use crate::db;
 use crate::error::{Error, Result};
 use crate::model::{AllocationState, Booking};
-use crate::service::Controller;
 use sqlx::Row;
 
 impl Controller {

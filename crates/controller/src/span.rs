@@ -17,11 +17,11 @@
 //! and no prefix of one part overlapping another's, every node known, up
 //! and with a WAN port, and room on each in the tier asked.
 
+use crate::controller::Controller;
 use crate::db::Tx;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{PartRequest, PartView, node_doc, node_network_name};
 use crate::nodes::{NODE_COLUMNS, NodeRow, NodeWan, Placement, node_row, node_wan};
-use crate::service::Controller;
 use prism_netdoc::{ActionDoc, Addr, Endpoints, Mac, NetworkDoc, PortRef, Prefix, RouteDoc};
 use prism_netdoc::{TierChoice, TunnelDoc};
 use prism_placement::Tier;

@@ -11,7 +11,7 @@
 //! - [`serve`] / [`NodeServer`] (`linux::serve`): a whole node in-process:
 //!   the node, its saved state restored, its API listeners, and the
 //!   heartbeat [`agent`] that registers it with a controller;
-//! - [`service`]: the node API served from the control side;
+//! - [`api_server`]: the node API served from the control side;
 //! - [`swrouter`]: Prism's software router process inside a container
 //!   (`linux::swrouter`);
 //! - [`taps`]: packet trace and capture across the workers;
@@ -21,6 +21,7 @@
 //! - [`report`]: counter tables for people.
 
 pub mod agent;
+pub mod api_server;
 pub mod captures;
 pub mod control;
 pub mod linux;
@@ -28,17 +29,17 @@ pub mod offline;
 pub mod report;
 pub mod runtime;
 pub mod saved;
-pub mod service;
 pub mod taps;
 
+pub use api_server::{NodeApiServer, NodeFacts};
 pub use control::{ApplyError, Control};
-pub use linux::names::{NodeOptions, gateway_mac};
+pub use linux::names::gateway_mac;
 pub use linux::node::{Leftovers, Node, cleanup_instance, pin_to_core, sum_counters};
+pub use linux::options::NodeOptions;
 pub use linux::serve::{
     DEFAULT_SOCKET, JoinController, NodeServer, ServeConfig, instance_name, instance_options, serve,
 };
 pub use linux::swrouter;
 pub use linux::{IoSettings, LinuxRuntime};
 pub use runtime::{Generations, NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
-pub use service::{NodeFacts, NodeService};
 pub use taps::TapSource;

@@ -11,10 +11,10 @@ mod public;
 pub use openapi::{ApiDoc, spec_json};
 
 use crate::authz::Principal;
+use crate::controller::Controller;
 use crate::error::{Error, ErrorCode};
 use crate::heartbeat::NodeCaller;
 use crate::secrets::NODE_KEY_PREFIX;
-use crate::service::Controller;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request, State};

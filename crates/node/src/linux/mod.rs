@@ -5,6 +5,7 @@
 pub mod kernel_router;
 pub mod names;
 pub mod node;
+pub mod options;
 pub mod router;
 pub mod serve;
 pub mod swrouter;
@@ -12,7 +13,7 @@ pub mod taps;
 pub mod worker;
 
 use crate::runtime::{NodeRuntime, RouterRequest, RuntimeError};
-use names::NodeOptions;
+use options::NodeOptions;
 use prism_io::port::{self, IoChoice};
 use prism_io::xdp::XdpConfig;
 use prism_netdoc::RouterKind;

@@ -19,7 +19,8 @@
 //! (nothing).
 
 use crate::control::Control;
-use crate::linux::names::{NodeOptions, bridge_name};
+use crate::linux::names::bridge_name;
+use crate::linux::options::NodeOptions;
 use crate::linux::taps::WorkerTaps;
 use crate::linux::worker::{PortReport, Slot, Source, Worker, WorkerCmd, WorkerReport};
 use crate::linux::{IoSettings, LinuxRuntime};

@@ -14,7 +14,8 @@
 //! pipeline does not see that traffic.
 
 use super::kernel_router::{self, Generation, inner_ifname};
-use super::names::{NodeOptions, gateway_mac, used_ports};
+use super::names::{gateway_mac, used_ports};
+use super::options::NodeOptions;
 use crate::runtime::{RouterRequest, RuntimeError};
 use anyhow::{Context, Result, bail};
 use prism_io::container::{Container, ContainerSpec, LinkSpec};

@@ -13,11 +13,11 @@
 //! refused before anything is started.
 
 use crate::agent::{AgentConfig, spawn_heartbeats};
+use crate::api_server::{NodeApiServer, NodeFacts};
 use crate::linux::IoSettings;
-use crate::linux::names::NodeOptions;
 use crate::linux::node::Node;
+use crate::linux::options::NodeOptions;
 use crate::runtime::Generations;
-use crate::service::{NodeFacts, NodeService};
 use anyhow::{Context, Result, bail};
 use prism_io::port::IoChoice;
 use prism_io::xdp::XdpConfig;
@@ -243,7 +243,7 @@ impl NodeServer {
         if let Some(dir) = cfg.api_socket.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let service = Arc::new(NodeService {
+        let api = Arc::new(NodeApiServer {
             control: node.control.clone(),
             reports: node.reports.clone(),
             facts,
@@ -251,7 +251,7 @@ impl NodeServer {
         });
         let (_, t) = prism_node_api::spawn(
             Listener::Unix(cfg.api_socket.clone()),
-            prism_node_api::router(service.clone()),
+            prism_node_api::router(api.clone()),
             self.stop.clone(),
         )
         .with_context(|| format!("API socket {}", cfg.api_socket.display()))?;
@@ -259,7 +259,7 @@ impl NodeServer {
         if let Some((addr, cred)) = &cfg.api_tcp {
             let (at, t) = prism_node_api::spawn(
                 Listener::Tcp(*addr, cred.clone()),
-                prism_node_api::router(service),
+                prism_node_api::router(api),
                 self.stop.clone(),
             )
             .with_context(|| format!("API on TCP {addr}"))?;

@@ -35,7 +35,7 @@ pub struct NodeFacts {
 }
 
 #[derive(Debug)]
-pub struct NodeService<R: NodeRuntime> {
+pub struct NodeApiServer<R: NodeRuntime> {
     pub control: Arc<Mutex<Control<R>>>,
     pub reports: Arc<Mutex<Vec<WorkerReport>>>,
     pub facts: NodeFacts,
@@ -49,7 +49,7 @@ pub const TAP_MAX_SNAPLEN: usize = 2048;
 pub const TAP_MAX_WAIT_MS: u64 = 60_000;
 const TAP_DEFAULT_WAIT_MS: u64 = 10_000;
 
-impl<R: NodeRuntime> NodeService<R> {
+impl<R: NodeRuntime> NodeApiServer<R> {
     fn lock(&self) -> MutexGuard<'_, Control<R>> {
         // A panic while holding the lock leaves the control side as it
         // was before the change (checks come before changes).
@@ -77,7 +77,7 @@ impl<R: NodeRuntime> NodeService<R> {
     }
 }
 
-impl<R: NodeRuntime> NodeApi for NodeService<R>
+impl<R: NodeRuntime> NodeApi for NodeApiServer<R>
 where
     R::Router: Sync,
 {
