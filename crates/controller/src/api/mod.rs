@@ -2,11 +2,13 @@
 //! in one middleware (which also writes the audit log of mutating calls),
 //! typed bodies refused with the field named, one error body everywhere.
 
-mod access;
 mod heartbeat;
+mod identity;
 mod leases;
 mod openapi;
+mod projects;
 mod public;
+mod registry;
 
 pub use openapi::{ApiDoc, spec_json};
 
@@ -269,7 +271,9 @@ pub fn router(ctl: Controller) -> Router {
             buckets: Mutex::new(HashMap::new()),
         }),
     };
-    access::routes()
+    identity::routes()
+        .merge(projects::routes())
+        .merge(registry::routes())
         .merge(leases::routes())
         .merge(public::routes())
         .merge(heartbeat::routes())

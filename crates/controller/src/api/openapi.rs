@@ -2,7 +2,7 @@
 //! types (`docs/api/controller.json` is its checked-in copy; a test fails
 //! when they differ).
 
-use super::{access, heartbeat, leases, public};
+use super::{heartbeat, identity, leases, projects, public, registry};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
@@ -98,13 +98,13 @@ impl Modify for BearerAuth {
         license(name = "Apache-2.0")
     ),
     paths(
-        access::login, access::logout, access::whoami, access::list_users, access::create_user,
-        access::list_levels, access::put_level, access::list_projects, access::create_project,
-        access::get_project, access::list_members, access::set_member, access::remove_member,
-        access::list_keys, access::create_key, access::revoke_key, access::list_nodes,
-        access::register_node, heartbeat::heartbeat, heartbeat::list_node_keys,
-        heartbeat::create_node_key, heartbeat::revoke_node_key, access::list_types,
-        access::register_type,
+        identity::login, identity::logout, identity::whoami, identity::list_users, identity::create_user,
+        projects::list_levels, projects::put_level, projects::list_projects, projects::create_project,
+        projects::get_project, projects::list_members, projects::set_member, projects::remove_member,
+        identity::list_keys, identity::create_key, identity::revoke_key, registry::list_nodes,
+        registry::register_node, heartbeat::heartbeat, heartbeat::list_node_keys,
+        heartbeat::create_node_key, heartbeat::revoke_node_key, registry::list_types,
+        registry::register_type,
         leases::list, leases::create, leases::status, leases::release, leases::provision,
         leases::renew, leases::act, leases::quota, leases::usage, leases::audit,
         public::list, public::lease, public::renew, public::release,

@@ -1,0 +1,102 @@
+//! Identity: logging in and out, who the caller is, users, and a project's
+//! API keys.
+
+use super::{App, Body, Caller};
+use crate::error::{Error, Result};
+use crate::identity::{
+    ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
+};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+
+pub fn routes() -> Router<App> {
+    Router::new()
+        .route("/v1/login", post(login))
+        .route("/v1/logout", post(logout))
+        .route("/v1/whoami", get(whoami))
+        .route("/v1/users", get(list_users).post(create_user))
+        .route(
+            "/v1/projects/{project}/api-keys",
+            get(list_keys).post(create_key),
+        )
+        .route("/v1/projects/{project}/api-keys/{id}", delete(revoke_key))
+}
+
+/// Logs in: a short-lived bearer token, scoped to a project if asked.
+#[utoipa::path(post, path = "/v1/login", tag = "identity", request_body = LoginRequest, security(()),
+    responses((status = 201, body = TokenView), (status = 401, body = Error)))]
+pub async fn login(
+    State(app): State<App>,
+    Body(r): Body<LoginRequest>,
+) -> Result<(StatusCode, Json<TokenView>)> {
+    Ok((StatusCode::CREATED, Json(app.ctl.login(r).await?)))
+}
+
+/// Revokes the token (or key) the call carries.
+#[utoipa::path(post, path = "/v1/logout", tag = "identity", responses((status = 204), (status = 401, body = Error)))]
+pub async fn logout(State(app): State<App>, Caller(p): Caller) -> Result<StatusCode> {
+    app.ctl.logout(&p).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(get, path = "/v1/whoami", tag = "identity", responses((status = 200, body = WhoAmI), (status = 401, body = Error)))]
+pub async fn whoami(State(app): State<App>, Caller(p): Caller) -> Result<Json<WhoAmI>> {
+    Ok(Json(app.ctl.whoami(&p).await?))
+}
+
+#[utoipa::path(get, path = "/v1/users", tag = "identity", responses((status = 200, body = Vec<UserView>), (status = 403, body = Error)))]
+pub async fn list_users(State(app): State<App>, Caller(p): Caller) -> Result<Json<Vec<UserView>>> {
+    Ok(Json(app.ctl.list_users(&p).await?))
+}
+
+/// Creates a user (administrators).
+#[utoipa::path(post, path = "/v1/users", tag = "identity", request_body = UserRequest,
+    responses((status = 201, body = UserView), (status = 403, body = Error), (status = 409, body = Error)))]
+pub async fn create_user(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Body(r): Body<UserRequest>,
+) -> Result<(StatusCode, Json<UserView>)> {
+    Ok((StatusCode::CREATED, Json(app.ctl.create_user(&p, r).await?)))
+}
+
+#[utoipa::path(get, path = "/v1/projects/{project}/api-keys", tag = "identity", params(("project" = String, Path)),
+    responses((status = 200, body = Vec<ApiKeyView>), (status = 403, body = Error), (status = 404, body = Error)))]
+pub async fn list_keys(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path(project): Path<String>,
+) -> Result<Json<Vec<ApiKeyView>>> {
+    Ok(Json(app.ctl.list_api_keys(&p, &project).await?))
+}
+
+/// Creates an API key restricted to the project and to a set of
+/// operations; the answer is the only place its secret appears.
+#[utoipa::path(post, path = "/v1/projects/{project}/api-keys", tag = "identity", request_body = ApiKeyRequest,
+    params(("project" = String, Path)),
+    responses((status = 201, body = ApiKeyView), (status = 403, body = Error), (status = 404, body = Error)))]
+pub async fn create_key(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path(project): Path<String>,
+    Body(r): Body<ApiKeyRequest>,
+) -> Result<(StatusCode, Json<ApiKeyView>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(app.ctl.create_api_key(&p, &project, r).await?),
+    ))
+}
+
+#[utoipa::path(delete, path = "/v1/projects/{project}/api-keys/{id}", tag = "identity",
+    params(("project" = String, Path), ("id" = String, Path)),
+    responses((status = 204), (status = 403, body = Error), (status = 404, body = Error)))]
+pub async fn revoke_key(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path((project, id)): Path<(String, String)>,
+) -> Result<StatusCode> {
+    app.ctl.revoke_api_key(&p, &project, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
