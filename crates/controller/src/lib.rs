@@ -17,10 +17,12 @@
 mod accounting;
 pub mod api;
 mod authz;
+mod bodies;
 mod bookings;
 mod client;
 mod clock;
 mod controller;
+mod datastore;
 mod db;
 mod error;
 mod gateway;

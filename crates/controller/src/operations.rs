@@ -5,11 +5,11 @@
 //! simplest form: every step here is idempotent convergence).
 
 use crate::controller::Controller;
+use crate::datastore::operations as store;
 use crate::db::Tx;
 use crate::error::Result;
 use crate::model::Booking;
 use crate::secrets;
-use sqlx::Row;
 
 /// A node operation recorded before it starts.
 #[derive(Debug, Clone)]
@@ -38,14 +38,7 @@ impl Controller {
         let mut steps = Vec::new();
         for node in nodes {
             let id = secrets::new_id();
-            sqlx::query("INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) VALUES ($1, $2, $3, $4, 'started', $5)")
-                .bind(&id)
-                .bind(&b.id)
-                .bind(&node)
-                .bind(kind)
-                .bind(self.now_ms())
-                .execute(&mut **tx)
-                .await?;
+            store::insert_started(tx, &id, &b.id, &node, kind, self.now_ms()).await?;
             steps.push((id, node));
         }
         Ok(Some(OpRecord { steps }))
@@ -59,11 +52,7 @@ impl Controller {
         let Some(op) = op else { return Ok(()) };
         for (id, node) in &op.steps {
             self.reconcile_node(node).await;
-            sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE id = $1")
-                .bind(id)
-                .bind(self.now_ms())
-                .execute(&self.pool)
-                .await?;
+            store::mark_done(&self.pool, id, self.now_ms()).await?;
         }
         Ok(())
     }
@@ -71,36 +60,26 @@ impl Controller {
     /// Finishes what a previous run started and did not finish (killed
     /// between recording an operation and its node's convergence).
     pub async fn resume(&self) -> Result<usize> {
-        let rows = sqlx::query(
-            "SELECT id, node_id FROM operations WHERE state = 'started' ORDER BY started_ms",
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        let mut nodes: Vec<String> = Vec::new();
-        for r in &rows {
-            if let Some(n) = r.try_get::<Option<String>, _>(1)?
-                && !nodes.contains(&n)
-            {
+        let ops = store::unfinished(&self.pool).await?;
+        let mut nodes: Vec<&String> = Vec::new();
+        for n in ops.iter().filter_map(|(_, n)| n.as_ref()) {
+            if !nodes.contains(&n) {
                 nodes.push(n);
             }
         }
         for n in &nodes {
             self.reconcile_node(n).await;
         }
-        for r in &rows {
-            sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE id = $1")
-                .bind(r.try_get::<String, _>(0)?)
-                .bind(self.now_ms())
-                .execute(&self.pool)
-                .await?;
+        for (id, _) in &ops {
+            store::mark_done(&self.pool, id, self.now_ms()).await?;
         }
-        if !rows.is_empty() {
+        if !ops.is_empty() {
             eprintln!(
                 "prism controller: resumed {} interrupted operation(s) on {} node(s)",
-                rows.len(),
+                ops.len(),
                 nodes.len()
             );
         }
-        Ok(rows.len())
+        Ok(ops.len())
     }
 }
