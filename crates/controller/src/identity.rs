@@ -1,12 +1,10 @@
 //! Users, sessions, API keys and authentication.
 
-use crate::authz::{Operation, Principal, ops_from_json, ops_to_json};
+use crate::authz::{Operation, Principal};
 use crate::controller::Controller;
+use crate::datastore::identity as store;
 use crate::error::{Error, Result};
 use crate::secrets::{self, KEY_PREFIX, TOKEN_PREFIX};
-use serde::{Deserialize, Serialize};
-use sqlx::Row;
-use utoipa::ToSchema;
 
 /// A session's default and longest life (FABRIC's tokens last an hour).
 pub const SESSION_TTL_S: i64 = 3600;
@@ -15,90 +13,10 @@ pub const SESSION_MAX_TTL_S: i64 = 24 * 3600;
 /// bigger one overflowed the expiry).
 pub const MAX_KEY_TTL_S: i64 = 10 * 365 * 24 * 3600;
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LoginRequest {
-    pub user: String,
-    pub password: String,
-    /// Scope the token to one project (recommended); without it the token
-    /// acts in every project the user belongs to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub project: Option<String>,
-    /// Seconds (default 3600, at most 86400).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_s: Option<i64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct TokenView {
-    /// The bearer secret: shown once, kept by the controller only as a digest.
-    pub token: String,
-    pub id: String,
-    pub expires_ms: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub project: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UserRequest {
-    pub name: String,
-    pub password: String,
-    #[serde(default)]
-    pub admin: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct UserView {
-    pub id: String,
-    pub name: String,
-    pub admin: bool,
-    pub created_ms: i64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct WhoAmI {
-    pub user: String,
-    pub admin: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub project: Option<String>,
-    /// An API key's operations; absent for a session.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operations: Option<Vec<Operation>>,
-    pub credential: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ApiKeyRequest {
-    pub name: String,
-    /// What the key may do: a subset of what its creator may.
-    pub operations: Vec<Operation>,
-    /// Seconds until it expires (default: never).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_s: Option<i64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ApiKeyView {
-    pub id: String,
-    pub name: String,
-    pub user: String,
-    pub operations: Vec<Operation>,
-    pub created_ms: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_ms: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revoked_ms: Option<i64>,
-    /// The secret: only in the answer that creates the key.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub key: Option<String>,
-}
-
-pub(crate) fn unique_violation(e: &sqlx::Error) -> bool {
-    e.as_database_error()
-        .is_some_and(|d| d.is_unique_violation())
-}
+pub use crate::bodies::identity::{
+    ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
+};
+pub(crate) use crate::datastore::unique_violation;
 
 pub(crate) fn check_name(field: &str, name: &str) -> Result<()> {
     let ok = !name.is_empty()
@@ -116,11 +34,7 @@ pub(crate) fn check_name(field: &str, name: &str) -> Result<()> {
 impl Controller {
     /// Creates the first administrator; refused once one exists.
     pub async fn bootstrap_admin(&self, name: &str, password: &str) -> Result<UserView> {
-        let n: i64 = sqlx::query("SELECT COUNT(*) FROM users WHERE is_admin = 1")
-            .fetch_one(&self.pool)
-            .await?
-            .try_get(0)?;
-        if n > 0 {
+        if store::count_admins(&self.pool).await? > 0 {
             return Err(Error::conflict("an administrator exists already"));
         }
         self.insert_user(name, password, true).await
@@ -130,29 +44,14 @@ impl Controller {
         check_name("name", name)?;
         let hash = secrets::hash_password(password)
             .map_err(|m| Error::invalid(m).with_field("password"))?;
-        let id = secrets::new_id();
-        let now = self.now_ms();
-        sqlx::query("INSERT INTO users (id, name, password_hash, is_admin, created_ms) VALUES ($1, $2, $3, $4, $5)")
-            .bind(&id)
-            .bind(name)
-            .bind(&hash)
-            .bind(admin as i64)
-            .bind(now)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| {
-                if unique_violation(&e) {
-                    Error::conflict(format!("a user `{name}` exists")).with_field("name")
-                } else {
-                    e.into()
-                }
-            })?;
-        Ok(UserView {
-            id,
+        let u = UserView {
+            id: secrets::new_id(),
             name: name.into(),
             admin,
-            created_ms: now,
-        })
+            created_ms: self.now_ms(),
+        };
+        store::insert_user(&self.pool, &u, &hash).await?;
+        Ok(u)
     }
 
     pub async fn create_user(&self, p: &Principal, r: UserRequest) -> Result<UserView> {
@@ -162,38 +61,20 @@ impl Controller {
 
     pub async fn list_users(&self, p: &Principal) -> Result<Vec<UserView>> {
         p.require_admin()?;
-        let rows = sqlx::query("SELECT id, name, is_admin, created_ms FROM users ORDER BY name")
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(UserView {
-                    id: r.try_get(0)?,
-                    name: r.try_get(1)?,
-                    admin: r.try_get::<i64, _>(2)? != 0,
-                    created_ms: r.try_get(3)?,
-                })
-            })
-            .collect()
+        store::users(&self.pool).await
     }
 
     pub(crate) async fn user_id(&self, name: &str) -> Result<String> {
-        sqlx::query("SELECT id FROM users WHERE name = $1")
-            .bind(name)
-            .fetch_optional(&self.pool)
+        store::user_id(&self.pool, name)
             .await?
-            .map(|r| r.try_get(0))
-            .transpose()?
             .ok_or_else(|| Error::not_found(format!("user `{name}`")))
     }
 
     pub async fn login(&self, r: LoginRequest) -> Result<TokenView> {
-        let row = sqlx::query("SELECT id, password_hash FROM users WHERE name = $1")
-            .bind(&r.user)
-            .fetch_optional(&self.pool)
-            .await?;
-        let (user_id, hash): (Option<String>, String) = match &row {
-            Some(row) => (Some(row.try_get(0)?), row.try_get(1)?),
+        // No such user: a dummy hash is verified all the same, so the
+        // time taken does not tell which names exist.
+        let (user_id, hash) = match store::password_hash(&self.pool, &r.user).await? {
+            Some((id, hash)) => (Some(id), hash),
             None => (None, secrets::dummy_hash().to_string()),
         };
         let password = r.password.clone();
@@ -224,15 +105,18 @@ impl Controller {
         let id = secrets::new_id();
         let now = self.now_ms();
         let expires = now + ttl * 1000;
-        sqlx::query("INSERT INTO credentials (id, digest, kind, name, user_id, project_id, operations, created_ms, expires_ms) VALUES ($1, $2, 'session', 'login', $3, $4, NULL, $5, $6)")
-            .bind(&id)
-            .bind(&digest)
-            .bind(&user_id)
-            .bind(&project_id)
-            .bind(now)
-            .bind(expires)
-            .execute(&self.pool)
-            .await?;
+        let c = store::NewCredential {
+            id: &id,
+            digest: &digest,
+            kind: "session",
+            name: "login",
+            user_id: &user_id,
+            project_id: project_id.as_deref(),
+            operations: None,
+            created_ms: now,
+            expires_ms: Some(expires),
+        };
+        store::insert_credential(&self.pool, &c).await?;
         Ok(TokenView {
             token,
             id,
@@ -253,52 +137,34 @@ impl Controller {
         if !(secret.starts_with(TOKEN_PREFIX) || secret.starts_with(KEY_PREFIX)) {
             return Err(missing());
         }
-        let row = sqlx::query(
-            "SELECT c.id, c.user_id, u.name, u.is_admin, c.project_id, c.operations, c.expires_ms, c.revoked_ms \
-             FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.digest = $1",
-        )
-        .bind(secrets::digest(secret))
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or_else(|| Error::unauthorized("unknown token or API key"))?;
-        let expires: Option<i64> = row.try_get(6)?;
-        let revoked: Option<i64> = row.try_get(7)?;
-        if revoked.is_some() {
+        let c = store::credential_by_digest(&self.pool, &secrets::digest(secret))
+            .await?
+            .ok_or_else(|| Error::unauthorized("unknown token or API key"))?;
+        if c.revoked_ms.is_some() {
             return Err(Error::unauthorized("this token or API key was revoked"));
         }
-        if expires.is_some_and(|e| e <= self.now_ms()) {
+        if c.expires_ms.is_some_and(|e| e <= self.now_ms()) {
             return Err(Error::unauthorized(
                 "this token or API key has expired; log in again",
             ));
         }
-        let ops: Option<String> = row.try_get(5)?;
         Ok(Principal {
-            credential_id: row.try_get(0)?,
-            user_id: row.try_get(1)?,
-            user: row.try_get(2)?,
-            is_admin: row.try_get::<i64, _>(3)? != 0,
-            project_id: row.try_get(4)?,
-            key_operations: ops.as_deref().map(ops_from_json),
+            credential_id: c.id,
+            user_id: c.user_id,
+            user: c.user,
+            is_admin: c.is_admin,
+            project_id: c.project_id,
+            key_operations: c.operations,
         })
     }
 
     pub async fn logout(&self, p: &Principal) -> Result<()> {
-        sqlx::query("UPDATE credentials SET revoked_ms = $1 WHERE id = $2")
-            .bind(self.now_ms())
-            .bind(&p.credential_id)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        store::revoke(&self.pool, &p.credential_id, self.now_ms()).await
     }
 
     pub async fn whoami(&self, p: &Principal) -> Result<WhoAmI> {
         let project = match &p.project_id {
-            Some(id) => sqlx::query("SELECT name FROM projects WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?
-                .map(|r| r.try_get(0))
-                .transpose()?,
+            Some(id) => store::project_name(&self.pool, id).await?,
             None => None,
         };
         Ok(WhoAmI {
@@ -338,17 +204,18 @@ impl Controller {
         let id = secrets::new_id();
         let now = self.now_ms();
         let expires = r.ttl_s.map(|t| now + t * 1000);
-        sqlx::query("INSERT INTO credentials (id, digest, kind, name, user_id, project_id, operations, created_ms, expires_ms) VALUES ($1, $2, 'api_key', $3, $4, $5, $6, $7, $8)")
-            .bind(&id)
-            .bind(&digest)
-            .bind(&r.name)
-            .bind(&p.user_id)
-            .bind(&m.project_id)
-            .bind(ops_to_json(&r.operations))
-            .bind(now)
-            .bind(expires)
-            .execute(&self.pool)
-            .await?;
+        let c = store::NewCredential {
+            id: &id,
+            digest: &digest,
+            kind: "api_key",
+            name: &r.name,
+            user_id: &p.user_id,
+            project_id: Some(&m.project_id),
+            operations: Some(&r.operations),
+            created_ms: now,
+            expires_ms: expires,
+        };
+        store::insert_credential(&self.pool, &c).await?;
         Ok(ApiKeyView {
             id,
             name: r.name,
@@ -363,51 +230,21 @@ impl Controller {
 
     pub async fn list_api_keys(&self, p: &Principal, project: &str) -> Result<Vec<ApiKeyView>> {
         let m = self.project_for(p, project, Operation::KeysManage).await?;
-        let rows = sqlx::query(
-            "SELECT c.id, c.name, u.name, c.operations, c.created_ms, c.expires_ms, c.revoked_ms \
-             FROM credentials c JOIN users u ON u.id = c.user_id \
-             WHERE c.kind = 'api_key' AND c.project_id = $1 ORDER BY c.created_ms, c.id",
-        )
-        .bind(&m.project_id)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(ApiKeyView {
-                    id: r.try_get(0)?,
-                    name: r.try_get(1)?,
-                    user: r.try_get(2)?,
-                    operations: ops_from_json(&r.try_get::<String, _>(3)?),
-                    created_ms: r.try_get(4)?,
-                    expires_ms: r.try_get(5)?,
-                    revoked_ms: r.try_get(6)?,
-                    key: None,
-                })
-            })
-            .collect()
+        store::api_keys(&self.pool, &m.project_id).await
     }
 
     /// Revokes a key of the project: its creator's, or any for an owner.
     pub async fn revoke_api_key(&self, p: &Principal, project: &str, id: &str) -> Result<()> {
         let m = self.project_for(p, project, Operation::KeysManage).await?;
-        let row = sqlx::query("SELECT user_id FROM credentials WHERE id = $1 AND project_id = $2 AND kind = 'api_key'")
-            .bind(id)
-            .bind(&m.project_id)
-            .fetch_optional(&self.pool)
+        let owner = store::api_key_creator(&self.pool, id, &m.project_id)
             .await?
             .ok_or_else(|| Error::not_found("such API key"))?;
-        let owner: String = row.try_get(0)?;
         p.may_touch(&m, Operation::KeysManage, &owner)?;
         if owner != p.user_id && !p.is_admin && m.role != Some(crate::model::Role::Owner) {
             return Err(Error::forbidden(
                 "only its creator or a project owner may revoke a key",
             ));
         }
-        sqlx::query("UPDATE credentials SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS NULL")
-            .bind(self.now_ms())
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        store::revoke_api_key(&self.pool, id, self.now_ms()).await
     }
 }

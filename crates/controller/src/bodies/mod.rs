@@ -3,4 +3,5 @@
 //! depending on each other. (Moved here so far: the projects'; the others
 //! are in `crate::model` and beside their resources.)
 
+pub mod identity;
 pub mod projects;

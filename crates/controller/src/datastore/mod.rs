@@ -3,11 +3,18 @@
 //! layer (`crate::projects`, `crate::operations`, …) authorizes and
 //! validates, then calls these; nothing here checks who is asking.
 //!
-//! Moved here so far: projects (with service levels and members) and the
-//! operation journal; the other resources still hold their SQL beside
+//! Moved here so far: identity (users, sessions, API keys), projects (with
+//! service levels and members) and the operation journal; the other resources still hold their SQL beside
 //! their application logic (docs/controller.md says which).
 
+pub(crate) mod identity;
 pub(crate) mod operations;
 pub(crate) mod projects;
 
 pub(crate) use crate::db::{Pool, Tx};
+
+/// Whether `e` is a unique constraint refusing a duplicate (a name taken).
+pub(crate) fn unique_violation(e: &sqlx::Error) -> bool {
+    e.as_database_error()
+        .is_some_and(|d| d.is_unique_violation())
+}

@@ -2,11 +2,10 @@
 //! mapping. No authorization here: the callers (`crate::projects`) have
 //! checked who may do what.
 
-use super::Pool;
+use super::{Pool, unique_violation};
 use crate::authz::{Membership, ops_from_json, ops_to_json};
 use crate::bodies::projects::{MemberView, ProjectView, ServiceLevel};
 use crate::error::{Error, Result};
-use crate::identity::unique_violation;
 use crate::model::Role;
 use sqlx::Row;
 
