@@ -3,15 +3,15 @@
 
 use crate::authz::Principal;
 use crate::controller::Controller;
+use crate::datastore::nodes as store;
+pub(crate) use crate::datastore::nodes::{NodeRow, NodeWan, node_wan};
 use crate::error::{Error, ErrorCode, Result};
-use crate::identity::{check_name, unique_violation};
+use crate::identity::check_name;
 use crate::secrets;
 use prism_netdoc::TierChoice;
 use prism_node_api::{Endpoint, NodeClient};
 use prism_placement::{Capacity, Decision, NoMigration, Policy, Request, State, Tier};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
-use std::net::Ipv4Addr;
 use utoipa::ToSchema;
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -63,84 +63,12 @@ pub struct NodeView {
     pub used_sw_mbps: i64,
 }
 
-/// A node as placement sees it.
-#[derive(Debug, Clone)]
-pub(crate) struct NodeRow {
-    pub id: String,
-    pub name: String,
-    pub address: String,
-    pub ports: Vec<String>,
-    pub slots: i64,
-    pub hw_mbps: i64,
-    pub sw_mbps: i64,
-    pub last_seen_ms: i64,
-    pub wan: Option<NodeWan>,
-}
-
-pub(crate) const NODE_COLUMNS: &str =
-    "id, name, address, ports, slots, hw_mbps, sw_mbps, last_seen_ms, wan";
-
-pub(crate) fn node_row(r: &sqlx::any::AnyRow) -> Result<NodeRow> {
-    Ok(NodeRow {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        address: r.try_get("address")?,
-        ports: serde_json::from_str(&r.try_get::<String, _>("ports")?).unwrap_or_default(),
-        slots: r.try_get("slots")?,
-        hw_mbps: r.try_get("hw_mbps")?,
-        sw_mbps: r.try_get("sw_mbps")?,
-        last_seen_ms: r.try_get("last_seen_ms")?,
-        wan: node_wan(r)?,
-    })
-}
-
-/// A node's WAN port as it reported it.
-#[derive(Debug, Clone)]
-pub(crate) struct NodeWan {
-    pub port: String,
-    pub address: Ipv4Addr,
-    pub mac: String,
-    /// The router beyond the port (the gateway's next hop), if reported.
-    pub next_hop: Option<String>,
-    /// The node's pool of public addresses (network address, length).
-    pub public: Option<(Ipv4Addr, u8)>,
-    /// The node's pool of public MACs.
-    pub public_macs: Option<prism_netdoc::MacBlock>,
-}
-
-pub(crate) fn node_wan(r: &sqlx::any::AnyRow) -> Result<Option<NodeWan>> {
-    let Some(text) = r.try_get::<Option<String>, _>("wan")? else {
-        return Ok(None);
-    };
-    let w: prism_node_api::WanInfo =
-        serde_json::from_str(&text).map_err(|e| Error::internal(e.to_string()))?;
-    Ok(w.address.parse().ok().map(|address| NodeWan {
-        port: w.port,
-        address,
-        mac: w.mac,
-        next_hop: w.next_hop,
-        public: w.public.as_deref().and_then(|p| {
-            let (a, l) = p.split_once('/')?;
-            Some((a.parse().ok()?, l.parse().ok().filter(|l| *l <= 32)?))
-        }),
-        public_macs: w.public_macs.as_deref().and_then(|p| p.parse().ok()),
-    }))
-}
-
 /// Where a booking goes.
 #[derive(Debug, Clone)]
 pub(crate) struct Placement {
     pub node: NodeRow,
     pub tier: Tier,
 }
-
-/// What is booked on node `$1`: (tier, Mbit/s) of its own networks and
-/// of the parts of spanning networks placed on it.
-pub(crate) const NODE_LOAD: &str = "SELECT b.tier, b.bandwidth_mbps FROM bookings b \
-     WHERE b.node_id = $1 AND b.released_ms IS NULL \
-     AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = b.id) \
-     UNION ALL SELECT b.tier, b.bandwidth_mbps FROM booking_parts p \
-     JOIN bookings b ON b.id = p.booking_id WHERE p.node_id = $1 AND b.released_ms IS NULL";
 
 impl Controller {
     pub(crate) fn client(&self, address: &str) -> NodeClient {
@@ -166,26 +94,18 @@ impl Controller {
             .with_field("address")
         })?;
         let id = secrets::new_id();
-        let now = self.now_ms();
-        sqlx::query("INSERT INTO nodes (id, name, address, device, slots, hw_mbps, sw_mbps, ports, generation, applied_generation, last_seen_ms, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 0, $9, $9)")
-            .bind(&id)
-            .bind(&r.name)
-            .bind(&r.address)
-            .bind(&info.device)
-            .bind(info.hardware_slots.total as i64)
-            .bind(r.hw_mbps)
-            .bind(r.sw_mbps)
-            .bind(serde_json::to_string(&info.ports).unwrap_or_default())
-            .bind(now)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| {
-                if unique_violation(&e) {
-                    Error::conflict(format!("a node `{}` exists", r.name)).with_field("name")
-                } else {
-                    e.into()
-                }
-            })?;
+        let node = store::NewNode {
+            id: &id,
+            name: &r.name,
+            address: &r.address,
+            device: &info.device,
+            slots: info.hardware_slots.total as i64,
+            hw_mbps: r.hw_mbps,
+            sw_mbps: r.sw_mbps,
+            ports: &info.ports,
+            now: self.now_ms(),
+        };
+        store::insert_node(&self.pool, &node).await?;
         let mut tx = self.pool.begin().await?;
         self.record_wan(&mut tx, &id, info.wan.as_ref()).await?;
         tx.commit().await?;
@@ -195,58 +115,40 @@ impl Controller {
 
     pub async fn list_nodes(&self, p: &Principal) -> Result<Vec<NodeView>> {
         p.require_admin()?;
-        let ids = sqlx::query("SELECT id FROM nodes ORDER BY name")
-            .fetch_all(&self.pool)
-            .await?;
         let mut out = Vec::new();
-        for r in ids {
-            out.push(self.node_view(&r.try_get::<String, _>(0)?).await?);
+        for id in store::node_ids(&self.pool).await? {
+            out.push(self.node_view(&id).await?);
         }
         Ok(out)
     }
 
     async fn node_view(&self, id: &str) -> Result<NodeView> {
-        let r = sqlx::query("SELECT * FROM nodes WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
+        let d = store::node_detail(&self.pool, id)
             .await?
             .ok_or_else(|| Error::not_found("such node"))?;
-        let n = node_row(&r)?;
-        let u = sqlx::query(&format!(
-            "SELECT CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN 1 ELSE 0 END), 0) AS BIGINT), \
-             CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN bandwidth_mbps ELSE 0 END), 0) AS BIGINT), \
-             CAST(COALESCE(SUM(CASE WHEN tier = 'software' THEN bandwidth_mbps ELSE 0 END), 0) AS BIGINT) \
-             FROM ({NODE_LOAD}) AS load"
-        ))
-        .bind(id)
-        .fetch_one(&self.pool)
-        .await?;
+        let (used_slots, used_hw_mbps, used_sw_mbps) = store::usage(&self.pool, id).await?;
+        let n = d.row;
         Ok(NodeView {
             up: self.now_ms() - n.last_seen_ms <= self.settings.node_timeout_ms,
             id: n.id,
             name: n.name,
             address: n.address,
-            device: r.try_get("device")?,
+            device: d.device,
             slots: n.slots,
             hw_mbps: n.hw_mbps,
             sw_mbps: n.sw_mbps,
             ports: n.ports,
-            generation: r.try_get("generation")?,
-            applied_generation: r.try_get("applied_generation")?,
+            generation: d.generation,
+            applied_generation: d.applied_generation,
             last_seen_ms: n.last_seen_ms,
-            last_error: r.try_get("last_error")?,
-            wan: r
-                .try_get::<Option<String>, _>("wan")?
-                .and_then(|w| serde_json::from_str(&w).ok()),
-            used_slots: u.try_get(0)?,
-            used_hw_mbps: u.try_get(1)?,
-            used_sw_mbps: u.try_get(2)?,
+            last_error: d.last_error,
+            wan: d.wan,
+            used_slots,
+            used_hw_mbps,
+            used_sw_mbps,
         })
     }
 
-    /// Whether `mbps` in `tier` (`auto`: the placement library's
-    /// admission, software first) fits on node `n`: the tier it would take
-    /// and that tier's load before it, or `None`.
     /// Gives each part of `parts` that names no node one: up, with a WAN
     /// port and room for `mbps` in `tier`, named by no other part, the
     /// least loaded first. A part left without one is refused (503, at
@@ -261,12 +163,8 @@ impl Controller {
         if parts.iter().all(|p| !p.node.is_empty()) {
             return Ok(());
         }
-        let rows = sqlx::query(&format!("SELECT {NODE_COLUMNS} FROM nodes ORDER BY name"))
-            .fetch_all(&mut **tx)
-            .await?;
         let mut free = Vec::new();
-        for r in &rows {
-            let n = node_row(r)?;
+        for n in store::nodes(tx).await? {
             let up = self.now_ms() - n.last_seen_ms <= self.settings.node_timeout_ms;
             let named = parts.iter().any(|p| p.node == n.name);
             if up
@@ -299,6 +197,9 @@ impl Controller {
         Ok(())
     }
 
+    /// Whether `mbps` in `tier` (`auto`: the placement library's
+    /// admission, software first) fits on node `n`: the tier it would take
+    /// and that tier's load before it, or `None`.
     pub(crate) async fn node_fit(
         &self,
         tx: &mut crate::db::Tx,
@@ -312,16 +213,8 @@ impl Controller {
             sw_mbps: n.sw_mbps as f64,
             ..Capacity::PAPER
         });
-        let booked = sqlx::query(NODE_LOAD)
-            .bind(&n.id)
-            .fetch_all(&mut **tx)
-            .await?;
-        for (i, b) in booked.iter().enumerate() {
-            let t = match b.try_get::<Option<String>, _>(0)?.as_deref() {
-                Some(t) => Tier::parse(t).unwrap_or(Tier::Software),
-                None => Tier::Software,
-            };
-            s.place(i as u64, t, b.try_get::<i64, _>(1)? as f64);
+        for (i, (t, mbps)) in store::load(tx, &n.id).await?.into_iter().enumerate() {
+            s.place(i as u64, t, mbps);
         }
         let want = mbps as f64;
         let chosen = match tier {
@@ -361,13 +254,9 @@ impl Controller {
         gateway: bool,
     ) -> Result<Placement> {
         let now = self.now_ms();
-        let rows = sqlx::query(&format!("SELECT {NODE_COLUMNS} FROM nodes ORDER BY name"))
-            .fetch_all(&mut **tx)
-            .await?;
         let mut best: Option<(f64, Placement)> = None;
         let mut any_up = false;
-        for r in &rows {
-            let n = node_row(r)?;
+        for n in store::nodes(tx).await? {
             if now - n.last_seen_ms > self.settings.node_timeout_ms {
                 continue;
             }

@@ -18,10 +18,11 @@
 //! and with a WAN port, and room on each in the tier asked.
 
 use crate::controller::Controller;
+use crate::datastore::nodes::{NODE_COLUMNS, NodeRow, NodeWan, node_row, node_wan};
 use crate::db::Tx;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{PartRequest, PartView, node_doc, node_network_name};
-use crate::nodes::{NODE_COLUMNS, NodeRow, NodeWan, Placement, node_row, node_wan};
+use crate::nodes::Placement;
 use prism_netdoc::{ActionDoc, Addr, Endpoints, Mac, NetworkDoc, PortRef, Prefix, RouteDoc};
 use prism_netdoc::{TierChoice, TunnelDoc};
 use prism_placement::Tier;

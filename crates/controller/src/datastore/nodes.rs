@@ -1,0 +1,195 @@
+//! Nodes: their rows (as placement sees them, with the WAN side they
+//! reported), registration, and what is booked on each.
+
+use super::{Pool, Tx, unique_violation};
+use crate::error::{Error, Result};
+use prism_placement::Tier;
+use sqlx::Row;
+use std::net::Ipv4Addr;
+
+/// A node as placement sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeRow {
+    pub id: String,
+    pub name: String,
+    pub address: String,
+    pub ports: Vec<String>,
+    pub slots: i64,
+    pub hw_mbps: i64,
+    pub sw_mbps: i64,
+    pub last_seen_ms: i64,
+    pub wan: Option<NodeWan>,
+}
+
+pub(crate) const NODE_COLUMNS: &str =
+    "id, name, address, ports, slots, hw_mbps, sw_mbps, last_seen_ms, wan";
+
+pub(crate) fn node_row(r: &sqlx::any::AnyRow) -> Result<NodeRow> {
+    Ok(NodeRow {
+        id: r.try_get("id")?,
+        name: r.try_get("name")?,
+        address: r.try_get("address")?,
+        ports: serde_json::from_str(&r.try_get::<String, _>("ports")?).unwrap_or_default(),
+        slots: r.try_get("slots")?,
+        hw_mbps: r.try_get("hw_mbps")?,
+        sw_mbps: r.try_get("sw_mbps")?,
+        last_seen_ms: r.try_get("last_seen_ms")?,
+        wan: node_wan(r)?,
+    })
+}
+
+/// A node's WAN port as it reported it.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeWan {
+    pub port: String,
+    pub address: Ipv4Addr,
+    pub mac: String,
+    /// The router beyond the port (the gateway's next hop), if reported.
+    pub next_hop: Option<String>,
+    /// The node's pool of public addresses (network address, length).
+    pub public: Option<(Ipv4Addr, u8)>,
+    /// The node's pool of public MACs.
+    pub public_macs: Option<prism_netdoc::MacBlock>,
+}
+
+pub(crate) fn node_wan(r: &sqlx::any::AnyRow) -> Result<Option<NodeWan>> {
+    let Some(text) = r.try_get::<Option<String>, _>("wan")? else {
+        return Ok(None);
+    };
+    let w: prism_node_api::WanInfo =
+        serde_json::from_str(&text).map_err(|e| Error::internal(e.to_string()))?;
+    Ok(w.address.parse().ok().map(|address| NodeWan {
+        port: w.port,
+        address,
+        mac: w.mac,
+        next_hop: w.next_hop,
+        public: w.public.as_deref().and_then(|p| {
+            let (a, l) = p.split_once('/')?;
+            Some((a.parse().ok()?, l.parse().ok().filter(|l| *l <= 32)?))
+        }),
+        public_macs: w.public_macs.as_deref().and_then(|p| p.parse().ok()),
+    }))
+}
+
+/// What is booked on node `$1`: (tier, Mbit/s) of its own networks and
+/// of the parts of spanning networks placed on it.
+pub(crate) const NODE_LOAD: &str = "SELECT b.tier, b.bandwidth_mbps FROM bookings b \
+     WHERE b.node_id = $1 AND b.released_ms IS NULL \
+     AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = b.id) \
+     UNION ALL SELECT b.tier, b.bandwidth_mbps FROM booking_parts p \
+     JOIN bookings b ON b.id = p.booking_id WHERE p.node_id = $1 AND b.released_ms IS NULL";
+
+/// A node's registration, as its own answer gave it.
+pub(crate) struct NewNode<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub address: &'a str,
+    pub device: &'a str,
+    pub slots: i64,
+    pub hw_mbps: i64,
+    pub sw_mbps: i64,
+    pub ports: &'a [String],
+    pub now: i64,
+}
+
+/// Records node `n` at generation 1, nothing applied; refused at `name` if
+/// the name is taken.
+pub(crate) async fn insert_node(pool: &Pool, n: &NewNode<'_>) -> Result<()> {
+    sqlx::query("INSERT INTO nodes (id, name, address, device, slots, hw_mbps, sw_mbps, ports, generation, applied_generation, last_seen_ms, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 0, $9, $9)")
+        .bind(n.id)
+        .bind(n.name)
+        .bind(n.address)
+        .bind(n.device)
+        .bind(n.slots)
+        .bind(n.hw_mbps)
+        .bind(n.sw_mbps)
+        .bind(serde_json::to_string(n.ports).unwrap_or_default())
+        .bind(n.now)
+        .execute(pool)
+        .await
+        .map_err(|e| {
+            if unique_violation(&e) {
+                Error::conflict(format!("a node `{}` exists", n.name)).with_field("name")
+            } else {
+                e.into()
+            }
+        })?;
+    Ok(())
+}
+
+pub(crate) async fn node_ids(pool: &Pool) -> Result<Vec<String>> {
+    let rows = sqlx::query("SELECT id FROM nodes ORDER BY name")
+        .fetch_all(pool)
+        .await?;
+    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+}
+
+/// Every node, by name, inside the booking transaction.
+pub(crate) async fn nodes(tx: &mut Tx) -> Result<Vec<NodeRow>> {
+    let rows = sqlx::query(&format!("SELECT {NODE_COLUMNS} FROM nodes ORDER BY name"))
+        .fetch_all(&mut **tx)
+        .await?;
+    rows.iter().map(node_row).collect()
+}
+
+/// A node with what only its view shows: its device, generations, last
+/// error and its WAN side as reported.
+pub(crate) struct NodeDetail {
+    pub row: NodeRow,
+    pub device: String,
+    pub generation: i64,
+    pub applied_generation: i64,
+    pub last_error: Option<String>,
+    pub wan: Option<prism_node_api::WanInfo>,
+}
+
+pub(crate) async fn node_detail(pool: &Pool, id: &str) -> Result<Option<NodeDetail>> {
+    let Some(r) = sqlx::query("SELECT * FROM nodes WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(NodeDetail {
+        row: node_row(&r)?,
+        device: r.try_get("device")?,
+        generation: r.try_get("generation")?,
+        applied_generation: r.try_get("applied_generation")?,
+        last_error: r.try_get("last_error")?,
+        wan: r
+            .try_get::<Option<String>, _>("wan")?
+            .and_then(|w| serde_json::from_str(&w).ok()),
+    }))
+}
+
+/// What is booked on node `id`: (hardware slots, hardware Mbit/s,
+/// software Mbit/s).
+pub(crate) async fn usage(pool: &Pool, id: &str) -> Result<(i64, i64, i64)> {
+    let u = sqlx::query(&format!(
+        "SELECT CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN 1 ELSE 0 END), 0) AS BIGINT), \
+         CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN bandwidth_mbps ELSE 0 END), 0) AS BIGINT), \
+         CAST(COALESCE(SUM(CASE WHEN tier = 'software' THEN bandwidth_mbps ELSE 0 END), 0) AS BIGINT) \
+         FROM ({NODE_LOAD}) AS load"
+    ))
+    .bind(id)
+    .fetch_one(pool)
+    .await?;
+    Ok((u.try_get(0)?, u.try_get(1)?, u.try_get(2)?))
+}
+
+/// The (tier, Mbit/s) of everything booked on node `id`, inside the
+/// booking transaction (a booking with no tier counts as software).
+pub(crate) async fn load(tx: &mut Tx, id: &str) -> Result<Vec<(Tier, f64)>> {
+    let rows = sqlx::query(NODE_LOAD).bind(id).fetch_all(&mut **tx).await?;
+    rows.iter()
+        .map(|b| {
+            let tier = b.try_get::<Option<String>, _>(0)?;
+            let tier = tier
+                .as_deref()
+                .and_then(Tier::parse)
+                .unwrap_or(Tier::Software);
+            Ok((tier, b.try_get::<i64, _>(1)? as f64))
+        })
+        .collect()
+}
