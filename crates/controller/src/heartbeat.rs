@@ -10,52 +10,20 @@
 
 use crate::authz::Principal;
 use crate::controller::Controller;
+use crate::datastore::{node_keys as keys, nodes};
 use crate::error::{Error, Result};
-use crate::identity::{check_name, unique_violation};
+use crate::identity::check_name;
 use crate::secrets::{self, NODE_KEY_PREFIX};
-use serde::{Deserialize, Serialize};
-use sqlx::Row;
-use utoipa::ToSchema;
 
 pub use prism_node_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NodeKeyRequest {
-    /// The name the node will register under (`prism node --node-name`).
-    pub node: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct NodeKeyView {
-    pub id: String,
-    pub node: String,
-    pub created_ms: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_used_ms: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revoked_ms: Option<i64>,
-    /// The key itself (`prn_…`): in the answer that makes it, never again.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub key: Option<String>,
-}
+pub use crate::bodies::node_keys::{NodeKeyRequest, NodeKeyView};
 
 /// A node authenticated by its key.
 #[derive(Debug, Clone)]
 pub struct NodeCaller {
     pub key_id: String,
     pub node: String,
-}
-
-fn key_view(r: &sqlx::any::AnyRow) -> Result<NodeKeyView> {
-    Ok(NodeKeyView {
-        id: r.try_get("id")?,
-        node: r.try_get("node_name")?,
-        created_ms: r.try_get("created_ms")?,
-        last_used_ms: r.try_get("last_used_ms")?,
-        revoked_ms: r.try_get("revoked_ms")?,
-        key: None,
-    })
 }
 
 /// `host:port`, the port a number.
@@ -80,14 +48,7 @@ impl Controller {
         let (key, digest) = secrets::new_secret(NODE_KEY_PREFIX);
         let id = secrets::new_id();
         let now = self.now_ms();
-        sqlx::query("INSERT INTO node_keys (id, node_name, digest, created_by, created_ms) VALUES ($1, $2, $3, $4, $5)")
-            .bind(&id)
-            .bind(&r.node)
-            .bind(&digest)
-            .bind(&p.user_id)
-            .bind(now)
-            .execute(&self.pool)
-            .await?;
+        keys::insert(&self.pool, &id, &r.node, &digest, &p.user_id, now).await?;
         Ok(NodeKeyView {
             id,
             node: r.node,
@@ -100,26 +61,14 @@ impl Controller {
 
     pub async fn list_node_keys(&self, p: &Principal) -> Result<Vec<NodeKeyView>> {
         p.require_admin()?;
-        sqlx::query("SELECT * FROM node_keys ORDER BY node_name, created_ms, id")
-            .fetch_all(&self.pool)
-            .await?
-            .iter()
-            .map(key_view)
-            .collect()
+        keys::all(&self.pool).await
     }
 
     /// Revokes a node key: the node's next heartbeat is refused, and the
     /// node goes down once its timeout passes.
     pub async fn revoke_node_key(&self, p: &Principal, id: &str) -> Result<()> {
         p.require_admin()?;
-        let done = sqlx::query(
-            "UPDATE node_keys SET revoked_ms = $2 WHERE id = $1 AND revoked_ms IS NULL",
-        )
-        .bind(id)
-        .bind(self.now_ms())
-        .execute(&self.pool)
-        .await?;
-        if done.rows_affected() == 0 {
+        if !keys::revoke(&self.pool, id, self.now_ms()).await? {
             return Err(Error::not_found("such live node key"));
         }
         Ok(())
@@ -132,23 +81,15 @@ impl Controller {
                 "a heartbeat needs `Authorization: Bearer <node key>` (`prism ctl node-key`)",
             ));
         }
-        let row = sqlx::query("SELECT id, node_name, revoked_ms FROM node_keys WHERE digest = $1")
-            .bind(secrets::digest(bearer))
-            .fetch_optional(&self.pool)
+        let (key_id, node, revoked) = keys::by_digest(&self.pool, &secrets::digest(bearer))
             .await?
             .ok_or_else(|| Error::unauthorized("unknown node key"))?;
-        if row.try_get::<Option<i64>, _>(2)?.is_some() {
+        if revoked {
             return Err(Error::unauthorized("this node key was revoked"));
         }
-        Ok(NodeCaller {
-            key_id: row.try_get(0)?,
-            node: row.try_get(1)?,
-        })
+        Ok(NodeCaller { key_id, node })
     }
 
-    /// Registers the node or marks it up. A new node, a restarted one
-    /// (another boot id), one that moved or one behind its desired state
-    /// is reconciled at once, in the background.
     /// In the background: every node when this one's WAN side moved (the
     /// other parts of its spanning networks tunnel to it anew), else this
     /// one if `behind`.
@@ -162,18 +103,17 @@ impl Controller {
         }
     }
 
+    /// Registers the node or marks it up. A new node, a restarted one
+    /// (another boot id), one that moved or one behind its desired state
+    /// is reconciled at once, in the background.
     pub async fn heartbeat(&self, caller: &NodeCaller, h: Heartbeat) -> Result<HeartbeatAnswer> {
         check_heartbeat(caller, &h)?;
         let now = self.now_ms();
         let mut tx = self.pool.begin().await?;
         let (id, registered, changed, generation, applied) =
-            self.upsert_node(&mut tx, &h, now).await?;
+            nodes::upsert_from_heartbeat(&mut tx, &h, now).await?;
         let wan_moved = self.record_wan(&mut tx, &id, h.info.wan.as_ref()).await?;
-        sqlx::query("UPDATE node_keys SET last_used_ms = $2 WHERE id = $1")
-            .bind(&caller.key_id)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        keys::touch(&mut tx, &caller.key_id, now).await?;
         tx.commit().await?;
         if changed {
             // Every heartbeat would flood the audit log; a registration or
@@ -192,70 +132,6 @@ impl Controller {
             generation,
             applied_generation: applied,
             every_ms: HEARTBEAT_EVERY_MS,
-        })
-    }
-
-    /// The node's row, made at its first heartbeat and updated at each:
-    /// (id, registered now, moved or rebooted, generation, applied).
-    async fn upsert_node(
-        &self,
-        tx: &mut sqlx::Transaction<'static, sqlx::Any>,
-        h: &Heartbeat,
-        now: i64,
-    ) -> Result<(String, bool, bool, i64, i64)> {
-        let ports = serde_json::to_string(&h.info.ports).unwrap_or_default();
-        let slots = i64::from(h.info.hardware_slots.total);
-        let old = sqlx::query(
-            "SELECT id, address, boot_id, generation, applied_generation FROM nodes WHERE name = $1",
-        )
-        .bind(&h.name)
-        .fetch_optional(&mut **tx)
-        .await?;
-        Ok(match old {
-            None => {
-                let id = secrets::new_id();
-                sqlx::query("INSERT INTO nodes (id, name, address, device, slots, hw_mbps, sw_mbps, ports, generation, applied_generation, last_seen_ms, created_ms, boot_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 0, $9, $9, $10)")
-                    .bind(&id)
-                    .bind(&h.name)
-                    .bind(&h.address)
-                    .bind(&h.info.device)
-                    .bind(slots)
-                    .bind(h.hw_mbps.unwrap_or(1000))
-                    .bind(h.sw_mbps.unwrap_or(100))
-                    .bind(&ports)
-                    .bind(now)
-                    .bind(&h.boot_id)
-                    .execute(&mut **tx)
-                    .await
-                    .map_err(|e| {
-                        if unique_violation(&e) {
-                            Error::conflict("this node was registered meanwhile; send again")
-                        } else {
-                            e.into()
-                        }
-                    })?;
-                (id, true, true, 1, 0)
-            }
-            Some(r) => {
-                let id: String = r.try_get(0)?;
-                let moved = r.try_get::<String, _>(1)? != h.address;
-                let rebooted = r.try_get::<Option<String>, _>(2)?.as_deref() != Some(&h.boot_id);
-                let generation: i64 = r.try_get(3)?;
-                let applied: i64 = r.try_get(4)?;
-                sqlx::query("UPDATE nodes SET address = $2, device = $3, slots = $4, ports = $5, boot_id = $6, last_seen_ms = $7, hw_mbps = COALESCE($8, hw_mbps), sw_mbps = COALESCE($9, sw_mbps) WHERE id = $1")
-                    .bind(&id)
-                    .bind(&h.address)
-                    .bind(&h.info.device)
-                    .bind(slots)
-                    .bind(&ports)
-                    .bind(&h.boot_id)
-                    .bind(now)
-                    .bind(h.hw_mbps)
-                    .bind(h.sw_mbps)
-                    .execute(&mut **tx)
-                    .await?;
-                (id, false, moved || rebooted, generation, applied)
-            }
         })
     }
 }

@@ -4,4 +4,5 @@
 //! are in `crate::model` and beside their resources.)
 
 pub mod identity;
+pub mod node_keys;
 pub mod projects;

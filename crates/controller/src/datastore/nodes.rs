@@ -3,6 +3,7 @@
 
 use super::{Pool, Tx, unique_violation};
 use crate::error::{Error, Result};
+use prism_node_api::Heartbeat;
 use prism_placement::Tier;
 use sqlx::Row;
 use std::net::Ipv4Addr;
@@ -192,4 +193,67 @@ pub(crate) async fn load(tx: &mut Tx, id: &str) -> Result<Vec<(Tier, f64)>> {
             Ok((tier, b.try_get::<i64, _>(1)? as f64))
         })
         .collect()
+}
+
+/// The node's row, made at its first heartbeat and updated at each:
+/// (id, registered now, moved or rebooted, generation, applied).
+pub(crate) async fn upsert_from_heartbeat(
+    tx: &mut Tx,
+    h: &Heartbeat,
+    now: i64,
+) -> Result<(String, bool, bool, i64, i64)> {
+    let ports = serde_json::to_string(&h.info.ports).unwrap_or_default();
+    let slots = i64::from(h.info.hardware_slots.total);
+    let old = sqlx::query(
+        "SELECT id, address, boot_id, generation, applied_generation FROM nodes WHERE name = $1",
+    )
+    .bind(&h.name)
+    .fetch_optional(&mut **tx)
+    .await?;
+    Ok(match old {
+        None => {
+            let id = crate::secrets::new_id();
+            sqlx::query("INSERT INTO nodes (id, name, address, device, slots, hw_mbps, sw_mbps, ports, generation, applied_generation, last_seen_ms, created_ms, boot_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 0, $9, $9, $10)")
+                .bind(&id)
+                .bind(&h.name)
+                .bind(&h.address)
+                .bind(&h.info.device)
+                .bind(slots)
+                .bind(h.hw_mbps.unwrap_or(1000))
+                .bind(h.sw_mbps.unwrap_or(100))
+                .bind(&ports)
+                .bind(now)
+                .bind(&h.boot_id)
+                .execute(&mut **tx)
+                .await
+                .map_err(|e| {
+                    if unique_violation(&e) {
+                        Error::conflict("this node was registered meanwhile; send again")
+                    } else {
+                        e.into()
+                    }
+                })?;
+            (id, true, true, 1, 0)
+        }
+        Some(r) => {
+            let id: String = r.try_get(0)?;
+            let moved = r.try_get::<String, _>(1)? != h.address;
+            let rebooted = r.try_get::<Option<String>, _>(2)?.as_deref() != Some(&h.boot_id);
+            let generation: i64 = r.try_get(3)?;
+            let applied: i64 = r.try_get(4)?;
+            sqlx::query("UPDATE nodes SET address = $2, device = $3, slots = $4, ports = $5, boot_id = $6, last_seen_ms = $7, hw_mbps = COALESCE($8, hw_mbps), sw_mbps = COALESCE($9, sw_mbps) WHERE id = $1")
+                .bind(&id)
+                .bind(&h.address)
+                .bind(&h.info.device)
+                .bind(slots)
+                .bind(&ports)
+                .bind(&h.boot_id)
+                .bind(now)
+                .bind(h.hw_mbps)
+                .bind(h.sw_mbps)
+                .execute(&mut **tx)
+                .await?;
+            (id, false, moved || rebooted, generation, applied)
+        }
+    })
 }
