@@ -4,10 +4,10 @@
 
 use crate::authz::Principal;
 use crate::controller::Controller;
+use crate::datastore::registry as store;
 use crate::error::{Error, Result};
-use crate::identity::{check_name, unique_violation};
+use crate::identity::check_name;
 use crate::model::{Compiled, GenericOp, ResourceType};
-use sqlx::Row;
 use std::sync::Arc;
 
 pub const NETWORK: &str = "network";
@@ -36,56 +36,18 @@ fn builtins() -> Vec<ResourceType> {
     ]
 }
 
-fn type_of(r: &sqlx::any::AnyRow) -> Result<ResourceType> {
-    let schema: String = r.try_get("schema")?;
-    let ops: String = r.try_get("operations")?;
-    Ok(ResourceType {
-        name: r.try_get("name")?,
-        description: r.try_get("description")?,
-        schema: serde_json::from_str(&schema).unwrap_or_default(),
-        operations: serde_json::from_str(&ops).unwrap_or_default(),
-        builtin: r.try_get::<i64, _>("builtin")? != 0,
-    })
-}
-
 impl Controller {
     pub(crate) async fn seed_resource_types(&self) -> Result<()> {
         for t in builtins() {
             // Refreshed at each start: the network schema follows the code.
-            sqlx::query("DELETE FROM resource_types WHERE name = $1")
-                .bind(&t.name)
-                .execute(&self.pool)
-                .await?;
-            self.insert_type(&t).await?;
+            store::delete_type(&self.pool, &t.name).await?;
+            store::insert_type(&self.pool, &t, self.now_ms()).await?;
         }
         Ok(())
     }
 
-    async fn insert_type(&self, t: &ResourceType) -> Result<()> {
-        sqlx::query("INSERT INTO resource_types (name, description, schema, operations, builtin, created_ms) VALUES ($1, $2, $3, $4, $5, $6)")
-            .bind(&t.name)
-            .bind(&t.description)
-            .bind(t.schema.to_string())
-            .bind(serde_json::to_string(&t.operations).unwrap_or_default())
-            .bind(t.builtin as i64)
-            .bind(self.now_ms())
-            .execute(&self.pool)
-            .await
-            .map_err(|e| {
-                if unique_violation(&e) {
-                    Error::conflict(format!("a resource type `{}` exists", t.name)).with_field("name")
-                } else {
-                    e.into()
-                }
-            })?;
-        Ok(())
-    }
-
     pub async fn list_resource_types(&self, _p: &Principal) -> Result<Vec<ResourceType>> {
-        let rows = sqlx::query("SELECT * FROM resource_types ORDER BY name")
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(type_of).collect()
+        store::types(&self.pool).await
     }
 
     pub(crate) async fn resource_type(&self, name: &str) -> Result<Arc<Compiled>> {
@@ -97,14 +59,11 @@ impl Controller {
         {
             return Ok(t.clone());
         }
-        let r = sqlx::query("SELECT * FROM resource_types WHERE name = $1")
-            .bind(name)
-            .fetch_optional(&self.pool)
+        let t = store::resource_type(&self.pool, name)
             .await?
             .ok_or_else(|| {
                 Error::not_found(format!("resource type `{name}`")).with_field("type")
             })?;
-        let t = type_of(&r)?;
         // The built-in network's schema refers to others (`$ref`): its
         // documents are checked by the network document's own parser.
         let validator = if t.name == NETWORK {
@@ -140,7 +99,7 @@ impl Controller {
             }
         }
         t.builtin = false;
-        self.insert_type(&t).await?;
+        store::insert_type(&self.pool, &t, self.now_ms()).await?;
         Ok(t)
     }
 }

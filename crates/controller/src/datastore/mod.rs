@@ -5,7 +5,8 @@
 //!
 //! Moved here so far: identity (users, sessions, API keys), nodes and
 //! their keys,
-//! projects (with service levels and members) and the operation journal; the other resources still hold their SQL beside
+//! projects (with service levels and members), the registry and the
+//! operation journal; the other resources still hold their SQL beside
 //! their application logic (docs/controller.md says which).
 
 pub(crate) mod identity;
@@ -13,6 +14,7 @@ pub(crate) mod node_keys;
 pub(crate) mod nodes;
 pub(crate) mod operations;
 pub(crate) mod projects;
+pub(crate) mod registry;
 
 pub(crate) use crate::db::{Pool, Tx};
 
