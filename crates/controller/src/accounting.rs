@@ -3,61 +3,13 @@
 
 use crate::authz::{Operation, Principal};
 use crate::controller::Controller;
+use crate::datastore::accounting as store;
 use crate::db::Tx;
 use crate::error::{Error, Result};
 use crate::model::{Booking, Page};
 use crate::secrets;
-use serde::{Deserialize, Serialize};
-use sqlx::Row;
-use utoipa::ToSchema;
 
-/// One line of a usage report: a user's bookings of one tier.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct UsageLine {
-    pub user: String,
-    /// `hardware`, `software`, or the resource type for other bookings.
-    pub tier: String,
-    pub bookings: i64,
-    /// Hours provisioned, within the report's range.
-    pub resource_hours: f64,
-    /// Mbit/s × hours guaranteed, within the range.
-    pub bandwidth_mbps_hours: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct UsageReport {
-    pub project: String,
-    pub from_ms: i64,
-    pub to_ms: i64,
-    pub lines: Vec<UsageLine>,
-    pub total_resource_hours: f64,
-    pub total_bandwidth_mbps_hours: f64,
-}
-
-impl UsageReport {
-    pub fn to_csv(&self) -> String {
-        let mut s =
-            String::from("project,user,tier,bookings,resource_hours,bandwidth_mbps_hours\n");
-        for l in &self.lines {
-            s.push_str(&format!(
-                "{},{},{},{},{:.4},{:.4}\n",
-                self.project, l.user, l.tier, l.bookings, l.resource_hours, l.bandwidth_mbps_hours
-            ));
-        }
-        s
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct AuditEntry {
-    pub id: String,
-    pub at_ms: i64,
-    /// The user name, or `anonymous`.
-    pub principal: String,
-    pub method: String,
-    pub path: String,
-    pub status: i64,
-}
+pub use crate::bodies::accounting::{AuditEntry, UsageLine, UsageReport};
 
 /// Adds one booking's (or public address's) `hours` at `bw` Mbit/s to
 /// the line of its user and tier.
@@ -90,22 +42,16 @@ impl Controller {
         project_id: &str,
         user_id: &str,
     ) -> Result<()> {
-        let node_id = b.ids.node.clone();
-        sqlx::query("INSERT INTO accounting (id, at_ms, event, booking_id, user_id, project_id, node_id, tier, bandwidth_mbps, start_ms, end_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
-            .bind(secrets::new_id())
-            .bind(self.now_ms())
-            .bind(event)
-            .bind(&b.id)
-            .bind(user_id)
-            .bind(project_id)
-            .bind(node_id)
-            .bind(b.tier.map(prism_placement::Tier::as_str))
-            .bind(b.bandwidth_mbps)
-            .bind(b.provisioned_ms.unwrap_or(b.created_ms))
-            .bind(b.released_ms.unwrap_or(b.expires_ms))
-            .execute(&mut **tx)
-            .await?;
-        Ok(())
+        store::insert_event(
+            tx,
+            &secrets::new_id(),
+            self.now_ms(),
+            event,
+            b,
+            project_id,
+            user_id,
+        )
+        .await
     }
 
     pub async fn usage(
@@ -120,17 +66,7 @@ impl Controller {
             return Err(Error::invalid("`to_ms` after `from_ms`").with_field("to_ms"));
         }
         let now = self.now_ms();
-        let rows = sqlx::query(
-            "SELECT u.name, COALESCE(b.tier, b.resource_type), b.bandwidth_mbps, b.provisioned_ms, b.released_ms, b.expires_ms \
-             FROM bookings b JOIN users u ON u.id = b.user_id \
-             WHERE b.project_id = $1 AND b.provisioned_ms IS NOT NULL AND b.provisioned_ms < $3 \
-             AND (b.released_ms IS NULL OR b.released_ms > $2) ORDER BY u.name",
-        )
-        .bind(&m.project_id)
-        .bind(from_ms)
-        .bind(to_ms)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = store::provisioned_between(&self.pool, &m.project_id, from_ms, to_ms).await?;
         let mut lines: Vec<UsageLine> = Vec::new();
         for (user, kind, hours) in self.public_usage(&m.project_id, from_ms, to_ms).await? {
             let what = if kind == "mac" {
@@ -141,13 +77,8 @@ impl Controller {
             add_usage(&mut lines, user, what.into(), hours, 0);
         }
         for r in rows {
-            let user: String = r.try_get(0)?;
-            let tier: String = r.try_get(1)?;
-            let bw: i64 = r.try_get(2)?;
-            let start: i64 = r.try_get(3)?;
-            let end = r
-                .try_get::<Option<i64>, _>(4)?
-                .unwrap_or_else(|| now.min(r.try_get::<i64, _>(5).unwrap_or(now)));
+            let (user, tier, bw, start) = (r.user, r.tier_or_type, r.bandwidth_mbps, r.start_ms);
+            let end = r.released_ms.unwrap_or_else(|| now.min(r.expires_ms));
             let (s, e) = (start.max(from_ms), end.min(to_ms));
             let hours = e.saturating_sub(s).max(0) as f64 / 3_600_000.0;
             add_usage(&mut lines, user, tier, hours, bw);
@@ -165,15 +96,15 @@ impl Controller {
     }
 
     pub async fn audit(&self, principal: Option<&str>, method: &str, path: &str, status: u16) {
-        let r = sqlx::query("INSERT INTO audit (id, at_ms, principal, method, path, status) VALUES ($1, $2, $3, $4, $5, $6)")
-            .bind(secrets::new_id())
-            .bind(self.now_ms())
-            .bind(principal.unwrap_or("anonymous"))
-            .bind(method)
-            .bind(path)
-            .bind(status as i64)
-            .execute(&self.pool)
-            .await;
+        let entry = AuditEntry {
+            id: secrets::new_id(),
+            at_ms: self.now_ms(),
+            principal: principal.unwrap_or("anonymous").to_string(),
+            method: method.to_string(),
+            path: path.to_string(),
+            status: i64::from(status),
+        };
+        let r = store::insert_audit(&self.pool, &entry).await;
         if let Err(e) = r {
             eprintln!("prism controller: audit log: {e}");
         }
@@ -198,25 +129,7 @@ impl Controller {
             None => (i64::MIN, String::new()),
         };
         let limit = limit.clamp(1, 1000);
-        let rows = sqlx::query("SELECT id, at_ms, principal, method, path, status FROM audit WHERE at_ms > $1 OR (at_ms = $1 AND id > $2) ORDER BY at_ms, id LIMIT $3")
-            .bind(after_ms)
-            .bind(&after_id)
-            .bind(limit as i64 + 1)
-            .fetch_all(&self.pool)
-            .await?;
-        let mut items = rows
-            .iter()
-            .map(|r| {
-                Ok(AuditEntry {
-                    id: r.try_get(0)?,
-                    at_ms: r.try_get(1)?,
-                    principal: r.try_get(2)?,
-                    method: r.try_get(3)?,
-                    path: r.try_get(4)?,
-                    status: r.try_get(5)?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let mut items = store::audit_after(&self.pool, after_ms, &after_id, limit + 1).await?;
         let next = (items.len() > limit).then(|| {
             items.truncate(limit);
             let l = &items[limit - 1];

@@ -3,6 +3,7 @@
 //! depending on each other. (Moved here so far: the projects'; the others
 //! are in `crate::model` and beside their resources.)
 
+pub mod accounting;
 pub mod identity;
 pub mod node_keys;
 pub mod projects;

@@ -1,0 +1,120 @@
+//! Accounting events, the bookings a usage report covers, and the audit
+//! log: the SQL and the row mapping.
+
+use super::{Pool, Tx};
+use crate::bodies::accounting::AuditEntry;
+use crate::error::Result;
+use crate::model::Booking;
+use sqlx::Row;
+
+/// Records `event` (allocate, provision, renew, release, expire) of
+/// booking `b`, with the span it covers.
+pub(crate) async fn insert_event(
+    tx: &mut Tx,
+    id: &str,
+    now: i64,
+    event: &str,
+    b: &Booking,
+    project_id: &str,
+    user_id: &str,
+) -> Result<()> {
+    sqlx::query("INSERT INTO accounting (id, at_ms, event, booking_id, user_id, project_id, node_id, tier, bandwidth_mbps, start_ms, end_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
+        .bind(id)
+        .bind(now)
+        .bind(event)
+        .bind(&b.id)
+        .bind(user_id)
+        .bind(project_id)
+        .bind(b.ids.node.clone())
+        .bind(b.tier.map(prism_placement::Tier::as_str))
+        .bind(b.bandwidth_mbps)
+        .bind(b.provisioned_ms.unwrap_or(b.created_ms))
+        .bind(b.released_ms.unwrap_or(b.expires_ms))
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// A provisioned booking as a usage report counts it.
+pub(crate) struct UsedBooking {
+    pub user: String,
+    /// The tier of a network, else the resource type.
+    pub tier_or_type: String,
+    pub bandwidth_mbps: i64,
+    pub start_ms: i64,
+    pub released_ms: Option<i64>,
+    pub expires_ms: i64,
+}
+
+/// Project `project_id`'s bookings provisioned before `to_ms` and not
+/// released before `from_ms`, by user.
+pub(crate) async fn provisioned_between(
+    pool: &Pool,
+    project_id: &str,
+    from_ms: i64,
+    to_ms: i64,
+) -> Result<Vec<UsedBooking>> {
+    let rows = sqlx::query(
+        "SELECT u.name, COALESCE(b.tier, b.resource_type), b.bandwidth_mbps, b.provisioned_ms, b.released_ms, b.expires_ms \
+         FROM bookings b JOIN users u ON u.id = b.user_id \
+         WHERE b.project_id = $1 AND b.provisioned_ms IS NOT NULL AND b.provisioned_ms < $3 \
+         AND (b.released_ms IS NULL OR b.released_ms > $2) ORDER BY u.name",
+    )
+    .bind(project_id)
+    .bind(from_ms)
+    .bind(to_ms)
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(UsedBooking {
+                user: r.try_get(0)?,
+                tier_or_type: r.try_get(1)?,
+                bandwidth_mbps: r.try_get(2)?,
+                start_ms: r.try_get(3)?,
+                released_ms: r.try_get(4)?,
+                expires_ms: r.try_get(5)?,
+            })
+        })
+        .collect()
+}
+
+pub(crate) async fn insert_audit(pool: &Pool, e: &AuditEntry) -> Result<()> {
+    sqlx::query("INSERT INTO audit (id, at_ms, principal, method, path, status) VALUES ($1, $2, $3, $4, $5, $6)")
+        .bind(&e.id)
+        .bind(e.at_ms)
+        .bind(&e.principal)
+        .bind(&e.method)
+        .bind(&e.path)
+        .bind(e.status)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Up to `limit` audit entries after (`after_ms`, `after_id`), in order.
+pub(crate) async fn audit_after(
+    pool: &Pool,
+    after_ms: i64,
+    after_id: &str,
+    limit: usize,
+) -> Result<Vec<AuditEntry>> {
+    let rows = sqlx::query("SELECT id, at_ms, principal, method, path, status FROM audit WHERE at_ms > $1 OR (at_ms = $1 AND id > $2) ORDER BY at_ms, id LIMIT $3")
+        .bind(after_ms)
+        .bind(after_id)
+        .bind(limit as i64)
+        .fetch_all(pool)
+        .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(AuditEntry {
+                id: r.try_get(0)?,
+                at_ms: r.try_get(1)?,
+                principal: r.try_get(2)?,
+                method: r.try_get(3)?,
+                path: r.try_get(4)?,
+                status: r.try_get(5)?,
+            })
+        })
+        .collect()
+}
