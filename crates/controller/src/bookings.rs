@@ -4,66 +4,22 @@
 
 use crate::authz::{Membership, Operation, Principal};
 use crate::controller::Controller;
+use crate::datastore::bookings as store;
 use crate::db::{self, Tx};
 use crate::error::{Error, Result};
 use crate::identity::check_name;
 use crate::model::{
-    Action, AllocationState, Booking, BookingIds, BookingRequest, OperationalState, Page, Renewed,
-    node_doc, node_network_name,
+    Action, AllocationState, Booking, BookingRequest, OperationalState, Page, Renewed, node_doc,
+    node_network_name,
 };
 use crate::nodes::Placement;
 use crate::registry::{self, NETWORK, VLAN};
 use crate::secrets;
 use prism_netdoc::TierChoice;
 use prism_placement::Tier;
-use sqlx::Row;
 
 /// The VLAN pool (1 is the default VLAN, 4095 reserved).
 pub const VLAN_POOL: std::ops::RangeInclusive<i64> = 100..=4094;
-
-pub(crate) const BOOKING_SELECT: &str = "SELECT b.*, p.name AS project_name, u.name AS user_name, n.name AS node_name \
-     FROM bookings b JOIN projects p ON p.id = b.project_id JOIN users u ON u.id = b.user_id \
-     LEFT JOIN nodes n ON n.id = b.node_id";
-
-pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
-    let id: String = r.try_get("id")?;
-    let node: Option<String> = r.try_get("node_name")?;
-    let rtype: String = r.try_get("resource_type")?;
-    Ok(Booking {
-        node_network: (node.is_some() && rtype == NETWORK).then(|| node_network_name(&id)),
-        id,
-        project: r.try_get("project_name")?,
-        user: r.try_get("user_name")?,
-        name: r.try_get("name")?,
-        resource_type: rtype,
-        allocation_state: AllocationState::parse(&r.try_get::<String, _>("allocation_state")?)
-            .unwrap_or(AllocationState::Unallocated),
-        operational_state: OperationalState::parse(&r.try_get::<String, _>("operational_state")?)
-            .unwrap_or(OperationalState::Failed),
-        error: r.try_get("op_error")?,
-        tier: r
-            .try_get::<Option<String>, _>("tier")?
-            .as_deref()
-            .and_then(Tier::parse),
-        bandwidth_mbps: r.try_get("bandwidth_mbps")?,
-        node,
-        vlan: r.try_get("vlan")?,
-        created_ms: r.try_get("created_ms")?,
-        provisioned_ms: r.try_get("provisioned_ms")?,
-        expires_ms: r.try_get("expires_ms")?,
-        released_ms: r.try_get("released_ms")?,
-        spec: serde_json::from_str(&r.try_get::<String, _>("spec")?).unwrap_or_default(),
-        parts: Vec::new(),
-        s_tag: None,
-        nat: r.try_get::<i64, _>("nat")? != 0,
-        ids: BookingIds {
-            user: r.try_get("user_id")?,
-            project: r.try_get("project_id")?,
-            node: r.try_get("node_id")?,
-            lease_s: r.try_get("lease_s")?,
-        },
-    })
-}
 
 /// The tier a network booking asks for; for another type, none, its spec
 /// checked against the type's schema.
@@ -93,15 +49,9 @@ pub(crate) fn hours_up(ms: i64) -> i64 {
 
 impl Controller {
     pub(crate) async fn booking_in(&self, m: &Membership, id: &str) -> Result<Booking> {
-        let r = sqlx::query(&format!(
-            "{BOOKING_SELECT} WHERE b.id = $1 AND b.project_id = $2"
-        ))
-        .bind(id)
-        .bind(&m.project_id)
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or_else(|| Error::not_found(format!("booking `{id}`")))?;
-        let mut b = booking_of(&r)?;
+        let mut b = store::in_project(&self.pool, id, &m.project_id)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("booking `{id}`")))?;
         b.parts = self
             .parts(&self.pool, id)
             .await?
@@ -113,11 +63,7 @@ impl Controller {
     }
 
     pub(crate) async fn booking_tx_row(&self, tx: &mut Tx, id: &str) -> Result<Booking> {
-        let r = sqlx::query(&format!("{BOOKING_SELECT} WHERE b.id = $1"))
-            .bind(id)
-            .fetch_one(&mut **tx)
-            .await?;
-        let mut b = booking_of(&r)?;
+        let mut b = store::by_id(tx, id).await?;
         b.parts = self
             .parts(&mut **tx, id)
             .await?
@@ -162,18 +108,8 @@ impl Controller {
             None => (i64::MIN, String::new()),
         };
         let limit = limit.clamp(1, 1000);
-        let rows = sqlx::query(&format!(
-            "{BOOKING_SELECT} WHERE b.project_id = $1 AND ($2 = 1 OR b.released_ms IS NULL) \
-             AND (b.created_ms > $3 OR (b.created_ms = $3 AND b.id > $4)) ORDER BY b.created_ms, b.id LIMIT $5"
-        ))
-        .bind(&m.project_id)
-        .bind(all as i64)
-        .bind(after_ms)
-        .bind(&after_id)
-        .bind(limit as i64 + 1)
-        .fetch_all(&self.pool)
-        .await?;
-        let mut items = rows.iter().map(booking_of).collect::<Result<Vec<_>>>()?;
+        let after = (after_ms, after_id.as_str());
+        let mut items = store::page(&self.pool, &m.project_id, all, after, limit + 1).await?;
         let next = (items.len() > limit).then(|| {
             items.truncate(limit);
             let last = &items[limit - 1];
@@ -238,7 +174,7 @@ impl Controller {
         } else {
             None
         };
-        let row = NewBooking {
+        let row = store::NewBooking {
             id: &id,
             project_id: &m.project_id,
             user_id: &p.user_id,
@@ -248,7 +184,9 @@ impl Controller {
             node_id: placement.as_ref().map(|pl| pl.node.id.as_str()),
             vlan,
         };
-        self.insert_booking(&mut tx, &row, &r).await?;
+        let now = self.now_ms();
+        let held_until = now + self.settings.hold_s * 1000;
+        store::insert(&mut tx, &row, &r, now, held_until).await?;
         if !r.parts.is_empty() {
             self.record_parts(&mut tx, &id, &r).await?;
         }
@@ -265,54 +203,10 @@ impl Controller {
 
     /// The project's live booking of the same name refused.
     async fn refuse_duplicate(&self, tx: &mut Tx, project_id: &str, name: &str) -> Result<()> {
-        let dup = sqlx::query(
-            "SELECT 1 FROM bookings WHERE project_id = $1 AND name = $2 AND released_ms IS NULL",
-        )
-        .bind(project_id)
-        .bind(name)
-        .fetch_optional(&mut **tx)
-        .await?;
-        match dup {
-            Some(_) => Err(
+        if store::live_name_taken(tx, project_id, name).await? {
+            return Err(
                 Error::conflict(format!("the project has a booking `{name}`")).with_field("name"),
-            ),
-            None => Ok(()),
-        }
-    }
-
-    /// The booking's row, `allocated` and `pending`, held for the hold
-    /// time; its VLAN's row.
-    async fn insert_booking(
-        &self,
-        tx: &mut Tx,
-        b: &NewBooking<'_>,
-        r: &BookingRequest,
-    ) -> Result<()> {
-        let now = self.now_ms();
-        sqlx::query("INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms, nat) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14)")
-            .bind(b.id)
-            .bind(b.project_id)
-            .bind(b.user_id)
-            .bind(&r.name)
-            .bind(b.resource_type)
-            .bind(b.tier.map(Tier::as_str))
-            .bind(r.bandwidth_mbps)
-            .bind(b.lease_s)
-            .bind(b.node_id)
-            .bind(b.vlan)
-            .bind(r.spec.to_string())
-            .bind(now)
-            .bind(now + self.settings.hold_s * 1000)
-            .bind(i64::from(r.nat))
-            .execute(&mut **tx)
-            .await?;
-        if let Some(v) = b.vlan {
-            sqlx::query("INSERT INTO vlans (vlan, project_id, booking_id) VALUES ($1, $2, $3)")
-                .bind(v)
-                .bind(b.project_id)
-                .bind(b.id)
-                .execute(&mut **tx)
-                .await?;
+            );
         }
         Ok(())
     }
@@ -366,12 +260,8 @@ impl Controller {
 
     /// The lowest VLAN of the pool no booking holds.
     async fn take_vlan(&self, tx: &mut Tx) -> Result<i64> {
-        let used = sqlx::query("SELECT vlan FROM vlans ORDER BY vlan")
-            .fetch_all(&mut **tx)
-            .await?;
         let mut want = *VLAN_POOL.start();
-        for r in used {
-            let v: i64 = r.try_get(0)?;
+        for v in store::used_vlans(tx).await? {
             if v == want {
                 want += 1;
             } else if v > want {
@@ -413,17 +303,11 @@ impl Controller {
         let lease_s = cur.ids.lease_s;
         let op = self.begin_operation(&mut tx, &cur, "provision").await?;
         let state = if cur.node.is_some() {
-            "pending"
+            OperationalState::Pending
         } else {
-            "ready"
+            OperationalState::Ready
         };
-        sqlx::query("UPDATE bookings SET allocation_state = 'provisioned', operational_state = $2, provisioned_ms = $3, expires_ms = $4 WHERE id = $1")
-            .bind(id)
-            .bind(state)
-            .bind(now)
-            .bind(now + lease_s * 1000)
-            .execute(&mut *tx)
-            .await?;
+        store::set_provisioned(&mut tx, id, state, now, now + lease_s * 1000).await?;
         let b = self.booking_tx_row(&mut tx, id).await?;
         self.bump_generation(&mut tx, &b).await?;
         self.account(&mut tx, "provision", &b, &m.project_id, &p.user_id)
@@ -467,11 +351,7 @@ impl Controller {
             self.check_quota(&mut tx, &m.project_id, &level, None, 0, extra_h * 3600)
                 .await?;
         }
-        sqlx::query("UPDATE bookings SET expires_ms = $2 WHERE id = $1")
-            .bind(id)
-            .bind(expires)
-            .execute(&mut *tx)
-            .await?;
+        store::set_expires(&mut tx, id, expires).await?;
         let b = self.booking_tx_row(&mut tx, id).await?;
         self.account(&mut tx, "renew", &b, &m.project_id, &p.user_id)
             .await?;
@@ -517,11 +397,7 @@ impl Controller {
                 },
             )
             .await?;
-        sqlx::query("UPDATE bookings SET operational_state = $2, op_error = NULL WHERE id = $1")
-            .bind(id)
-            .bind(state.as_str())
-            .execute(&mut *tx)
-            .await?;
+        store::set_operational(&mut tx, id, state).await?;
         self.bump_generation(&mut tx, &b).await?;
         tx.commit().await?;
         self.finish_operation(op).await?;
@@ -536,25 +412,10 @@ impl Controller {
             nodes.extend(b.ids.node.clone());
         }
         for node in nodes {
-            sqlx::query("UPDATE nodes SET generation = generation + 1 WHERE id = $1")
-                .bind(node)
-                .execute(&mut **tx)
-                .await?;
+            crate::datastore::nodes::bump_generation(tx, &node).await?;
         }
         Ok(())
     }
-}
-
-/// What a new booking's row holds besides the request.
-struct NewBooking<'a> {
-    id: &'a str,
-    project_id: &'a str,
-    user_id: &'a str,
-    resource_type: &'a str,
-    tier: Option<Tier>,
-    lease_s: i64,
-    node_id: Option<&'a str>,
-    vlan: Option<i64>,
 }
 
 /// Checks a request's lease, parts and bandwidth against the service

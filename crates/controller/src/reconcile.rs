@@ -7,9 +7,8 @@
 //! network, and refuses a generation older than one it holds, so a stale
 //! controller cannot undo a newer state.
 
-use crate::bookings::BOOKING_SELECT;
-use crate::bookings::booking_of;
 use crate::controller::Controller;
+use crate::datastore::bookings::{BOOKING_SELECT, booking_of};
 use crate::error::Result;
 use crate::model::{NODE_PREFIX, node_doc, node_network_name};
 use prism_netdoc::NetworkDoc;

@@ -3,13 +3,14 @@
 //! layer (`crate::projects`, `crate::operations`, …) authorizes and
 //! validates, then calls these; nothing here checks who is asking.
 //!
-//! Moved here so far: accounting and audit, identity (users, sessions, API keys), nodes and
+//! Moved here so far: accounting and audit, bookings, identity (users, sessions, API keys), nodes and
 //! their keys,
 //! projects (with service levels and members), the registry and the
 //! operation journal; the other resources still hold their SQL beside
 //! their application logic (docs/controller.md says which).
 
 pub(crate) mod accounting;
+pub(crate) mod bookings;
 pub(crate) mod identity;
 pub(crate) mod node_keys;
 pub(crate) mod nodes;

@@ -257,3 +257,12 @@ pub(crate) async fn upsert_from_heartbeat(
         }
     })
 }
+
+/// A new desired state for node `id`: its generation goes up by one.
+pub(crate) async fn bump_generation(tx: &mut Tx, id: &str) -> Result<()> {
+    sqlx::query("UPDATE nodes SET generation = generation + 1 WHERE id = $1")
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}

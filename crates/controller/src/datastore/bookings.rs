@@ -1,0 +1,210 @@
+//! Bookings' rows: reading a booking (its project's, user's and node's
+//! names joined), a project's page, the name and VLAN checks, and each
+//! state change's update. Parts, tags and public addresses are read by
+//! their own modules.
+
+use super::{Pool, Tx};
+use crate::error::Result;
+use crate::model::{
+    AllocationState, Booking, BookingIds, BookingRequest, OperationalState, node_network_name,
+};
+use crate::registry::NETWORK;
+use prism_placement::Tier;
+use sqlx::Row;
+
+pub(crate) const BOOKING_SELECT: &str = "SELECT b.*, p.name AS project_name, u.name AS user_name, n.name AS node_name \
+     FROM bookings b JOIN projects p ON p.id = b.project_id JOIN users u ON u.id = b.user_id \
+     LEFT JOIN nodes n ON n.id = b.node_id";
+
+pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
+    let id: String = r.try_get("id")?;
+    let node: Option<String> = r.try_get("node_name")?;
+    let rtype: String = r.try_get("resource_type")?;
+    Ok(Booking {
+        node_network: (node.is_some() && rtype == NETWORK).then(|| node_network_name(&id)),
+        id,
+        project: r.try_get("project_name")?,
+        user: r.try_get("user_name")?,
+        name: r.try_get("name")?,
+        resource_type: rtype,
+        allocation_state: AllocationState::parse(&r.try_get::<String, _>("allocation_state")?)
+            .unwrap_or(AllocationState::Unallocated),
+        operational_state: OperationalState::parse(&r.try_get::<String, _>("operational_state")?)
+            .unwrap_or(OperationalState::Failed),
+        error: r.try_get("op_error")?,
+        tier: r
+            .try_get::<Option<String>, _>("tier")?
+            .as_deref()
+            .and_then(Tier::parse),
+        bandwidth_mbps: r.try_get("bandwidth_mbps")?,
+        node,
+        vlan: r.try_get("vlan")?,
+        created_ms: r.try_get("created_ms")?,
+        provisioned_ms: r.try_get("provisioned_ms")?,
+        expires_ms: r.try_get("expires_ms")?,
+        released_ms: r.try_get("released_ms")?,
+        spec: serde_json::from_str(&r.try_get::<String, _>("spec")?).unwrap_or_default(),
+        parts: Vec::new(),
+        s_tag: None,
+        nat: r.try_get::<i64, _>("nat")? != 0,
+        ids: BookingIds {
+            user: r.try_get("user_id")?,
+            project: r.try_get("project_id")?,
+            node: r.try_get("node_id")?,
+            lease_s: r.try_get("lease_s")?,
+        },
+    })
+}
+
+/// What a new booking's row holds besides the request.
+pub(crate) struct NewBooking<'a> {
+    pub id: &'a str,
+    pub project_id: &'a str,
+    pub user_id: &'a str,
+    pub resource_type: &'a str,
+    pub tier: Option<Tier>,
+    pub lease_s: i64,
+    pub node_id: Option<&'a str>,
+    pub vlan: Option<i64>,
+}
+
+/// The booking's row, `allocated` and `pending`, held until
+/// `held_until`; its VLAN's row.
+pub(crate) async fn insert(
+    tx: &mut Tx,
+    b: &NewBooking<'_>,
+    r: &BookingRequest,
+    now: i64,
+    held_until: i64,
+) -> Result<()> {
+    sqlx::query("INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms, nat) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14)")
+        .bind(b.id)
+        .bind(b.project_id)
+        .bind(b.user_id)
+        .bind(&r.name)
+        .bind(b.resource_type)
+        .bind(b.tier.map(Tier::as_str))
+        .bind(r.bandwidth_mbps)
+        .bind(b.lease_s)
+        .bind(b.node_id)
+        .bind(b.vlan)
+        .bind(r.spec.to_string())
+        .bind(now)
+        .bind(held_until)
+        .bind(i64::from(r.nat))
+        .execute(&mut **tx)
+        .await?;
+    if let Some(v) = b.vlan {
+        sqlx::query("INSERT INTO vlans (vlan, project_id, booking_id) VALUES ($1, $2, $3)")
+            .bind(v)
+            .bind(b.project_id)
+            .bind(b.id)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Booking `id` if it is project `project_id`'s (without its parts).
+pub(crate) async fn in_project(pool: &Pool, id: &str, project_id: &str) -> Result<Option<Booking>> {
+    sqlx::query(&format!(
+        "{BOOKING_SELECT} WHERE b.id = $1 AND b.project_id = $2"
+    ))
+    .bind(id)
+    .bind(project_id)
+    .fetch_optional(pool)
+    .await?
+    .as_ref()
+    .map(booking_of)
+    .transpose()
+}
+
+/// Booking `id`, inside a transaction (without its parts).
+pub(crate) async fn by_id(tx: &mut Tx, id: &str) -> Result<Booking> {
+    let r = sqlx::query(&format!("{BOOKING_SELECT} WHERE b.id = $1"))
+        .bind(id)
+        .fetch_one(&mut **tx)
+        .await?;
+    booking_of(&r)
+}
+
+/// Up to `limit` of the project's bookings created after `after`
+/// (creation time, id), oldest first; released ones only with `all`.
+pub(crate) async fn page(
+    pool: &Pool,
+    project_id: &str,
+    all: bool,
+    after: (i64, &str),
+    limit: usize,
+) -> Result<Vec<Booking>> {
+    let rows = sqlx::query(&format!(
+        "{BOOKING_SELECT} WHERE b.project_id = $1 AND ($2 = 1 OR b.released_ms IS NULL) \
+         AND (b.created_ms > $3 OR (b.created_ms = $3 AND b.id > $4)) ORDER BY b.created_ms, b.id LIMIT $5"
+    ))
+    .bind(project_id)
+    .bind(all as i64)
+    .bind(after.0)
+    .bind(after.1)
+    .bind(limit as i64)
+    .fetch_all(pool)
+    .await?;
+    rows.iter().map(booking_of).collect()
+}
+
+/// Whether the project has a live booking named `name`.
+pub(crate) async fn live_name_taken(tx: &mut Tx, project_id: &str, name: &str) -> Result<bool> {
+    Ok(sqlx::query(
+        "SELECT 1 FROM bookings WHERE project_id = $1 AND name = $2 AND released_ms IS NULL",
+    )
+    .bind(project_id)
+    .bind(name)
+    .fetch_optional(&mut **tx)
+    .await?
+    .is_some())
+}
+
+/// The VLANs bookings hold, in order.
+pub(crate) async fn used_vlans(tx: &mut Tx) -> Result<Vec<i64>> {
+    let rows = sqlx::query("SELECT vlan FROM vlans ORDER BY vlan")
+        .fetch_all(&mut **tx)
+        .await?;
+    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+}
+
+/// Provisioned at `now` in operational state `state`, leased until
+/// `expires_ms`.
+pub(crate) async fn set_provisioned(
+    tx: &mut Tx,
+    id: &str,
+    state: OperationalState,
+    now: i64,
+    expires_ms: i64,
+) -> Result<()> {
+    sqlx::query("UPDATE bookings SET allocation_state = 'provisioned', operational_state = $2, provisioned_ms = $3, expires_ms = $4 WHERE id = $1")
+        .bind(id)
+        .bind(state.as_str())
+        .bind(now)
+        .bind(expires_ms)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+pub(crate) async fn set_expires(tx: &mut Tx, id: &str, expires_ms: i64) -> Result<()> {
+    sqlx::query("UPDATE bookings SET expires_ms = $2 WHERE id = $1")
+        .bind(id)
+        .bind(expires_ms)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// Operational state `state`, its last error cleared.
+pub(crate) async fn set_operational(tx: &mut Tx, id: &str, state: OperationalState) -> Result<()> {
+    sqlx::query("UPDATE bookings SET operational_state = $2, op_error = NULL WHERE id = $1")
+        .bind(id)
+        .bind(state.as_str())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
