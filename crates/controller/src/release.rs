@@ -3,10 +3,10 @@
 
 use crate::authz::{Operation, Principal};
 use crate::controller::Controller;
+use crate::datastore::{bookings, operations};
 use crate::db;
 use crate::error::{Error, Result};
 use crate::model::{AllocationState, Booking};
-use sqlx::Row;
 
 impl Controller {
     pub async fn release(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
@@ -30,17 +30,7 @@ impl Controller {
         }
         let project_id = cur.ids.project.clone();
         let op = self.begin_operation(&mut tx, &cur, "release").await?;
-        sqlx::query(
-            "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $2 WHERE id = $1",
-        )
-        .bind(id)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("DELETE FROM vlans WHERE booking_id = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        bookings::set_released(&mut tx, id, now).await?;
         self.free_tunnels(&mut tx, id).await?;
         self.release_publics_of(&mut tx, id, now).await?;
         let mut b = cur;
@@ -60,67 +50,13 @@ impl Controller {
     pub async fn reap(&self) -> Result<usize> {
         let mut n = self.reap_public().await?;
         let now = self.now_ms();
-        const DUE: &str = "released_ms IS NULL AND expires_ms <= $1";
         let mut tx = db::booking_tx(&self.pool).await?;
-        let nodes = sqlx::query(&format!(
-            "SELECT node_id FROM bookings WHERE {DUE} AND node_id IS NOT NULL \
-             UNION SELECT node_id FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
-        ))
-        .bind(now)
-        .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(|r| r.try_get::<String, _>(0))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-        let steps = [
-            format!(
-                "INSERT INTO accounting (id, at_ms, event, booking_id, user_id, project_id, node_id, tier, bandwidth_mbps, start_ms, end_ms) \
-             SELECT 'expire:' || id, $1, 'expire', id, user_id, project_id, node_id, tier, bandwidth_mbps, COALESCE(provisioned_ms, created_ms), $1 FROM bookings WHERE {DUE}"
-            ),
-            format!(
-                "INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) \
-             SELECT 'expire:' || id, id, node_id, 'expire', 'started', $1 FROM bookings WHERE {DUE} AND node_id IS NOT NULL \
-             AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = bookings.id)"
-            ),
-            format!(
-                "INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) \
-             SELECT 'expire:' || booking_id || ':' || part, booking_id, node_id, 'expire', 'started', $1 \
-             FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
-            ),
-            format!(
-                "DELETE FROM tunnel_addresses WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
-            ),
-            format!("DELETE FROM s_tags WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"),
-            format!(
-                "UPDATE nodes SET generation = generation + 1 WHERE id IN \
-             (SELECT node_id FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE}))"
-            ),
-            format!("DELETE FROM vlans WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"),
-            format!(
-                "UPDATE nodes SET generation = generation + 1 WHERE id IN (SELECT node_id FROM bookings WHERE {DUE})"
-            ),
-            format!(
-                "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $1 WHERE {DUE}"
-            ),
-        ];
-        for (i, sql) in steps.iter().enumerate() {
-            let done = sqlx::query(sql)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            if i == steps.len() - 1 {
-                n += done as usize;
-            }
-        }
+        let (nodes, expired) = bookings::expire_due(&mut tx, now).await?;
+        n += expired;
         tx.commit().await?;
         for node in nodes {
             self.reconcile_node(&node).await;
-            sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE node_id = $1 AND kind = 'expire' AND state = 'started'")
-                .bind(&node)
-                .bind(self.now_ms())
-                .execute(&self.pool)
-                .await?;
+            operations::mark_expiries_done(&self.pool, &node, self.now_ms()).await?;
         }
         Ok(n)
     }

@@ -208,3 +208,80 @@ pub(crate) async fn set_operational(tx: &mut Tx, id: &str, state: OperationalSta
         .await?;
     Ok(())
 }
+
+/// Released at `now`: unallocated, its VLAN free.
+pub(crate) async fn set_released(tx: &mut Tx, id: &str, now: i64) -> Result<()> {
+    sqlx::query(
+        "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $2 WHERE id = $1",
+    )
+    .bind(id)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("DELETE FROM vlans WHERE booking_id = $1")
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// Expires, set by set, every lease past its end (and hold past its
+/// hold) at `now`: accounted, an `expire` operation recorded per node,
+/// tunnels, S-tags and VLANs freed, nodes' generations raised, the
+/// bookings released. The nodes concerned, and how many bookings.
+pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, usize)> {
+    const DUE: &str = "released_ms IS NULL AND expires_ms <= $1";
+    let nodes = sqlx::query(&format!(
+        "SELECT node_id FROM bookings WHERE {DUE} AND node_id IS NOT NULL \
+         UNION SELECT node_id FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
+    ))
+    .bind(now)
+    .fetch_all(&mut **tx)
+    .await?
+    .iter()
+    .map(|r| r.try_get::<String, _>(0))
+    .collect::<std::result::Result<Vec<_>, _>>()?;
+    let mut expired = 0;
+    let steps = [
+        format!(
+            "INSERT INTO accounting (id, at_ms, event, booking_id, user_id, project_id, node_id, tier, bandwidth_mbps, start_ms, end_ms) \
+         SELECT 'expire:' || id, $1, 'expire', id, user_id, project_id, node_id, tier, bandwidth_mbps, COALESCE(provisioned_ms, created_ms), $1 FROM bookings WHERE {DUE}"
+        ),
+        format!(
+            "INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) \
+         SELECT 'expire:' || id, id, node_id, 'expire', 'started', $1 FROM bookings WHERE {DUE} AND node_id IS NOT NULL \
+         AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = bookings.id)"
+        ),
+        format!(
+            "INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) \
+         SELECT 'expire:' || booking_id || ':' || part, booking_id, node_id, 'expire', 'started', $1 \
+         FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
+        ),
+        format!(
+            "DELETE FROM tunnel_addresses WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
+        ),
+        format!("DELETE FROM s_tags WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"),
+        format!(
+            "UPDATE nodes SET generation = generation + 1 WHERE id IN \
+         (SELECT node_id FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE}))"
+        ),
+        format!("DELETE FROM vlans WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"),
+        format!(
+            "UPDATE nodes SET generation = generation + 1 WHERE id IN (SELECT node_id FROM bookings WHERE {DUE})"
+        ),
+        format!(
+            "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $1 WHERE {DUE}"
+        ),
+    ];
+    for (i, sql) in steps.iter().enumerate() {
+        let done = sqlx::query(sql)
+            .bind(now)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+        if i == steps.len() - 1 {
+            expired = done as usize;
+        }
+    }
+    Ok((nodes, expired))
+}

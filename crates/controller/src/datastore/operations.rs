@@ -47,3 +47,13 @@ pub(crate) async fn unfinished(pool: &Pool) -> Result<Vec<(String, Option<String
         .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
         .collect()
 }
+
+/// The reaper's `expire` operations on node `node_id` are done.
+pub(crate) async fn mark_expiries_done(pool: &Pool, node_id: &str, now: i64) -> Result<()> {
+    sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE node_id = $1 AND kind = 'expire' AND state = 'started'")
+        .bind(node_id)
+        .bind(now)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
