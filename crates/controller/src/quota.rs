@@ -5,12 +5,12 @@
 use crate::authz::{Operation, Principal};
 use crate::bookings::hours_up;
 use crate::controller::Controller;
+use crate::datastore::bookings;
 use crate::db::Tx;
 use crate::error::{Error, QuotaDetail, Result};
 use crate::projects::ServiceLevel;
 use prism_placement::Tier;
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
 use utoipa::ToSchema;
 
 /// OpenStack's quota detail: in use (provisioned), held (allocated, not
@@ -33,50 +33,6 @@ pub struct QuotaView {
     pub public_addresses: QuotaUse,
 }
 
-#[derive(Debug, Default, Clone, Copy)]
-struct Counts {
-    hw: i64,
-    sw: i64,
-    mbps: i64,
-    hours: i64,
-}
-
-/// Per state (provisioned, or held): networks per tier, Mbit/s and
-/// lease-hours (each booking's rounded up), summed by the database.
-async fn counts<'e, E>(ex: E, project_id: &str) -> Result<(Counts, Counts)>
-where
-    E: sqlx::Executor<'e, Database = sqlx::Any>,
-{
-    let rows = sqlx::query(
-        "SELECT CASE WHEN allocation_state = 'provisioned' THEN 1 ELSE 0 END AS used, \
-         CAST(SUM(CASE WHEN tier = 'hardware' THEN 1 ELSE 0 END) AS BIGINT), \
-         CAST(SUM(CASE WHEN tier = 'software' THEN 1 ELSE 0 END) AS BIGINT), \
-         CAST(SUM(bandwidth_mbps) AS BIGINT), \
-         CAST(SUM(CASE WHEN provisioned_ms IS NULL THEN (lease_s * 1000 + 3599999) / 3600000 \
-                       ELSE (expires_ms - provisioned_ms + 3599999) / 3600000 END) AS BIGINT) \
-         FROM bookings WHERE project_id = $1 AND released_ms IS NULL \
-         GROUP BY CASE WHEN allocation_state = 'provisioned' THEN 1 ELSE 0 END",
-    )
-    .bind(project_id)
-    .fetch_all(ex)
-    .await?;
-    let (mut used, mut held) = (Counts::default(), Counts::default());
-    for r in rows {
-        let c = Counts {
-            hw: r.try_get(1)?,
-            sw: r.try_get(2)?,
-            mbps: r.try_get(3)?,
-            hours: r.try_get(4)?,
-        };
-        if r.try_get::<i64, _>(0)? == 1 {
-            used = c;
-        } else {
-            held = c;
-        }
-    }
-    Ok((used, held))
-}
-
 impl Controller {
     /// Refuses with 409 and the numbers unless `tier` one more network,
     /// `mbps` more bandwidth and `lease_s` more hours fit the quota.
@@ -89,7 +45,7 @@ impl Controller {
         mbps: i64,
         lease_s: i64,
     ) -> Result<()> {
-        let (u, h) = counts(&mut **tx, project_id).await?;
+        let (u, h) = bookings::counts(&mut **tx, project_id).await?;
         let mut checks = vec![
             (
                 "bandwidth_mbps",
@@ -130,7 +86,7 @@ impl Controller {
         let (m, level) = self
             .project_level_for(p, project, Operation::BookingsRead)
             .await?;
-        let (u, h) = counts(&self.pool, &m.project_id).await?;
+        let (u, h) = bookings::counts(&self.pool, &m.project_id).await?;
         let q = |used, reserved, limit| QuotaUse {
             used,
             reserved,

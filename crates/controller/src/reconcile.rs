@@ -8,12 +8,11 @@
 //! controller cannot undo a newer state.
 
 use crate::controller::Controller;
-use crate::datastore::bookings::{BOOKING_SELECT, booking_of};
+use crate::datastore::{bookings, nodes};
 use crate::error::Result;
 use crate::model::{NODE_PREFIX, node_doc, node_network_name};
 use prism_netdoc::NetworkDoc;
 use prism_node_api::{ApiError, DesiredAction, DesiredState, ErrorCode};
-use sqlx::Row;
 use std::collections::BTreeMap;
 
 /// What one pass did to a node.
@@ -28,14 +27,8 @@ pub struct Converged {
 impl Controller {
     /// Reconciles every node (the background loop).
     pub async fn reconcile_all(&self) {
-        let ids = match sqlx::query("SELECT id FROM nodes")
-            .fetch_all(&self.pool)
-            .await
-        {
-            Ok(rows) => rows
-                .iter()
-                .filter_map(|r| r.try_get::<String, _>(0).ok())
-                .collect::<Vec<_>>(),
+        let ids = match nodes::node_ids(&self.pool).await {
+            Ok(ids) => ids,
             Err(e) => {
                 eprintln!("prism controller: reconcile: {e}");
                 return;
@@ -61,12 +54,7 @@ impl Controller {
     }
 
     async fn converge(&self, id: &str) -> Result<Converged> {
-        let node = sqlx::query("SELECT address, generation FROM nodes WHERE id = $1")
-            .bind(id)
-            .fetch_one(&self.pool)
-            .await?;
-        let address: String = node.try_get(0)?;
-        let generation: i64 = node.try_get(1)?;
+        let (address, generation) = nodes::address_and_generation(&self.pool, id).await?;
         let mut desired = self.desired_networks(id).await?;
         let client = self.client(&address);
         let mut refused: Vec<(String, String)> = Vec::new();
@@ -136,23 +124,10 @@ impl Controller {
 
     /// The node's desired networks: (booking, document), by network name.
     async fn desired_networks(&self, id: &str) -> Result<Vec<(String, NetworkDoc)>> {
-        let rows = sqlx::query(&format!(
-            "{BOOKING_SELECT} WHERE b.allocation_state = 'provisioned' \
-             AND b.released_ms IS NULL AND b.operational_state <> 'stopped' AND \
-             ((b.node_id = $1 AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = b.id)) \
-              OR b.id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1))"
-        ))
-        .bind(id)
-        .fetch_all(&self.pool)
-        .await?;
-        let wan_row = sqlx::query("SELECT wan FROM nodes WHERE id = $1")
-            .bind(id)
-            .fetch_one(&self.pool)
-            .await?;
-        let node_wan = crate::nodes::node_wan(&wan_row)?;
+        let running = bookings::running_on(&self.pool, id).await?;
+        let node_wan = nodes::wan_of(&self.pool, id).await?;
         let mut desired = BTreeMap::new();
-        for r in &rows {
-            let mut b = booking_of(r)?;
+        for mut b in running {
             let name = node_network_name(&b.id);
             let parts = self.parts(&self.pool, &b.id).await?;
             b.s_tag = self.s_tag_of(&self.pool, &b.id).await?;
@@ -179,12 +154,7 @@ impl Controller {
     }
 
     async fn node_error(&self, id: &str, why: &str) -> Result<()> {
-        sqlx::query("UPDATE nodes SET last_error = $2 WHERE id = $1")
-            .bind(id)
-            .bind(why)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        nodes::set_last_error(&self.pool, id, why).await
     }
 
     /// Records one pass: its bookings ready or failed, and the generation
@@ -197,37 +167,7 @@ impl Controller {
         ready: &[String],
         errors: &[(String, String)],
     ) -> Result<()> {
-        let now = self.now_ms();
-        let mut tx = self.pool.begin().await?;
-        // A spanning network is ready when its last node converges: every
-        // other part's node has reached its generation.
-        for b in ready {
-            sqlx::query("UPDATE bookings SET operational_state = 'ready', op_error = NULL WHERE id = $1 AND operational_state <> 'stopped' AND released_ms IS NULL \
-                 AND NOT EXISTS (SELECT 1 FROM booking_parts p JOIN nodes n ON n.id = p.node_id \
-                 WHERE p.booking_id = $1 AND p.node_id <> $2 AND n.applied_generation < n.generation)")
-                .bind(b)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-        }
-        for (b, e) in errors {
-            sqlx::query("UPDATE bookings SET operational_state = 'failed', op_error = $2 WHERE id = $1 AND released_ms IS NULL")
-                .bind(b)
-                .bind(e)
-                .execute(&mut *tx)
-                .await?;
-        }
-        let error = (!errors.is_empty())
-            .then(|| format!("{} network(s) refused; see their bookings", errors.len()));
-        sqlx::query("UPDATE nodes SET applied_generation = $2, last_seen_ms = $3, last_error = $4 WHERE id = $1")
-            .bind(id)
-            .bind(if errors.is_empty() { generation } else { generation - 1 })
-            .bind(now)
-            .bind(error)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
+        nodes::record_converged(&self.pool, id, generation, ready, errors, self.now_ms()).await
     }
 }
 

@@ -285,3 +285,62 @@ pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, us
     }
     Ok((nodes, expired))
 }
+
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Counts {
+    pub hw: i64,
+    pub sw: i64,
+    pub mbps: i64,
+    pub hours: i64,
+}
+
+/// Per state (provisioned, or held): networks per tier, Mbit/s and
+/// lease-hours (each booking's rounded up), summed by the database.
+pub(crate) async fn counts<'e, E>(ex: E, project_id: &str) -> Result<(Counts, Counts)>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let rows = sqlx::query(
+        "SELECT CASE WHEN allocation_state = 'provisioned' THEN 1 ELSE 0 END AS used, \
+         CAST(SUM(CASE WHEN tier = 'hardware' THEN 1 ELSE 0 END) AS BIGINT), \
+         CAST(SUM(CASE WHEN tier = 'software' THEN 1 ELSE 0 END) AS BIGINT), \
+         CAST(SUM(bandwidth_mbps) AS BIGINT), \
+         CAST(SUM(CASE WHEN provisioned_ms IS NULL THEN (lease_s * 1000 + 3599999) / 3600000 \
+                       ELSE (expires_ms - provisioned_ms + 3599999) / 3600000 END) AS BIGINT) \
+         FROM bookings WHERE project_id = $1 AND released_ms IS NULL \
+         GROUP BY CASE WHEN allocation_state = 'provisioned' THEN 1 ELSE 0 END",
+    )
+    .bind(project_id)
+    .fetch_all(ex)
+    .await?;
+    let (mut used, mut held) = (Counts::default(), Counts::default());
+    for r in rows {
+        let c = Counts {
+            hw: r.try_get(1)?,
+            sw: r.try_get(2)?,
+            mbps: r.try_get(3)?,
+            hours: r.try_get(4)?,
+        };
+        if r.try_get::<i64, _>(0)? == 1 {
+            used = c;
+        } else {
+            held = c;
+        }
+    }
+    Ok((used, held))
+}
+
+/// The bookings node `id` should run: provisioned, live, not stopped, on
+/// it whole or by a part (without their parts).
+pub(crate) async fn running_on(pool: &Pool, id: &str) -> Result<Vec<Booking>> {
+    let rows = sqlx::query(&format!(
+        "{BOOKING_SELECT} WHERE b.allocation_state = 'provisioned' \
+         AND b.released_ms IS NULL AND b.operational_state <> 'stopped' AND \
+         ((b.node_id = $1 AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = b.id)) \
+          OR b.id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1))"
+    ))
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    rows.iter().map(booking_of).collect()
+}

@@ -266,3 +266,73 @@ pub(crate) async fn bump_generation(tx: &mut Tx, id: &str) -> Result<()> {
         .await?;
     Ok(())
 }
+
+pub(crate) async fn address_and_generation(pool: &Pool, id: &str) -> Result<(String, i64)> {
+    let r = sqlx::query("SELECT address, generation FROM nodes WHERE id = $1")
+        .bind(id)
+        .fetch_one(pool)
+        .await?;
+    Ok((r.try_get(0)?, r.try_get(1)?))
+}
+
+/// Node `id`'s WAN side as it reported it.
+pub(crate) async fn wan_of(pool: &Pool, id: &str) -> Result<Option<NodeWan>> {
+    let r = sqlx::query("SELECT wan FROM nodes WHERE id = $1")
+        .bind(id)
+        .fetch_one(pool)
+        .await?;
+    node_wan(&r)
+}
+
+pub(crate) async fn set_last_error(pool: &Pool, id: &str, why: &str) -> Result<()> {
+    sqlx::query("UPDATE nodes SET last_error = $2 WHERE id = $1")
+        .bind(id)
+        .bind(why)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Records one reconciliation pass of node `id` at `now`: its bookings
+/// `ready` or failed (`errors`: booking, why), and the generation reached
+/// (the one before while any network failed, so the next heartbeat tries
+/// again).
+pub(crate) async fn record_converged(
+    pool: &Pool,
+    id: &str,
+    generation: i64,
+    ready: &[String],
+    errors: &[(String, String)],
+    now: i64,
+) -> Result<()> {
+    let mut tx = pool.begin().await?;
+    // A spanning network is ready when its last node converges: every
+    // other part's node has reached its generation.
+    for b in ready {
+        sqlx::query("UPDATE bookings SET operational_state = 'ready', op_error = NULL WHERE id = $1 AND operational_state <> 'stopped' AND released_ms IS NULL \
+             AND NOT EXISTS (SELECT 1 FROM booking_parts p JOIN nodes n ON n.id = p.node_id \
+             WHERE p.booking_id = $1 AND p.node_id <> $2 AND n.applied_generation < n.generation)")
+            .bind(b)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    for (b, e) in errors {
+        sqlx::query("UPDATE bookings SET operational_state = 'failed', op_error = $2 WHERE id = $1 AND released_ms IS NULL")
+            .bind(b)
+            .bind(e)
+            .execute(&mut *tx)
+            .await?;
+    }
+    let error = (!errors.is_empty())
+        .then(|| format!("{} network(s) refused; see their bookings", errors.len()));
+    sqlx::query("UPDATE nodes SET applied_generation = $2, last_seen_ms = $3, last_error = $4 WHERE id = $1")
+        .bind(id)
+        .bind(if errors.is_empty() { generation } else { generation - 1 })
+        .bind(now)
+        .bind(error)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
+}
