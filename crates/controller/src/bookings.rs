@@ -5,6 +5,7 @@
 use crate::authz::{Membership, Operation, Principal};
 use crate::controller::Controller;
 use crate::datastore::bookings as store;
+use crate::datastore::{nodes, parts};
 use crate::db::{self, Tx};
 use crate::error::{Error, Result};
 use crate::identity::check_name;
@@ -52,25 +53,23 @@ impl Controller {
         let mut b = store::in_project(&self.pool, id, &m.project_id)
             .await?
             .ok_or_else(|| Error::not_found(format!("booking `{id}`")))?;
-        b.parts = self
-            .parts(&self.pool, id)
+        b.parts = parts::parts(&self.pool, id)
             .await?
             .iter()
             .map(|p| p.view())
             .collect();
-        b.s_tag = self.s_tag_of(&self.pool, id).await?;
+        b.s_tag = parts::s_tag_of(&self.pool, id).await?;
         Ok(b)
     }
 
     pub(crate) async fn booking_tx_row(&self, tx: &mut Tx, id: &str) -> Result<Booking> {
         let mut b = store::by_id(tx, id).await?;
-        b.parts = self
-            .parts(&mut **tx, id)
+        b.parts = parts::parts(&mut **tx, id)
             .await?
             .iter()
             .map(|p| p.view())
             .collect();
-        b.s_tag = self.s_tag_of(&mut **tx, id).await?;
+        b.s_tag = parts::s_tag_of(&mut **tx, id).await?;
         Ok(b)
     }
 
@@ -234,9 +233,9 @@ impl Controller {
             prism_netdoc::compile(&doc, &pl.node.ports).map_err(Error::from)?;
             return Ok(());
         }
-        let parts = self.parts(&mut **tx, &b.id).await?;
+        let parts = parts::parts(&mut **tx, &b.id).await?;
         for (i, part) in parts.iter().enumerate() {
-            let ports = self.node_ports(tx, &part.node_id).await?;
+            let ports = nodes::ports(tx, &part.node_id).await?;
             let wan = part.wan.as_ref();
             let spec = node_doc(&b.spec, "part", tier, v, b.bandwidth_mbps)?;
             crate::wan_guard::refuse_wan_egress(&spec, wan, &ports, "spec")?;
@@ -407,7 +406,7 @@ impl Controller {
     /// A new generation for every node booking `b` is on (a spanning
     /// network's parts' nodes, else its node).
     pub(crate) async fn bump_generation(&self, tx: &mut Tx, b: &Booking) -> Result<()> {
-        let mut nodes = self.part_nodes(&mut **tx, &b.id).await?;
+        let mut nodes = parts::part_nodes(&mut **tx, &b.id).await?;
         if nodes.is_empty() {
             nodes.extend(b.ids.node.clone());
         }

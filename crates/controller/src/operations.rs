@@ -28,7 +28,7 @@ impl Controller {
         b: &Booking,
         kind: &str,
     ) -> Result<Option<OpRecord>> {
-        let mut nodes = self.part_nodes(&mut **tx, &b.id).await?;
+        let mut nodes = crate::datastore::parts::part_nodes(&mut **tx, &b.id).await?;
         if nodes.is_empty() {
             nodes.extend(b.ids.node.clone());
         }

@@ -129,8 +129,8 @@ impl Controller {
         let mut desired = BTreeMap::new();
         for mut b in running {
             let name = node_network_name(&b.id);
-            let parts = self.parts(&self.pool, &b.id).await?;
-            b.s_tag = self.s_tag_of(&self.pool, &b.id).await?;
+            let parts = crate::datastore::parts::parts(&self.pool, &b.id).await?;
+            b.s_tag = crate::datastore::parts::s_tag_of(&self.pool, &b.id).await?;
             let mut doc = match parts.iter().position(|p| p.node_id == id) {
                 // A part waits for every node of its network to report
                 // its WAN side.

@@ -31,7 +31,7 @@ impl Controller {
         let project_id = cur.ids.project.clone();
         let op = self.begin_operation(&mut tx, &cur, "release").await?;
         bookings::set_released(&mut tx, id, now).await?;
-        self.free_tunnels(&mut tx, id).await?;
+        crate::datastore::parts::free_tunnels(&mut tx, id).await?;
         self.release_publics_of(&mut tx, id, now).await?;
         let mut b = cur;
         b.allocation_state = AllocationState::Unallocated;

@@ -18,7 +18,8 @@
 //! and with a WAN port, and room on each in the tier asked.
 
 use crate::controller::Controller;
-use crate::datastore::nodes::{NODE_COLUMNS, NodeRow, NodeWan, node_row, node_wan};
+use crate::datastore::nodes::{self, NodeRow, NodeWan};
+use crate::datastore::parts;
 use crate::db::Tx;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{PartRequest, PartView, node_doc, node_network_name};
@@ -26,24 +27,12 @@ use crate::nodes::Placement;
 use prism_netdoc::{ActionDoc, Addr, Endpoints, Mac, NetworkDoc, PortRef, Prefix, RouteDoc};
 use prism_netdoc::{TierChoice, TunnelDoc};
 use prism_placement::Tier;
-use sqlx::Row;
 use std::net::Ipv4Addr;
 
 /// The most parts a network may have.
 pub const MAX_PARTS: usize = 16;
 
-/// One part as stored: its node, routes and tunnel address.
-#[derive(Debug, Clone)]
-pub(crate) struct Part {
-    pub node_id: String,
-    pub node: String,
-    pub route: Vec<RouteDoc>,
-    /// Its tunnel source address (none for a bridged network's part).
-    pub tunnel: Option<Ipv4Addr>,
-    pub wan: Option<NodeWan>,
-    /// A bridged network's port for its side.
-    pub port: Option<String>,
-}
+pub(crate) use crate::datastore::parts::Part;
 
 fn prefixes(route: &[RouteDoc]) -> Vec<String> {
     route
@@ -145,18 +134,13 @@ impl Controller {
         let mut out = Vec::new();
         for (i, p) in parts.iter().enumerate() {
             let at = format!("parts[{i}].node");
-            let r = sqlx::query(&format!(
-                "SELECT {NODE_COLUMNS}, wan FROM nodes WHERE name = $1"
-            ))
-            .bind(&p.node)
-            .fetch_optional(&mut **tx)
-            .await?
-            .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)).with_field(&at))?;
-            let n = node_row(&r)?;
+            let n = nodes::by_name(tx, &p.node)
+                .await?
+                .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)).with_field(&at))?;
             if self.now_ms() - n.last_seen_ms > self.settings.node_timeout_ms {
                 return Err(Error::conflict(format!("node `{}` is down", p.node)).with_field(&at));
             }
-            if node_wan(&r)?.is_none() {
+            if n.wan.is_none() {
                 return Err(Error::conflict(format!(
                     "node `{}` has no WAN port (`wan` on a port of its configuration)",
                     p.node
@@ -206,26 +190,10 @@ impl Controller {
         })
     }
 
-    /// Node `id`'s port names.
-    pub(crate) async fn node_ports(&self, tx: &mut Tx, id: &str) -> Result<Vec<String>> {
-        let r = sqlx::query("SELECT ports FROM nodes WHERE id = $1")
-            .bind(id)
-            .fetch_one(&mut **tx)
-            .await?;
-        Ok(serde_json::from_str(&r.try_get::<String, _>(0)?).unwrap_or_default())
-    }
-
     /// Takes `n` tunnel addresses, the lowest the pool has free.
     async fn take_tunnels(&self, tx: &mut Tx, booking: &str, n: usize) -> Result<Vec<Ipv4Addr>> {
         let pool = self.settings.tunnel_pool.0;
-        let mut used: Vec<u32> = sqlx::query("SELECT address FROM tunnel_addresses")
-            .fetch_all(&mut **tx)
-            .await?
-            .iter()
-            .filter_map(|r| r.try_get::<String, _>(0).ok()?.parse::<Ipv4Addr>().ok())
-            .map(u32::from)
-            .collect();
-        used.sort_unstable();
+        let used = parts::used_tunnels(tx).await?;
         let size = 1u64 << (32 - u32::from(pool.len()));
         let mut out = Vec::new();
         // The pool's first and last addresses are its network and broadcast.
@@ -246,11 +214,7 @@ impl Controller {
             .with_field("parts"));
         }
         for a in &out {
-            sqlx::query("INSERT INTO tunnel_addresses (address, booking_id) VALUES ($1, $2)")
-                .bind(a.to_string())
-                .bind(booking)
-                .execute(&mut **tx)
-                .await?;
+            parts::insert_tunnel(tx, *a, booking).await?;
         }
         Ok(out)
     }
@@ -280,18 +244,7 @@ impl Controller {
         for (i, ((p, t), port)) in parts.iter().zip(&tunnels).zip(ports).enumerate() {
             let route =
                 serde_json::to_string(&p.route).map_err(|e| Error::internal(e.to_string()))?;
-            sqlx::query(
-                "INSERT INTO booking_parts (booking_id, part, node_id, route, tunnel, port) \
-                 SELECT $1, $2, id, $3, $4, $6 FROM nodes WHERE name = $5",
-            )
-            .bind(id)
-            .bind(i as i64)
-            .bind(route)
-            .bind(t)
-            .bind(&p.node)
-            .bind(port)
-            .execute(&mut **tx)
-            .await?;
+            parts::insert_part(tx, id, i, &route, t, &p.node, &port).await?;
         }
         Ok(())
     }
@@ -299,13 +252,11 @@ impl Controller {
     /// Part `i`'s port for its side: the one asked (not the WAN port), or
     /// the node's first port that is not its WAN port.
     async fn part_port(&self, tx: &mut Tx, i: usize, p: &PartRequest) -> Result<String> {
-        let r = sqlx::query("SELECT ports, wan FROM nodes WHERE name = $1")
-            .bind(&p.node)
-            .fetch_one(&mut **tx)
-            .await?;
-        let ports: Vec<String> =
-            serde_json::from_str(&r.try_get::<String, _>(0)?).unwrap_or_default();
-        let wan = node_wan(&r)?.map(|w| w.port).unwrap_or_default();
+        let n = nodes::by_name(tx, &p.node)
+            .await?
+            .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)))?;
+        let ports = n.ports;
+        let wan = n.wan.map(|w| w.port).unwrap_or_default();
         let at = format!("parts[{i}].port");
         match &p.port {
             Some(want) if *want == wan => Err(Error::invalid(format!(
@@ -332,12 +283,7 @@ impl Controller {
 
     /// Takes the lowest free S-tag of the pool for bridged booking `id`.
     pub(crate) async fn take_s_tag(&self, tx: &mut Tx, id: &str) -> Result<i64> {
-        let used: Vec<i64> = sqlx::query("SELECT tag FROM s_tags ORDER BY tag")
-            .fetch_all(&mut **tx)
-            .await?
-            .iter()
-            .filter_map(|r| r.try_get::<i64, _>(0).ok())
-            .collect();
+        let used = parts::used_s_tags(tx).await?;
         let pool = &self.settings.s_tag_pool;
         let tag = (i64::from(*pool.start())..=i64::from(*pool.end()))
             .find(|t| used.binary_search(t).is_err())
@@ -349,52 +295,8 @@ impl Controller {
                 ))
                 .with_field("parts")
             })?;
-        sqlx::query("INSERT INTO s_tags (tag, booking_id) VALUES ($1, $2)")
-            .bind(tag)
-            .bind(id)
-            .execute(&mut **tx)
-            .await?;
+        parts::insert_s_tag(tx, tag, id).await?;
         Ok(tag)
-    }
-
-    /// Booking `id`'s S-tag, if it is a bridged network spanning nodes.
-    pub(crate) async fn s_tag_of<'e, E>(&self, ex: E, id: &str) -> Result<Option<i64>>
-    where
-        E: sqlx::Executor<'e, Database = sqlx::Any>,
-    {
-        Ok(sqlx::query("SELECT tag FROM s_tags WHERE booking_id = $1")
-            .bind(id)
-            .fetch_optional(ex)
-            .await?
-            .map(|r| r.try_get::<i64, _>(0))
-            .transpose()?)
-    }
-
-    /// The parts of booking `id`, in order (none for one node's network).
-    pub(crate) async fn parts<'e, E>(&self, ex: E, id: &str) -> Result<Vec<Part>>
-    where
-        E: sqlx::Executor<'e, Database = sqlx::Any>,
-    {
-        let rows = sqlx::query(
-            "SELECT p.node_id, n.name, p.route, p.tunnel, n.wan, p.port FROM booking_parts p \
-             JOIN nodes n ON n.id = p.node_id WHERE p.booking_id = $1 ORDER BY p.part",
-        )
-        .bind(id)
-        .fetch_all(ex)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(Part {
-                    node_id: r.try_get(0)?,
-                    node: r.try_get(1)?,
-                    route: serde_json::from_str(&r.try_get::<String, _>(2)?)
-                        .map_err(|e| Error::internal(e.to_string()))?,
-                    tunnel: r.try_get::<String, _>(3)?.parse().ok(),
-                    wan: node_wan(r)?,
-                    port: r.try_get("port")?,
-                })
-            })
-            .collect()
     }
 
     /// Records the WAN side node `id` reports; when it changed, every
@@ -406,56 +308,7 @@ impl Controller {
         id: &str,
         wan: Option<&prism_node_api::WanInfo>,
     ) -> Result<bool> {
-        let new = wan.and_then(|w| serde_json::to_string(w).ok());
-        let old: Option<String> = sqlx::query("SELECT wan FROM nodes WHERE id = $1")
-            .bind(id)
-            .fetch_one(&mut **tx)
-            .await?
-            .try_get(0)?;
-        if old == new {
-            return Ok(false);
-        }
-        sqlx::query("UPDATE nodes SET wan = $2 WHERE id = $1")
-            .bind(id)
-            .bind(&new)
-            .execute(&mut **tx)
-            .await?;
-        sqlx::query(
-            "UPDATE nodes SET generation = generation + 1 WHERE id IN (\
-             SELECT q.node_id FROM booking_parts p JOIN booking_parts q ON q.booking_id = p.booking_id \
-             JOIN bookings b ON b.id = p.booking_id WHERE p.node_id = $1 AND b.released_ms IS NULL)",
-        )
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
-        Ok(true)
-    }
-
-    /// The nodes of booking `id`'s parts.
-    pub(crate) async fn part_nodes<'e, E>(&self, ex: E, id: &str) -> Result<Vec<String>>
-    where
-        E: sqlx::Executor<'e, Database = sqlx::Any>,
-    {
-        Ok(
-            sqlx::query("SELECT node_id FROM booking_parts WHERE booking_id = $1 ORDER BY part")
-                .bind(id)
-                .fetch_all(ex)
-                .await?
-                .iter()
-                .filter_map(|r| r.try_get::<String, _>(0).ok())
-                .collect(),
-        )
-    }
-
-    /// Frees the tunnel addresses and the S-tag of booking `id`.
-    pub(crate) async fn free_tunnels(&self, tx: &mut Tx, id: &str) -> Result<()> {
-        for table in ["tunnel_addresses", "s_tags"] {
-            sqlx::query(&format!("DELETE FROM {table} WHERE booking_id = $1"))
-                .bind(id)
-                .execute(&mut **tx)
-                .await?;
-        }
-        Ok(())
+        nodes::set_wan(tx, id, wan).await
     }
 }
 

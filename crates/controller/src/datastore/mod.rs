@@ -15,6 +15,7 @@ pub(crate) mod identity;
 pub(crate) mod node_keys;
 pub(crate) mod nodes;
 pub(crate) mod operations;
+pub(crate) mod parts;
 pub(crate) mod projects;
 pub(crate) mod registry;
 

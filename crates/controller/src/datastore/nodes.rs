@@ -336,3 +336,56 @@ pub(crate) async fn record_converged(
     tx.commit().await?;
     Ok(())
 }
+
+/// The node named `name`, inside the booking transaction.
+pub(crate) async fn by_name(tx: &mut Tx, name: &str) -> Result<Option<NodeRow>> {
+    sqlx::query(&format!("SELECT {NODE_COLUMNS} FROM nodes WHERE name = $1"))
+        .bind(name)
+        .fetch_optional(&mut **tx)
+        .await?
+        .as_ref()
+        .map(node_row)
+        .transpose()
+}
+
+/// Node `id`'s port names.
+pub(crate) async fn ports(tx: &mut Tx, id: &str) -> Result<Vec<String>> {
+    let r = sqlx::query("SELECT ports FROM nodes WHERE id = $1")
+        .bind(id)
+        .fetch_one(&mut **tx)
+        .await?;
+    Ok(serde_json::from_str(&r.try_get::<String, _>(0)?).unwrap_or_default())
+}
+
+/// Records the WAN side node `id` reports; when it changed, every node
+/// holding a part of a live network with a part on it gets a new
+/// generation (their tunnels to it change). Whether it changed.
+pub(crate) async fn set_wan(
+    tx: &mut Tx,
+    id: &str,
+    wan: Option<&prism_node_api::WanInfo>,
+) -> Result<bool> {
+    let new = wan.and_then(|w| serde_json::to_string(w).ok());
+    let old: Option<String> = sqlx::query("SELECT wan FROM nodes WHERE id = $1")
+        .bind(id)
+        .fetch_one(&mut **tx)
+        .await?
+        .try_get(0)?;
+    if old == new {
+        return Ok(false);
+    }
+    sqlx::query("UPDATE nodes SET wan = $2 WHERE id = $1")
+        .bind(id)
+        .bind(&new)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "UPDATE nodes SET generation = generation + 1 WHERE id IN (\
+         SELECT q.node_id FROM booking_parts p JOIN booking_parts q ON q.booking_id = p.booking_id \
+         JOIN bookings b ON b.id = p.booking_id WHERE p.node_id = $1 AND b.released_ms IS NULL)",
+    )
+    .bind(id)
+    .execute(&mut **tx)
+    .await?;
+    Ok(true)
+}

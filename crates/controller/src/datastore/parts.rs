@@ -1,0 +1,156 @@
+//! A spanning network's parts, and the pools they take from: tunnel
+//! addresses and S-tags. The SQL and the row mapping.
+
+use super::Tx;
+use super::nodes::{NodeWan, node_wan};
+use crate::error::{Error, Result};
+use prism_netdoc::RouteDoc;
+use sqlx::Row;
+use std::net::Ipv4Addr;
+
+/// One part as stored: its node, routes and tunnel address.
+#[derive(Debug, Clone)]
+pub(crate) struct Part {
+    pub node_id: String,
+    pub node: String,
+    pub route: Vec<RouteDoc>,
+    /// Its tunnel source address (none for a bridged network's part).
+    pub tunnel: Option<Ipv4Addr>,
+    pub wan: Option<NodeWan>,
+    /// A bridged network's port for its side.
+    pub port: Option<String>,
+}
+
+/// The parts of booking `id`, in order (none for one node's network).
+pub(crate) async fn parts<'e, E>(ex: E, id: &str) -> Result<Vec<Part>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let rows = sqlx::query(
+        "SELECT p.node_id, n.name, p.route, p.tunnel, n.wan, p.port FROM booking_parts p \
+         JOIN nodes n ON n.id = p.node_id WHERE p.booking_id = $1 ORDER BY p.part",
+    )
+    .bind(id)
+    .fetch_all(ex)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(Part {
+                node_id: r.try_get(0)?,
+                node: r.try_get(1)?,
+                route: serde_json::from_str(&r.try_get::<String, _>(2)?)
+                    .map_err(|e| Error::internal(e.to_string()))?,
+                tunnel: r.try_get::<String, _>(3)?.parse().ok(),
+                wan: node_wan(r)?,
+                port: r.try_get("port")?,
+            })
+        })
+        .collect()
+}
+
+/// Part `i` of booking `id` on the node named `node`: its routes (JSON),
+/// tunnel address (empty for a bridge) and port.
+pub(crate) async fn insert_part(
+    tx: &mut Tx,
+    id: &str,
+    i: usize,
+    route: &str,
+    tunnel: &str,
+    node: &str,
+    port: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO booking_parts (booking_id, part, node_id, route, tunnel, port) \
+         SELECT $1, $2, id, $3, $4, $6 FROM nodes WHERE name = $5",
+    )
+    .bind(id)
+    .bind(i as i64)
+    .bind(route)
+    .bind(tunnel)
+    .bind(node)
+    .bind(port)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// The nodes of booking `id`'s parts.
+pub(crate) async fn part_nodes<'e, E>(ex: E, id: &str) -> Result<Vec<String>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    Ok(
+        sqlx::query("SELECT node_id FROM booking_parts WHERE booking_id = $1 ORDER BY part")
+            .bind(id)
+            .fetch_all(ex)
+            .await?
+            .iter()
+            .filter_map(|r| r.try_get::<String, _>(0).ok())
+            .collect(),
+    )
+}
+
+/// The tunnel addresses in use, sorted.
+pub(crate) async fn used_tunnels(tx: &mut Tx) -> Result<Vec<u32>> {
+    let mut used: Vec<u32> = sqlx::query("SELECT address FROM tunnel_addresses")
+        .fetch_all(&mut **tx)
+        .await?
+        .iter()
+        .filter_map(|r| r.try_get::<String, _>(0).ok()?.parse::<Ipv4Addr>().ok())
+        .map(u32::from)
+        .collect();
+    used.sort_unstable();
+    Ok(used)
+}
+
+pub(crate) async fn insert_tunnel(tx: &mut Tx, a: Ipv4Addr, booking: &str) -> Result<()> {
+    sqlx::query("INSERT INTO tunnel_addresses (address, booking_id) VALUES ($1, $2)")
+        .bind(a.to_string())
+        .bind(booking)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// The S-tags in use, sorted.
+pub(crate) async fn used_s_tags(tx: &mut Tx) -> Result<Vec<i64>> {
+    Ok(sqlx::query("SELECT tag FROM s_tags ORDER BY tag")
+        .fetch_all(&mut **tx)
+        .await?
+        .iter()
+        .filter_map(|r| r.try_get::<i64, _>(0).ok())
+        .collect())
+}
+
+pub(crate) async fn insert_s_tag(tx: &mut Tx, tag: i64, booking: &str) -> Result<()> {
+    sqlx::query("INSERT INTO s_tags (tag, booking_id) VALUES ($1, $2)")
+        .bind(tag)
+        .bind(booking)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// Booking `id`'s S-tag, if it is a bridged network spanning nodes.
+pub(crate) async fn s_tag_of<'e, E>(ex: E, id: &str) -> Result<Option<i64>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    Ok(sqlx::query("SELECT tag FROM s_tags WHERE booking_id = $1")
+        .bind(id)
+        .fetch_optional(ex)
+        .await?
+        .map(|r| r.try_get::<i64, _>(0))
+        .transpose()?)
+}
+
+/// Frees the tunnel addresses and the S-tag of booking `id`.
+pub(crate) async fn free_tunnels(tx: &mut Tx, id: &str) -> Result<()> {
+    for table in ["tunnel_addresses", "s_tags"] {
+        sqlx::query(&format!("DELETE FROM {table} WHERE booking_id = $1"))
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
