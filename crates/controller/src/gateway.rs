@@ -15,71 +15,16 @@
 
 use crate::authz::{Operation, Principal};
 use crate::controller::Controller;
+use crate::datastore::public_addresses as store;
 use crate::db::{self, Tx};
 use crate::error::{Error, ErrorCode, QuotaDetail, Result};
 use crate::model::{AllocationState, Booking};
 use crate::nodes::NodeWan;
 use crate::secrets;
 use prism_netdoc::{ActionDoc, Addr, Mac, NetworkDoc, PortRef, RouteDoc, TunnelDoc};
-use serde::{Deserialize, Serialize};
-use sqlx::Row;
 use std::net::Ipv4Addr;
-use utoipa::ToSchema;
 
-/// Lease a public address for a host of a booking.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PublicAddressRequest {
-    /// The booking's id (a provisioned network of the project).
-    pub booking: String,
-    /// The host inside the network the address stands for: its IPv4
-    /// address (a routed network: a public address) or its MAC (a bridge
-    /// network on one node: a public MAC, from the node's MAC pool).
-    pub internal: String,
-    /// The node whose pool the address comes from: for a network spanning
-    /// nodes, the node of the part the host is on (required); else the
-    /// booking's node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<String>,
-    /// The lease's length (default and most: to the booking's end).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lease_s: Option<i64>,
-}
-
-/// A public address's lease.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct PublicAddress {
-    /// An IPv4 address (`kind` "ipv4"), or a MAC (`kind` "mac": a public
-    /// MAC standing for a bridge network's host).
-    pub address: String,
-    pub kind: String,
-    pub booking: String,
-    pub node: String,
-    pub internal: String,
-    pub user: String,
-    pub created_ms: i64,
-    pub expires_ms: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub released_ms: Option<i64>,
-}
-
-const PUBLIC_SELECT: &str = "SELECT a.address, a.kind, a.booking_id, n.name AS node_name, a.internal, \
-     u.name AS user_name, a.created_ms, a.expires_ms, a.released_ms, a.node_id, a.user_id \
-     FROM public_addresses a JOIN nodes n ON n.id = a.node_id JOIN users u ON u.id = a.user_id";
-
-fn public_of(r: &sqlx::any::AnyRow) -> Result<PublicAddress> {
-    Ok(PublicAddress {
-        address: r.try_get("address")?,
-        kind: r.try_get("kind")?,
-        booking: r.try_get("booking_id")?,
-        node: r.try_get("node_name")?,
-        internal: r.try_get("internal")?,
-        user: r.try_get("user_name")?,
-        created_ms: r.try_get("created_ms")?,
-        expires_ms: r.try_get("expires_ms")?,
-        released_ms: r.try_get("released_ms")?,
-    })
-}
+pub use crate::bodies::gateway::{PublicAddress, PublicAddressRequest};
 
 /// Adds the gateway's part of booking `b`'s document on a node with WAN
 /// side `wan`: its NAT, its public addresses `(public, internal)`, and a
@@ -201,44 +146,6 @@ fn pool_node(b: &Booking, asked: Option<&str>) -> Result<String> {
 }
 
 impl Controller {
-    /// The public addresses `(public, internal)` booking `id` holds on
-    /// node `node_id`.
-    pub(crate) async fn publics_on<'e, E>(
-        &self,
-        ex: E,
-        id: &str,
-        node_id: &str,
-    ) -> Result<Vec<(String, String)>>
-    where
-        E: sqlx::Executor<'e, Database = sqlx::Any>,
-    {
-        let rows = sqlx::query(
-            "SELECT address, internal FROM public_addresses \
-             WHERE booking_id = $1 AND node_id = $2 AND released_ms IS NULL ORDER BY address",
-        )
-        .bind(id)
-        .bind(node_id)
-        .fetch_all(ex)
-        .await?;
-        rows.iter()
-            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
-            .collect()
-    }
-
-    /// Active public addresses of a project.
-    pub(crate) async fn public_count<'e, E>(&self, ex: E, project_id: &str) -> Result<i64>
-    where
-        E: sqlx::Executor<'e, Database = sqlx::Any>,
-    {
-        Ok(sqlx::query(
-            "SELECT COUNT(*) FROM public_addresses WHERE project_id = $1 AND released_ms IS NULL",
-        )
-        .bind(project_id)
-        .fetch_one(ex)
-        .await?
-        .try_get(0)?)
-    }
-
     /// Leases a public address for a host of a provisioned network (see
     /// the module text); its node converges before the answer.
     pub async fn lease_public(
@@ -270,7 +177,7 @@ impl Controller {
         }
         let expires = (now + lease_s * 1000).min(b.expires_ms);
         let mut tx = db::booking_tx(&self.pool).await?;
-        let used = self.public_count(&mut *tx, &m.project_id).await?;
+        let used = store::count_active(&mut *tx, &m.project_id).await?;
         if used + 1 > level.max_public_addresses {
             return Err(Error::quota(QuotaDetail {
                 resource: "public_addresses".into(),
@@ -280,24 +187,19 @@ impl Controller {
             }));
         }
         let address = self.take_public(&mut tx, &node, &b.id, internal).await?;
-        sqlx::query("INSERT INTO public_addresses (id, address, node_id, project_id, user_id, booking_id, internal, created_ms, expires_ms, kind) \
-             SELECT $1, $2, id, $3, $4, $5, $6, $7, $8, $10 FROM nodes WHERE name = $9")
-            .bind(secrets::new_id())
-            .bind(&address)
-            .bind(&m.project_id)
-            .bind(&p.user_id)
-            .bind(&b.id)
-            .bind(internal.text())
-            .bind(now)
-            .bind(expires)
-            .bind(&node)
-            .bind(internal.kind())
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| match crate::identity::unique_violation(&e) {
-                true => Error::conflict("the address was taken meanwhile; lease again"),
-                false => e.into(),
-            })?;
+        let row = store::NewPublic {
+            id: &secrets::new_id(),
+            address: &address,
+            node: &node,
+            project_id: &m.project_id,
+            user_id: &p.user_id,
+            booking_id: &b.id,
+            internal: &internal.text(),
+            kind: internal.kind(),
+            created_ms: now,
+            expires_ms: expires,
+        };
+        store::insert(&mut tx, &row).await?;
         let node_id = self.bump_public_node(&mut tx, &address).await?;
         tx.commit().await?;
         self.reconcile_node(&node_id).await;
@@ -314,29 +216,20 @@ impl Controller {
         id: &str,
         internal: crate::public_mac::Host,
     ) -> Result<String> {
-        let row = sqlx::query("SELECT id, wan FROM nodes WHERE name = $1")
-            .bind(node)
-            .fetch_one(&mut **tx)
-            .await?;
-        let node_id: String = row.try_get(0)?;
-        let wan = crate::nodes::node_wan(&row)?;
-        let held = sqlx::query(
-            "SELECT address, booking_id, internal FROM public_addresses WHERE node_id = $1 AND released_ms IS NULL",
-        )
-        .bind(&node_id)
-        .fetch_all(&mut **tx)
-        .await?;
+        let n = crate::datastore::nodes::by_name(tx, node)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("node `{node}`")).with_field("node"))?;
+        let wan = n.wan;
         let mut addresses = Vec::new();
-        for r in &held {
-            if r.try_get::<String, _>(1)? == id && r.try_get::<String, _>(2)? == internal.text() {
+        for (address, booking, host) in store::held_on(tx, &n.id).await? {
+            if booking == id && host == internal.text() {
                 return Err(Error::conflict(format!(
-                    "host {} of this booking has public address {} already",
+                    "host {} of this booking has public address {address} already",
                     internal.text(),
-                    r.try_get::<String, _>(0)?
                 ))
                 .with_field("internal"));
             }
-            addresses.push(r.try_get::<String, _>(0)?);
+            addresses.push(address);
         }
         let (free, pool) = match internal {
             crate::public_mac::Host::Ipv4(_) => {
@@ -367,30 +260,15 @@ impl Controller {
 
     /// A new generation for the node of the active lease of `address`.
     async fn bump_public_node(&self, tx: &mut Tx, address: &str) -> Result<String> {
-        let node_id: String = sqlx::query(
-            "SELECT node_id FROM public_addresses WHERE address = $1 ORDER BY created_ms DESC LIMIT 1",
-        )
-        .bind(address)
-        .fetch_one(&mut **tx)
-        .await?
-        .try_get(0)?;
-        sqlx::query("UPDATE nodes SET generation = generation + 1 WHERE id = $1")
-            .bind(&node_id)
-            .execute(&mut **tx)
-            .await?;
+        let node_id = store::latest_node_of(tx, address).await?;
+        crate::datastore::nodes::bump_generation(tx, &node_id).await?;
         Ok(node_id)
     }
 
     async fn public_in(&self, project_id: &str, address: &str) -> Result<PublicAddress> {
-        let r = sqlx::query(&format!(
-            "{PUBLIC_SELECT} WHERE a.project_id = $1 AND a.address = $2 ORDER BY a.created_ms DESC LIMIT 1"
-        ))
-        .bind(project_id)
-        .bind(address)
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or_else(|| Error::not_found(format!("public address `{address}`")))?;
-        public_of(&r)
+        store::latest(&self.pool, project_id, address)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("public address `{address}`")))
     }
 
     /// The project's public addresses held now (with `all`, released too).
@@ -403,14 +281,7 @@ impl Controller {
         let m = self
             .project_for(p, project, Operation::BookingsRead)
             .await?;
-        let rows = sqlx::query(&format!(
-            "{PUBLIC_SELECT} WHERE a.project_id = $1 AND ($2 = 1 OR a.released_ms IS NULL) ORDER BY a.created_ms, a.address"
-        ))
-        .bind(&m.project_id)
-        .bind(all as i64)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(public_of).collect()
+        store::list(&self.pool, &m.project_id, all).await
     }
 
     /// The active lease of `address` in the caller's project, checked for
@@ -423,19 +294,12 @@ impl Controller {
         op: Operation,
     ) -> Result<(String, PublicAddress, i64)> {
         let m = self.project_for(p, project, op).await?;
-        let r = sqlx::query(&format!(
-            "{PUBLIC_SELECT} WHERE a.project_id = $1 AND a.address = $2 AND a.released_ms IS NULL"
-        ))
-        .bind(&m.project_id)
-        .bind(address)
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or_else(|| Error::not_found(format!("public address `{address}`")))?;
-        p.may_touch(&m, op, &r.try_get::<String, _>("user_id")?)?;
-        let b = self
-            .booking_in(&m, &r.try_get::<String, _>("booking_id")?)
-            .await?;
-        Ok((m.project_id, public_of(&r)?, b.expires_ms))
+        let (a, user_id) = store::active(&self.pool, &m.project_id, address)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("public address `{address}`")))?;
+        p.may_touch(&m, op, &user_id)?;
+        let b = self.booking_in(&m, &a.booking).await?;
+        Ok((m.project_id, a, b.expires_ms))
     }
 
     /// Renews a public address's lease to `lease_s` from now, never past
@@ -455,11 +319,7 @@ impl Controller {
             .await?;
         let wanted = self.now_ms() + lease_s * 1000;
         let expires = wanted.min(booking_end);
-        sqlx::query("UPDATE public_addresses SET expires_ms = $2 WHERE address = $1 AND released_ms IS NULL")
-            .bind(address)
-            .bind(expires)
-            .execute(&self.pool)
-            .await?;
+        store::set_expires(&self.pool, address, expires).await?;
         Ok(crate::model::Renewed {
             expires_ms: expires,
             clamped: expires < wanted,
@@ -478,11 +338,7 @@ impl Controller {
             .await?;
         let mut tx = db::booking_tx(&self.pool).await?;
         let node_id = self.bump_public_node(&mut tx, address).await?;
-        sqlx::query("UPDATE public_addresses SET released_ms = $2 WHERE address = $1 AND released_ms IS NULL")
-            .bind(address)
-            .bind(self.now_ms())
-            .execute(&mut *tx)
-            .await?;
+        store::release(&mut tx, address, self.now_ms()).await?;
         tx.commit().await?;
         self.reconcile_node(&node_id).await;
         self.public_in(&project_id, address).await
@@ -490,12 +346,7 @@ impl Controller {
 
     /// Releases the public addresses of booking `id` (being released).
     pub(crate) async fn release_publics_of(&self, tx: &mut Tx, id: &str, now: i64) -> Result<()> {
-        sqlx::query("UPDATE public_addresses SET released_ms = $2 WHERE booking_id = $1 AND released_ms IS NULL")
-            .bind(id)
-            .bind(now)
-            .execute(&mut **tx)
-            .await?;
-        Ok(())
+        store::release_of_booking(tx, id, now).await
     }
 
     /// The reaper's share: public addresses past their end, or whose
@@ -503,37 +354,13 @@ impl Controller {
     /// reconciled. Returns how many.
     pub(crate) async fn reap_public(&self) -> Result<usize> {
         let now = self.now_ms();
-        const DUE: &str = "released_ms IS NULL AND (expires_ms <= $1 OR booking_id IN \
-             (SELECT id FROM bookings WHERE released_ms IS NOT NULL OR expires_ms <= $1))";
         let mut tx = db::booking_tx(&self.pool).await?;
-        let nodes: Vec<String> = sqlx::query(&format!(
-            "SELECT DISTINCT node_id FROM public_addresses WHERE {DUE}"
-        ))
-        .bind(now)
-        .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(|r| r.try_get(0))
-        .collect::<std::result::Result<_, _>>()?;
-        if nodes.is_empty() {
-            return Ok(0);
-        }
-        sqlx::query(&format!("UPDATE nodes SET generation = generation + 1 WHERE id IN (SELECT node_id FROM public_addresses WHERE {DUE})"))
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-        let n = sqlx::query(&format!(
-            "UPDATE public_addresses SET released_ms = $1 WHERE {DUE}"
-        ))
-        .bind(now)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
+        let (nodes, n) = store::expire_due(&mut tx, now).await?;
         tx.commit().await?;
         for node in nodes {
             self.reconcile_node(&node).await;
         }
-        Ok(n as usize)
+        Ok(n)
     }
 
     /// Hours of public addresses held by each user of project `project_id`
@@ -545,25 +372,14 @@ impl Controller {
         to_ms: i64,
     ) -> Result<Vec<(String, String, f64)>> {
         let now = self.now_ms();
-        let rows = sqlx::query(
-            "SELECT u.name, a.created_ms, a.released_ms, a.expires_ms, a.kind FROM public_addresses a \
-             JOIN users u ON u.id = a.user_id WHERE a.project_id = $1 AND a.created_ms < $3 \
-             AND (a.released_ms IS NULL OR a.released_ms > $2) ORDER BY u.name",
-        )
-        .bind(project_id)
-        .bind(from_ms)
-        .bind(to_ms)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = store::held_between(&self.pool, project_id, from_ms, to_ms).await?;
         let mut out = Vec::new();
-        for r in rows {
-            let end = r
-                .try_get::<Option<i64>, _>(2)?
-                .unwrap_or_else(|| now.min(r.try_get::<i64, _>(3).unwrap_or(now)));
-            let (s, e) = (r.try_get::<i64, _>(1)?.max(from_ms), end.min(to_ms));
+        for l in rows {
+            let end = l.released_ms.unwrap_or_else(|| now.min(l.expires_ms));
+            let (s, e) = (l.created_ms.max(from_ms), end.min(to_ms));
             out.push((
-                r.try_get(0)?,
-                r.try_get(4)?,
+                l.user,
+                l.kind,
                 e.saturating_sub(s).max(0) as f64 / 3_600_000.0,
             ));
         }

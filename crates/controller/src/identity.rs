@@ -16,7 +16,6 @@ pub const MAX_KEY_TTL_S: i64 = 10 * 365 * 24 * 3600;
 pub use crate::bodies::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
-pub(crate) use crate::datastore::unique_violation;
 
 pub(crate) fn check_name(field: &str, name: &str) -> Result<()> {
     let ok = !name.is_empty()

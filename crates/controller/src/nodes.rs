@@ -4,7 +4,7 @@
 use crate::authz::Principal;
 use crate::controller::Controller;
 use crate::datastore::nodes as store;
-pub(crate) use crate::datastore::nodes::{NodeRow, NodeWan, node_wan};
+pub(crate) use crate::datastore::nodes::{NodeRow, NodeWan};
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::check_name;
 use crate::secrets;

@@ -99,7 +99,7 @@ impl Controller {
             bandwidth_mbps: q(u.mbps, h.mbps, level.max_bandwidth_mbps),
             lease_hours: q(u.hours, h.hours, level.max_lease_hours),
             public_addresses: q(
-                self.public_count(&self.pool, &m.project_id).await?,
+                crate::datastore::public_addresses::count_active(&self.pool, &m.project_id).await?,
                 0,
                 level.max_public_addresses,
             ),

@@ -146,7 +146,8 @@ impl Controller {
                     b.bandwidth_mbps,
                 )?,
             };
-            let publics = self.publics_on(&self.pool, &b.id, id).await?;
+            let publics =
+                crate::datastore::public_addresses::publics_on(&self.pool, &b.id, id).await?;
             crate::gateway::gateway_doc(&mut doc, &b, node_wan.as_ref(), &publics)?;
             desired.insert(name, (b.id, doc));
         }

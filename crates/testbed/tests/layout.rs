@@ -205,6 +205,30 @@ fn the_binary_stays_argument_parsing() {
     );
 }
 
+/// The controller's SQL lives in its datastore (one module per resource)
+/// and `db.rs` (the pool, migrations, the booking lock): the application
+/// layer authorizes and validates, and calls the datastore.
+#[test]
+fn the_controllers_sql_is_in_its_datastore() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../controller/src");
+    let mut files = Vec::new();
+    rs_files(&src, &mut files);
+    let mut outside = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap();
+        if rel.starts_with("datastore") || rel == Path::new("db.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        let n = text.matches("sqlx::query").count();
+        if n > 0 {
+            outside.push(format!("{}: {n}", rel.display()));
+        }
+    }
+    assert!(files.len() > 20, "found {} files under {}", files.len(), src.display());
+    assert!(outside.is_empty(), "SQL outside the datastore:\n{}", outside.join("\n"));
+}
+
 #[test]
 fn the_checker_sees_a_circle() {
     let dir = std::env::temp_dir().join(format!("prism-layout-{}", std::process::id()));

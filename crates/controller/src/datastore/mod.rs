@@ -3,11 +3,9 @@
 //! layer (`crate::projects`, `crate::operations`, …) authorizes and
 //! validates, then calls these; nothing here checks who is asking.
 //!
-//! Moved here so far: accounting and audit, bookings, identity (users, sessions, API keys), nodes and
-//! their keys,
-//! projects (with service levels and members), the registry and the
-//! operation journal; the other resources still hold their SQL beside
-//! their application logic (docs/controller.md says which).
+//! Every SQL statement of the controller is here, but for the pool's
+//! own setup, migrations and the booking lock (`crate::db`);
+//! `crates/testbed/tests/layout.rs` keeps it so.
 
 pub(crate) mod accounting;
 pub(crate) mod bookings;
@@ -17,6 +15,7 @@ pub(crate) mod nodes;
 pub(crate) mod operations;
 pub(crate) mod parts;
 pub(crate) mod projects;
+pub(crate) mod public_addresses;
 pub(crate) mod registry;
 
 pub(crate) use crate::db::{Pool, Tx};
