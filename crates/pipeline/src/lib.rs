@@ -14,6 +14,7 @@ pub mod dataplane;
 mod datasheet;
 pub mod device;
 mod fate;
+#[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
 mod gateway;
 mod ingress;
@@ -35,6 +36,7 @@ pub mod software_router;
 mod spec;
 pub mod substrate;
 pub mod tap;
+#[cfg(any(test, feature = "fixtures"))]
 pub mod traffic;
 pub mod wan;
 
