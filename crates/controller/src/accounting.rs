@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::{Booking, Page};
 use crate::secrets;
 
-pub use crate::bodies::accounting::{AuditEntry, UsageLine, UsageReport};
+pub use prism_controller_api::accounting::{AuditEntry, UsageLine, UsageReport};
 
 /// Adds one booking's (or public address's) `hours` at `bw` Mbit/s to
 /// the line of its user and tier.

@@ -6,75 +6,8 @@
 
 use crate::error::{Error, Result};
 use crate::model::Role;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-/// The operations a project's members may be allowed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-pub enum Operation {
-    #[serde(rename = "bookings.read")]
-    BookingsRead,
-    #[serde(rename = "bookings.create")]
-    BookingsCreate,
-    #[serde(rename = "bookings.renew")]
-    BookingsRenew,
-    #[serde(rename = "bookings.release")]
-    BookingsRelease,
-    /// Start and stop (operational actions).
-    #[serde(rename = "bookings.action")]
-    BookingsAction,
-    #[serde(rename = "usage.read")]
-    UsageRead,
-    #[serde(rename = "members.manage")]
-    MembersManage,
-    #[serde(rename = "keys.manage")]
-    KeysManage,
-}
-
-impl Operation {
-    pub const ALL: [Operation; 8] = [
-        Operation::BookingsRead,
-        Operation::BookingsCreate,
-        Operation::BookingsRenew,
-        Operation::BookingsRelease,
-        Operation::BookingsAction,
-        Operation::UsageRead,
-        Operation::MembersManage,
-        Operation::KeysManage,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Operation::BookingsRead => "bookings.read",
-            Operation::BookingsCreate => "bookings.create",
-            Operation::BookingsRenew => "bookings.renew",
-            Operation::BookingsRelease => "bookings.release",
-            Operation::BookingsAction => "bookings.action",
-            Operation::UsageRead => "usage.read",
-            Operation::MembersManage => "members.manage",
-            Operation::KeysManage => "keys.manage",
-        }
-    }
-
-    /// Operations a member with this role may call, before the service
-    /// level and any key restrict them further.
-    pub fn of_role(role: Role) -> &'static [Operation] {
-        use Operation::*;
-        match role {
-            Role::Owner => &Operation::ALL,
-            Role::Member => &[
-                BookingsRead,
-                BookingsCreate,
-                BookingsRenew,
-                BookingsRelease,
-                BookingsAction,
-                UsageRead,
-                KeysManage,
-            ],
-            Role::Viewer => &[BookingsRead, UsageRead],
-        }
-    }
-}
+pub use prism_controller_api::Operation;
 
 /// Who is calling, as their credential says.
 #[derive(Debug, Clone)]

@@ -24,7 +24,7 @@ use crate::secrets;
 use prism_netdoc::{ActionDoc, Addr, Mac, NetworkDoc, PortRef, RouteDoc, TunnelDoc};
 use std::net::Ipv4Addr;
 
-pub use crate::bodies::gateway::{PublicAddress, PublicAddressRequest};
+pub use prism_controller_api::gateway::{PublicAddress, PublicAddressRequest};
 
 /// Adds the gateway's part of booking `b`'s document on a node with WAN
 /// side `wan`: its NAT, its public addresses `(public, internal)`, and a

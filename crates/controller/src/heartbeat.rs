@@ -17,7 +17,7 @@ use crate::secrets::{self, NODE_KEY_PREFIX};
 
 pub use prism_node_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
 
-pub use crate::bodies::node_keys::{NodeKeyRequest, NodeKeyView};
+pub use prism_controller_api::node_keys::{NodeKeyRequest, NodeKeyView};
 
 /// A node authenticated by its key.
 #[derive(Debug, Clone)]

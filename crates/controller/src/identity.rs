@@ -13,7 +13,7 @@ pub const SESSION_MAX_TTL_S: i64 = 24 * 3600;
 /// bigger one overflowed the expiry).
 pub const MAX_KEY_TTL_S: i64 = 10 * 365 * 24 * 3600;
 
-pub use crate::bodies::identity::{
+pub use prism_controller_api::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
 

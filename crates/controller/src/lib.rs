@@ -17,9 +17,7 @@
 mod accounting;
 pub mod api;
 mod authz;
-mod bodies;
 mod bookings;
-mod client;
 mod clock;
 mod controller;
 mod datastore;
@@ -38,14 +36,12 @@ mod reconcile;
 mod registry;
 mod release;
 mod secrets;
-pub mod session;
 mod span;
 mod wan_guard;
 
 pub use accounting::{AuditEntry, UsageLine, UsageReport};
 pub use authz::{Operation, Principal};
 pub use bookings::VLAN_POOL;
-pub use client::{ClientError, ControllerClient};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use controller::{Controller, Settings, TUNNEL_POOL};
 pub use db::{Engine, redact, url_for};
@@ -63,6 +59,7 @@ pub use model::{
     node_network_name,
 };
 pub use nodes::{NodeRequest, NodeView};
+pub use prism_controller_api::{ClientError, ControllerClient, session};
 pub use projects::{
     MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
 };

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::identity::check_name;
 use crate::secrets;
 
-pub use crate::bodies::projects::{
+pub use prism_controller_api::projects::{
     MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
 };
 

@@ -3,8 +3,8 @@
 //! usage, API keys and the administrator's commands.
 
 use anyhow::{Context, Result};
-use prism_controller::session;
-use prism_controller::{
+use prism_controller_api::session;
+use prism_controller_api::{
     Action, ApiKeyRequest, BookingRequest, ControllerClient, LoginRequest, MemberRequest,
     NodeRequest, Operation, ProjectRequest, Role, UserRequest,
 };
@@ -154,7 +154,7 @@ pub enum ControllerCmd {
         name: String,
         #[arg(long)]
         owner: String,
-        #[arg(long, default_value = prism_controller::STANDARD)]
+        #[arg(long, default_value = prism_controller_api::STANDARD)]
         level: String,
     },
     /// Administrators: register a node by its API address.
@@ -416,7 +416,7 @@ async fn public_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -
             node,
             lease,
         } => {
-            let r = prism_controller::PublicAddressRequest {
+            let r = prism_controller_api::PublicAddressRequest {
                 booking: booking.clone(),
                 internal: internal.clone(),
                 node: node.clone(),

@@ -225,8 +225,37 @@ fn the_controllers_sql_is_in_its_datastore() {
             outside.push(format!("{}: {n}", rel.display()));
         }
     }
-    assert!(files.len() > 20, "found {} files under {}", files.len(), src.display());
-    assert!(outside.is_empty(), "SQL outside the datastore:\n{}", outside.join("\n"));
+    assert!(
+        files.len() > 20,
+        "found {} files under {}",
+        files.len(),
+        src.display()
+    );
+    assert!(
+        outside.is_empty(),
+        "SQL outside the datastore:\n{}",
+        outside.join("\n")
+    );
+}
+
+/// A client of the controller links its API crate, not the server: the
+/// database and the HTTP server are optional there (the `server`
+/// feature), and the password hashing absent.
+#[test]
+fn the_controller_api_crate_links_no_server() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../controller-api/Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let deps = text.split("[features]").next().unwrap();
+    for server_side in ["sqlx", "axum"] {
+        let line = deps
+            .lines()
+            .find(|l| l.starts_with(server_side))
+            .unwrap_or_else(|| panic!("{server_side} not in {}", manifest.display()));
+        assert!(line.contains("optional = true"), "{line}");
+    }
+    for never in ["argon2", "prism-controller.", "prism-controller ", "ring"] {
+        assert!(!deps.contains(never), "{never} in {}", manifest.display());
+    }
 }
 
 #[test]

@@ -2,9 +2,9 @@
 //! log: the SQL and the row mapping.
 
 use super::{Pool, Tx};
-use crate::bodies::accounting::AuditEntry;
 use crate::error::Result;
 use crate::model::Booking;
+use prism_controller_api::accounting::AuditEntry;
 use sqlx::Row;
 
 /// Records `event` (allocate, provision, renew, release, expire) of

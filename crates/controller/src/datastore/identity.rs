@@ -3,8 +3,8 @@
 
 use super::{Pool, unique_violation};
 use crate::authz::{ops_from_json, ops_to_json};
-use crate::bodies::identity::{ApiKeyView, UserView};
 use crate::error::{Error, Result};
+use prism_controller_api::identity::{ApiKeyView, UserView};
 use sqlx::Row;
 
 pub(crate) async fn count_admins(pool: &Pool) -> Result<i64> {

@@ -1,8 +1,8 @@
 //! Node keys (kept as digests): the SQL and the row mapping.
 
 use super::{Pool, Tx};
-use crate::bodies::node_keys::NodeKeyView;
 use crate::error::Result;
+use prism_controller_api::node_keys::NodeKeyView;
 use sqlx::Row;
 
 fn key_view(r: &sqlx::any::AnyRow) -> Result<NodeKeyView> {

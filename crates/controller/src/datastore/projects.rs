@@ -4,9 +4,9 @@
 
 use super::{Pool, unique_violation};
 use crate::authz::{Membership, ops_from_json, ops_to_json};
-use crate::bodies::projects::{MemberView, ProjectView, ServiceLevel};
 use crate::error::{Error, Result};
 use crate::model::Role;
+use prism_controller_api::projects::{MemberView, ProjectView, ServiceLevel};
 use sqlx::Row;
 
 fn level_of(r: &sqlx::any::AnyRow) -> Result<ServiceLevel> {

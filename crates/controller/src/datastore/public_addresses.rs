@@ -2,8 +2,8 @@
 //! and the row mapping.
 
 use super::{Pool, Tx, unique_violation};
-use crate::bodies::gateway::PublicAddress;
 use crate::error::{Error, Result};
+use prism_controller_api::gateway::PublicAddress;
 use sqlx::Row;
 
 const PUBLIC_SELECT: &str = "SELECT a.address, a.kind, a.booking_id, n.name AS node_name, a.internal, \

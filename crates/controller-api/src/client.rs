@@ -2,18 +2,20 @@
 //! tests). The transport is the node API client's HTTP/1 over TCP.
 
 use crate::accounting::{AuditEntry, UsageReport};
+use crate::bookings::{
+    Action, ActionRequest, Booking, BookingRequest, Page, RenewRequest, Renewed, ResourceType,
+};
 use crate::error::Error;
 use crate::gateway::{PublicAddress, PublicAddressRequest};
-use crate::heartbeat::{Heartbeat, HeartbeatAnswer, NodeKeyRequest, NodeKeyView};
 use crate::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
-use crate::model::ResourceType;
-use crate::model::{Action, ActionRequest, Booking, BookingRequest, Page, RenewRequest, Renewed};
+use crate::node_keys::{NodeKeyRequest, NodeKeyView};
 use crate::nodes::{NodeRequest, NodeView};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::quota::QuotaView;
 use prism_node_api::{Endpoint, NodeClient};
+use prism_node_api::{Heartbeat, HeartbeatAnswer};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 

@@ -1,7 +1,7 @@
 //! The bodies of the identity API: logins and tokens, users, the caller,
 //! API keys.
 
-use crate::authz::Operation;
+use crate::operation::Operation;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 

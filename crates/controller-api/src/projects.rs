@@ -1,8 +1,8 @@
 //! The bodies of the projects API: service levels, projects and members
 //! (shared by the application layer and the datastore).
 
-use crate::authz::Operation;
-use crate::model::Role;
+use crate::bookings::Role;
+use crate::operation::Operation;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 

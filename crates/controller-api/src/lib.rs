@@ -1,0 +1,42 @@
+//! The bodies of Prism's controller API, its typed client and the CLI's
+//! saved session: what a client of the controller links (`prism ctl`, the
+//! tests, a program of its own) without the server, its database or its
+//! password hashing. The server (`prism-controller`) turns on `server`
+//! for the error body's HTTP side.
+//!
+//! The OpenAPI document generated from these types is
+//! `docs/api/controller.json` (drift-tested by the controller); the
+//! Python SDK is generated from it.
+
+pub mod accounting;
+pub mod bookings;
+pub mod client;
+pub mod error;
+pub mod gateway;
+pub mod identity;
+pub mod node_keys;
+pub mod nodes;
+pub mod operation;
+pub mod projects;
+pub mod quota;
+pub mod session;
+
+pub use accounting::{AuditEntry, UsageLine, UsageReport};
+pub use bookings::{
+    Action, ActionRequest, AllocationState, Booking, BookingRequest, GenericOp, OperationalState,
+    Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType, Role,
+};
+pub use client::{ClientError, ControllerClient};
+pub use error::{Error, ErrorCode, QuotaDetail};
+pub use gateway::{PublicAddress, PublicAddressRequest};
+pub use identity::{
+    ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
+};
+pub use node_keys::{NodeKeyRequest, NodeKeyView};
+pub use nodes::{NodeRequest, NodeView};
+pub use operation::Operation;
+pub use prism_node_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
+pub use projects::{
+    MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
+};
+pub use quota::{QuotaUse, QuotaView};
