@@ -77,6 +77,10 @@ pub struct Error {
     pub field: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quota: Option<QuotaDetail>,
+    /// For `rate_limited`: seconds until a retry may succeed (also the
+    /// `Retry-After` header).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_s: Option<u64>,
 }
 
 impl std::fmt::Display for Error {
@@ -95,7 +99,16 @@ impl Error {
             message: message.into(),
             field: None,
             quota: None,
+            retry_after_s: None,
         }
+    }
+
+    /// 429: too many requests, or too many failed logins; retry after
+    /// `retry_after_s` seconds.
+    pub fn rate_limited(message: impl Into<String>, retry_after_s: u64) -> Self {
+        let mut e = Self::new(ErrorCode::RateLimited, message);
+        e.retry_after_s = Some(retry_after_s);
+        e
     }
 
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
@@ -173,6 +186,11 @@ mod server {
     impl IntoResponse for Error {
         fn into_response(self) -> Response {
             let mut r = (self.code.status(), axum::Json(&self)).into_response();
+            if let Some(s) = self.retry_after_s
+                && let Ok(v) = axum::http::HeaderValue::from_str(&s.to_string())
+            {
+                r.headers_mut().insert(axum::http::header::RETRY_AFTER, v);
+            }
             if self.code == ErrorCode::Unauthorized {
                 r.headers_mut().insert(
                     axum::http::header::WWW_AUTHENTICATE,

@@ -29,6 +29,8 @@ pub struct Settings {
     pub tunnel_pool: prism_netdoc::Prefix,
     /// The S-tags bridged networks spanning nodes take (802.1ad VIDs).
     pub s_tag_pool: std::ops::RangeInclusive<u16>,
+    /// Argon2id's cost for new password hashes.
+    pub password_cost: crate::secrets::PasswordCost,
 }
 
 /// The default tunnel pool: RFC 2544's benchmarking range, never routed on
@@ -47,6 +49,7 @@ impl Default for Settings {
             node_secret: None,
             tunnel_pool: prism_netdoc::Prefix(TUNNEL_POOL.parse().expect("a prefix")),
             s_tag_pool: 2..=4094,
+            password_cost: Default::default(),
         }
     }
 }
@@ -62,6 +65,10 @@ pub struct Controller {
     pub(crate) types: Arc<Mutex<HashMap<String, Arc<crate::model::Compiled>>>>,
     /// One reconciliation at a time per node.
     pub(crate) node_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+    /// Failed logins by name and address (`crate::login_guard`).
+    pub(crate) login_guard: Arc<crate::login_guard::LoginGuard>,
+    /// What an unknown user's login verifies, at the configured cost.
+    pub(crate) dummy_hash: Arc<String>,
 }
 
 impl Controller {
@@ -77,6 +84,9 @@ impl Controller {
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
         let (engine, pool) = db::open(target).await?;
+        // An unusable Argon2 cost is refused before anything is served.
+        let dummy_hash = crate::secrets::dummy_hash(settings.password_cost)
+            .map_err(crate::error::Error::invalid)?;
         let c = Self {
             pool,
             engine,
@@ -84,6 +94,8 @@ impl Controller {
             settings,
             types: Default::default(),
             node_locks: Default::default(),
+            login_guard: Default::default(),
+            dummy_hash: Arc::new(dummy_hash),
         };
         c.seed().await?;
         Ok(c)

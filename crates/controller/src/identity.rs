@@ -3,8 +3,9 @@
 use crate::authz::{Operation, Principal};
 use crate::controller::Controller;
 use crate::datastore::identity as store;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::{self, KEY_PREFIX, TOKEN_PREFIX};
+use std::net::IpAddr;
 
 /// A session's default and longest life (FABRIC's tokens last an hour).
 pub const SESSION_TTL_S: i64 = 3600;
@@ -41,7 +42,7 @@ impl Controller {
 
     async fn insert_user(&self, name: &str, password: &str, admin: bool) -> Result<UserView> {
         check_name("name", name)?;
-        let hash = secrets::hash_password(password)
+        let hash = secrets::hash_password(password, self.settings.password_cost)
             .map_err(|m| Error::invalid(m).with_field("password"))?;
         let u = UserView {
             id: secrets::new_id(),
@@ -70,11 +71,51 @@ impl Controller {
     }
 
     pub async fn login(&self, r: LoginRequest) -> Result<TokenView> {
+        self.login_from(r, None).await
+    }
+
+    /// A login from `source` (the API's caller's address): refused with
+    /// 429 while the name or the address is blocked for failed logins
+    /// (`crate::login_guard`), before the password is checked. Every
+    /// refused login is a row of the audit log naming the user tried and
+    /// the address.
+    pub async fn login_from(&self, r: LoginRequest, source: Option<IpAddr>) -> Result<TokenView> {
+        let who = match source {
+            Some(a) => format!("login:{} from {a}", r.user),
+            None => format!("login:{}", r.user),
+        };
+        let guard = &self.login_guard;
+        if let Some(left_ms) = guard.blocked(&r.user, source, self.now_ms()) {
+            let e = Error::rate_limited(
+                "too many failed logins for this user or from this address; wait",
+                u64::try_from(left_ms).unwrap_or(0).div_ceil(1000),
+            );
+            self.audit(Some(&who), "POST", "/v1/login", 429).await;
+            return Err(e);
+        }
+        match self.check_login(&r).await {
+            Ok(t) => {
+                guard.succeeded(&r.user, source);
+                self.audit(Some(&who), "POST", "/v1/login", 201).await;
+                Ok(t)
+            }
+            Err(e) => {
+                if e.code == ErrorCode::Unauthorized {
+                    guard.failed(&r.user, source, self.now_ms());
+                }
+                self.audit(Some(&who), "POST", "/v1/login", e.code.http_status())
+                    .await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn check_login(&self, r: &LoginRequest) -> Result<TokenView> {
         // No such user: a dummy hash is verified all the same, so the
         // time taken does not tell which names exist.
         let (user_id, hash) = match store::password_hash(&self.pool, &r.user).await? {
             Some((id, hash)) => (Some(id), hash),
-            None => (None, secrets::dummy_hash().to_string()),
+            None => (None, self.dummy_hash.to_string()),
         };
         let password = r.password.clone();
         let ok = tokio::task::spawn_blocking(move || secrets::verify_password(&password, &hash))
@@ -120,7 +161,7 @@ impl Controller {
             token,
             id,
             expires_ms: expires,
-            project: r.project,
+            project: r.project.clone(),
         })
     }
 

@@ -26,6 +26,7 @@ mod error;
 mod gateway;
 mod heartbeat;
 mod identity;
+mod login_guard;
 mod model;
 mod nodes;
 mod operations;
@@ -65,4 +66,5 @@ pub use projects::{
 };
 pub use quota::{QuotaUse, QuotaView};
 pub use reconcile::Converged;
+pub use secrets::PasswordCost;
 pub use span::MAX_PARTS;

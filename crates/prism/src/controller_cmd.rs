@@ -2,7 +2,7 @@
 //! the bootstrap of its first administrator.
 
 use anyhow::{Context, Result, bail};
-use prism_controller::{Controller, Settings};
+use prism_controller::{Controller, PasswordCost, Settings};
 use std::path::PathBuf;
 
 pub const DEFAULT_DB: &str = "/var/lib/prism/controller.db";
@@ -23,6 +23,9 @@ pub enum ControllerCmd {
         /// Seconds an allocation is held before it must be provisioned.
         #[arg(long, default_value_t = 600)]
         hold: i64,
+        /// Argon2id's cost for passwords hashed from now on.
+        #[arg(long, value_name = "KIB,PASSES,LANES", default_value_t = PasswordCost::default())]
+        argon2: PasswordCost,
     },
     /// Create the first administrator (password from stdin or
     /// $PRISM_PASSWORD); refused once one exists.
@@ -31,6 +34,9 @@ pub enum ControllerCmd {
         db: String,
         #[arg(long, default_value = "admin")]
         admin: String,
+        /// Argon2id's cost for passwords hashed from now on.
+        #[arg(long, value_name = "KIB,PASSES,LANES", default_value_t = PasswordCost::default())]
+        argon2: PasswordCost,
     },
 }
 
@@ -41,9 +47,13 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
         .build()?;
     rt.block_on(async {
         match cmd {
-            ControllerCmd::Bootstrap { db, admin } => {
+            ControllerCmd::Bootstrap { db, admin, argon2 } => {
                 let password = crate::ctl_controller::read_password()?;
-                let ctl = Controller::open(db, Settings::default()).await?;
+                let settings = Settings {
+                    password_cost: *argon2,
+                    ..Settings::default()
+                };
+                let ctl = Controller::open(db, settings).await?;
                 let u = ctl.bootstrap_admin(admin, &password).await?;
                 println!(
                     "administrator `{}` created in {}",
@@ -57,6 +67,7 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
                 listen,
                 node_credential_file,
                 hold,
+                argon2,
             } => {
                 let node_secret = match node_credential_file {
                     Some(f) => Some(
@@ -73,6 +84,7 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
                 let settings = Settings {
                     node_secret,
                     hold_s: *hold,
+                    password_cost: *argon2,
                     ..Settings::default()
                 };
                 let ctl = Controller::open(db, settings).await?;

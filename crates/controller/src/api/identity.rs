@@ -1,7 +1,7 @@
 //! Identity: logging in and out, who the caller is, users, and a project's
 //! API keys.
 
-use super::{App, Body, Caller};
+use super::{App, Body, Caller, Source};
 use crate::error::{Error, Result};
 use crate::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
@@ -26,12 +26,17 @@ pub fn routes() -> Router<App> {
 
 /// Logs in: a short-lived bearer token, scoped to a project if asked.
 #[utoipa::path(post, path = "/v1/login", tag = "identity", request_body = LoginRequest, security(()),
-    responses((status = 201, body = TokenView), (status = 401, body = Error)))]
+    responses((status = 201, body = TokenView), (status = 401, body = Error),
+        (status = 429, description = "too many failed logins for the user or from the address; `Retry-After` says when", body = Error)))]
 pub async fn login(
     State(app): State<App>,
+    Source(source): Source,
     Body(r): Body<LoginRequest>,
 ) -> Result<(StatusCode, Json<TokenView>)> {
-    Ok((StatusCode::CREATED, Json(app.ctl.login(r).await?)))
+    Ok((
+        StatusCode::CREATED,
+        Json(app.ctl.login_from(r, source).await?),
+    ))
 }
 
 /// Revokes the token (or key) the call carries.

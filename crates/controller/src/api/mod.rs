@@ -96,6 +96,22 @@ pub struct App {
     limiter: Arc<Limiter>,
 }
 
+/// The caller's address, where the server knows it (`serve` records it;
+/// a router called in-process has none).
+#[derive(Debug, Clone, Copy)]
+pub struct Source(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Source {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
+        let info = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
+        Ok(Source(info.map(|c| c.0.ip())))
+    }
+}
+
 /// The authenticated caller, or 401.
 #[derive(Debug, Clone)]
 pub struct Caller(pub Principal);
@@ -175,7 +191,8 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
     req.extensions_mut()
         .insert(Authenticated(principal.clone()));
     let resp = next.run(req).await;
-    if method != Method::GET {
+    // A login audits itself, with the name tried and the address.
+    if method != Method::GET && path != "/v1/login" {
         let who = principal.as_ref().map(|p| p.user.as_str());
         app.ctl
             .audit(who, method.as_str(), &path, resp.status().as_u16())
@@ -186,14 +203,7 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
 
 /// 429, with when to try again.
 fn rate_limited() -> Response {
-    let mut r = Error::new(
-        ErrorCode::RateLimited,
-        "too many requests with this credential; slow down",
-    )
-    .into_response();
-    r.headers_mut()
-        .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
-    r
+    Error::rate_limited("too many requests with this credential; slow down", 1).into_response()
 }
 
 /// A node's key: good for heartbeats only. A heartbeat that registers or
@@ -289,7 +299,8 @@ pub fn router(ctl: Controller) -> Router {
 
 /// Serves the API on `listener` until the task is dropped.
 pub async fn serve(ctl: Controller, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-    axum::serve(listener, router(ctl)).await
+    let app = router(ctl).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app).await
 }
 
 /// `prism controller serve`: the API on `listener` with the background

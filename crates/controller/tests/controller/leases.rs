@@ -126,7 +126,7 @@ async fn a_booking_is_allocated_provisioned_renewed_released_and_accounted() {
         audit
             .items
             .iter()
-            .any(|e| e.principal == "anonymous" && e.path == "/v1/login")
+            .any(|e| e.principal == "login:alice from 127.0.0.1" && e.path == "/v1/login")
     );
 }
 

@@ -10,5 +10,6 @@ mod authorization;
 mod gateway;
 mod heartbeats;
 mod leases;
+mod logins;
 mod python_sdk;
 mod spans;

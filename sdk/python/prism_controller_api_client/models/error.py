@@ -32,12 +32,15 @@ class Error:
             message (str):
             field (None | str | Unset): The field of the request concerned (`spec.route[0].action.port`).
             quota (None | QuotaDetail | Unset):
+            retry_after_s (int | None | Unset): For `rate_limited`: seconds until a retry may succeed (also the
+                `Retry-After` header).
      """
 
     code: ErrorCode
     message: str
     field: None | str | Unset = UNSET
     quota: None | QuotaDetail | Unset = UNSET
+    retry_after_s: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -64,6 +67,12 @@ class Error:
         else:
             quota = self.quota
 
+        retry_after_s: int | None | Unset
+        if isinstance(self.retry_after_s, Unset):
+            retry_after_s = UNSET
+        else:
+            retry_after_s = self.retry_after_s
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -75,6 +84,8 @@ class Error:
             field_dict["field"] = field
         if quota is not UNSET:
             field_dict["quota"] = quota
+        if retry_after_s is not UNSET:
+            field_dict["retry_after_s"] = retry_after_s
 
         return field_dict
 
@@ -121,11 +132,22 @@ class Error:
         quota = _parse_quota(d.pop("quota", UNSET))
 
 
+        def _parse_retry_after_s(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        retry_after_s = _parse_retry_after_s(d.pop("retry_after_s", UNSET))
+
+
         error = cls(
             code=code,
             message=message,
             field=field,
             quota=quota,
+            retry_after_s=retry_after_s,
         )
 
 
