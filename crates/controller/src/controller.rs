@@ -67,6 +67,8 @@ pub struct Controller {
     pub(crate) node_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
     /// Failed logins by name and address (`crate::login_guard`).
     pub(crate) login_guard: Arc<crate::login_guard::LoginGuard>,
+    /// An SQLite file's lock, held while any clone lives (`db::SqliteLock`).
+    _sqlite_lock: Option<Arc<db::SqliteLock>>,
     /// What an unknown user's login verifies, at the configured cost.
     pub(crate) dummy_hash: Arc<String>,
 }
@@ -83,7 +85,7 @@ impl Controller {
         settings: Settings,
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
-        let (engine, pool) = db::open(target).await?;
+        let (engine, pool, sqlite_lock) = db::open(target).await?;
         // An unusable Argon2 cost is refused before anything is served.
         let dummy_hash = crate::secrets::dummy_hash(settings.password_cost)
             .map_err(crate::error::Error::invalid)?;
@@ -95,6 +97,7 @@ impl Controller {
             types: Default::default(),
             node_locks: Default::default(),
             login_guard: Default::default(),
+            _sqlite_lock: sqlite_lock.map(Arc::new),
             dummy_hash: Arc::new(dummy_hash),
         };
         c.seed().await?;

@@ -48,9 +48,37 @@ pub fn url_for(target: &str) -> (Engine, String) {
     }
 }
 
+/// An SQLite file's lock (`FILE.lock`, held while a controller has it
+/// open): SQLite serves one controller process; a second one on the same
+/// file is refused clearly instead of racing the first (PostgreSQL is the
+/// database for replicas). Released when the process ends, however.
+#[derive(Debug)]
+pub struct SqliteLock(#[allow(dead_code)] std::fs::File);
+
+/// Takes `db`'s lock, or says which file is in use.
+pub fn lock_sqlite(db: &str) -> Result<SqliteLock> {
+    let path = format!("{db}.lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::internal(format!("{path}: {e}")))?;
+    match f.try_lock() {
+        Ok(()) => Ok(SqliteLock(f)),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let why = "SQLite serves one process; stop the other, or use PostgreSQL for replicas";
+            Err(Error::conflict(format!(
+                "{db} is in use by another controller process (its lock {path} is held): {why}"
+            )))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::internal(format!("{path}: {e}"))),
+    }
+}
+
 /// Opens the database and brings its schema to the latest version. A
 /// database given as a file path gets its directory made if missing.
-pub async fn open(target: &str) -> Result<(Engine, Pool)> {
+pub async fn open(target: &str) -> Result<(Engine, Pool, Option<SqliteLock>)> {
     install_default_drivers();
     let (engine, url) = url_for(target);
     let is_path = !target.contains("://") && !target.starts_with("sqlite:");
@@ -62,13 +90,30 @@ pub async fn open(target: &str) -> Result<(Engine, Pool)> {
         std::fs::create_dir_all(d)
             .map_err(|e| crate::error::Error::internal(format!("creating {}: {e}", d.display())))?;
     }
+    // Taken before the file is opened: a second process is refused before
+    // it touches the database.
+    let lock = match (engine, is_path) {
+        (Engine::Sqlite, true) => Some(lock_sqlite(target)?),
+        _ => None,
+    };
+    let pool = connect(engine, &url, target).await?;
+    migrator()
+        .run(&pool)
+        .await
+        .map_err(|e| Error::internal(format!("migrating the database {}: {e}", redact(target))))?;
+    Ok((engine, pool, lock))
+}
+
+/// The pool: one connection for SQLite (in WAL mode), eight for
+/// PostgreSQL.
+async fn connect(engine: Engine, url: &str, target: &str) -> Result<Pool> {
     // One SQLite connection: SQLite serializes writers anyway, and one
     // connection never meets SQLITE_BUSY between its own transactions.
     let max = match engine {
         Engine::Sqlite => 1,
         Engine::Postgres => 8,
     };
-    let pool = AnyPoolOptions::new()
+    AnyPoolOptions::new()
         .max_connections(max)
         .after_connect(move |conn, _| {
             Box::pin(async move {
@@ -87,16 +132,9 @@ pub async fn open(target: &str) -> Result<(Engine, Pool)> {
                 Ok(())
             })
         })
-        .connect(&url)
+        .connect(url)
         .await
-        .map_err(|e| {
-            Error::internal(format!("cannot open the database {}: {e}", redact(target)))
-        })?;
-    migrator()
-        .run(&pool)
-        .await
-        .map_err(|e| Error::internal(format!("migrating the database {}: {e}", redact(target))))?;
-    Ok((engine, pool))
+        .map_err(|e| Error::internal(format!("cannot open the database {}: {e}", redact(target))))
 }
 
 fn migrator() -> Migrator {

@@ -11,5 +11,6 @@ mod gateway;
 mod heartbeats;
 mod leases;
 mod logins;
+mod one_process;
 mod python_sdk;
 mod spans;
