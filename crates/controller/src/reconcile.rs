@@ -47,7 +47,7 @@ impl Controller {
         match self.converge(id).await {
             Ok(c) => c,
             Err(e) => {
-                let _ = self.node_error(id, &e.to_string()).await;
+                let _ = nodes::set_last_error(&self.pool, id, &e.to_string()).await;
                 Converged::default()
             }
         }
@@ -85,7 +85,7 @@ impl Controller {
                         ),
                         _ => format!("unreachable: {e}"),
                     };
-                    self.node_error(id, &why).await?;
+                    nodes::set_last_error(&self.pool, id, &why).await?;
                     return Ok(Converged::default());
                 }
             }
@@ -117,7 +117,7 @@ impl Controller {
             }
             ready.extend(bookings.get(&n.name).cloned());
         }
-        self.record_converged(id, generation, &ready, &refused)
+        nodes::record_converged(&self.pool, id, generation, &ready, &refused, self.now_ms())
             .await?;
         Ok(c)
     }
@@ -152,23 +152,6 @@ impl Controller {
             desired.insert(name, (b.id, doc));
         }
         Ok(desired.into_values().collect())
-    }
-
-    async fn node_error(&self, id: &str, why: &str) -> Result<()> {
-        nodes::set_last_error(&self.pool, id, why).await
-    }
-
-    /// Records one pass: its bookings ready or failed, and the generation
-    /// reached (the one before while any network failed, so the next
-    /// heartbeat tries again).
-    async fn record_converged(
-        &self,
-        id: &str,
-        generation: i64,
-        ready: &[String],
-        errors: &[(String, String)],
-    ) -> Result<()> {
-        nodes::record_converged(&self.pool, id, generation, ready, errors, self.now_ms()).await
     }
 }
 

@@ -8,6 +8,8 @@ use crate::error::{Error, Result};
 use crate::model::Role;
 use prism_controller_api::projects::{MemberView, ProjectView, ServiceLevel};
 use sqlx::Row;
+use sqlx::any::AnyArguments;
+use sqlx::query::Query;
 
 fn level_of(r: &sqlx::any::AnyRow) -> Result<ServiceLevel> {
     Ok(ServiceLevel {
@@ -32,28 +34,19 @@ pub(crate) async fn count_service_levels(pool: &Pool) -> Result<i64> {
 
 /// Adds or replaces level `l` (`now`: its creation time if new). A level
 /// no project uses is replaced whole; one in use is updated in place.
-pub(crate) async fn upsert_service_level(pool: &Pool, l: &ServiceLevel, now: i64) -> Result<()> {
+pub(crate) async fn upsert_service_level<'q>(
+    pool: &Pool,
+    l: &'q ServiceLevel,
+    now: i64,
+) -> Result<()> {
     let mut tx = pool.begin().await?;
     sqlx::query("DELETE FROM service_levels WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM projects WHERE service_level = $1)")
         .bind(&l.name)
         .execute(&mut *tx)
         .await?;
-    let updated = sqlx::query("UPDATE service_levels SET operations = $2, max_hw_networks = $3, max_sw_networks = $4, max_bandwidth_mbps = $5, max_lease_hours = $6, max_lease_s = $7, default_lease_s = $8, max_public_addresses = $9 WHERE name = $1")
-        .bind(&l.name)
-        .bind(ops_to_json(&l.operations))
-        .bind(l.max_hw_networks)
-        .bind(l.max_sw_networks)
-        .bind(l.max_bandwidth_mbps)
-        .bind(l.max_lease_hours)
-        .bind(l.max_lease_s)
-        .bind(l.default_lease_s)
-        .bind(l.max_public_addresses)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-    if updated == 0 {
-        sqlx::query("INSERT INTO service_levels (name, operations, max_hw_networks, max_sw_networks, max_bandwidth_mbps, max_lease_hours, max_lease_s, default_lease_s, created_ms, max_public_addresses) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
-            .bind(&l.name)
+    // Both statements bind the level's fields as $1..$9 in this order.
+    let bind_level = |q: Query<'q, sqlx::Any, AnyArguments<'q>>| {
+        q.bind(&l.name)
             .bind(ops_to_json(&l.operations))
             .bind(l.max_hw_networks)
             .bind(l.max_sw_networks)
@@ -61,8 +54,15 @@ pub(crate) async fn upsert_service_level(pool: &Pool, l: &ServiceLevel, now: i64
             .bind(l.max_lease_hours)
             .bind(l.max_lease_s)
             .bind(l.default_lease_s)
-            .bind(now)
             .bind(l.max_public_addresses)
+    };
+    let updated = bind_level(sqlx::query("UPDATE service_levels SET operations = $2, max_hw_networks = $3, max_sw_networks = $4, max_bandwidth_mbps = $5, max_lease_hours = $6, max_lease_s = $7, default_lease_s = $8, max_public_addresses = $9 WHERE name = $1"))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    if updated == 0 {
+        bind_level(sqlx::query("INSERT INTO service_levels (name, operations, max_hw_networks, max_sw_networks, max_bandwidth_mbps, max_lease_hours, max_lease_s, default_lease_s, max_public_addresses, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"))
+            .bind(now)
             .execute(&mut *tx)
             .await?;
     }
