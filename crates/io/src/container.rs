@@ -318,10 +318,34 @@ impl CleanupReport {
     }
 }
 
+/// Which names a [`cleanup`] may take: a container's (its namespace and
+/// cgroup) and a root-namespace link's.
+pub struct Owned<'a> {
+    pub container: &'a dyn Fn(&str) -> bool,
+    pub link: &'a dyn Fn(&str) -> bool,
+}
+
+impl std::fmt::Debug for Owned<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Owned").finish_non_exhaustive()
+    }
+}
+
 /// Removes every namespace, root-namespace link and Prism cgroup whose name
-/// starts with `prefix`, with the processes inside: what a killed Prism
-/// left behind. Safe to run twice; the second run finds nothing.
+/// starts with a prefix, with the processes inside. For names no other
+/// owner's can start with (a test's, the demo's hosts): a node's names are
+/// cleaned by exact form with [`cleanup_owned`].
 pub fn cleanup(ns_prefix: &str, link_prefix: &str) -> io::Result<CleanupReport> {
+    cleanup_owned(Owned {
+        container: &|n| n.starts_with(ns_prefix),
+        link: &|n| n.starts_with(link_prefix),
+    })
+}
+
+/// Removes every namespace, root-namespace link and Prism cgroup `owned`
+/// takes, with the processes inside: what a killed Prism left behind.
+/// Safe to run twice; the second run finds nothing.
+pub fn cleanup_owned(owned: Owned<'_>) -> io::Result<CleanupReport> {
     let mut rep = CleanupReport::default();
     let mut groups: Vec<PathBuf> = Vec::new();
     let roots = cgroup2_root()
@@ -332,7 +356,8 @@ pub fn cleanup(ns_prefix: &str, link_prefix: &str) -> io::Result<CleanupReport> 
         if let Ok(d) = fs::read_dir(root.join("prism")) {
             groups.extend(
                 d.filter_map(|e| e.ok())
-                    .filter(|e| e.file_name().to_string_lossy().starts_with(ns_prefix))
+                    .filter(|e| e.path().is_dir())
+                    .filter(|e| (owned.container)(&e.file_name().to_string_lossy()))
                     .map(|e| e.path()),
             );
         }
@@ -341,14 +366,16 @@ pub fn cleanup(ns_prefix: &str, link_prefix: &str) -> io::Result<CleanupReport> 
         kill_cgroup(g);
     }
     for ns in netns::list_namespaces()? {
-        if ns.starts_with(ns_prefix) {
+        if (owned.container)(&ns) {
             netns::delete_namespace(&ns)?;
             rep.namespaces.push(ns);
         }
     }
-    for l in netns::links_with_prefix(link_prefix) {
-        netns::delete_link(&l)?;
-        rep.links.push(l);
+    for l in netns::links_with_prefix("") {
+        if (owned.link)(&l) {
+            netns::delete_link(&l)?;
+            rep.links.push(l);
+        }
     }
     for g in groups {
         remove_cgroup_dir(&g);

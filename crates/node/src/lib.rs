@@ -34,7 +34,9 @@ pub mod taps;
 pub use api_server::{NodeApiServer, NodeFacts};
 pub use control::{ApplyError, Control};
 pub use linux::names::gateway_mac;
-pub use linux::node::{Leftovers, Node, cleanup_instance, pin_to_core, sum_counters};
+pub use linux::node::{
+    Leftovers, Node, cleanup_instance, instances_on_host, pin_to_core, sum_counters,
+};
 pub use linux::options::NodeOptions;
 pub use linux::serve::{
     DEFAULT_SOCKET, JoinController, NodeServer, ServeConfig, instance_name, instance_options, serve,

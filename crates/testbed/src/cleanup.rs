@@ -14,13 +14,15 @@ pub struct Cleaned {
     pub left_alone: Vec<String>,
 }
 
-/// Cleans the default node instance's names and the demo's.
+/// Cleans the names of every node instance the host shows (the default
+/// one and each `--instance`), and the demo's; each only if its lock says
+/// it is dead.
 pub fn everything() -> Result<Cleaned> {
     let mut out = Cleaned::default();
-    for (opts, hosts) in [
-        (prism_node::instance_options(None), false),
-        (crate::hosts::demo_options(), true),
-    ] {
+    let instances = prism_node::instances_on_host()
+        .into_iter()
+        .map(|i| (prism_node::instance_options(i.as_deref()), false));
+    for (opts, hosts) in instances.chain([(crate::hosts::demo_options(), true)]) {
         let r = match prism_node::cleanup_instance(&opts) {
             Ok(r) => r,
             Err(e) => {

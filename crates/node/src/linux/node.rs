@@ -19,7 +19,7 @@
 //! (nothing).
 
 use crate::control::Control;
-use crate::linux::names::bridge_name;
+use crate::linux::names::{self, bridge_name};
 use crate::linux::options::NodeOptions;
 use crate::linux::taps::WorkerTaps;
 use crate::linux::worker::{PortReport, Slot, Source, Worker, WorkerCmd, WorkerReport};
@@ -227,7 +227,10 @@ impl Leftovers {
 /// router files of a dead instance with `opts`' names. The caller holds
 /// the instance's lock.
 fn remove_leftovers(opts: &NodeOptions) -> Result<Leftovers> {
-    let report = container::cleanup(&opts.ns_prefix, &opts.link_prefix)?;
+    let report = container::cleanup_owned(container::Owned {
+        container: &|n| names::owns_container(opts, n),
+        link: &|n| names::owns_link(opts, n),
+    })?;
     let mut files = Vec::new();
     for e in std::fs::read_dir(&opts.state_dir)
         .with_context(|| format!("state directory {}", opts.state_dir.display()))?
@@ -236,7 +239,7 @@ fn remove_leftovers(opts: &NodeOptions) -> Result<Leftovers> {
         let p = e.path();
         let ours = p
             .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with(&opts.ns_prefix));
+            .is_some_and(|n| names::owns_file(opts, &n.to_string_lossy()));
         if ours && std::fs::remove_file(&p).is_ok() {
             files.push(p);
         }
@@ -249,6 +252,35 @@ fn remove_leftovers(opts: &NodeOptions) -> Result<Leftovers> {
 pub fn cleanup_instance(opts: &NodeOptions) -> Result<Leftovers> {
     let _lock = InstanceLock::acquire(&opts.state_dir)?;
     remove_leftovers(opts)
+}
+
+/// The served instances this host shows a trace of: the default one, and
+/// each named one with a state directory (`/run/prism-<i>`) or a container
+/// (`prism-c<i><net>`). Each is asked by its own lock before its names
+/// are touched.
+pub fn instances_on_host() -> Vec<Option<String>> {
+    let mut found = std::collections::BTreeSet::new();
+    let is_instance = |s: &str| super::serve::instance_name(s).is_ok();
+    if let Ok(d) = std::fs::read_dir("/run") {
+        for e in d.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if let Some(i) = n.strip_prefix("prism-").filter(|i| is_instance(i)) {
+                found.insert(i.to_string());
+            }
+        }
+    }
+    for ns in prism_io::netns::list_namespaces().unwrap_or_default() {
+        let Some(rest) = ns.strip_prefix(super::serve::NS_PREFIX) else {
+            continue;
+        };
+        let i: String = rest.chars().take_while(char::is_ascii_lowercase).collect();
+        if is_instance(&i) && rest[i.len()..].starts_with(|c: char| c.is_ascii_digit()) {
+            found.insert(i);
+        }
+    }
+    std::iter::once(None)
+        .chain(found.into_iter().map(Some))
+        .collect()
 }
 
 /// The counters of all workers, summed.

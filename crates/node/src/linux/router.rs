@@ -14,7 +14,7 @@
 //! pipeline does not see that traffic.
 
 use super::kernel_router::{self, Generation, inner_ifname};
-use super::names::{gateway_mac, used_ports};
+use super::names::{container_name, gateway_mac, host_link, used_ports};
 use super::options::NodeOptions;
 use crate::runtime::{RouterRequest, RuntimeError};
 use anyhow::{Context, Result, bail};
@@ -73,23 +73,6 @@ fn executable(prog: &str) -> bool {
     }
     std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|d| runs(&d.join(prog))))
-}
-
-/// The container of network `net`. A network whose router is replaced gets
-/// its new container beside the old one, under the other `variant`, so that
-/// traffic moves over before the old one goes.
-pub fn container_name(opts: &NodeOptions, net: u16, variant: bool) -> String {
-    format!("{}{net}{}", opts.ns_prefix, if variant { "b" } else { "" })
-}
-
-/// The root-namespace end of network `net`'s link for `port` (at most
-/// 2 + 5 + 1 + 5 bytes: within the 15 of an interface name).
-pub fn host_link(opts: &NodeOptions, net: u16, port: u16, variant: bool) -> String {
-    format!(
-        "{}{net}{}{port}",
-        opts.link_prefix,
-        if variant { 'q' } else { 'p' }
-    )
 }
 
 impl SoftwareRouter {

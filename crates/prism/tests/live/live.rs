@@ -162,6 +162,78 @@ fn a_running_nodes_containers_are_its_own() {
     assert!(!out.contains("left alone"), "{out}");
 }
 
+/// Nodes of other instances beside a live one (issue 34): the default
+/// instance's names (`prism-c1`) begin as instance `q`'s do (`prism-cq1`),
+/// and cleanup once took them by that prefix. Neither `prism cleanup` nor
+/// a node starting may touch a live instance's things, whichever is which;
+/// a dead instance's are cleaned whatever its name.
+#[test]
+fn cleanup_and_starting_nodes_leave_every_live_instance_alone() {
+    if !root_or_skip("instances") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _t = Topology::build_n(4);
+    let q_api = ["--instance", "q", "--api", "/run/prism-q/api.sock"];
+    // A hardware network on hosts 3, for the node started beside.
+    let beside = ports_toml_from(3, 4) + &network_toml(3, "hw3", "hardware");
+    for live_q in [true, false] {
+        let (live_args, other_args): (&[&str], &[&str]) = if live_q {
+            (&q_api, &["--seconds", "2"])
+        } else {
+            (
+                &[],
+                &[
+                    "--seconds",
+                    "2",
+                    "--instance",
+                    "q",
+                    "--api",
+                    "/run/prism-q/api.sock",
+                ],
+            )
+        };
+        let live = start_node_with("live-instance", &scenario(), live_args);
+        wait_for_ping("pte1a", 10);
+        wait_for_ping("pte2a", 10);
+        let mine = if live_q { "prism-cq1" } else { "prism-c1" };
+        let out = ok(&[PRISM, "cleanup"]);
+        assert!(out.contains("left alone") && !out.contains(mine), "{out}");
+        let o = sh(&[
+            &[
+                PRISM,
+                "node",
+                "--fresh",
+                "--config",
+                &temp_file("beside.toml", &beside),
+            ],
+            other_args,
+        ]
+        .concat());
+        assert!(
+            o.status.success(),
+            "the node beside: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(ok(&["ip", "netns", "list"]).contains(mine), "{mine} gone");
+        for ns in ["pte1a", "pte2a"] {
+            assert!(
+                pings(ns, 3),
+                "{ns} lost its network (live instance q: {live_q})"
+            );
+        }
+        stop_node(live);
+    }
+    // A killed `q` node's things are found and removed by `prism cleanup`.
+    let mut dead = start_node_with("dead-instance", &scenario(), &q_api);
+    wait_for_ping("pte2a", 10);
+    dead.0.kill().unwrap();
+    dead.0.wait().unwrap();
+    let out = ok(&[PRISM, "cleanup"]);
+    assert!(out.contains("removed namespace prism-cq1"), "{out}");
+    assert!(!ok(&["ip", "netns", "list"]).contains("prism-c"));
+}
+
 /// What the API changed survives a `kill -9`: the node started again on
 /// the same scenario restores it (and `--fresh` forgets it).
 #[test]

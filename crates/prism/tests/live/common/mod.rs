@@ -51,8 +51,13 @@ pub fn host_mac(net: usize, side: usize) -> String {
 /// The `[[port]]` tables of networks `0..n`: ports `k-a`, `k-b` on
 /// interfaces `pth{k}a`, `pth{k}b`.
 pub fn ports_toml(n: usize) -> String {
+    ports_toml_from(0, n)
+}
+
+/// The `[[port]]` tables of networks `from..to` (see [`ports_toml`]).
+pub fn ports_toml_from(from: usize, to: usize) -> String {
     let mut s = String::from("device = \"alveo-u280\"\n");
-    for k in 0..n {
+    for k in from..to {
         for side in ["a", "b"] {
             s += &format!("[[port]]\nname = \"{k}-{side}\"\ninterface = \"pth{k}{side}\"\n");
         }
@@ -148,6 +153,15 @@ impl Drop for Topology {
 }
 
 pub struct NodeProc(pub Child, #[allow(dead_code)] tempfile_path::Path);
+/// A test that fails leaves no node running into the next test.
+impl Drop for NodeProc {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
 pub mod tempfile_path {
     pub struct Path(pub std::path::PathBuf);
     impl Drop for Path {
@@ -175,18 +189,15 @@ pub fn start_node_with(tag: &str, text: &str, extra: &[&str]) -> NodeProc {
 }
 
 /// Starts `prism node` on scenario `text` with exactly `extra` as further
-/// arguments (so restoring a saved desired state); does not wait.
+/// arguments (so restoring a saved desired state; the API on [`SOCKET`]
+/// unless `extra` gives `--api`); does not wait.
 pub fn start_node_args(tag: &str, text: &str, extra: &[&str]) -> NodeProc {
     let path = std::env::temp_dir().join(format!("prism-live-test-{tag}.toml"));
     std::fs::write(&path, text).unwrap();
-    let mut args = vec![
-        "node",
-        "--config",
-        path.to_str().unwrap(),
-        "--json",
-        "--api",
-        SOCKET,
-    ];
+    let mut args = vec!["node", "--config", path.to_str().unwrap(), "--json"];
+    if !extra.contains(&"--api") {
+        args.extend(["--api", SOCKET]);
+    }
     args.extend_from_slice(extra);
     let child = Command::new(PRISM)
         .args(&args)
