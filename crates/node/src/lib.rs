@@ -37,10 +37,8 @@ pub use linux::names::gateway_mac;
 pub use linux::node::{
     Leftovers, Node, cleanup_instance, instances_on_host, pin_to_core, sum_counters,
 };
-pub use linux::options::NodeOptions;
-pub use linux::serve::{
-    DEFAULT_SOCKET, JoinController, NodeServer, ServeConfig, instance_name, instance_options, serve,
-};
+pub use linux::options::{NodeOptions, instance_name, instance_options};
+pub use linux::serve::{DEFAULT_SOCKET, JoinController, NodeServer, ServeConfig, serve};
 pub use linux::swrouter;
 pub use linux::{IoSettings, LinuxRuntime};
 pub use runtime::{Generations, NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};

@@ -103,7 +103,7 @@ pub fn used_ports(spec: &prism_pipeline::NetworkSpec, cfg: &RouterConfig, ports:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::linux::serve::instance_options;
+    use crate::linux::options::instance_options;
 
     /// Instances whose letters look like the names' own parts: `b` (a
     /// variant), `p` and `q` (a link's side), `br` (a bridge).

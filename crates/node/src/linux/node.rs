@@ -260,7 +260,7 @@ pub fn cleanup_instance(opts: &NodeOptions) -> Result<Leftovers> {
 /// are touched.
 pub fn instances_on_host() -> Vec<Option<String>> {
     let mut found = std::collections::BTreeSet::new();
-    let is_instance = |s: &str| super::serve::instance_name(s).is_ok();
+    let is_instance = |s: &str| super::options::instance_name(s).is_ok();
     if let Ok(d) = std::fs::read_dir("/run") {
         for e in d.flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
@@ -270,7 +270,7 @@ pub fn instances_on_host() -> Vec<Option<String>> {
         }
     }
     for ns in prism_io::netns::list_namespaces().unwrap_or_default() {
-        let Some(rest) = ns.strip_prefix(super::serve::NS_PREFIX) else {
+        let Some(rest) = ns.strip_prefix(super::options::NS_PREFIX) else {
             continue;
         };
         let i: String = rest.chars().take_while(char::is_ascii_lowercase).collect();

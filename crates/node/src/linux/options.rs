@@ -4,6 +4,11 @@
 
 use std::path::PathBuf;
 
+/// Container namespaces and cgroups of a served node start with this.
+pub const NS_PREFIX: &str = "prism-c";
+/// Root-namespace ends of container veths start with this.
+pub const LINK_PREFIX: &str = "pc";
+
 /// How a live node runs and what it names its things.
 #[derive(Debug, Clone)]
 pub struct NodeOptions {
@@ -26,4 +31,33 @@ pub struct NodeOptions {
     /// How a hardware network's module is changed when a request does not
     /// say (`prism node --reconfig-strategy`).
     pub reconfig_strategy: prism_pipeline::reconfig::Strategy,
+}
+
+/// Checks an instance name: one or two of a-z.
+pub fn instance_name(s: &str) -> Result<String, String> {
+    // Letters only: names end in a network's number, which must not be
+    // read as part of the instance.
+    if (1..=2).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_lowercase()) {
+        Ok(s.to_string())
+    } else {
+        Err("one or two of a-z (it goes into 15-byte interface names)".into())
+    }
+}
+
+/// The names and state directory of a served node of `instance`.
+pub fn instance_options(instance: Option<&str>) -> NodeOptions {
+    let i = instance.unwrap_or("");
+    NodeOptions {
+        workers: 1,
+        cores: Vec::new(),
+        ns_prefix: format!("{NS_PREFIX}{i}"),
+        link_prefix: format!("{LINK_PREFIX}{i}"),
+        state_dir: match instance {
+            Some(i) => PathBuf::from(format!("/run/prism-{i}")),
+            None => PathBuf::from("/run/prism"),
+        },
+        persist: None,
+        router_exe: None,
+        reconfig_strategy: Default::default(),
+    }
 }

@@ -16,7 +16,7 @@ use crate::agent::{AgentConfig, spawn_heartbeats};
 use crate::api_server::{NodeApiServer, NodeFacts};
 use crate::linux::IoSettings;
 use crate::linux::node::Node;
-use crate::linux::options::NodeOptions;
+use crate::linux::options::instance_options;
 use crate::runtime::Generations;
 use anyhow::{Context, Result, bail};
 use prism_io::port::IoChoice;
@@ -30,10 +30,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
-/// Container namespaces and cgroups of a served node start with this.
-pub const NS_PREFIX: &str = "prism-c";
-/// Root-namespace ends of container veths start with this.
-pub const LINK_PREFIX: &str = "pc";
 /// The node API's Unix socket when none is given (`prism ctl`'s default).
 pub const DEFAULT_SOCKET: &str = "/run/prism/node.sock";
 
@@ -118,35 +114,6 @@ impl ServeConfig {
             join: None,
             router_exe: None,
         }
-    }
-}
-
-/// Checks an instance name: one or two of a-z.
-pub fn instance_name(s: &str) -> Result<String, String> {
-    // Letters only: names end in a network's number, which must not be
-    // read as part of the instance.
-    if (1..=2).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_lowercase()) {
-        Ok(s.to_string())
-    } else {
-        Err("one or two of a-z (it goes into 15-byte interface names)".into())
-    }
-}
-
-/// The names and state directory of a served node of `instance`.
-pub fn instance_options(instance: Option<&str>) -> NodeOptions {
-    let i = instance.unwrap_or("");
-    NodeOptions {
-        workers: 1,
-        cores: Vec::new(),
-        ns_prefix: format!("{NS_PREFIX}{i}"),
-        link_prefix: format!("{LINK_PREFIX}{i}"),
-        state_dir: match instance {
-            Some(i) => PathBuf::from(format!("/run/prism-{i}")),
-            None => PathBuf::from("/run/prism"),
-        },
-        persist: None,
-        router_exe: None,
-        reconfig_strategy: Default::default(),
     }
 }
 
