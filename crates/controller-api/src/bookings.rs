@@ -197,6 +197,20 @@ pub struct PartRequest {
 }
 
 impl BookingRequest {
+    /// A network's booking from the spec file `file` (`prism ctl book`),
+    /// an error naming the file (and its line and field).
+    pub fn from_spec_file(
+        name: &str,
+        file: &std::path::Path,
+        bandwidth_mbps: i64,
+        lease_s: Option<i64>,
+    ) -> Result<Self, String> {
+        let at = file.display().to_string();
+        let text = std::fs::read_to_string(file).map_err(|e| format!("reading {at}: {e}"))?;
+        let spec = prism_netdoc::from_file_text(&at, &text).map_err(|e| format!("{at}: {e}"))?;
+        Self::from_spec(name, spec, bandwidth_mbps, lease_s).map_err(|e| format!("{at}: {e}"))
+    }
+
     /// A network's booking from a spec file's body (`prism ctl book`): the
     /// network document, whose `part` entries (`[[part]]` in TOML) are
     /// taken out as the booking's parts (docs/wan.md).

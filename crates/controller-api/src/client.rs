@@ -23,6 +23,10 @@ use serde::de::DeserializeOwned;
 pub enum ClientError {
     #[error("cannot reach the controller at {addr} (is `prism controller` running?): {message}")]
     Connect { addr: String, message: String },
+    /// TLS refused the controller's certificate: another CA, another name,
+    /// expired.
+    #[error("the controller at {addr} did not prove who it is (its CA: --ca FILE): {message}")]
+    Untrusted { addr: String, message: String },
     #[error("{method} {path}: {status}: {error}")]
     Api {
         method: &'static str,
@@ -39,13 +43,21 @@ pub enum ClientError {
     },
 }
 
+/// The address or the CA file given is not one a client can use.
+#[derive(Debug, thiserror::Error)]
+#[error("the controller {addr}: {message}")]
+pub struct AddressError {
+    pub addr: String,
+    pub message: String,
+}
+
 impl ClientError {
     pub fn status(&self) -> Option<u16> {
         match self {
             ClientError::Api { status, .. } | ClientError::Unexpected { status, .. } => {
                 Some(*status)
             }
-            ClientError::Connect { .. } => None,
+            ClientError::Connect { .. } | ClientError::Untrusted { .. } => None,
         }
     }
 
@@ -70,12 +82,19 @@ const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
     .remove(b'.')
     .remove(b'~');
 
+/// Whether TLS refused the peer's certificate (rustls reports it as an
+/// I/O error of kind `InvalidData` wrapping a `rustls::Error`).
+fn is_certificate_error(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::InvalidData && e.to_string().contains("certificate")
+}
+
 fn seg(s: &str) -> String {
     percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
 }
 
 impl ControllerClient {
-    /// `addr` is `host:port`; `token` a session token or API key.
+    /// Plain HTTP to `addr` (`host:port`); `token` a session token or API
+    /// key. For a controller on loopback or a test.
     pub fn new(addr: &str, token: Option<String>) -> Self {
         Self {
             addr: addr.to_string(),
@@ -86,8 +105,32 @@ impl ControllerClient {
         }
     }
 
+    /// The controller at `controller` (`https://host:port`, checked
+    /// against the CA in `ca` or the system's roots; `http://host:port` or
+    /// `host:port` in plain HTTP).
+    pub fn connect(
+        controller: &str,
+        token: Option<String>,
+        ca: Option<&std::path::Path>,
+    ) -> Result<Self, AddressError> {
+        let config = |message: String| AddressError {
+            addr: controller.to_string(),
+            message,
+        };
+        let target = prism_http::Target::parse(controller).map_err(|e| config(e.to_string()))?;
+        let endpoint =
+            Endpoint::of_target(&target, token, ca).map_err(|e| config(e.to_string()))?;
+        Ok(Self {
+            addr: target.to_string(),
+            http: NodeClient::new(endpoint),
+        })
+    }
+
     pub fn with_token(&self, token: Option<String>) -> Self {
-        Self::new(&self.addr, token)
+        Self {
+            addr: self.addr.clone(),
+            http: NodeClient::new(self.http.endpoint().with_token(token)),
+        }
     }
 
     /// One request: status and body as they came.
@@ -101,14 +144,26 @@ impl ControllerClient {
             .raw(method, path, body)
             .await
             .map(|(s, b)| (s, b.to_vec()))
-            .map_err(|e| ClientError::Connect {
-                addr: self.addr.clone(),
+            .map_err(|e| {
+                let addr = self.addr.clone();
                 // The transport's own words, not the node client's
                 // ("cannot reach the node") it is built on.
-                message: match e {
-                    prism_node_api::ClientError::Connect { source, .. } => source.to_string(),
-                    other => other.to_string(),
-                },
+                match e {
+                    prism_node_api::ClientError::Connect { source, .. }
+                        if is_certificate_error(&source) =>
+                    {
+                        let message = source.to_string();
+                        ClientError::Untrusted { addr, message }
+                    }
+                    prism_node_api::ClientError::Connect { source, .. } => ClientError::Connect {
+                        addr,
+                        message: source.to_string(),
+                    },
+                    other => ClientError::Connect {
+                        addr,
+                        message: other.to_string(),
+                    },
+                }
             })
     }
 

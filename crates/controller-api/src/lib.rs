@@ -26,7 +26,7 @@ pub use bookings::{
     Action, ActionRequest, AllocationState, Booking, BookingRequest, GenericOp, OperationalState,
     Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType, Role,
 };
-pub use client::{ClientError, ControllerClient};
+pub use client::{AddressError, ClientError, ControllerClient};
 pub use error::{Error, ErrorCode, QuotaDetail};
 pub use gateway::{PublicAddress, PublicAddressRequest};
 pub use identity::{

@@ -52,6 +52,17 @@ impl Operation {
         }
     }
 
+    /// An operation by its name (`bookings.read`), or the names there are.
+    pub fn parse(s: &str) -> Result<Operation, String> {
+        Operation::ALL
+            .into_iter()
+            .find(|o| o.as_str() == s)
+            .ok_or_else(|| {
+                let all: Vec<&str> = Operation::ALL.iter().map(|o| o.as_str()).collect();
+                format!("`{s}` is not an operation: {}", all.join(", "))
+            })
+    }
+
     /// Operations a member with this role may call, before the service
     /// level and any key restrict them further.
     pub fn of_role(role: Role) -> &'static [Operation] {

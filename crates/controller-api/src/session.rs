@@ -1,7 +1,7 @@
 //! A client's saved session (`prism ctl login`): the controller, the
 //! token and its project, kept in a file only its owner can read.
 
-use crate::client::{ClientError, ControllerClient};
+use crate::client::{AddressError, ClientError, ControllerClient};
 use crate::identity::LoginRequest;
 use serde::{Deserialize, Serialize};
 use std::io::BufRead;
@@ -11,10 +11,57 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
     pub controller: String,
+    /// The CA file the controller's certificate was checked against at
+    /// login (`--ca`), used again by every later command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca: Option<PathBuf>,
     pub token: String,
     #[serde(default)]
     pub project: Option<String>,
     pub expires_ms: i64,
+}
+
+/// The controller a command speaks to, the CA it checks it against and
+/// the token it sends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Where {
+    pub controller: String,
+    pub ca: Option<PathBuf>,
+    pub token: Option<String>,
+}
+
+impl Where {
+    /// The controller given, else `$PRISM_CONTROLLER`, else the session's,
+    /// else `default`; the CA given, else `$PRISM_CA`, else the session's
+    /// when it is that controller's; the token `$PRISM_TOKEN`, else the
+    /// session's.
+    pub fn resolve(
+        controller: Option<&str>,
+        ca: Option<&Path>,
+        default: &str,
+        session: Option<&Session>,
+    ) -> Self {
+        let controller = controller
+            .map(str::to_string)
+            .or_else(|| std::env::var("PRISM_CONTROLLER").ok())
+            .or_else(|| session.map(|s| s.controller.clone()))
+            .unwrap_or_else(|| default.into());
+        let ca = ca
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::var_os("PRISM_CA").map(PathBuf::from))
+            .or_else(|| {
+                let s = session?;
+                (s.controller == controller).then(|| s.ca.clone()).flatten()
+            });
+        let token = std::env::var("PRISM_TOKEN")
+            .ok()
+            .or_else(|| session.map(|s| s.token.clone()));
+        Self {
+            controller,
+            ca,
+            token,
+        }
+    }
 }
 
 /// Why `prism ctl login` did not leave a session.
@@ -22,6 +69,8 @@ pub struct Session {
 pub enum LoginError {
     #[error(transparent)]
     Refused(#[from] ClientError),
+    #[error(transparent)]
+    Address(#[from] AddressError),
     #[error("saving the session in {}: {source}", path.display())]
     Save {
         path: PathBuf,
@@ -29,12 +78,20 @@ pub enum LoginError {
     },
 }
 
-/// Logs in at `controller` and saves the session (the token, its project
-/// and expiry), readable by its owner only.
-pub async fn login(controller: &str, r: &LoginRequest) -> Result<Session, LoginError> {
-    let t = ControllerClient::new(controller, None).login(r).await?;
+/// Logs in at `controller` (checked against `ca` when it is `https://`)
+/// and saves the session (the token, its project and expiry), readable by
+/// its owner only.
+pub async fn login(
+    controller: &str,
+    ca: Option<&Path>,
+    r: &LoginRequest,
+) -> Result<Session, LoginError> {
+    let t = ControllerClient::connect(controller, None, ca)?
+        .login(r)
+        .await?;
     let s = Session {
         controller: controller.to_string(),
+        ca: ca.map(Path::to_path_buf),
         token: t.token,
         project: t.project,
         expires_ms: t.expires_ms,

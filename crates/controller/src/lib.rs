@@ -12,7 +12,7 @@
 //! `quota` (leases), `gateway` (NAT and public addresses), `accounting`
 //! (usage, audit), `operations` (the journal a restarted controller
 //! finishes), `reconcile` (nodes converge), `api` (REST over axum,
-//! OpenAPI).
+//! OpenAPI), `transport` (TLS or plain HTTP, the lab CA).
 
 mod accounting;
 pub mod api;
@@ -38,6 +38,7 @@ mod registry;
 mod release;
 mod secrets;
 mod span;
+pub mod transport;
 mod wan_guard;
 
 pub use accounting::{AuditEntry, UsageLine, UsageReport};

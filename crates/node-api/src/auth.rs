@@ -41,8 +41,7 @@ impl Credential {
 
     /// Reads the secret from `path`; the error names the file.
     pub fn from_file(path: &std::path::Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("credential file {}: {e}", path.display()))?;
+        let text = read_secret_file(path)?;
         Self::new(&text).map_err(|e| format!("credential file {}: {e}", path.display()))
     }
 
@@ -76,6 +75,13 @@ pub async fn require_bearer(State(cred): State<Credential>, req: Request, next: 
             r
         }
     }
+}
+
+/// The secret in credential file `path`, without surrounding whitespace.
+pub fn read_secret_file(path: &std::path::Path) -> Result<String, String> {
+    std::fs::read_to_string(path)
+        .map(|t| t.trim().to_string())
+        .map_err(|e| format!("credential file {}: {e}", path.display()))
 }
 
 #[cfg(test)]

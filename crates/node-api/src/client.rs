@@ -27,6 +27,46 @@ pub enum Endpoint {
         addr: String,
         token: Option<String>,
     },
+    /// TLS over TCP to `addr`, the server checked by `tls`.
+    Tls {
+        addr: String,
+        token: Option<String>,
+        tls: prism_http::ClientTls,
+    },
+}
+
+impl Endpoint {
+    /// The same place with another bearer token (a Unix socket has none).
+    pub fn with_token(&self, token: Option<String>) -> Self {
+        match self {
+            Endpoint::Unix(p) => Endpoint::Unix(p.clone()),
+            Endpoint::Tcp { addr, .. } => Endpoint::Tcp {
+                addr: addr.clone(),
+                token,
+            },
+            Endpoint::Tls { addr, tls, .. } => Endpoint::Tls {
+                addr: addr.clone(),
+                token,
+                tls: tls.clone(),
+            },
+        }
+    }
+
+    /// The endpoint of `target` (`https://…` with TLS, trusting `ca` or
+    /// the system's roots; plain otherwise).
+    pub fn of_target(
+        target: &prism_http::Target,
+        token: Option<String>,
+        ca: Option<&std::path::Path>,
+    ) -> Result<Self, prism_http::TlsError> {
+        let addr = target.addr.clone();
+        Ok(if target.tls {
+            let tls = prism_http::ClientTls::new(&target.host, ca)?;
+            Endpoint::Tls { addr, token, tls }
+        } else {
+            Endpoint::Tcp { addr, token }
+        })
+    }
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -34,6 +74,7 @@ impl std::fmt::Debug for Endpoint {
         match self {
             Endpoint::Unix(p) => write!(f, "unix:{}", p.display()),
             Endpoint::Tcp { addr, .. } => write!(f, "tcp:{addr}"),
+            Endpoint::Tls { addr, .. } => write!(f, "https://{addr}"),
         }
     }
 }
@@ -159,6 +200,16 @@ impl NodeClient {
                     .map_err(connect)?;
                 Io::Tcp(hyper_util::rt::TokioIo::new(s))
             }
+            Endpoint::Tls { addr, token, tls } => {
+                if let Some(t) = token {
+                    req = req.header("authorization", format!("Bearer {t}"));
+                }
+                let s = tokio::net::TcpStream::connect(addr)
+                    .await
+                    .map_err(connect)?;
+                let s = tls.connect(s).await.map_err(connect)?;
+                Io::Tls(Box::new(hyper_util::rt::TokioIo::new(s)))
+            }
         };
         let req = req
             .body(Full::new(Bytes::from(body.unwrap_or_default())))
@@ -166,6 +217,7 @@ impl NodeClient {
         let resp = match io {
             Io::Unix(s) => send(s, req).await?,
             Io::Tcp(s) => send(s, req).await?,
+            Io::Tls(s) => send(s, req).await?,
         };
         let status = resp.status().as_u16();
         let bytes = resp.into_body().collect().await.map_err(http)?.to_bytes();
@@ -325,6 +377,7 @@ impl NodeClient {
 enum Io {
     Unix(hyper_util::rt::TokioIo<tokio::net::UnixStream>),
     Tcp(hyper_util::rt::TokioIo<tokio::net::TcpStream>),
+    Tls(Box<hyper_util::rt::TokioIo<prism_http::ClientStream>>),
 }
 
 async fn send<S>(

@@ -16,7 +16,7 @@ mod server;
 mod types;
 
 pub use api::NodeApi;
-pub use auth::{Credential, MIN_SECRET_LEN};
+pub use auth::{Credential, MIN_SECRET_LEN, read_secret_file};
 pub use client::{ClientError, Endpoint, NodeClient};
 pub use desired::{DesiredAction, DesiredApplied, DesiredOutcome, DesiredState};
 /// Planning and carrying out a desired state, for any `NodeApi`.

@@ -48,17 +48,32 @@ pub struct HeartbeatAnswer {
 #[derive(Debug, Clone)]
 pub struct HeartbeatClient {
     http: NodeClient,
+    /// The controller as given, for messages.
+    controller: String,
+}
+
+impl std::fmt::Display for HeartbeatClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.controller)
+    }
 }
 
 impl HeartbeatClient {
-    /// `controller` is `host:port`; `key` the node key (`prn_…`).
-    pub fn new(controller: &str, key: String) -> Self {
-        Self {
-            http: NodeClient::new(Endpoint::Tcp {
-                addr: controller.to_string(),
-                token: Some(key),
-            }),
-        }
+    /// `controller` is `https://host:port` (checked against the CA in
+    /// `ca`, else the system's roots) or `host:port` in plain HTTP; `key`
+    /// the node key (`prn_…`).
+    pub fn new(
+        controller: &str,
+        key: String,
+        ca: Option<&std::path::Path>,
+    ) -> Result<Self, String> {
+        let target = prism_http::Target::parse(controller).map_err(|e| e.to_string())?;
+        let endpoint = Endpoint::of_target(&target, Some(key), ca)
+            .map_err(|e| format!("the controller {target}: {e}"))?;
+        Ok(Self {
+            http: NodeClient::new(endpoint),
+            controller: controller.to_string(),
+        })
     }
 
     pub async fn send(&self, h: &Heartbeat) -> Result<HeartbeatAnswer, ClientError> {

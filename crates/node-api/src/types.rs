@@ -82,6 +82,24 @@ pub struct RateLimitBody {
     pub burst_bytes: Option<u64>,
 }
 
+impl RateLimitBody {
+    /// `none` (no guarantee) or a rate as a network document gives it
+    /// (`10Mbit`), with the default burst.
+    pub fn parse(rate: &str) -> Result<Self, String> {
+        let rate_bps = match rate {
+            "none" => None,
+            r => Some(
+                prism_netdoc::parse_rate(r)
+                    .ok_or_else(|| format!("`{r}` is not a rate (e.g. 10Mbit)"))?,
+            ),
+        };
+        Ok(Self {
+            rate_bps,
+            burst_bytes: None,
+        })
+    }
+}
+
 /// The tier to move a network to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -13,10 +13,8 @@ use std::time::Duration;
 
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
-    /// The controller's `host:port`.
-    pub controller: String,
-    /// The node key (`prn_…`).
-    pub key: String,
+    /// The controller, with the node key.
+    pub controller: HeartbeatClient,
     pub name: String,
     /// Where the controller reaches this node's API.
     pub address: String,
@@ -48,7 +46,7 @@ pub fn spawn_heartbeats(
 }
 
 async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
-    let controller = HeartbeatClient::new(&cfg.controller, cfg.key.clone());
+    let controller = cfg.controller.clone();
     let local = NodeClient::new(cfg.local.clone());
     let boot_id = uuid::Uuid::new_v4().to_string();
     let mut said = Said::Nothing;

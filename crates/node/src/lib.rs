@@ -39,7 +39,7 @@ pub use linux::node::{
 };
 pub use linux::options::{NodeOptions, instance_name, instance_options};
 pub use linux::serve::{DEFAULT_SOCKET, JoinController, NodeServer, ServeConfig, serve};
-pub use linux::swrouter;
 pub use linux::{IoSettings, LinuxRuntime};
+pub use linux::{foreground, swrouter};
 pub use runtime::{Generations, NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
 pub use taps::TapSource;

@@ -1,32 +1,60 @@
 //! `prism controller`: the control and management plane's service, and
 //! the bootstrap of its first administrator.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
+use prism_node_api::read_secret_file;
 use prism_controller::{Controller, PasswordCost, Settings};
 use std::path::PathBuf;
 
 pub const DEFAULT_DB: &str = "/var/lib/prism/controller.db";
+/// Where `bootstrap` makes the lab CA and `serve` looks for it.
+pub const DEFAULT_TLS_DIR: &str = "/var/lib/prism/tls";
+
+/// How `serve` speaks: TLS from given files or the lab CA's, or plain
+/// HTTP only where that is safe or said.
+#[derive(clap::Args, Debug)]
+pub struct Transport {
+    /// The server's certificate chain (PEM, leaf first).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// Its private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// The lab CA's directory (`bootstrap --tls-name`): its controller
+    /// certificate is served when no --tls-cert is given.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_TLS_DIR)]
+    tls_dir: PathBuf,
+    /// Serve plain HTTP on a non-loopback address: tokens, passwords and
+    /// the nodes' credential cross the network in clear text.
+    #[arg(long, conflicts_with = "tls_cert")]
+    plain_http: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// An SQLite file (created if missing) or a `postgres://` URL.
+    #[arg(long, default_value = DEFAULT_DB)]
+    db: String,
+    #[arg(long, default_value = crate::ctl_controller::DEFAULT_CONTROLLER)]
+    listen: String,
+    /// The control plane's credential, which the nodes accept
+    /// (`prism node --api-credential-file`).
+    #[arg(long, value_name = "FILE")]
+    node_credential_file: Option<PathBuf>,
+    /// Seconds an allocation is held before it must be provisioned.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(i64).range(1..=86_400))]
+    hold: i64,
+    /// Argon2id's cost for passwords hashed from now on.
+    #[arg(long, value_name = "KIB,PASSES,LANES", default_value_t = PasswordCost::default())]
+    argon2: PasswordCost,
+    #[command(flatten)]
+    transport: Transport,
+}
 
 #[derive(clap::Subcommand, Debug)]
 pub enum ControllerCmd {
     /// Serve the controller API until SIGINT or SIGTERM.
-    Serve {
-        /// An SQLite file (created if missing) or a `postgres://` URL.
-        #[arg(long, default_value = DEFAULT_DB)]
-        db: String,
-        #[arg(long, default_value = crate::ctl_controller::DEFAULT_CONTROLLER)]
-        listen: String,
-        /// The control plane's credential, which the nodes accept
-        /// (`prism node --api-credential-file`).
-        #[arg(long, value_name = "FILE")]
-        node_credential_file: Option<PathBuf>,
-        /// Seconds an allocation is held before it must be provisioned.
-        #[arg(long, default_value_t = 600)]
-        hold: i64,
-        /// Argon2id's cost for passwords hashed from now on.
-        #[arg(long, value_name = "KIB,PASSES,LANES", default_value_t = PasswordCost::default())]
-        argon2: PasswordCost,
-    },
+    Serve(ServeArgs),
     /// Create the first administrator (password from stdin or
     /// $PRISM_PASSWORD); refused once one exists.
     Bootstrap {
@@ -37,6 +65,12 @@ pub enum ControllerCmd {
         /// Argon2id's cost for passwords hashed from now on.
         #[arg(long, value_name = "KIB,PASSES,LANES", default_value_t = PasswordCost::default())]
         argon2: PasswordCost,
+        /// Also make a lab CA and a certificate for the controller under
+        /// these names (host names or addresses; repeat), in --tls-dir.
+        #[arg(long, value_name = "NAME")]
+        tls_name: Vec<String>,
+        #[arg(long, value_name = "DIR", default_value = DEFAULT_TLS_DIR)]
+        tls_dir: PathBuf,
     },
 }
 
@@ -47,8 +81,20 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
         .build()?;
     rt.block_on(async {
         match cmd {
-            ControllerCmd::Bootstrap { db, admin, argon2 } => {
+            ControllerCmd::Bootstrap {
+                db,
+                admin,
+                argon2,
+                tls_name,
+                tls_dir,
+            } => {
                 let password = crate::ctl_controller::read_password()?;
+                if !tls_name.is_empty() {
+                    println!(
+                        "{}",
+                        prism_controller::transport::lab_ca(tls_dir, tls_name)?
+                    );
+                }
                 let settings = Settings {
                     password_cost: *argon2,
                     ..Settings::default()
@@ -62,45 +108,49 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
                 );
                 Ok(())
             }
-            ControllerCmd::Serve {
-                db,
-                listen,
-                node_credential_file,
-                hold,
-                argon2,
-            } => {
-                let node_secret = match node_credential_file {
-                    Some(f) => Some(
-                        std::fs::read_to_string(f)
-                            .with_context(|| format!("credential file {}", f.display()))?
-                            .trim()
-                            .to_string(),
-                    ),
-                    None => None,
-                };
-                if !(1..=86_400).contains(hold) {
-                    bail!("--hold: 1 to 86400 seconds");
-                }
-                let settings = Settings {
-                    node_secret,
-                    hold_s: *hold,
-                    password_cost: *argon2,
-                    ..Settings::default()
-                };
-                let ctl = Controller::open(db, settings).await?;
-                let listener = tokio::net::TcpListener::bind(listen)
-                    .await
-                    .with_context(|| format!("listening on {listen}"))?;
-                eprintln!(
-                    "prism controller: serving on {} with {} ({:?})",
-                    listener.local_addr()?,
-                    prism_controller::redact(db),
-                    ctl.engine()
-                );
-                prism_controller::api::serve_until_signalled(ctl, listener).await?;
-                eprintln!("prism controller: stopped");
-                Ok(())
-            }
+            ControllerCmd::Serve(args) => serve(args).await,
         }
     })
+}
+
+/// `prism controller serve`.
+async fn serve(args: &ServeArgs) -> Result<()> {
+    let ServeArgs {
+        db,
+        listen,
+        node_credential_file,
+        hold,
+        argon2,
+        transport,
+    } = args;
+    let node_secret = node_credential_file.as_deref().map(read_secret_file);
+    let node_secret = node_secret.transpose().map_err(anyhow::Error::msg)?;
+    let settings = Settings {
+        node_secret,
+        hold_s: *hold,
+        password_cost: *argon2,
+        ..Settings::default()
+    };
+    let ctl = Controller::open(db, settings).await?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("listening on {listen}"))?;
+    let at = listener.local_addr()?;
+    let (tls, how) = prism_controller::transport::choose(
+        transport
+            .tls_cert
+            .as_deref()
+            .zip(transport.tls_key.as_deref()),
+        &transport.tls_dir,
+        transport.plain_http,
+        at,
+    )?;
+    eprintln!(
+        "prism controller: serving {how} on {at} with {} ({:?})",
+        prism_controller::redact(db),
+        ctl.engine()
+    );
+    prism_controller::api::serve_until_signalled(ctl, listener, tls).await?;
+    eprintln!("prism controller: stopped");
+    Ok(())
 }

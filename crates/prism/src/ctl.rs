@@ -136,17 +136,7 @@ async fn call(c: &NodeClient, cmd: &CtlCmd) -> Result<()> {
         CtlCmd::Power { json } => crate::ctl_reconfig::power(c, *json).await,
         CtlCmd::Show { network } => print(&c.get_network(network).await?),
         CtlCmd::RateLimit { network, rate } => {
-            let rate_bps = match rate.as_str() {
-                "none" => None,
-                r => Some(
-                    prism_netdoc::parse_rate(r)
-                        .with_context(|| format!("`{r}` is not a rate (e.g. 10Mbit)"))?,
-                ),
-            };
-            let b = RateLimitBody {
-                rate_bps,
-                burst_bytes: None,
-            };
+            let b = RateLimitBody::parse(rate).map_err(anyhow::Error::msg)?;
             print(&c.set_rate_limit(network, &b).await?)
         }
         CtlCmd::Routes { network, file } => {
@@ -166,11 +156,8 @@ async fn call(c: &NodeClient, cmd: &CtlCmd) -> Result<()> {
             print(&c.replace_network(network, &d).await?)
         }
         CtlCmd::Tier { network, tier } => {
-            let tier = match tier.as_str() {
-                "hardware" => Tier::Hardware,
-                "software" => Tier::Software,
-                t => bail!("`{t}` is not a tier: hardware or software"),
-            };
+            let tier = Tier::parse(tier)
+                .with_context(|| format!("`{tier}` is not a tier: hardware or software"))?;
             print(&c.set_tier(network, &TierBody { tier }).await?)
         }
         CtlCmd::Remove { network } => print(&c.remove_network(network).await?),

@@ -15,10 +15,14 @@ pub const DEFAULT_CONTROLLER: &str = "127.0.0.1:7440";
 
 #[derive(clap::Args, Debug)]
 pub struct Where {
-    /// The controller (host:port; default: the session's, $PRISM_CONTROLLER
-    /// or 127.0.0.1:7440).
+    /// The controller: https://HOST:PORT, or HOST:PORT in plain HTTP
+    /// (default: the session's, $PRISM_CONTROLLER or 127.0.0.1:7440).
     #[arg(long, value_name = "ADDR", global = true)]
     pub controller: Option<String>,
+    /// The CA that signed an https:// controller's certificate (PEM;
+    /// default: the session's, $PRISM_CA, else the system's roots).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub ca: Option<PathBuf>,
     /// The project (default: the one the session was logged in to).
     #[arg(long, short = 'p', global = true)]
     pub project: Option<String>,
@@ -196,13 +200,6 @@ fn print(v: &impl Serialize) -> Result<()> {
     Ok(())
 }
 
-fn parse_op(s: &str) -> Result<Operation> {
-    serde_json::from_value(serde_json::Value::String(s.into())).map_err(|_| {
-        let all: Vec<&str> = Operation::ALL.iter().map(|o| o.as_str()).collect();
-        anyhow::anyhow!("`{s}` is not an operation: {}", all.join(", "))
-    })
-}
-
 pub fn run(w: &Where, cmd: &ControllerCmd) -> Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -212,16 +209,14 @@ pub fn run(w: &Where, cmd: &ControllerCmd) -> Result<()> {
 
 async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
     let session = session::load();
-    let addr = w
-        .controller
-        .clone()
-        .or_else(|| std::env::var("PRISM_CONTROLLER").ok())
-        .or_else(|| session.as_ref().map(|s| s.controller.clone()))
-        .unwrap_or_else(|| DEFAULT_CONTROLLER.into());
-    let token = std::env::var("PRISM_TOKEN")
-        .ok()
-        .or_else(|| session.as_ref().map(|s| s.token.clone()));
-    let c = ControllerClient::new(&addr, token);
+    let to = session::Where::resolve(
+        w.controller.as_deref(),
+        w.ca.as_deref(),
+        DEFAULT_CONTROLLER,
+        session.as_ref(),
+    );
+    let (addr, ca) = (&to.controller, to.ca.as_deref());
+    let c = ControllerClient::connect(addr, to.token.clone(), ca)?;
     let project = || -> Result<String> {
         w.project
             .clone()
@@ -230,7 +225,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
     };
     use ControllerCmd as C;
     match cmd {
-        C::Login { user, ttl } => login(&addr, w, user, *ttl).await,
+        C::Login { user, ttl } => login(addr, ca, w, user, *ttl).await,
         C::Logout => {
             c.logout().await?;
             let _ = std::fs::remove_file(session::path());
@@ -248,7 +243,8 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             hold,
             nat,
         } => {
-            let mut r = network_request(name, spec, *bandwidth, *lease)?;
+            let mut r = BookingRequest::from_spec_file(name, spec, *bandwidth, *lease)
+                .map_err(anyhow::Error::msg)?;
             r.nat = *nat;
             r.provision = !*hold;
             print(&c.book(&project()?, &r).await?)
@@ -310,7 +306,7 @@ async fn report_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -
         C::KeyCreate { name, ops, ttl } => {
             let operations = ops
                 .iter()
-                .map(|o| parse_op(o))
+                .map(|o| Operation::parse(o).map_err(anyhow::Error::msg))
                 .collect::<Result<Vec<_>>>()?;
             print(
                 &c.create_api_key(
@@ -388,14 +384,20 @@ async fn admin_call(c: &ControllerClient, cmd: &ControllerCmd) -> Result<()> {
 }
 
 /// Logs in and saves the session.
-async fn login(addr: &str, w: &Where, user: &str, ttl: Option<i64>) -> Result<()> {
+async fn login(
+    addr: &str,
+    ca: Option<&Path>,
+    w: &Where,
+    user: &str,
+    ttl: Option<i64>,
+) -> Result<()> {
     let r = LoginRequest {
         user: user.to_string(),
         password: read_password()?,
         project: w.project.clone(),
         ttl_s: ttl,
     };
-    let s = session::login(addr, &r).await?;
+    let s = session::login(addr, ca, &r).await?;
     let project = s.project.map(|p| format!(" (project {p})"));
     let saved = session::path();
     println!(
@@ -431,17 +433,4 @@ async fn public_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -
         C::PublicRelease { address } => print(&c.release_public(project, address).await?),
         _ => Ok(()),
     }
-}
-
-/// `prism ctl book`'s request: the spec file's network and its parts.
-fn network_request(
-    name: &str,
-    file: &Path,
-    bandwidth: i64,
-    lease: Option<i64>,
-) -> Result<BookingRequest> {
-    let at = file.display().to_string();
-    let text = std::fs::read_to_string(file).with_context(|| format!("reading {at}"))?;
-    let spec = prism_netdoc::from_file_text(&at, &text).with_context(|| at.clone())?;
-    BookingRequest::from_spec(name, spec, bandwidth, lease).with_context(|| at)
 }

@@ -4,10 +4,7 @@ use anyhow::{Context, Result};
 use prism_io::port::IoChoice;
 use prism_node::{JoinController, ServeConfig};
 use prism_node_api::Credential;
-use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct NodeArgs {
@@ -63,10 +60,15 @@ pub struct NodeArgs {
     /// letters.
     #[arg(long, value_parser = prism_node::instance_name)]
     pub instance: Option<String>,
-    /// Register with the controller at HOST:PORT and send it heartbeats
-    /// (`prism controller serve`; docs/controller.md). Needs --api-listen.
-    #[arg(long, value_name = "HOST:PORT", requires_all = ["controller_key_file", "api_listen"])]
+    /// Register with the controller at https://HOST:PORT (or HOST:PORT in
+    /// plain HTTP) and send it heartbeats (`prism controller serve`;
+    /// docs/controller.md). Needs --api-listen.
+    #[arg(long, value_name = "ADDR", requires_all = ["controller_key_file", "api_listen"])]
     pub controller: Option<String>,
+    /// The CA that signed an https:// controller's certificate (PEM;
+    /// default: the system's roots).
+    #[arg(long, value_name = "FILE", requires = "controller")]
+    pub controller_ca: Option<PathBuf>,
     /// File holding this node's key (`prism ctl node-key NAME`).
     #[arg(long, value_name = "FILE", requires = "controller")]
     pub controller_key_file: Option<PathBuf>,
@@ -97,6 +99,7 @@ impl NodeArgs {
             api_credential_file: None,
             instance: None,
             controller: None,
+            controller_ca: None,
             controller_key_file: None,
             node_name: None,
             advertise: None,
@@ -128,6 +131,7 @@ impl NodeArgs {
         if let (Some(controller), Some(file)) = (&self.controller, &self.controller_key_file) {
             cfg.join = Some(JoinController {
                 controller: controller.clone(),
+                ca: self.controller_ca.clone(),
                 key: JoinController::key_from_file(file)?,
                 name: self.node_name.clone(),
                 advertise: self.advertise.clone(),
@@ -155,38 +159,7 @@ pub fn node(a: &NodeArgs) -> Result<()> {
     for n in &server.notes {
         eprintln!("  {n}");
     }
-    let started = std::time::Instant::now();
-    let node = server.node();
-    while !stop.load(Ordering::Relaxed)
-        && a.seconds
-            .is_none_or(|s| started.elapsed() < Duration::from_secs(s))
-    {
-        std::thread::sleep(Duration::from_secs(1));
-        for e in node.take_events() {
-            eprintln!("  {e}");
-        }
-        if let Some(c) = node.counters() {
-            // A closed stdout stops the printing, not the node.
-            let text = if a.json {
-                format!("{}\n", serde_json::to_string(&c)?)
-            } else {
-                prism_node::report::table(&c)
-            };
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
-        }
-    }
-    for p in node.port_stats() {
-        if p.stats.rx_ring_drops > 0 || p.stats.tx_errors > 0 {
-            eprintln!(
-                "  {} ({}): {} frames lost on receive, {} refused on transmit",
-                p.name, p.io, p.stats.rx_ring_drops, p.stats.tx_errors
-            );
-        }
-    }
-    if let Some(c) = server.shutdown()? {
-        let _ = writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&c)?);
-    }
-    Ok(())
+    prism_node::foreground::report_until(server, &stop, a.seconds, a.json)
 }
 
 /// Removes what dead nodes (`prism node`, the demo, the benchmarks) left;

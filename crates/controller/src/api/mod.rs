@@ -24,6 +24,7 @@ use axum::http::request::Parts;
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use prism_http::Limits;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -297,24 +298,39 @@ pub fn router(ctl: Controller) -> Router {
         .with_state(app)
 }
 
-/// Serves the API on `listener` until the task is dropped.
+/// Serves the API in plain HTTP on `listener` until the task is dropped
+/// (tests, demos on loopback; `prism controller serve` decides when plain
+/// HTTP is allowed).
 pub async fn serve(ctl: Controller, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-    let app = router(ctl).into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, app).await
+    serve_with(ctl, listener, None, Limits::default()).await
 }
 
-/// `prism controller serve`: the API on `listener` with the background
-/// work (operations resumed, the reaper, the reconcilers) until SIGINT or
-/// SIGTERM, then the background work stopped.
+/// Serves the API on `listener`, in TLS with `tls`, until the task is
+/// dropped: a connection's handshake and each request's header within
+/// `limits` (see [`prism_http::serve`]).
+pub async fn serve_with(
+    ctl: Controller,
+    listener: tokio::net::TcpListener,
+    tls: Option<prism_http::ServerTls>,
+    limits: Limits,
+) -> std::io::Result<()> {
+    let stats = Arc::new(prism_http::ServeStats::default());
+    prism_http::serve(router(ctl), listener, tls, limits, stats).await
+}
+
+/// `prism controller serve`: the API on `listener` (TLS with `tls`) with
+/// the background work (operations resumed, the reaper, the reconcilers)
+/// until SIGINT or SIGTERM, then the background work stopped.
 pub async fn serve_until_signalled(
     ctl: Controller,
     listener: tokio::net::TcpListener,
+    tls: Option<prism_http::ServerTls>,
 ) -> std::io::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let background = ctl.spawn_background();
     let mut term = signal(SignalKind::terminate())?;
     let served = tokio::select! {
-        r = serve(ctl, listener) => r,
+        r = serve_with(ctl, listener, tls, Limits::default()) => r,
         _ = tokio::signal::ctrl_c() => Ok(()),
         _ = term.recv() => Ok(()),
     };

@@ -2,6 +2,7 @@
 //! namespace, veths, cgroup), their links handed to the polling workers as
 //! sockets (AF_XDP, else AF_PACKET), and the multi-receiver bridges.
 
+pub mod foreground;
 pub mod kernel_router;
 pub mod names;
 pub mod node;

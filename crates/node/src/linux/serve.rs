@@ -22,7 +22,7 @@ use anyhow::{Context, Result, bail};
 use prism_io::port::IoChoice;
 use prism_io::xdp::XdpConfig;
 use prism_netdoc::{self as scenario, Scenario};
-use prism_node_api::{Credential, Endpoint, Listener};
+use prism_node_api::{Credential, Endpoint, HeartbeatClient, Listener};
 use prism_pipeline::CounterSnapshot;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -36,8 +36,12 @@ pub const DEFAULT_SOCKET: &str = "/run/prism/node.sock";
 /// The controller a node joins.
 #[derive(Debug, Clone)]
 pub struct JoinController {
-    /// `host:port` of `prism controller serve`.
+    /// `https://host:port` of `prism controller serve` (or `host:port`, in
+    /// plain HTTP).
     pub controller: String,
+    /// The CA that signed an `https://` controller's certificate (else the
+    /// system's roots).
+    pub ca: Option<PathBuf>,
     /// The node key (`prn_…`, `prism ctl node-key NAME`).
     pub key: String,
     /// The name the key was made for (default: the host's name, with the
@@ -340,9 +344,10 @@ fn agent_config(cfg: &ServeConfig) -> Result<Option<AgentConfig>> {
         // The address bound, once the API listens.
         _ => String::new(),
     };
+    let controller = HeartbeatClient::new(&j.controller, j.key.clone(), j.ca.as_deref())
+        .map_err(anyhow::Error::msg)?;
     Ok(Some(AgentConfig {
-        controller: j.controller.clone(),
-        key: j.key.clone(),
+        controller,
         name,
         address,
         hw_mbps: None,

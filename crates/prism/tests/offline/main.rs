@@ -5,4 +5,5 @@
 mod cli;
 mod common;
 mod controller_crash;
+mod controller_tls;
 mod ctl_session;

@@ -1,0 +1,21 @@
+//! Prism's HTTP transport, shared by the node API and the controller API:
+//!
+//! - [`tls`]: rustls configurations from PEM files (a server's certificate
+//!   and key, a client's trusted CA or the system's roots) and the lab CA
+//!   `prism controller bootstrap` makes;
+//! - [`serve`]: the server loop over TCP, plain or TLS, with a handshake
+//!   and a header timeout and a cap on connections, so that slow or
+//!   garbage connections cannot starve the others;
+//! - [`Target`]: an address a client is given (`https://host:port`,
+//!   `http://host:port` or `host:port`).
+
+mod serve;
+mod target;
+pub mod tls;
+
+pub use serve::{Limits, ServeStats, serve};
+pub use target::{Target, TargetError};
+pub use tls::{ClientStream, ClientTls, TlsError};
+
+/// A server's TLS configuration, as [`tls::server_config`] makes it.
+pub type ServerTls = std::sync::Arc<rustls::ServerConfig>;

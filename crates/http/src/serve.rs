@@ -1,0 +1,120 @@
+//! The server loop: accepts TCP connections, completes TLS when there is
+//! a configuration, and serves HTTP/1.1 with keep-alive to an axum router
+//! that sees each request's peer as `ConnectInfo<SocketAddr>`.
+//!
+//! Each connection is its own task under a cap; a TLS handshake has
+//! [`Limits::handshake`] to finish and a request's header
+//! [`Limits::header`] to arrive, so half-open, slow or garbage connections
+//! end on their own and never hold the accept loop (axum's own `serve` has
+//! neither timeout).
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+
+/// How long a connection may take at each step, and how many there may be.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub handshake: Duration,
+    /// From the connection's start or the last answer to a whole header
+    /// (so also how long an idle keep-alive connection stays).
+    pub header: Duration,
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            handshake: Duration::from_secs(10),
+            header: Duration::from_secs(30),
+            max_connections: 4096,
+        }
+    }
+}
+
+/// What the loop saw, for the server's log and metrics.
+#[derive(Debug, Default)]
+pub struct ServeStats {
+    pub accepted: AtomicU64,
+    /// TLS handshakes that failed or timed out (garbage, plain HTTP to
+    /// the TLS port, an untrusted client).
+    pub handshake_failures: AtomicU64,
+    pub open: AtomicU64,
+}
+
+/// Serves `router` on `listener` (TLS with `tls`) until the future is
+/// dropped.
+pub async fn serve(
+    router: Router,
+    listener: TcpListener,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    limits: Limits,
+    stats: Arc<ServeStats>,
+) -> std::io::Result<()> {
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
+    loop {
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return Ok(());
+        };
+        let (tcp, peer) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) if is_transient(&e) => {
+                // Out of descriptors or the peer gave up: later, not never.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let _ = tcp.set_nodelay(true);
+        stats.accepted.fetch_add(1, Ordering::Relaxed);
+        let (router, acceptor, stats) = (router.clone(), acceptor.clone(), stats.clone());
+        tokio::spawn(async move {
+            let _slot = slot;
+            stats.open.fetch_add(1, Ordering::Relaxed);
+            match acceptor {
+                None => serve_connection(tcp, peer, router, limits).await,
+                Some(a) => match tokio::time::timeout(limits.handshake, a.accept(tcp)).await {
+                    Ok(Ok(s)) => serve_connection(s, peer, router, limits).await,
+                    _ => {
+                        stats.handshake_failures.fetch_add(1, Ordering::Relaxed);
+                    }
+                },
+            }
+            stats.open.fetch_sub(1, Ordering::Relaxed);
+        });
+    }
+}
+
+fn is_transient(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    // ENFILE (23), EMFILE (24): out of descriptors, for now.
+    matches!(e.kind(), ConnectionAborted | ConnectionReset | Interrupted)
+        || matches!(e.raw_os_error(), Some(23 | 24))
+}
+
+async fn serve_connection<I>(io: I, peer: SocketAddr, router: Router, limits: Limits)
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        let mut req = req.map(axum::body::Body::new);
+        req.extensions_mut().insert(ConnectInfo(peer));
+        let mut router = router.clone();
+        // A router is always ready: `call` needs no `poll_ready` first.
+        async move { tower_service::Service::call(&mut router, req).await }
+    });
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header)
+        .keep_alive(true);
+    // A connection that ends badly (reset, timed out) ends only itself.
+    let _ = http.serve_connection(TokioIo::new(io), service).await;
+}

@@ -1,0 +1,258 @@
+//! TLS with rustls (the *ring* provider): a server's configuration from
+//! its certificate chain and key in PEM files, a client's from a CA file
+//! or the system's roots, and the lab CA for a testbed without one.
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {what}")]
+    Pem { path: String, what: String },
+    #[error("TLS: {0}")]
+    Rustls(#[from] rustls::Error),
+    #[error("certificate: {0}")]
+    Certificate(#[from] rcgen::Error),
+    #[error("`{0}` is not a name a certificate can carry")]
+    Name(String),
+}
+
+fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+fn certs_of(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
+    let certs = CertificateDer::pem_file_iter(path)
+        .and_then(|it| it.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| pem_error(path, e))?;
+    if certs.is_empty() {
+        return Err(TlsError::Pem {
+            path: path.display().to_string(),
+            what: "no CERTIFICATE in the file".into(),
+        });
+    }
+    Ok(certs)
+}
+
+fn pem_error(path: &Path, e: rustls::pki_types::pem::Error) -> TlsError {
+    match e {
+        rustls::pki_types::pem::Error::Io(source) => TlsError::Io {
+            path: path.display().to_string(),
+            source,
+        },
+        other => TlsError::Pem {
+            path: path.display().to_string(),
+            what: other.to_string(),
+        },
+    }
+}
+
+/// A server's configuration: the chain in `cert` (PEM, leaf first) and
+/// its private key in `key` (PEM: PKCS#8, PKCS#1 or SEC1). HTTP/1.1 only.
+pub fn server_config(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig>, TlsError> {
+    let chain = certs_of(cert)?;
+    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| pem_error(key, e))?;
+    let mut c = rustls::ServerConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)?;
+    c.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(c))
+}
+
+/// A client's TLS session over TCP.
+pub type ClientStream = tokio_rustls::client::TlsStream<tokio::net::TcpStream>;
+
+/// What a client needs to reach one TLS server: the roots it trusts and
+/// the name the server's certificate must carry.
+#[derive(Clone)]
+pub struct ClientTls {
+    pub config: Arc<rustls::ClientConfig>,
+    pub server_name: ServerName<'static>,
+}
+
+impl std::fmt::Debug for ClientTls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ClientTls({:?})", self.server_name)
+    }
+}
+
+impl ClientTls {
+    /// Trusts the certificates in `ca` (PEM), or the system's roots
+    /// (`/etc/ssl/certs`) without one; checks the server is `host`.
+    pub fn new(host: &str, ca: Option<&Path>) -> Result<Self, TlsError> {
+        let mut roots = rustls::RootCertStore::empty();
+        match ca {
+            Some(path) => {
+                for c in certs_of(path)? {
+                    roots.add(c)?;
+                }
+            }
+            None => {
+                for c in rustls_native_certs::load_native_certs().certs {
+                    // A system root rustls cannot read is one we do not trust.
+                    let _ = roots.add(c);
+                }
+            }
+        }
+        let mut config = rustls::ClientConfig::builder_with_provider(provider())
+            .with_safe_default_protocol_versions()?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let server_name =
+            ServerName::try_from(host.to_string()).map_err(|_| TlsError::Name(host.into()))?;
+        Ok(Self {
+            config: Arc::new(config),
+            server_name,
+        })
+    }
+
+    /// The TLS session over `tcp`.
+    pub async fn connect(&self, tcp: tokio::net::TcpStream) -> std::io::Result<ClientStream> {
+        tokio_rustls::TlsConnector::from(self.config.clone())
+            .connect(self.server_name.clone(), tcp)
+            .await
+    }
+}
+
+/// The SHA-256 fingerprint of a certificate, as `openssl x509
+/// -fingerprint -sha256` prints it.
+pub fn fingerprint(der: &[u8]) -> String {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(der);
+    let hex: Vec<String> = d.iter().map(|b| format!("{b:02X}")).collect();
+    hex.join(":")
+}
+
+/// The lab CA's files in a directory: the CA's certificate and key, and
+/// the controller's certificate (signed by it) and key.
+#[derive(Debug, Clone)]
+pub struct LabCa {
+    pub ca_cert: PathBuf,
+    pub ca_key: PathBuf,
+    pub server_cert: PathBuf,
+    pub server_key: PathBuf,
+    /// The CA certificate's SHA-256 fingerprint.
+    pub fingerprint: String,
+}
+
+impl LabCa {
+    pub fn in_dir(dir: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+        (
+            dir.join("ca.pem"),
+            dir.join("ca.key"),
+            dir.join("controller.pem"),
+            dir.join("controller.key"),
+        )
+    }
+
+    /// The lab CA in `dir` if it has one.
+    pub fn open(dir: &Path) -> Result<Option<Self>, TlsError> {
+        let (ca_cert, ca_key, server_cert, server_key) = Self::in_dir(dir);
+        if !ca_cert.exists() {
+            return Ok(None);
+        }
+        let fingerprint = fingerprint(certs_of(&ca_cert)?[0].as_ref());
+        Ok(Some(Self {
+            ca_cert,
+            ca_key,
+            server_cert,
+            server_key,
+            fingerprint,
+        }))
+    }
+
+    /// Makes a CA and a server certificate for `names` (host names or
+    /// addresses) valid `days` days, in `dir` (created 0700; keys 0600).
+    /// Refuses to replace a CA already there: its certificate is what
+    /// every client trusts.
+    pub fn create(dir: &Path, names: &[String], days: i64) -> Result<Self, TlsError> {
+        use rcgen::{
+            BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
+            KeyUsagePurpose,
+        };
+        let (ca_cert, ca_key, server_cert, server_key) = Self::in_dir(dir);
+        if ca_cert.exists() {
+            return Err(TlsError::Io {
+                path: ca_cert.display().to_string(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "a CA is already there (remove the directory to make a new one)",
+                ),
+            });
+        }
+        let now = time::OffsetDateTime::now_utc();
+        let ca_pair = KeyPair::generate()?;
+        let mut ca = CertificateParams::new(Vec::<String>::new())?;
+        ca.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+        // A name of its own: two lab CAs never pass for each other.
+        let id = &fingerprint(ca_pair.public_key_raw())[..11];
+        ca.distinguished_name
+            .push(DnType::CommonName, format!("Prism lab CA {id}"));
+        ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        ca.not_before = now - time::Duration::hours(1);
+        ca.not_after = now + time::Duration::days(days.max(1) * 2);
+        let ca_made = ca.self_signed(&ca_pair)?;
+
+        let mut leaf = CertificateParams::new(names.to_vec())?;
+        leaf.distinguished_name.push(
+            DnType::CommonName,
+            names.first().map_or("prism", |n| n.as_str()),
+        );
+        leaf.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        leaf.not_before = now - time::Duration::hours(1);
+        leaf.not_after = now + time::Duration::days(days.max(1));
+        let leaf_pair = KeyPair::generate()?;
+        let leaf_made = leaf.signed_by(&leaf_pair, &ca_made, &ca_pair)?;
+
+        let io = |path: &Path| {
+            let path = path.display().to_string();
+            move |source| TlsError::Io { path, source }
+        };
+        create_private_dir(dir).map_err(io(dir))?;
+        write_file(&ca_cert, ca_made.pem().as_bytes(), 0o644).map_err(io(&ca_cert))?;
+        write_file(&ca_key, ca_pair.serialize_pem().as_bytes(), 0o600).map_err(io(&ca_key))?;
+        let chain = leaf_made.pem() + &ca_made.pem();
+        write_file(&server_cert, chain.as_bytes(), 0o644).map_err(io(&server_cert))?;
+        write_file(&server_key, leaf_pair.serialize_pem().as_bytes(), 0o600)
+            .map_err(io(&server_key))?;
+        Ok(Self {
+            ca_cert,
+            ca_key,
+            server_cert,
+            server_key,
+            fingerprint: fingerprint(ca_made.der()),
+        })
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+/// Writes `bytes` to a new file with `mode` from its creation (a key is
+/// never readable by others, not even for a moment).
+fn write_file(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
