@@ -1,10 +1,13 @@
 """Drives a booking through the generated Python SDK (sdk/python) against
 a running controller: $PRISM_CONTROLLER_URL, the administrator's password
-in $PRISM_ADMIN_PASSWORD, and a registered node with ports `a` and `b`.
+in $PRISM_ADMIN_PASSWORD, and a registered node with ports `a` and `b`;
+over HTTPS, the CA in $PRISM_CA (without it the SDK must refuse the server).
 Run by crates/controller/tests/python_sdk.rs; exits non-zero on a failure.
 """
 
 import os
+
+import httpx
 
 from prism_controller_api_client import AuthenticatedClient, Client
 from prism_controller_api_client.api.accounting import usage
@@ -27,9 +30,19 @@ URL = os.environ["PRISM_CONTROLLER_URL"]
 ADMIN_PASSWORD = os.environ["PRISM_ADMIN_PASSWORD"]
 PASSWORD = "a python sdk password"
 
-anon = Client(base_url=URL)
+CA = os.environ.get("PRISM_CA")
+if CA:
+    # The SDK checks certificates by default: the lab CA is not a system root.
+    try:
+        login.sync(client=Client(base_url=URL), body=LoginRequest(user="admin", password=ADMIN_PASSWORD))
+        raise SystemExit("the SDK trusted a certificate from an unknown CA")
+    except httpx.ConnectError as e:
+        assert "CERTIFICATE_VERIFY_FAILED" in str(e), e
+VERIFY = CA or True
+
+anon = Client(base_url=URL, verify_ssl=VERIFY)
 token = login.sync(client=anon, body=LoginRequest(user="admin", password=ADMIN_PASSWORD))
-admin = AuthenticatedClient(base_url=URL, token=token.token)
+admin = AuthenticatedClient(base_url=URL, token=token.token, verify_ssl=VERIFY)
 create_user.sync(client=admin, body=UserRequest(name="py", password=PASSWORD))
 create_project.sync(client=admin, body=ProjectRequest(name="sdk", service_level="standard", owner="py"))
 
@@ -39,7 +52,7 @@ assert bad.status_code == 401, bad
 assert isinstance(bad.parsed, Error) and bad.parsed.code.value == "unauthorized", bad.parsed
 
 token = login.sync(client=anon, body=LoginRequest(user="py", password=PASSWORD, project="sdk"))
-me = AuthenticatedClient(base_url=URL, token=token.token)
+me = AuthenticatedClient(base_url=URL, token=token.token, verify_ssl=VERIFY)
 spec = {
     "tier": "software",
     "forwarding": "destination",

@@ -1,5 +1,6 @@
 //! The generated Python SDK (sdk/python) drives a booking against this
-//! controller: `sdk/test_booking.py`, run by the Python whose environment
+//! controller over HTTPS (a lab CA the SDK is given; without it the SDK
+//! refuses the server): `sdk/test_booking.py`, run by the Python whose environment
 //! has the SDK installed (`$PRISM_SDK_PYTHON`; scripts/test makes it).
 //! Without it the test is skipped, and fails where every prerequisite is
 //! required (`prism_testkit::gates`; CI).
@@ -14,12 +15,21 @@ async fn the_python_sdk_books_renews_and_releases() {
     let h = Harness::start().await;
     let node = h.node("n1", 4, 100).await;
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/test_booking.py");
-    let url = format!("http://{}", h.addr);
+    // The same controller on a second, TLS listener.
+    let dir = prism_testkit::TempDir::new("sdk-tls");
+    let ca = prism_http::tls::LabCa::create(dir.path(), &["localhost".into()], 1).unwrap();
+    let tls = prism_http::tls::server_config(&ca.server_cert, &ca.server_key).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let limits = prism_http::Limits::default();
+    tokio::spawn(prism_controller::api::serve_with(h.ctl.clone(), listener, Some(tls), limits));
+    let url = format!("https://localhost:{port}");
     // A blocking child on a blocking thread: the controller keeps serving.
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new(&python)
             .arg(&script)
             .env("PRISM_CONTROLLER_URL", url)
+            .env("PRISM_CA", &ca.ca_cert)
             .env("PRISM_ADMIN_PASSWORD", PASSWORD)
             .output()
     })
