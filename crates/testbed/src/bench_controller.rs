@@ -9,6 +9,7 @@ use prism_controller::{
     BookingRequest, Controller, ControllerClient, GenericOp, LoginRequest, ManualClock,
     ProjectRequest, ResourceType, ServiceLevel, Settings, UserRequest,
 };
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -27,6 +28,9 @@ pub struct BenchControllerArgs {
     /// Concurrent clients.
     #[arg(long, default_value_t = 4)]
     pub clients: usize,
+    /// Over HTTPS (a lab CA made for the run), as a deployment would.
+    #[arg(long)]
+    pub tls: bool,
 }
 
 fn pct(v: &mut [f64], p: f64) -> f64 {
@@ -77,13 +81,14 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
         prism_controller::redact(&db),
         ctl.engine()
     );
-    let (user, user_token) = set_up(&ctl).await?;
+    let (user, user_token) = set_up(&ctl, a.tls.then_some(dir.as_path())).await?;
     let pairs = (a.pairs / a.clients) * a.clients;
     let s = book_and_release(a, &user).await?;
     println!(
-        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over HTTP)",
+        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over {})",
         pairs as f64 / s,
-        a.clients
+        a.clients,
+        if a.tls { "HTTPS" } else { "HTTP" }
     );
     let who = ctl.authenticate(Some(user_token.as_str())).await?;
     let s = book_and_release_in_library(a, &ctl, &who).await?;
@@ -104,16 +109,25 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     Ok(())
 }
 
-/// The API served on a free port, a project `p` on a service level with
-/// no lease limit, a resource type with no node, and its user's client
-/// and token.
-async fn set_up(ctl: &Controller) -> Result<(ControllerClient, String)> {
+/// The API served on a free port (over TLS with a lab CA made in
+/// `tls_dir`), a project `p` on a service level with no lease limit, a
+/// resource type with no node, and its user's client and token.
+async fn set_up(ctl: &Controller, tls_dir: Option<&Path>) -> Result<(ControllerClient, String)> {
     let pw = "bench password 123";
     ctl.bootstrap_admin("admin", pw).await?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?.to_string();
-    tokio::spawn(prism_controller::api::serve(ctl.clone(), listener));
-    let anon = ControllerClient::new(&addr, None);
+    let port = listener.local_addr()?.port();
+    let (tls, url, ca) = match tls_dir {
+        Some(dir) => {
+            let ca = prism_http::tls::LabCa::create(&dir.join("tls"), &["localhost".into()], 1)?;
+            let tls = prism_http::tls::server_config(&ca.server_cert, &ca.server_key)?;
+            (Some(tls), format!("https://localhost:{port}"), Some(ca.ca_cert))
+        }
+        None => (None, format!("127.0.0.1:{port}"), None),
+    };
+    let limits = prism_http::Limits::default();
+    tokio::spawn(prism_controller::api::serve_with(ctl.clone(), listener, tls, limits));
+    let anon = ControllerClient::connect(&url, None, ca.as_deref())?;
     let login = |u: &str| LoginRequest {
         user: u.into(),
         password: pw.into(),
