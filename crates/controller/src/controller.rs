@@ -31,6 +31,10 @@ pub struct Settings {
     pub s_tag_pool: std::ops::RangeInclusive<u16>,
     /// Argon2id's cost for new password hashes.
     pub password_cost: crate::secrets::PasswordCost,
+    /// How long the background lease lasts unrenewed (`crate::leader`),
+    /// and how often its holder renews it (and others try to take it).
+    pub lead_ttl_ms: i64,
+    pub lead_every_ms: u64,
 }
 
 /// The default tunnel pool: RFC 2544's benchmarking range, never routed on
@@ -50,6 +54,8 @@ impl Default for Settings {
             tunnel_pool: prism_netdoc::Prefix(TUNNEL_POOL.parse().expect("a prefix")),
             s_tag_pool: 2..=4094,
             password_cost: Default::default(),
+            lead_ttl_ms: 3000,
+            lead_every_ms: 500,
         }
     }
 }
@@ -71,6 +77,8 @@ pub struct Controller {
     _sqlite_lock: Option<Arc<db::SqliteLock>>,
     /// What an unknown user's login verifies, at the configured cost.
     pub(crate) dummy_hash: Arc<String>,
+    /// This replica's name for the background lease (`crate::leader`).
+    pub(crate) replica: Arc<String>,
 }
 
 impl Controller {
@@ -99,6 +107,7 @@ impl Controller {
             login_guard: Default::default(),
             _sqlite_lock: sqlite_lock.map(Arc::new),
             dummy_hash: Arc::new(dummy_hash),
+            replica: Arc::new(uuid::Uuid::new_v4().to_string()),
         };
         c.seed().await?;
         Ok(c)
@@ -128,29 +137,63 @@ impl Controller {
         m.entry(node_id.to_string()).or_default().clone()
     }
 
-    /// Starts the background work: resumes interrupted operations, then
-    /// reaps expired leases and reconciles nodes on their periods.
+    /// Starts the background work where this replica leads it
+    /// (`crate::leader`): on taking the lead, resumes interrupted
+    /// operations; while leading, reaps expired leases and reconciles
+    /// nodes on their periods.
     pub fn spawn_background(&self) -> tokio::task::JoinHandle<()> {
         let c = self.clone();
         tokio::spawn(async move {
-            if let Err(e) = c.resume().await {
-                eprintln!("prism controller: resuming operations: {e}");
-            }
-            let mut reap =
-                tokio::time::interval(std::time::Duration::from_millis(c.settings.reaper_every_ms));
-            let mut rec = tokio::time::interval(std::time::Duration::from_millis(
-                c.settings.reconcile_every_ms,
-            ));
+            let every = |ms| {
+                let mut i = tokio::time::interval(std::time::Duration::from_millis(ms));
+                // Ticks missed while another replica led are not owed.
+                i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+                i
+            };
+            let mut lead = every(c.settings.lead_every_ms);
+            let mut reap = every(c.settings.reaper_every_ms);
+            let mut rec = every(c.settings.reconcile_every_ms);
+            let mut token = None;
             loop {
                 tokio::select! {
-                    _ = reap.tick() => {
+                    _ = lead.tick() => token = c.keep_lead(token).await,
+                    _ = reap.tick(), if token.is_some() => {
                         if let Err(e) = c.reap().await {
                             eprintln!("prism controller: reaper: {e}");
                         }
                     }
-                    _ = rec.tick() => c.reconcile_all().await,
+                    _ = rec.tick(), if token.is_some() => c.reconcile_all().await,
                 }
             }
         })
+    }
+
+    /// Renews or claims the lead; on taking it, resumes what was left
+    /// half done. The token now held, if any.
+    async fn keep_lead(&self, held: Option<i64>) -> Option<i64> {
+        let now = match self.lead().await {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("prism controller: the background lease: {e}");
+                None
+            }
+        };
+        match (held, now) {
+            (h, Some(t)) if h != Some(t) => {
+                eprintln!(
+                    "prism controller: replica {} leads the background work (token {t})",
+                    self.replica
+                );
+                if let Err(e) = self.resume().await {
+                    eprintln!("prism controller: resuming operations: {e}");
+                }
+            }
+            (Some(_), None) => eprintln!(
+                "prism controller: replica {} no longer leads the background work",
+                self.replica
+            ),
+            _ => {}
+        }
+        now
     }
 }

@@ -27,6 +27,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "public macs",
         include_str!("../migrations/0005_public_macs.sql"),
     ),
+    (6, "leader", include_str!("../migrations/0006_leader.sql")),
 ];
 
 /// Which engine a URL names.

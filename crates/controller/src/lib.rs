@@ -26,6 +26,7 @@ mod error;
 mod gateway;
 mod heartbeat;
 mod identity;
+pub mod leader;
 mod login_guard;
 mod model;
 mod nodes;

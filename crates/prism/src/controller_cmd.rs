@@ -2,8 +2,8 @@
 //! the bootstrap of its first administrator.
 
 use anyhow::{Context, Result};
-use prism_node_api::read_secret_file;
 use prism_controller::{Controller, PasswordCost, Settings};
+use prism_node_api::read_secret_file;
 use std::path::PathBuf;
 
 pub const DEFAULT_DB: &str = "/var/lib/prism/controller.db";

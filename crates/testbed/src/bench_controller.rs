@@ -121,12 +121,21 @@ async fn set_up(ctl: &Controller, tls_dir: Option<&Path>) -> Result<(ControllerC
         Some(dir) => {
             let ca = prism_http::tls::LabCa::create(&dir.join("tls"), &["localhost".into()], 1)?;
             let tls = prism_http::tls::server_config(&ca.server_cert, &ca.server_key)?;
-            (Some(tls), format!("https://localhost:{port}"), Some(ca.ca_cert))
+            (
+                Some(tls),
+                format!("https://localhost:{port}"),
+                Some(ca.ca_cert),
+            )
         }
         None => (None, format!("127.0.0.1:{port}"), None),
     };
     let limits = prism_http::Limits::default();
-    tokio::spawn(prism_controller::api::serve_with(ctl.clone(), listener, tls, limits));
+    tokio::spawn(prism_controller::api::serve_with(
+        ctl.clone(),
+        listener,
+        tls,
+        limits,
+    ));
     let anon = ControllerClient::connect(&url, None, ca.as_deref())?;
     let login = |u: &str| LoginRequest {
         user: u.into(),

@@ -330,10 +330,14 @@ pub async fn serve_until_signalled(
     let background = ctl.spawn_background();
     let mut term = signal(SignalKind::terminate())?;
     let served = tokio::select! {
-        r = serve_with(ctl, listener, tls, Limits::default()) => r,
+        r = serve_with(ctl.clone(), listener, tls, Limits::default()) => r,
         _ = tokio::signal::ctrl_c() => Ok(()),
         _ = term.recv() => Ok(()),
     };
     background.abort();
+    // Another replica takes the background work at once, not at expiry.
+    if let Err(e) = ctl.step_down().await {
+        eprintln!("prism controller: giving up the background lease: {e}");
+    }
     served
 }

@@ -13,4 +13,5 @@ mod leases;
 mod logins;
 mod one_process;
 mod python_sdk;
+mod replicas;
 mod spans;

@@ -22,7 +22,12 @@ async fn the_python_sdk_books_renews_and_releases() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let limits = prism_http::Limits::default();
-    tokio::spawn(prism_controller::api::serve_with(h.ctl.clone(), listener, Some(tls), limits));
+    tokio::spawn(prism_controller::api::serve_with(
+        h.ctl.clone(),
+        listener,
+        Some(tls),
+        limits,
+    ));
     let url = format!("https://localhost:{port}");
     // A blocking child on a blocking thread: the controller keeps serving.
     let out = tokio::task::spawn_blocking(move || {

@@ -1,0 +1,102 @@
+//! Replicas and the one leader of the background work (`leader`): the
+//! lease in the database has one holder however many claim it at once,
+//! passes on when its holder stops renewing it or steps down, and its
+//! token rises at each change; a replica whose background task dies is
+//! replaced within five seconds. Replicas here share one database pool in
+//! one process (`Controller::as_replica`), on SQLite and on PostgreSQL.
+
+use crate::common::{Harness, START_MS, fresh_database, settings};
+use prism_controller::Controller;
+use std::time::{Duration, Instant};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_background_lease_has_one_holder_and_passes_on_at_expiry_or_step_down() {
+    let h = Harness::start().await;
+    let a = h.ctl.as_replica("a");
+    let b = h.ctl.as_replica("b");
+    assert_eq!(a.lead().await.unwrap(), Some(1));
+    assert_eq!(b.lead().await.unwrap(), None, "two leaders");
+    assert_eq!(
+        a.lead().await.unwrap(),
+        Some(1),
+        "a renewal keeps the token"
+    );
+    // Renewed at START_MS for 3 s: still a's a millisecond before.
+    h.clock.advance_ms(2_999);
+    assert_eq!(b.lead().await.unwrap(), None);
+    h.clock.advance_ms(2);
+    assert_eq!(
+        b.lead().await.unwrap(),
+        Some(2),
+        "expired: taken, the token raised"
+    );
+    assert_eq!(
+        a.lead().await.unwrap(),
+        None,
+        "the old leader learns it lost"
+    );
+    // b stops in order: a takes over at once, without waiting for expiry.
+    b.step_down().await.unwrap();
+    assert_eq!(a.lead().await.unwrap(), Some(3));
+    let l = a.leader().await.unwrap().unwrap();
+    assert_eq!((l.replica.as_str(), l.token), ("a", 3));
+    assert_eq!(l.expires_ms, START_MS + 3_001 + 3_000);
+    // Sixteen replicas claiming at once, the lease expired: one wins.
+    h.clock.advance_ms(10_000);
+    let claims = (0..16).map(|i| {
+        let r = h.ctl.as_replica(&format!("r{i}"));
+        tokio::spawn(async move { r.lead().await.unwrap() })
+    });
+    let mut won = Vec::new();
+    for c in claims {
+        won.extend(c.await.unwrap());
+    }
+    assert_eq!(won, vec![4], "exactly one claim wins, with the next token");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replica_whose_background_dies_is_replaced_within_five_seconds() {
+    let (target, _dir) = fresh_database().await;
+    // The system's clock: the lease expires in real time here.
+    let ctl = Controller::open(&target, settings()).await.unwrap();
+    let a = ctl.as_replica("a");
+    let b = ctl.as_replica("b");
+    let task_a = a.spawn_background();
+    let task_b = b.spawn_background();
+    let first = until_led(&ctl, None).await;
+    let (dead, survivor) = if first.replica == "a" {
+        (task_a, task_b)
+    } else {
+        (task_b, task_a)
+    };
+    // A kill: the task ends without stepping down.
+    dead.abort();
+    let t = Instant::now();
+    let next = until_led(&ctl, Some(&first.replica)).await;
+    let took = t.elapsed();
+    eprintln!(
+        "fail-over: {} after {:.2} s (token {} → {})",
+        next.replica,
+        took.as_secs_f64(),
+        first.token,
+        next.token
+    );
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(next.token > first.token);
+    survivor.abort();
+}
+
+/// Waits (up to 10 s) for a leader other than `not`.
+async fn until_led(ctl: &Controller, not: Option<&str>) -> prism_controller::leader::Leader {
+    let t = Instant::now();
+    loop {
+        if let Some(l) = ctl.leader().await.unwrap()
+            && Some(l.replica.as_str()) != not
+            && l.expires_ms > ctl.now_ms()
+        {
+            return l;
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "no new leader");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
