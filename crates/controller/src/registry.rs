@@ -40,8 +40,7 @@ impl Controller {
     pub(crate) async fn seed_resource_types(&self) -> Result<()> {
         for t in builtins() {
             // Refreshed at each start: the network schema follows the code.
-            store::delete_type(&self.pool, &t.name).await?;
-            store::insert_type(&self.pool, &t, self.now_ms()).await?;
+            store::refresh_type(&self.pool, &t, self.now_ms()).await?;
         }
         Ok(())
     }

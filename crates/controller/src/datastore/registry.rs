@@ -38,11 +38,24 @@ pub(crate) async fn insert_type(pool: &Pool, t: &ResourceType, now: i64) -> Resu
     Ok(())
 }
 
-pub(crate) async fn delete_type(pool: &Pool, name: &str) -> Result<()> {
-    sqlx::query("DELETE FROM resource_types WHERE name = $1")
-        .bind(name)
-        .execute(pool)
-        .await?;
+/// Writes built-in type `t` as the code has it now, keeping its creation
+/// time: one statement, so replicas starting at once on one database all
+/// succeed, and the type is never absent in between.
+pub(crate) async fn refresh_type(pool: &Pool, t: &ResourceType, now: i64) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO resource_types (name, description, schema, operations, builtin, created_ms) \
+         VALUES ($1, $2, $3, $4, $5, $6) \
+         ON CONFLICT (name) DO UPDATE SET description = excluded.description, \
+           schema = excluded.schema, operations = excluded.operations, builtin = excluded.builtin",
+    )
+    .bind(&t.name)
+    .bind(&t.description)
+    .bind(t.schema.to_string())
+    .bind(serde_json::to_string(&t.operations).unwrap_or_default())
+    .bind(t.builtin as i64)
+    .bind(now)
+    .execute(pool)
+    .await?;
     Ok(())
 }
 

@@ -5,5 +5,6 @@
 mod cli;
 mod common;
 mod controller_crash;
+mod controller_replicas;
 mod controller_tls;
 mod ctl_session;
