@@ -1,4 +1,5 @@
-//! Three `prism controller serve` processes on one PostgreSQL (issue 34):
+//! Three `prism controller serve` processes on one PostgreSQL, reached over
+//! TLS (`sslmode=require`) (issue 34):
 //! bookings go to all three at once; the replica leading the background
 //! work is killed (SIGKILL) under that load; another leads within five
 //! seconds, and every booking a client was told of exists exactly once.
@@ -136,7 +137,8 @@ async fn a_killed_leader_is_replaced_and_no_acknowledged_booking_is_lost() {
     };
     psql(&format!("DROP DATABASE IF EXISTS {name}"));
     psql(&format!("CREATE DATABASE {name}"));
-    let db = format!("{}/{name}", url.rsplit_once('/').unwrap().0);
+    // Over TLS to the database too (Debian's server has it on).
+    let db = format!("{}/{name}?sslmode=require", url.rsplit_once('/').unwrap().0);
     crate::common::bootstrap(&db);
     let mut replicas: Vec<Replica> = (0..3).map(|_| replica(&db)).collect();
     set_up(&login(&replicas[0].addr, "admin").await).await;
