@@ -71,8 +71,6 @@ pub struct Controller {
     pub(crate) types: Arc<Mutex<HashMap<String, Arc<crate::model::Compiled>>>>,
     /// One reconciliation at a time per node.
     pub(crate) node_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
-    /// Failed logins by name and address (`crate::login_guard`).
-    pub(crate) login_guard: Arc<crate::login_guard::LoginGuard>,
     /// An SQLite file's lock, held while any clone lives (`db::SqliteLock`).
     _sqlite_lock: Option<Arc<db::SqliteLock>>,
     /// What an unknown user's login verifies, at the configured cost.
@@ -104,7 +102,6 @@ impl Controller {
             settings,
             types: Default::default(),
             node_locks: Default::default(),
-            login_guard: Default::default(),
             _sqlite_lock: sqlite_lock.map(Arc::new),
             dummy_hash: Arc::new(dummy_hash),
             replica: Arc::new(uuid::Uuid::new_v4().to_string()),

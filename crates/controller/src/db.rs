@@ -28,6 +28,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../migrations/0005_public_macs.sql"),
     ),
     (6, "leader", include_str!("../migrations/0006_leader.sql")),
+    (
+        7,
+        "login strikes",
+        include_str!("../migrations/0007_login_strikes.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

@@ -84,8 +84,7 @@ impl Controller {
             Some(a) => format!("login:{} from {a}", r.user),
             None => format!("login:{}", r.user),
         };
-        let guard = &self.login_guard;
-        if let Some(left_ms) = guard.blocked(&r.user, source, self.now_ms()) {
+        if let Some(left_ms) = self.login_blocked(&r.user, source).await? {
             let e = Error::rate_limited(
                 "too many failed logins for this user or from this address; wait",
                 u64::try_from(left_ms).unwrap_or(0).div_ceil(1000),
@@ -95,13 +94,13 @@ impl Controller {
         }
         match self.check_login(&r).await {
             Ok(t) => {
-                guard.succeeded(&r.user, source);
+                self.login_succeeded(&r.user, source).await?;
                 self.audit(Some(&who), "POST", "/v1/login", 201).await;
                 Ok(t)
             }
             Err(e) => {
                 if e.code == ErrorCode::Unauthorized {
-                    guard.failed(&r.user, source, self.now_ms());
+                    self.login_failed(&r.user, source).await?;
                 }
                 self.audit(Some(&who), "POST", "/v1/login", e.code.http_status())
                     .await;

@@ -5,13 +5,16 @@
 //! again — before the password is even checked, so a guesser learns
 //! nothing from it. A success clears the name's and the address's count.
 //!
-//! The counts are the process's own (an in-memory table, bounded), kept
-//! with the controller's clock so tests move time; each refusal is also a
-//! row of the audit log (`crate::identity::login_from`).
+//! The counts are in the database (`datastore::login_strikes`), so that
+//! every replica of the controller counts the same guesses, kept with the
+//! controller's clock so tests move time; the reaper forgets keys not
+//! failed for a day and not blocked. Each refusal is also a row of the
+//! audit log (`crate::identity::login_from`).
 
-use std::collections::HashMap;
+use crate::controller::Controller;
+use crate::datastore::login_strikes as store;
+use crate::error::Result;
 use std::net::IpAddr;
-use std::sync::Mutex;
 
 /// Failures allowed before the first block.
 pub const FREE_FAILURES: u32 = 5;
@@ -19,20 +22,8 @@ pub const FREE_FAILURES: u32 = 5;
 pub const FIRST_BLOCK_MS: i64 = 1000;
 /// The longest block: 15 minutes.
 pub const MAX_BLOCK_MS: i64 = 15 * 60 * 1000;
-/// Entries kept at most; past it, those not blocked are forgotten first.
-const MAX_ENTRIES: usize = 100_000;
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Strikes {
-    failures: u32,
-    blocked_until_ms: i64,
-}
-
-/// The counts of failed logins by name and by address.
-#[derive(Debug, Default)]
-pub struct LoginGuard {
-    strikes: Mutex<HashMap<String, Strikes>>,
-}
+/// Keys not failed for this long (and not blocked) are forgotten.
+const FORGET_AFTER_MS: i64 = 24 * 3600 * 1000;
 
 /// What a login attempt is counted against.
 fn keys(user: &str, source: Option<IpAddr>) -> Vec<String> {
@@ -41,45 +32,53 @@ fn keys(user: &str, source: Option<IpAddr>) -> Vec<String> {
     k
 }
 
-impl LoginGuard {
+/// The block the `failures`-th failure of a key starts, if any (ms):
+/// none for the free ones, then a second doubling to the ceiling.
+fn block_ms(failures: i64) -> Option<i64> {
+    let beyond = failures - i64::from(FREE_FAILURES);
+    (beyond > 0).then(|| (FIRST_BLOCK_MS << (beyond - 1).min(20)).min(MAX_BLOCK_MS))
+}
+
+impl Controller {
     /// Milliseconds until `user` (from `source`) may try again, if either
-    /// is blocked at `now_ms`.
-    pub fn blocked(&self, user: &str, source: Option<IpAddr>, now_ms: i64) -> Option<i64> {
-        let m = self.strikes.lock().unwrap_or_else(|e| e.into_inner());
-        keys(user, source)
-            .iter()
-            .filter_map(|k| m.get(k))
-            .map(|s| s.blocked_until_ms - now_ms)
-            .filter(|left| *left > 0)
-            .max()
+    /// is blocked now.
+    pub(crate) async fn login_blocked(
+        &self,
+        user: &str,
+        source: Option<IpAddr>,
+    ) -> Result<Option<i64>> {
+        let until = store::blocked_until(&self.pool, &keys(user, source)).await?;
+        let now = self.now_ms();
+        Ok(until.map(|u| u - now).filter(|left| *left > 0))
     }
 
     /// Counts a failed login; the block it starts, if any (ms).
-    pub fn failed(&self, user: &str, source: Option<IpAddr>, now_ms: i64) -> Option<i64> {
-        let mut m = self.strikes.lock().unwrap_or_else(|e| e.into_inner());
-        if m.len() >= MAX_ENTRIES {
-            m.retain(|_, s| s.blocked_until_ms > now_ms);
-        }
+    pub(crate) async fn login_failed(
+        &self,
+        user: &str,
+        source: Option<IpAddr>,
+    ) -> Result<Option<i64>> {
+        let now = self.now_ms();
         let mut longest = None;
         for k in keys(user, source) {
-            let s = m.entry(k).or_default();
-            s.failures = s.failures.saturating_add(1);
-            if s.failures > FREE_FAILURES {
-                let doublings = (s.failures - FREE_FAILURES - 1).min(20);
-                let block = (FIRST_BLOCK_MS << doublings).min(MAX_BLOCK_MS);
-                s.blocked_until_ms = now_ms + block;
-                longest = longest.max(Some(block));
+            let failures = store::count_failure(&self.pool, &k, now).await?;
+            if let Some(b) = block_ms(failures) {
+                store::block(&self.pool, &k, now + b).await?;
+                longest = longest.max(Some(b));
             }
         }
-        longest
+        Ok(longest)
     }
 
     /// A login succeeded: the name's and the address's counts start over.
-    pub fn succeeded(&self, user: &str, source: Option<IpAddr>) {
-        let mut m = self.strikes.lock().unwrap_or_else(|e| e.into_inner());
-        for k in keys(user, source) {
-            m.remove(&k);
-        }
+    pub(crate) async fn login_succeeded(&self, user: &str, source: Option<IpAddr>) -> Result<()> {
+        store::clear(&self.pool, &keys(user, source)).await
+    }
+
+    /// Forgets keys not failed for a day and not blocked (the reaper's).
+    pub(crate) async fn forget_old_login_strikes(&self) -> Result<u64> {
+        let now = self.now_ms();
+        store::prune(&self.pool, now - FORGET_AFTER_MS, now).await
     }
 }
 
@@ -87,55 +86,26 @@ impl LoginGuard {
 mod tests {
     use super::*;
 
-    const A: Option<IpAddr> = Some(IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, 1)));
-    const B: Option<IpAddr> = Some(IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, 2)));
-
     #[test]
-    fn blocks_double_after_the_free_failures_and_end() {
-        let g = LoginGuard::default();
-        for _ in 0..FREE_FAILURES {
-            assert_eq!(g.failed("ann", A, 0), None);
-            assert_eq!(g.blocked("ann", A, 0), None);
+    fn blocks_double_after_the_free_failures_up_to_the_ceiling() {
+        let free = i64::from(FREE_FAILURES);
+        for n in 0..=free {
+            assert_eq!(block_ms(n), None, "failure {n} is free");
         }
-        assert_eq!(g.failed("ann", A, 0), Some(1000));
-        assert_eq!(g.blocked("ann", A, 0), Some(1000));
-        assert_eq!(g.blocked("ann", A, 999), Some(1));
-        assert_eq!(g.blocked("ann", A, 1000), None);
-        assert_eq!(g.failed("ann", A, 1000), Some(2000));
-        assert_eq!(g.failed("ann", A, 3000), Some(4000));
-        for _ in 0..30 {
-            g.failed("ann", A, 10_000);
-        }
-        assert_eq!(g.blocked("ann", A, 10_000), Some(MAX_BLOCK_MS));
+        assert_eq!(block_ms(free + 1), Some(1000));
+        assert_eq!(block_ms(free + 2), Some(2000));
+        assert_eq!(block_ms(free + 3), Some(4000));
+        assert_eq!(block_ms(free + 11), Some(1_024_000.min(MAX_BLOCK_MS)));
+        assert_eq!(block_ms(free + 1000), Some(MAX_BLOCK_MS));
     }
 
     #[test]
-    fn a_name_is_blocked_from_every_address_and_an_address_for_every_name() {
-        let g = LoginGuard::default();
-        for _ in 0..=FREE_FAILURES {
-            g.failed("ann", A, 0);
-        }
-        assert!(g.blocked("ann", B, 0).is_some(), "the name, from elsewhere");
-        assert!(
-            g.blocked("bob", A, 0).is_some(),
-            "the address, another name"
+    fn a_name_and_an_address_are_counted_apart() {
+        let a = Some(IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, 1)));
+        assert_eq!(
+            keys("ann", a),
+            vec!["user:ann".to_string(), "addr:192.0.2.1".into()]
         );
-        assert!(g.blocked("bob", B, 0).is_none());
-        // Many names from one address: the address is blocked.
-        let g = LoginGuard::default();
-        for i in 0..=FREE_FAILURES {
-            g.failed(&format!("u{i}"), B, 0);
-        }
-        assert!(g.blocked("someone-new", B, 0).is_some());
-    }
-
-    #[test]
-    fn a_success_starts_the_counts_over() {
-        let g = LoginGuard::default();
-        for _ in 0..FREE_FAILURES {
-            g.failed("ann", A, 0);
-        }
-        g.succeeded("ann", A);
-        assert_eq!(g.failed("ann", A, 0), None, "counted from zero again");
+        assert_eq!(keys("ann", None), vec!["user:ann".to_string()]);
     }
 }

@@ -48,6 +48,7 @@ impl Controller {
     /// in one transaction, set by set, then reconciles each node concerned
     /// once. Returns how many.
     pub async fn reap(&self) -> Result<usize> {
+        self.forget_old_login_strikes().await?;
         let mut n = self.reap_public().await?;
         let now = self.now_ms();
         let mut tx = db::booking_tx(&self.pool).await?;

@@ -106,3 +106,43 @@ async fn an_address_guessing_many_names_is_blocked_for_every_name_and_only_it() 
         .await
         .expect("bob from another address is not held up by the guesser");
 }
+
+/// Guesses spread over replicas count together: the counts are in the
+/// database. On PostgreSQL a second controller with its own pool stands
+/// for another replica; SQLite has one process (a second is refused), so
+/// there the second is the same controller under another replica name.
+#[tokio::test(flavor = "multi_thread")]
+async fn guesses_spread_over_replicas_are_counted_together() {
+    let h = Harness::start().await;
+    h.user("ann").await;
+    let other = if h.target.starts_with("postgres") {
+        let clock = std::sync::Arc::new(h.clock.clone());
+        prism_controller::Controller::open_with_clock(&h.target, crate::common::settings(), clock)
+            .await
+            .unwrap()
+    } else {
+        h.ctl.as_replica("second")
+    };
+    let from: Option<IpAddr> = Some("198.51.100.7".parse().unwrap());
+    for i in 0..6 {
+        let replica = if i % 2 == 0 { &h.ctl } else { &other };
+        let e = replica
+            .login_from(attempt("ann", "guess"), from)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code.http_status(), 401, "failure {i}");
+    }
+    for replica in [&h.ctl, &other] {
+        let e = replica
+            .login_from(login("ann", None), from)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e.code.http_status(),
+            429,
+            "three failures on each, six in all"
+        );
+    }
+    h.clock.advance_ms(1000);
+    other.login_from(login("ann", None), from).await.unwrap();
+}
