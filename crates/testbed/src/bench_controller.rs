@@ -38,7 +38,9 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
     v[((v.len() as f64 - 1.0) * p).round() as usize]
 }
 
-fn probe(name: String) -> BookingRequest {
+/// A booking `name` of the `probe` resource type (no node behind it): the
+/// controller's own work, and its database's, alone.
+pub fn probe(name: String) -> BookingRequest {
     BookingRequest {
         name,
         resource_type: "probe".into(),

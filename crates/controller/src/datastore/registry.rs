@@ -17,9 +17,17 @@ fn type_of(r: &sqlx::any::AnyRow) -> Result<ResourceType> {
     })
 }
 
-/// Inserts type `t`; refused at `name` if it exists.
-pub(crate) async fn insert_type(pool: &Pool, t: &ResourceType, now: i64) -> Result<()> {
-    sqlx::query("INSERT INTO resource_types (name, description, schema, operations, builtin, created_ms) VALUES ($1, $2, $3, $4, $5, $6)")
+const INSERT_TYPE: &str = "INSERT INTO resource_types \
+    (name, description, schema, operations, builtin, created_ms) VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// Runs `sql`, an insert of type `t`'s columns in [`INSERT_TYPE`]'s order.
+async fn write_type(
+    pool: &Pool,
+    sql: &str,
+    t: &ResourceType,
+    now: i64,
+) -> std::result::Result<(), sqlx::Error> {
+    sqlx::query(sql)
         .bind(&t.name)
         .bind(&t.description)
         .bind(t.schema.to_string())
@@ -28,35 +36,29 @@ pub(crate) async fn insert_type(pool: &Pool, t: &ResourceType, now: i64) -> Resu
         .bind(now)
         .execute(pool)
         .await
-        .map_err(|e| {
-            if unique_violation(&e) {
-                Error::conflict(format!("a resource type `{}` exists", t.name)).with_field("name")
-            } else {
-                e.into()
-            }
-        })?;
-    Ok(())
+        .map(|_| ())
+}
+
+/// Inserts type `t`; refused at `name` if it exists.
+pub(crate) async fn insert_type(pool: &Pool, t: &ResourceType, now: i64) -> Result<()> {
+    write_type(pool, INSERT_TYPE, t, now).await.map_err(|e| {
+        if unique_violation(&e) {
+            Error::conflict(format!("a resource type `{}` exists", t.name)).with_field("name")
+        } else {
+            e.into()
+        }
+    })
 }
 
 /// Writes built-in type `t` as the code has it now, keeping its creation
 /// time: one statement, so replicas starting at once on one database all
 /// succeed, and the type is never absent in between.
 pub(crate) async fn refresh_type(pool: &Pool, t: &ResourceType, now: i64) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO resource_types (name, description, schema, operations, builtin, created_ms) \
-         VALUES ($1, $2, $3, $4, $5, $6) \
-         ON CONFLICT (name) DO UPDATE SET description = excluded.description, \
-           schema = excluded.schema, operations = excluded.operations, builtin = excluded.builtin",
-    )
-    .bind(&t.name)
-    .bind(&t.description)
-    .bind(t.schema.to_string())
-    .bind(serde_json::to_string(&t.operations).unwrap_or_default())
-    .bind(t.builtin as i64)
-    .bind(now)
-    .execute(pool)
-    .await?;
-    Ok(())
+    let sql = format!(
+        "{INSERT_TYPE} ON CONFLICT (name) DO UPDATE SET description = excluded.description, \
+         schema = excluded.schema, operations = excluded.operations, builtin = excluded.builtin"
+    );
+    Ok(write_type(pool, &sql, t, now).await?)
 }
 
 pub(crate) async fn types(pool: &Pool) -> Result<Vec<ResourceType>> {

@@ -8,9 +8,10 @@
 
 use crate::common::{PASSWORD, free_port};
 use prism_controller::{
-    BookingRequest, ControllerClient, GenericOp, LoginRequest, ProjectRequest, ResourceType,
-    ServiceLevel, UserRequest,
+    ControllerClient, GenericOp, LoginRequest, ProjectRequest, ResourceType, ServiceLevel,
+    UserRequest,
 };
+use prism_testbed::bench_controller::probe;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -48,19 +49,6 @@ fn replica(db: &str) -> Replica {
         }
     });
     Replica { child, addr, leads }
-}
-
-fn probe(name: String) -> BookingRequest {
-    BookingRequest {
-        name,
-        resource_type: "probe".into(),
-        spec: serde_json::json!({"size": 1}),
-        bandwidth_mbps: 0,
-        lease_s: Some(3600),
-        provision: false,
-        parts: Vec::new(),
-        nat: false,
-    }
 }
 
 /// Logs in at `addr` as `user` once the replica answers.
