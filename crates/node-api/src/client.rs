@@ -186,29 +186,27 @@ impl NodeClient {
             .uri(path)
             .header("host", "prism-node")
             .header("content-type", "application/json");
+        if let Endpoint::Tcp { token: Some(t), .. } | Endpoint::Tls { token: Some(t), .. } =
+            &self.endpoint
+        {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
         let io = match &self.endpoint {
             Endpoint::Unix(p) => {
                 let s = tokio::net::UnixStream::connect(p).await.map_err(connect)?;
                 Io::Unix(hyper_util::rt::TokioIo::new(s))
             }
-            Endpoint::Tcp { addr, token } => {
-                if let Some(t) = token {
-                    req = req.header("authorization", format!("Bearer {t}"));
-                }
+            Endpoint::Tcp { addr, .. } | Endpoint::Tls { addr, .. } => {
                 let s = tokio::net::TcpStream::connect(addr)
                     .await
                     .map_err(connect)?;
-                Io::Tcp(hyper_util::rt::TokioIo::new(s))
-            }
-            Endpoint::Tls { addr, token, tls } => {
-                if let Some(t) = token {
-                    req = req.header("authorization", format!("Bearer {t}"));
+                match &self.endpoint {
+                    Endpoint::Tls { tls, .. } => {
+                        let s = tls.connect(s).await.map_err(connect)?;
+                        Io::Tls(Box::new(hyper_util::rt::TokioIo::new(s)))
+                    }
+                    _ => Io::Tcp(hyper_util::rt::TokioIo::new(s)),
                 }
-                let s = tokio::net::TcpStream::connect(addr)
-                    .await
-                    .map_err(connect)?;
-                let s = tls.connect(s).await.map_err(connect)?;
-                Io::Tls(Box::new(hyper_util::rt::TokioIo::new(s)))
             }
         };
         let req = req
