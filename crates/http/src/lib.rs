@@ -6,14 +6,18 @@
 //! - [`serve`]: the server loop over TCP, plain or TLS, with a handshake
 //!   and a header timeout and a cap on connections, so that slow or
 //!   garbage connections cannot starve the others;
+//! - [`identity`]: node identities, the controller's CA signing each
+//!   node a short-lived certificate for its name, mutual TLS between them;
 //! - [`Target`]: an address a client is given (`https://host:port`,
 //!   `http://host:port` or `host:port`).
 
+pub mod identity;
 mod serve;
 mod target;
 pub mod tls;
 
-pub use serve::{Limits, ServeStats, serve};
+pub use identity::{NodeCa, NodeIdentity};
+pub use serve::{CurrentTls, Limits, ServeStats, serve};
 pub use target::{Target, TargetError};
 pub use tls::{ClientStream, ClientTls, TlsError};
 

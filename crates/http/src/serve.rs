@@ -49,17 +49,41 @@ pub struct ServeStats {
     pub open: AtomicU64,
 }
 
+/// The TLS configuration a listener completes handshakes with: fixed
+/// (the controller's certificate) or replaced while it serves (a node's
+/// certificate, renewed by its heartbeats). While it holds none, every
+/// connection is refused at once: a node serves nothing on TCP before the
+/// controller has given it an identity.
+#[derive(Debug, Default)]
+pub struct CurrentTls(std::sync::RwLock<Option<Arc<rustls::ServerConfig>>>);
+
+impl CurrentTls {
+    pub fn fixed(config: Arc<rustls::ServerConfig>) -> Arc<Self> {
+        Arc::new(Self(std::sync::RwLock::new(Some(config))))
+    }
+
+    /// Takes effect from the next connection.
+    pub fn set(&self, config: Arc<rustls::ServerConfig>) {
+        if let Ok(mut c) = self.0.write() {
+            *c = Some(config);
+        }
+    }
+
+    pub fn get(&self) -> Option<Arc<rustls::ServerConfig>> {
+        self.0.read().ok().and_then(|c| c.clone())
+    }
+}
+
 /// Serves `router` on `listener` (TLS with `tls`) until the future is
 /// dropped.
 pub async fn serve(
     router: Router,
     listener: TcpListener,
-    tls: Option<Arc<rustls::ServerConfig>>,
+    tls: Option<Arc<CurrentTls>>,
     limits: Limits,
     stats: Arc<ServeStats>,
 ) -> std::io::Result<()> {
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
-    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
     loop {
         let Ok(slot) = slots.clone().acquire_owned().await else {
             return Ok(());
@@ -75,18 +99,27 @@ pub async fn serve(
         };
         let _ = tcp.set_nodelay(true);
         stats.accepted.fetch_add(1, Ordering::Relaxed);
-        let (router, acceptor, stats) = (router.clone(), acceptor.clone(), stats.clone());
+        let acceptor = tls
+            .as_ref()
+            .map(|t| t.get().map(tokio_rustls::TlsAcceptor::from));
+        let (router, stats) = (router.clone(), stats.clone());
         tokio::spawn(async move {
             let _slot = slot;
             stats.open.fetch_add(1, Ordering::Relaxed);
             match acceptor {
                 None => serve_connection(tcp, peer, router, limits).await,
-                Some(a) => match tokio::time::timeout(limits.handshake, a.accept(tcp)).await {
-                    Ok(Ok(s)) => serve_connection(s, peer, router, limits).await,
-                    _ => {
-                        stats.handshake_failures.fetch_add(1, Ordering::Relaxed);
+                Some(Some(a)) => {
+                    match tokio::time::timeout(limits.handshake, a.accept(tcp)).await {
+                        Ok(Ok(s)) => serve_connection(s, peer, router, limits).await,
+                        _ => {
+                            stats.handshake_failures.fetch_add(1, Ordering::Relaxed);
+                        }
                     }
-                },
+                }
+                // No certificate yet: nothing to shake hands with.
+                Some(None) => {
+                    stats.handshake_failures.fetch_add(1, Ordering::Relaxed);
+                }
             }
             stats.open.fetch_sub(1, Ordering::Relaxed);
         });

@@ -24,11 +24,11 @@ pub enum TlsError {
     Name(String),
 }
 
-fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+pub(crate) fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-fn certs_of(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
+pub(crate) fn certs_of(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
     let certs = CertificateDer::pem_file_iter(path)
         .and_then(|it| it.collect::<Result<Vec<_>, _>>())
         .map_err(|e| pem_error(path, e))?;
@@ -41,7 +41,7 @@ fn certs_of(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
     Ok(certs)
 }
 
-fn pem_error(path: &Path, e: rustls::pki_types::pem::Error) -> TlsError {
+pub(crate) fn pem_error(path: &Path, e: rustls::pki_types::pem::Error) -> TlsError {
     match e {
         rustls::pki_types::pem::Error::Io(source) => TlsError::Io {
             path: path.display().to_string(),
@@ -76,6 +76,10 @@ pub type ClientStream = tokio_rustls::client::TlsStream<tokio::net::TcpStream>;
 pub struct ClientTls {
     pub config: Arc<rustls::ClientConfig>,
     pub server_name: ServerName<'static>,
+    /// When not empty, the server's certificate must also be one of these
+    /// (SHA-256 fingerprints, as [`fingerprint`] prints them): the ones
+    /// the controller issued a node and has not revoked.
+    pub pins: Arc<[String]>,
 }
 
 impl std::fmt::Debug for ClientTls {
@@ -112,14 +116,30 @@ impl ClientTls {
         Ok(Self {
             config: Arc::new(config),
             server_name,
+            pins: Arc::from([]),
         })
     }
 
-    /// The TLS session over `tcp`.
+    /// The TLS session over `tcp`; with pins, refused (before a byte of
+    /// the request is sent) unless the server's certificate is pinned.
     pub async fn connect(&self, tcp: tokio::net::TcpStream) -> std::io::Result<ClientStream> {
-        tokio_rustls::TlsConnector::from(self.config.clone())
+        let s = tokio_rustls::TlsConnector::from(self.config.clone())
             .connect(self.server_name.clone(), tcp)
-            .await
+            .await?;
+        if !self.pins.is_empty() {
+            let leaf = s.get_ref().1.peer_certificates().and_then(|c| c.first());
+            let known = leaf.is_some_and(|c| self.pins.contains(&fingerprint(c.as_ref())));
+            if !known {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    format!(
+                        "{:?} presented a certificate the controller did not issue it or has revoked",
+                        self.server_name
+                    ),
+                ));
+            }
+        }
+        Ok(s)
     }
 }
 

@@ -31,6 +31,7 @@ async fn start(tls: Option<prism_http::ServerTls>) -> (String, Arc<ServeStats>) 
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = l.local_addr().unwrap().to_string();
     let stats = Arc::new(ServeStats::default());
+    let tls = tls.map(prism_http::CurrentTls::fixed);
     tokio::spawn(serve(app(), l, tls, LIMITS, stats.clone()));
     (addr, stats)
 }

@@ -315,7 +315,14 @@ pub async fn serve_with(
     limits: Limits,
 ) -> std::io::Result<()> {
     let stats = Arc::new(prism_http::ServeStats::default());
-    prism_http::serve(router(ctl), listener, tls, limits, stats).await
+    prism_http::serve(
+        router(ctl),
+        listener,
+        tls.map(prism_http::CurrentTls::fixed),
+        limits,
+        stats,
+    )
+    .await
 }
 
 /// `prism controller serve`: the API on `listener` (TLS with `tls`) with
