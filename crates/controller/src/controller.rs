@@ -35,6 +35,10 @@ pub struct Settings {
     /// and how often its holder renews it (and others try to take it).
     pub lead_ttl_ms: i64,
     pub lead_every_ms: u64,
+    /// The CA that certifies nodes (`crate::node_identity`; the lab CA's
+    /// key), and a node certificate's life.
+    pub node_ca: Option<std::sync::Arc<prism_http::NodeCa>>,
+    pub node_cert_life_ms: i64,
 }
 
 /// The default tunnel pool: RFC 2544's benchmarking range, never routed on
@@ -56,6 +60,8 @@ impl Default for Settings {
             password_cost: Default::default(),
             lead_ttl_ms: 3000,
             lead_every_ms: 500,
+            node_ca: None,
+            node_cert_life_ms: crate::node_identity::NODE_CERT_LIFE_MS,
         }
     }
 }

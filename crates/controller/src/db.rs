@@ -33,6 +33,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "login strikes",
         include_str!("../migrations/0007_login_strikes.sql"),
     ),
+    (
+        8,
+        "node certificates",
+        include_str!("../migrations/0008_node_certificates.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

@@ -64,13 +64,17 @@ impl Controller {
         keys::all(&self.pool).await
     }
 
-    /// Revokes a node key: the node's next heartbeat is refused, and the
-    /// node goes down once its timeout passes.
+    /// Revokes a node key: the node's next heartbeat is refused, the
+    /// certificates issued under it are no longer accepted (the node is
+    /// not called again), and the node goes down once its timeout passes.
     pub async fn revoke_node_key(&self, p: &Principal, id: &str) -> Result<()> {
         p.require_admin()?;
-        if !keys::revoke(&self.pool, id, self.now_ms()).await? {
+        let mut tx = self.pool.begin().await?;
+        if !keys::revoke(&mut tx, id, self.now_ms()).await? {
             return Err(Error::not_found("such live node key"));
         }
+        self.revoke_node_certificates(&mut tx, id).await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -110,16 +114,24 @@ impl Controller {
         check_heartbeat(caller, &h)?;
         let now = self.now_ms();
         let mut tx = self.pool.begin().await?;
+        let certified = match &h.csr {
+            Some(csr) => Some(self.certify(&mut tx, caller, csr).await?),
+            None => None,
+        };
         let (id, registered, changed, generation, applied) =
             nodes::upsert_from_heartbeat(&mut tx, &h, now).await?;
         let wan_moved = self.record_wan(&mut tx, &id, h.info.wan.as_ref()).await?;
         keys::touch(&mut tx, &caller.key_id, now).await?;
         tx.commit().await?;
+        let who = format!("node:{}", h.name);
         if changed {
             // Every heartbeat would flood the audit log; a registration or
             // a restart is worth a line.
-            let who = format!("node:{}", h.name);
             self.audit(Some(&who), "POST", "/v1/nodes/heartbeat", 200)
+                .await;
+        }
+        if let Some(Ok(_)) = &certified {
+            self.audit(Some(&who), "POST", "/v1/nodes/heartbeat#certificate", 201)
                 .await;
         }
         // A node that holds less than it reached (its state forgotten:
@@ -132,6 +144,8 @@ impl Controller {
             generation,
             applied_generation: applied,
             every_ms: HEARTBEAT_EVERY_MS,
+            certificate_refused: certified.as_ref().and_then(|c| c.as_ref().err().cloned()),
+            certificate: certified.and_then(|c| c.ok()),
         })
     }
 }

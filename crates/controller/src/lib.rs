@@ -29,6 +29,7 @@ mod identity;
 pub mod leader;
 mod login_guard;
 mod model;
+mod node_identity;
 mod nodes;
 mod operations;
 mod projects;

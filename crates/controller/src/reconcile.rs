@@ -54,9 +54,9 @@ impl Controller {
     }
 
     async fn converge(&self, id: &str) -> Result<Converged> {
-        let (address, generation) = nodes::address_and_generation(&self.pool, id).await?;
+        let (name, address, generation) = nodes::address_and_generation(&self.pool, id).await?;
         let mut desired = self.desired_networks(id).await?;
-        let client = self.client(&address);
+        let client = self.node_client(&name, &address).await?;
         let mut refused: Vec<(String, String)> = Vec::new();
         // A document the node refuses whole (it should not: the controller
         // compiled it at booking) fails its booking and the rest go again.

@@ -2,10 +2,11 @@
 //! else the lab CA's, else plain HTTP where that is safe (loopback) or
 //! said (`--plain-http`); and the lab CA `bootstrap --tls-name` makes.
 
-use prism_http::ServerTls;
 use prism_http::tls::{LabCa, TlsError, server_config};
+use prism_http::{NodeCa, ServerTls};
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
@@ -72,4 +73,24 @@ pub fn lab_ca(dir: &Path, names: &[String]) -> Result<String, TlsError> {
         ca.server_cert.display(),
         ca_cert = ca.ca_cert.display(),
     ))
+}
+
+/// The CA that certifies nodes: the lab CA in `tls_dir` when its key is
+/// there (a replica given a copy of the directory certifies too); and
+/// what that means, in words for the log.
+pub fn node_ca(tls_dir: &Path) -> Result<(Option<Arc<NodeCa>>, String), TlsError> {
+    let (ca_cert, ca_key, ..) = LabCa::in_dir(tls_dir);
+    if !ca_key.exists() {
+        let how = format!(
+            "no CA key in {}: nodes are not certified, and are called with the shared credential",
+            tls_dir.display()
+        );
+        return Ok((None, how));
+    }
+    let ca = NodeCa::open(&ca_cert, &ca_key)?;
+    let how = format!(
+        "nodes certified by the lab CA ({}): each called in mutual TLS once certified",
+        ca_cert.display()
+    );
+    Ok((Some(Arc::new(ca)), how))
 }

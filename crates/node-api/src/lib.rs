@@ -26,7 +26,9 @@ pub mod reconcile {
 pub use error::{ApiError, ErrorCode};
 pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
 pub use openapi::{ApiDoc, check_checked_in_spec, spec_json};
-pub use registration::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, HeartbeatClient};
+pub use registration::{
+    HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, HeartbeatClient, NodeCertificate,
+};
 pub use server::{Body, Listener, MAX_BODY, PATHS, router, router_with_body_limit, spawn};
 pub use types::{
     Changed, EventKind, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView,

@@ -30,6 +30,23 @@ pub struct Heartbeat {
     pub hw_mbps: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sw_mbps: Option<i64>,
+    /// A certificate request (PEM) for this node's name, when the node
+    /// has no certificate or two thirds of its life are gone: the answer
+    /// carries the certificate (docs/deploy.md, node identities).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csr: Option<String>,
+}
+
+/// A certificate the controller's CA issued this node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NodeCertificate {
+    /// The node's certificate then the CA's (PEM).
+    pub chain_pem: String,
+    /// The CA whose client certificates the node accepts (PEM): the
+    /// controller's.
+    pub ca_pem: String,
+    /// When it ends (ms since the Unix epoch, wall clock).
+    pub not_after_ms: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -42,6 +59,12 @@ pub struct HeartbeatAnswer {
     pub applied_generation: i64,
     /// When to send the next heartbeat.
     pub every_ms: i64,
+    /// The certificate the heartbeat's `csr` asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate: Option<NodeCertificate>,
+    /// Why none was issued (the controller holds no CA for nodes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate_refused: Option<String>,
 }
 
 /// The controller's heartbeat endpoint, from a node's side.

@@ -369,6 +369,10 @@ pub enum Listener {
     Unix(std::path::PathBuf),
     /// TCP: every request must carry the credential.
     Tcp(std::net::SocketAddr, Credential),
+    /// TCP in mutual TLS with the node's certificate (from the controller;
+    /// none yet: every connection refused): only a client whose
+    /// certificate the controller's CA signed gets an answer.
+    Tls(std::net::SocketAddr, Arc<prism_http::CurrentTls>),
 }
 
 /// Serves `app` on `listener` from a thread of its own (a single-threaded
@@ -407,6 +411,21 @@ pub fn spawn(
             let t = std::thread::spawn(move || {
                 rt.block_on(async move {
                     let _ = axum::serve(l, app).with_graceful_shutdown(shutdown).await;
+                });
+            });
+            Ok((at, t))
+        }
+        Listener::Tls(addr, tls) => {
+            let l = rt.block_on(async { tokio::net::TcpListener::bind(addr).await })?;
+            let at = l.local_addr()?.to_string();
+            let stats = Arc::new(prism_http::ServeStats::default());
+            let limits = prism_http::Limits::default();
+            let t = std::thread::spawn(move || {
+                rt.block_on(async move {
+                    tokio::select! {
+                        _ = prism_http::serve(app, l, Some(tls), limits, stats) => {}
+                        _ = shutdown => {}
+                    }
                 });
             });
             Ok((at, t))

@@ -4,6 +4,8 @@
 //! controller (`NodeServer`, `prism node --controller`) runs it. It says when the controller first hears it, when it stops
 //! hearing it and when it hears it again; not every beat.
 
+use prism_http::NodeIdentity;
+use prism_http::identity::wall_ms;
 use prism_node_api::{
     ClientError, Endpoint, HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatClient, NodeClient,
 };
@@ -22,6 +24,10 @@ pub struct AgentConfig {
     pub sw_mbps: Option<i64>,
     /// The node's own API, asked what the node is before every beat.
     pub local: Endpoint,
+    /// The node's identity, when its API on TCP is in mutual TLS: a
+    /// certificate is asked for with a beat when it has none or its
+    /// certificate is two thirds through its life.
+    pub identity: Option<Arc<NodeIdentity>>,
 }
 
 /// What the agent last told its operator.
@@ -51,7 +57,9 @@ async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
     let boot_id = uuid::Uuid::new_v4().to_string();
     let mut said = Said::Nothing;
     let mut every = Duration::from_millis(HEARTBEAT_EVERY_MS as u64);
+    let mut refused_said = false;
     while !stop.load(Ordering::Relaxed) {
+        let csr = certificate_request(cfg.identity.as_deref());
         let result = match local.node().await {
             Ok(info) => controller
                 .send(&Heartbeat {
@@ -61,6 +69,7 @@ async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
                     info,
                     hw_mbps: cfg.hw_mbps,
                     sw_mbps: cfg.sw_mbps,
+                    csr,
                 })
                 .await
                 .map_err(|e| explain(&e)),
@@ -68,6 +77,9 @@ async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
         };
         match result {
             Ok(a) => {
+                if let Some(id) = &cfg.identity {
+                    take_certificate(&cfg, id, &a, &mut refused_said);
+                }
                 if said != Said::Heard {
                     eprintln!(
                         "  controller {}: {} as node `{}` (generation {}, reached {})",
@@ -92,6 +104,50 @@ async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
         while !stop.load(Ordering::Relaxed) && tokio::time::Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+}
+
+/// A request when the identity wants a certificate.
+fn certificate_request(identity: Option<&NodeIdentity>) -> Option<String> {
+    let id = identity.filter(|id| id.wants_certificate(wall_ms()))?;
+    match id.request() {
+        Ok(csr) => Some(csr),
+        Err(e) => {
+            eprintln!("  node certificate: cannot make a request: {e}");
+            None
+        }
+    }
+}
+
+/// Serves with the certificate the answer brought; says so, or says once
+/// why there is none.
+fn take_certificate(
+    cfg: &AgentConfig,
+    id: &NodeIdentity,
+    a: &prism_node_api::HeartbeatAnswer,
+    refused_said: &mut bool,
+) {
+    if let Some(c) = &a.certificate {
+        match id.install(&c.chain_pem, &c.ca_pem, c.not_after_ms) {
+            Ok(()) => eprintln!(
+                "  controller {}: certificate for `{}` until {} s from now; the API on TCP answers the controller only",
+                cfg.controller,
+                cfg.name,
+                (c.not_after_ms - wall_ms()) / 1000
+            ),
+            Err(e) => eprintln!(
+                "  controller {}: its certificate is unusable: {e}",
+                cfg.controller
+            ),
+        }
+    } else if let Some(why) = &a.certificate_refused
+        && !*refused_said
+    {
+        eprintln!(
+            "  controller {}: no certificate ({why}); the API on TCP answers no one until one comes",
+            cfg.controller
+        );
+        *refused_said = true;
     }
 }
 

@@ -47,6 +47,10 @@ pub struct ServeArgs {
     /// Argon2id's cost for passwords hashed from now on.
     #[arg(long, value_name = "KIB,PASSES,LANES", default_value_t = PasswordCost::default())]
     argon2: PasswordCost,
+    /// Life of the certificates the lab CA issues nodes (renewed after two
+    /// thirds of it; a revoked node key ends renewal).
+    #[arg(long, default_value_t = 24.0)]
+    node_cert_hours: f64,
     #[command(flatten)]
     transport: Transport,
 }
@@ -121,14 +125,18 @@ async fn serve(args: &ServeArgs) -> Result<()> {
         node_credential_file,
         hold,
         argon2,
+        node_cert_hours,
         transport,
     } = args;
     let node_secret = node_credential_file.as_deref().map(read_secret_file);
     let node_secret = node_secret.transpose().map_err(anyhow::Error::msg)?;
+    let (node_ca, certified) = prism_controller::transport::node_ca(&transport.tls_dir)?;
     let settings = Settings {
         node_secret,
         hold_s: *hold,
         password_cost: *argon2,
+        node_ca,
+        node_cert_life_ms: (node_cert_hours * 3_600_000.0) as i64,
         ..Settings::default()
     };
     let ctl = Controller::open(db, settings).await?;
@@ -146,7 +154,7 @@ async fn serve(args: &ServeArgs) -> Result<()> {
         at,
     )?;
     eprintln!(
-        "prism controller: serving {how} on {at} with {} ({:?})",
+        "prism controller: serving {how} on {at} with {} ({:?}); {certified}",
         prism_controller::redact(db),
         ctl.engine()
     );

@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use prism_io::port::IoChoice;
-use prism_node::{JoinController, ServeConfig};
+use prism_node::{JoinController, ServeConfig, TcpAuth};
 use prism_node_api::Credential;
 use std::path::PathBuf;
 
@@ -37,16 +37,19 @@ pub struct NodeArgs {
     #[arg(long, default_value = prism_node::DEFAULT_SOCKET)]
     pub api: PathBuf,
     /// Also serve the API on TCP at ADDR (e.g. 127.0.0.1:7700), for the
-    /// control plane; every request must carry the credential.
-    #[arg(long, value_name = "ADDR", requires = "api_credential_file")]
+    /// control plane: in mutual TLS with the certificate an https://
+    /// --controller issues this node, or in plain HTTP with
+    /// --api-credential-file.
+    #[arg(long, value_name = "ADDR")]
     pub api_listen: Option<std::net::SocketAddr>,
     /// Start from the scenario, forgetting the networks the API changed
     /// before (by default a node restores them when its scenario file is
     /// unchanged; see docs/live.md).
     #[arg(long)]
     pub fresh: bool,
-    /// File holding the control plane's credential (a secret of at least
-    /// 32 characters, e.g. `openssl rand -hex 32`), required with --api-listen.
+    /// File holding the control plane's shared credential (a secret of at
+    /// least 32 characters, e.g. `openssl rand -hex 32`): the API on TCP
+    /// in plain HTTP for whoever holds it, instead of node certificates.
     #[arg(long, value_name = "FILE")]
     pub api_credential_file: Option<PathBuf>,
     /// How a hardware network's module is changed when a request does not
@@ -85,27 +88,14 @@ pub struct NodeArgs {
 impl NodeArgs {
     /// The defaults of `prism node --config FILE` (for `prism run --live`).
     pub fn for_config(config: PathBuf, json: bool) -> Self {
-        Self {
-            config,
-            iface: Vec::new(),
-            soft_iface: Vec::new(),
-            io: IoChoice::Auto,
-            workers: 1,
-            cores: Vec::new(),
-            seconds: None,
-            json,
-            api: PathBuf::from(prism_node::DEFAULT_SOCKET),
-            api_listen: None,
-            api_credential_file: None,
-            instance: None,
-            controller: None,
-            controller_ca: None,
-            controller_key_file: None,
-            node_name: None,
-            advertise: None,
-            fresh: false,
-            reconfig_strategy: Default::default(),
+        #[derive(clap::Parser)]
+        struct Only {
+            #[command(flatten)]
+            node: NodeArgs,
         }
+        let mut a = <Only as clap::Parser>::parse_from(["node", "--config", ""]).node;
+        (a.config, a.json) = (config, json);
+        a
     }
 }
 
@@ -124,9 +114,14 @@ impl NodeArgs {
         cfg.fresh = self.fresh;
         cfg.reconfig_strategy = self.reconfig_strategy;
         cfg.instance = self.instance.clone();
-        if let (Some(addr), Some(file)) = (self.api_listen, &self.api_credential_file) {
-            let cred = Credential::from_file(file).map_err(anyhow::Error::msg)?;
-            cfg.api_tcp = Some((addr, cred));
+        if let Some(addr) = self.api_listen {
+            let auth = match &self.api_credential_file {
+                Some(file) => {
+                    TcpAuth::Credential(Credential::from_file(file).map_err(anyhow::Error::msg)?)
+                }
+                None => TcpAuth::Certificate,
+            };
+            cfg.api_tcp = Some((addr, auth));
         }
         if let (Some(controller), Some(file)) = (&self.controller, &self.controller_key_file) {
             cfg.join = Some(JoinController {
@@ -153,9 +148,6 @@ pub fn node(a: &NodeArgs) -> Result<()> {
         a.workers.max(1)
     );
     eprintln!("  API on {}", server.api_socket.display());
-    if let Some(at) = &server.tcp_address {
-        eprintln!("  API on TCP {at} (bearer credential required)");
-    }
     for n in &server.notes {
         eprintln!("  {n}");
     }

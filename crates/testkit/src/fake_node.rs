@@ -122,13 +122,23 @@ impl FakeNode {
         self
     }
 
-    /// Serves it on 127.0.0.1; returns the address.
+    /// Serves it on 127.0.0.1 with the shared credential; returns the
+    /// address.
     pub fn serve(self: &Arc<Self>) -> String {
-        let stop = Arc::new(AtomicBool::new(false));
-        let listener = Listener::Tcp(
+        self.serve_on(Listener::Tcp(
             "127.0.0.1:0".parse().unwrap(),
             Credential::new(SECRET).unwrap(),
-        );
+        ))
+    }
+
+    /// Serves it on 127.0.0.1 in mutual TLS with `tls` (a node identity's);
+    /// returns the address.
+    pub fn serve_tls(self: &Arc<Self>, tls: Arc<prism_http::CurrentTls>) -> String {
+        self.serve_on(Listener::Tls("127.0.0.1:0".parse().unwrap(), tls))
+    }
+
+    fn serve_on(self: &Arc<Self>, listener: Listener) -> String {
+        let stop = Arc::new(AtomicBool::new(false));
         let app = prism_node_api::router(self.clone());
         // `spawn` starts a runtime of its own: not from inside the test's.
         std::thread::spawn(move || prism_node_api::spawn(listener, app, stop).unwrap().0)

@@ -12,6 +12,7 @@ pub(crate) mod bookings;
 pub(crate) mod identity;
 pub(crate) mod leader;
 pub(crate) mod login_strikes;
+pub(crate) mod node_certificates;
 pub(crate) mod node_keys;
 pub(crate) mod nodes;
 pub(crate) mod operations;

@@ -45,12 +45,12 @@ pub(crate) async fn all(pool: &Pool) -> Result<Vec<NodeKeyView>> {
 }
 
 /// Revokes key `id` at `now`; false if there is no such live key.
-pub(crate) async fn revoke(pool: &Pool, id: &str, now: i64) -> Result<bool> {
+pub(crate) async fn revoke(tx: &mut super::Tx, id: &str, now: i64) -> Result<bool> {
     let done =
         sqlx::query("UPDATE node_keys SET revoked_ms = $2 WHERE id = $1 AND revoked_ms IS NULL")
             .bind(id)
             .bind(now)
-            .execute(pool)
+            .execute(&mut **tx)
             .await?;
     Ok(done.rows_affected() > 0)
 }

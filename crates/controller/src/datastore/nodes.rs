@@ -267,12 +267,12 @@ pub(crate) async fn bump_generation(tx: &mut Tx, id: &str) -> Result<()> {
     Ok(())
 }
 
-pub(crate) async fn address_and_generation(pool: &Pool, id: &str) -> Result<(String, i64)> {
-    let r = sqlx::query("SELECT address, generation FROM nodes WHERE id = $1")
+pub(crate) async fn address_and_generation(pool: &Pool, id: &str) -> Result<(String, String, i64)> {
+    let r = sqlx::query("SELECT name, address, generation FROM nodes WHERE id = $1")
         .bind(id)
         .fetch_one(pool)
         .await?;
-    Ok((r.try_get(0)?, r.try_get(1)?))
+    Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))
 }
 
 /// Node `id`'s WAN side as it reported it.

@@ -20,6 +20,7 @@ fn beat(node: &FakeNode, name: &str, address: &str, boot: &str) -> Heartbeat {
         info: node.node().unwrap(),
         hw_mbps: Some(10_000),
         sw_mbps: None,
+        csr: None,
     }
 }
 

@@ -539,6 +539,7 @@ async fn a_restarted_part_comes_back_and_a_moved_wan_address_reaches_every_part(
         info: prism_node_api::NodeApi::node(n2.as_ref()).unwrap(),
         hw_mbps: None,
         sw_mbps: None,
+        csr: None,
     };
     // Node 2 restarts with nothing: its next heartbeat brings its part back.
     n2.docs.lock().unwrap().clear();

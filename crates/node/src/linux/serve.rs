@@ -19,6 +19,7 @@ use crate::linux::node::Node;
 use crate::linux::options::instance_options;
 use crate::runtime::Generations;
 use anyhow::{Context, Result, bail};
+use prism_http::NodeIdentity;
 use prism_io::port::IoChoice;
 use prism_io::xdp::XdpConfig;
 use prism_netdoc::{self as scenario, Scenario};
@@ -69,6 +70,18 @@ impl JoinController {
     }
 }
 
+/// Who may call the node's API on TCP.
+#[derive(Debug, Clone)]
+pub enum TcpAuth {
+    /// Whoever holds the control plane's shared credential (plain HTTP).
+    Credential(Credential),
+    /// The controller only, in mutual TLS: the node serves with the
+    /// certificate the controller's CA issues it at its first heartbeat
+    /// (nothing before) and accepts only the controller's client
+    /// certificate. Needs an `https://` controller to join.
+    Certificate,
+}
+
 /// Everything a node is started with.
 #[derive(Debug)]
 pub struct ServeConfig {
@@ -84,8 +97,8 @@ pub struct ServeConfig {
     pub cores: Vec<usize>,
     /// The API's Unix socket.
     pub api_socket: PathBuf,
-    /// The API on TCP too, with the control plane's credential.
-    pub api_tcp: Option<(SocketAddr, Credential)>,
+    /// The API on TCP too, for the controller.
+    pub api_tcp: Option<(SocketAddr, TcpAuth)>,
     /// Start from the scenario, forgetting the saved desired state.
     pub fresh: bool,
     pub reconfig_strategy: prism_pipeline::reconfig::Strategy,
@@ -149,7 +162,11 @@ impl NodeServer {
         if cfg.join.is_some() && cfg.api_tcp.is_none() {
             bail!("joining a controller needs the API on TCP (--api-listen)");
         }
-        let agent = agent_config(&cfg)?;
+        let mut agent = agent_config(&cfg)?;
+        let identity = node_identity(&cfg, agent.as_ref())?;
+        if let Some(a) = agent.as_mut() {
+            a.identity = identity.clone();
+        }
         let mut opts = instance_options(cfg.instance.as_deref());
         opts.workers = cfg.workers;
         opts.cores = cfg.cores.clone();
@@ -198,7 +215,7 @@ impl NodeServer {
             networks,
         };
         // On error from here, dropping `server` stops what was started.
-        server.listen(&cfg, facts)?;
+        server.listen(&cfg, facts, identity)?;
         if let (Some(mut a), Some(at)) = (agent, &server.tcp_address) {
             if a.address.is_empty() {
                 a.address = at.clone();
@@ -209,7 +226,12 @@ impl NodeServer {
         Ok(server)
     }
 
-    fn listen(&mut self, cfg: &ServeConfig, facts: NodeFacts) -> Result<()> {
+    fn listen(
+        &mut self,
+        cfg: &ServeConfig,
+        facts: NodeFacts,
+        identity: Option<Arc<NodeIdentity>>,
+    ) -> Result<()> {
         let node = self.node.as_ref().expect("a started server has its node");
         if let Some(dir) = cfg.api_socket.parent() {
             std::fs::create_dir_all(dir)?;
@@ -227,13 +249,22 @@ impl NodeServer {
         )
         .with_context(|| format!("API socket {}", cfg.api_socket.display()))?;
         self.threads.push(t);
-        if let Some((addr, cred)) = &cfg.api_tcp {
-            let (at, t) = prism_node_api::spawn(
-                Listener::Tcp(*addr, cred.clone()),
-                prism_node_api::router(api),
-                self.stop.clone(),
-            )
-            .with_context(|| format!("API on TCP {addr}"))?;
+        if let Some((addr, auth)) = &cfg.api_tcp {
+            let (listener, how) = match (auth, identity) {
+                (TcpAuth::Certificate, Some(id)) => (
+                    Listener::Tls(*addr, id.tls()),
+                    "mutual TLS with the certificate the controller issues this node (none yet)",
+                ),
+                (TcpAuth::Credential(c), _) => (
+                    Listener::Tcp(*addr, c.clone()),
+                    "plain HTTP, the shared credential required",
+                ),
+                (TcpAuth::Certificate, None) => bail!("a node certificate needs a controller"),
+            };
+            let (at, t) =
+                prism_node_api::spawn(listener, prism_node_api::router(api), self.stop.clone())
+                    .with_context(|| format!("API on TCP {addr}"))?;
+            self.notes.push(format!("API on TCP {at}: {how}"));
             self.threads.push(t);
             self.tcp_address = Some(at);
         }
@@ -353,7 +384,37 @@ fn agent_config(cfg: &ServeConfig) -> Result<Option<AgentConfig>> {
         hw_mbps: None,
         sw_mbps: None,
         local: Endpoint::Unix(cfg.api_socket.clone()),
+        identity: None,
     }))
+}
+
+/// The node's identity when its API on TCP is in mutual TLS: refused
+/// unless it joins a controller over `https://`, whose CA it then trusts.
+fn node_identity(
+    cfg: &ServeConfig,
+    agent: Option<&AgentConfig>,
+) -> Result<Option<Arc<NodeIdentity>>> {
+    let Some((_, TcpAuth::Certificate)) = &cfg.api_tcp else {
+        return Ok(None);
+    };
+    let (Some(j), Some(a)) = (&cfg.join, agent) else {
+        bail!(
+            "the API on TCP needs the shared credential (--api-credential-file) or a controller to certify this node (--controller https://…)"
+        );
+    };
+    if !j.controller.starts_with("https://") {
+        bail!(
+            "--controller {}: a node certificate is only taken from a controller it can verify (https://…); or give --api-credential-file",
+            j.controller
+        );
+    }
+    let id = NodeIdentity::new(&a.name).with_context(|| {
+        format!(
+            "node name `{}`: a certificate's name is letters, digits, `-` and `.` (--node-name)",
+            a.name
+        )
+    })?;
+    Ok(Some(Arc::new(id)))
 }
 
 /// The scenario to start from: the saved desired state's networks when
