@@ -41,6 +41,10 @@ pub struct Settings {
     pub node_cert_life_ms: i64,
 }
 
+/// A node certificate's life unless told (`--node-cert-hours`); renewed
+/// after two thirds of it (`crate::node_identity`).
+pub const NODE_CERT_LIFE_MS: i64 = 24 * 3_600_000;
+
 /// The default tunnel pool: RFC 2544's benchmarking range, never routed on
 /// the Internet.
 pub const TUNNEL_POOL: &str = "198.18.0.0/15";
@@ -61,7 +65,7 @@ impl Default for Settings {
             lead_ttl_ms: 3000,
             lead_every_ms: 500,
             node_ca: None,
-            node_cert_life_ms: crate::node_identity::NODE_CERT_LIFE_MS,
+            node_cert_life_ms: NODE_CERT_LIFE_MS,
         }
     }
 }

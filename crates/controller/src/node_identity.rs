@@ -19,10 +19,6 @@ use prism_http::identity::{IssueError, wall_ms};
 use prism_node_api::{Endpoint, NodeCertificate, NodeClient};
 use std::time::Duration;
 
-/// A node certificate's life unless told (`--node-cert-hours`); renewed
-/// after two thirds of it.
-pub const NODE_CERT_LIFE_MS: i64 = 24 * 3_600_000;
-
 impl Controller {
     /// The certificate asked for by `csr` in a heartbeat of `caller`,
     /// recorded in `tx`; or why there is none (no CA). A request for
