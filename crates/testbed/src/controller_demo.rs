@@ -19,6 +19,8 @@ use prism_controller::{
     Booking, BookingRequest, Controller, ControllerClient, LoginRequest, ProjectRequest, Settings,
     UserRequest,
 };
+use prism_http::NodeCa;
+use prism_http::tls::LabCa;
 use prism_io::netns;
 use prism_node_api::{Endpoint, NodeClient};
 use std::path::{Path, PathBuf};
@@ -37,6 +39,9 @@ pub struct Outcome {
     /// Controller networks still on a node after the releases.
     pub left_on_nodes: Vec<String>,
     pub leftovers: Vec<String>,
+    /// Calls to a node's API on TCP without the controller's client
+    /// certificate that were answered (there should be none).
+    pub answered_strangers: Vec<String>,
 }
 
 fn ours(ns: &str) -> bool {
@@ -111,8 +116,9 @@ fn build_topology() -> Result<()> {
 }
 
 /// Starts node `i`; it registers itself with the controller at
-/// `controller` with the key in `key`.
-fn start_node(prism: &Path, i: usize, cred: &Path, controller: &str, key: &Path) -> Result<Child> {
+/// `controller` (whose CA is `ca`) with the key in `key`, and serves its
+/// API in mutual TLS with the certificate the controller gives it.
+fn start_node(prism: &Path, i: usize, ca: &Path, controller: &str, key: &Path) -> Result<Child> {
     let dir = PathBuf::from(STATE_DIR);
     let config = dir.join(format!("node{i}.toml"));
     std::fs::write(
@@ -134,12 +140,9 @@ fn start_node(prism: &Path, i: usize, cred: &Path, controller: &str, key: &Path)
         .arg(&config)
         .arg("--api")
         .arg(dir.join(format!("node{i}.sock")))
-        .args([
-            "--api-listen",
-            &format!("10.254.{i}.2:7700"),
-            "--api-credential-file",
-        ])
-        .arg(cred)
+        .args(["--api-listen", &format!("10.254.{i}.2:7700")])
+        .arg("--controller-ca")
+        .arg(ca)
         .args([
             "--controller",
             controller,
@@ -156,6 +159,7 @@ fn start_node(prism: &Path, i: usize, cred: &Path, controller: &str, key: &Path)
 
 /// Where the controller listens: node 1's management link, which node 2
 /// reaches through its own.
+const CONTROLLER_IP: &str = "10.254.1.1";
 const CONTROLLER_AT: &str = "10.254.1.1:0";
 
 /// Waits until every node has registered itself and is up.
@@ -209,8 +213,6 @@ pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
     let secret = random_hex()?;
-    let cred = dir.join("control-plane.secret");
-    std::fs::write(&cred, &secret)?;
     say(
         "prism demo (controller): a controller and two nodes, each in its own network namespace ...",
     );
@@ -239,19 +241,34 @@ async fn drive(
     say: &dyn Fn(&str),
 ) -> Result<Outcome> {
     let db = dir.join("controller.db").display().to_string();
+    // The lab CA: the controller's certificate, and the nodes' identities
+    // (no shared credential: each node is called in mutual TLS).
+    let lab = LabCa::create(&dir.join("tls"), &[CONTROLLER_IP.into()], 1)?;
     let settings = Settings {
-        node_secret: Some(secret.into()),
+        node_ca: Some(std::sync::Arc::new(NodeCa::open(
+            &lab.ca_cert,
+            &lab.ca_key,
+        )?)),
         ..Settings::default()
     };
     let ctl = Controller::open(&db, settings).await?;
     let password = format!("demo-{secret}");
     ctl.bootstrap_admin("admin", &password).await?;
     let listener = tokio::net::TcpListener::bind(CONTROLLER_AT).await?;
-    let addr = listener.local_addr()?.to_string();
-    let server = tokio::spawn(prism_controller::api::serve(ctl.clone(), listener));
+    let addr = format!("https://{}", listener.local_addr()?);
+    let tls = prism_http::tls::server_config(&lab.server_cert, &lab.server_key)?;
+    let server = tokio::spawn(prism_controller::api::serve_with(
+        ctl.clone(),
+        listener,
+        Some(tls),
+        prism_http::Limits::default(),
+    ));
     let background = ctl.spawn_background();
-    say(&format!("  controller on {addr}, database {db}"));
-    let anon = ControllerClient::new(&addr, None);
+    say(&format!(
+        "  controller on {addr} (lab CA {}), database {db}",
+        lab.ca_cert.display()
+    ));
+    let anon = ControllerClient::connect(&addr, None, Some(&lab.ca_cert))?;
     let login = |user: &str, project: Option<&str>| LoginRequest {
         user: user.into(),
         password: password.clone(),
@@ -276,12 +293,20 @@ async fn drive(
         .await?;
     let alice = anon.with_token(Some(anon.login(&login("alice", Some("demo"))).await?.token));
     say("  alice logged in to project demo");
+    let strangers = strangers_answered(&dir.join("tls").join("ca.pem")).await;
+    say(&format!(
+        "  a client without the controller's certificate, in TLS and in plain HTTP, answered by the nodes: {}",
+        if strangers.is_empty() { "never" } else { "YES" }
+    ));
     let bookings = book_four(&alice, say).await?;
     // A software router takes a moment to start in its container.
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let mut out = Outcome::default();
+    let mut out = Outcome {
+        answered_strangers: strangers,
+        ..Outcome::default()
+    };
     send_flows(&bookings, &mut out, say).await?;
-    report_drops(secret, say).await?;
+    report_drops(dir, say).await?;
     out.leaked = leaks(&bookings).await?;
     say(&format!(
         "  isolation: {} frames of unbooked or other nodes' VLANs reached a host",
@@ -296,7 +321,7 @@ async fn drive(
     for (b, _) in &bookings {
         alice.release("demo", &b.id).await?;
     }
-    out.left_on_nodes = left_on_nodes(secret).await?;
+    out.left_on_nodes = left_on_nodes(dir).await?;
     say(&format!(
         "  released the leases: {} networks left on the nodes",
         out.left_on_nodes.len()
@@ -316,21 +341,50 @@ async fn start_nodes(
     topo: &mut Topology,
     say: &dyn Fn(&str),
 ) -> Result<()> {
-    let cred = dir.join("control-plane.secret");
+    let ca = dir.join("tls").join("ca.pem");
     for i in 1..=NODES {
         let key = admin.create_node_key(&format!("node{i}")).await?;
         let file = dir.join(format!("node{i}.key"));
         std::fs::write(&file, key.key.unwrap_or_default())?;
         std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
-        topo.nodes.push(start_node(prism, i, &cred, addr, &file)?);
+        topo.nodes.push(start_node(prism, i, &ca, addr, &file)?);
     }
     for n in wait_for_nodes(admin).await? {
         say(&format!(
-            "  {} registered itself at {}: {} with {} slots, ports {:?}",
+            "  {} registered itself at {} and took a certificate for its name: {} with {} slots, ports {:?}",
             n.name, n.address, n.device, n.slots, n.ports
         ));
     }
     Ok(())
+}
+
+/// Each node's API on TCP, called in TLS trusting the lab CA but with
+/// no client certificate, and in plain HTTP: the calls answered.
+async fn strangers_answered(ca: &Path) -> Vec<String> {
+    let mut answered = Vec::new();
+    for i in 1..=NODES {
+        let addr = format!("10.254.{i}.2:7700");
+        let Ok(tls) = prism_http::ClientTls::new(&format!("node{i}"), Some(ca)) else {
+            answered.push(format!("node{i}: the lab CA unreadable"));
+            continue;
+        };
+        for e in [
+            Endpoint::Tls {
+                addr: addr.clone(),
+                token: None,
+                tls,
+            },
+            Endpoint::Tcp {
+                addr: addr.clone(),
+                token: None,
+            },
+        ] {
+            if let Ok(n) = NodeClient::new(e.clone()).node().await {
+                answered.push(format!("{e:?} answered: {}", n.device));
+            }
+        }
+    }
+    answered
 }
 
 /// Two hardware and two software networks, each booked and provisioned,
@@ -416,13 +470,10 @@ async fn leaks(bookings: &[(Booking, usize)]) -> Result<u64> {
 }
 
 /// The controller's networks still on the nodes (asked of each node).
-async fn left_on_nodes(secret: &str) -> Result<Vec<String>> {
+async fn left_on_nodes(dir: &Path) -> Result<Vec<String>> {
     let mut left = Vec::new();
     for i in 1..=NODES {
-        let c = NodeClient::new(Endpoint::Tcp {
-            addr: format!("10.254.{i}.2:7700"),
-            token: Some(secret.into()),
-        });
+        let c = NodeClient::new(Endpoint::Unix(dir.join(format!("node{i}.sock"))));
         for n in c.list_networks().await? {
             if n.name.starts_with(prism_controller::NODE_PREFIX) {
                 left.push(n.name);

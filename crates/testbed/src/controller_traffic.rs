@@ -99,13 +99,11 @@ pub(crate) fn send_and_count(i: usize, vlan: u16, port: u16, count: u64) -> Resu
 
 /// Says where frames were lost, if any were: the nodes' networks and
 /// sockets, and the kernel's counters on every link of the path.
-pub(crate) async fn report_drops(secret: &str, say: &dyn Fn(&str)) -> Result<()> {
+/// The nodes are asked on their Unix sockets, `node{i}.sock` in `dir`.
+pub(crate) async fn report_drops(dir: &std::path::Path, say: &dyn Fn(&str)) -> Result<()> {
     // Where frames were lost, if any were: the nodes' own sockets.
     for i in 1..=NODES {
-        let c = NodeClient::new(Endpoint::Tcp {
-            addr: format!("10.254.{i}.2:7700"),
-            token: Some(secret.into()),
-        });
+        let c = NodeClient::new(Endpoint::Unix(dir.join(format!("node{i}.sock"))));
         for n in c
             .counters()
             .await?

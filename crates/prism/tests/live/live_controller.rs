@@ -45,5 +45,12 @@ fn bookings_on_two_nodes_forward_only_their_vlans_and_leave_nothing() {
         o.usage_csv
     );
     assert!(o.left_on_nodes.is_empty(), "{:?}", o.left_on_nodes);
+    // The nodes hold no shared credential: only the controller's client
+    // certificate gets an answer.
+    assert!(
+        o.answered_strangers.is_empty(),
+        "{:?}",
+        o.answered_strangers
+    );
     assert!(o.leftovers.is_empty(), "{:?}", o.leftovers);
 }
