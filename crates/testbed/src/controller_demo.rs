@@ -240,35 +240,9 @@ async fn drive(
     topo: &mut Topology,
     say: &dyn Fn(&str),
 ) -> Result<Outcome> {
-    let db = dir.join("controller.db").display().to_string();
-    // The lab CA: the controller's certificate, and the nodes' identities
-    // (no shared credential: each node is called in mutual TLS).
-    let lab = LabCa::create(&dir.join("tls"), &[CONTROLLER_IP.into()], 1)?;
-    let settings = Settings {
-        node_ca: Some(std::sync::Arc::new(NodeCa::open(
-            &lab.ca_cert,
-            &lab.ca_key,
-        )?)),
-        ..Settings::default()
-    };
-    let ctl = Controller::open(&db, settings).await?;
     let password = format!("demo-{secret}");
-    ctl.bootstrap_admin("admin", &password).await?;
-    let listener = tokio::net::TcpListener::bind(CONTROLLER_AT).await?;
-    let addr = format!("https://{}", listener.local_addr()?);
-    let tls = prism_http::tls::server_config(&lab.server_cert, &lab.server_key)?;
-    let server = tokio::spawn(prism_controller::api::serve_with(
-        ctl.clone(),
-        listener,
-        Some(tls),
-        prism_http::Limits::default(),
-    ));
-    let background = ctl.spawn_background();
-    say(&format!(
-        "  controller on {addr} (lab CA {}), database {db}",
-        lab.ca_cert.display()
-    ));
-    let anon = ControllerClient::connect(&addr, None, Some(&lab.ca_cert))?;
+    let (ctl, addr, tasks) = start_controller(dir, &password, say).await?;
+    let anon = ControllerClient::connect(&addr, None, Some(&dir.join("tls").join("ca.pem")))?;
     let login = |user: &str, project: Option<&str>| LoginRequest {
         user: user.into(),
         password: password.clone(),
@@ -326,9 +300,43 @@ async fn drive(
         "  released the leases: {} networks left on the nodes",
         out.left_on_nodes.len()
     ));
-    background.abort();
-    server.abort();
+    for t in tasks {
+        t.abort();
+    }
     Ok(out)
+}
+
+/// The controller, in HTTPS with the lab CA it makes in `dir/tls`, which
+/// also certifies the nodes (no shared credential: each node is called in
+/// mutual TLS); its address and its tasks (the server, the background).
+async fn start_controller(
+    dir: &Path,
+    password: &str,
+    say: &dyn Fn(&str),
+) -> Result<(Controller, String, [tokio::task::JoinHandle<()>; 2])> {
+    let db = dir.join("controller.db").display().to_string();
+    let lab = LabCa::create(&dir.join("tls"), &[CONTROLLER_IP.into()], 1)?;
+    let node_ca = NodeCa::open(&lab.ca_cert, &lab.ca_key)?;
+    let settings = Settings {
+        node_ca: Some(std::sync::Arc::new(node_ca)),
+        ..Settings::default()
+    };
+    let ctl = Controller::open(&db, settings).await?;
+    ctl.bootstrap_admin("admin", password).await?;
+    let listener = tokio::net::TcpListener::bind(CONTROLLER_AT).await?;
+    let addr = format!("https://{}", listener.local_addr()?);
+    let tls = prism_http::tls::server_config(&lab.server_cert, &lab.server_key)?;
+    let limits = prism_http::Limits::default();
+    let serving = prism_controller::api::serve_with(ctl.clone(), listener, Some(tls), limits);
+    let server = tokio::spawn(async move {
+        let _ = serving.await;
+    });
+    let background = ctl.spawn_background();
+    say(&format!(
+        "  controller on {addr} (lab CA {}), database {db}",
+        lab.ca_cert.display()
+    ));
+    Ok((ctl, addr, [server, background]))
 }
 
 /// Starts the nodes, each registering itself with its own key, and waits
