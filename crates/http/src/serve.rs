@@ -47,6 +47,28 @@ pub struct ServeStats {
     /// the TLS port, an untrusted client).
     pub handshake_failures: AtomicU64,
     pub open: AtomicU64,
+    /// The failures already reported, and the last one's peer and why.
+    reported: AtomicU64,
+    last_failure: std::sync::Mutex<Option<(SocketAddr, String)>>,
+}
+
+impl ServeStats {
+    fn handshake_failed(&self, peer: SocketAddr, why: String) {
+        if let Ok(mut l) = self.last_failure.lock() {
+            *l = Some((peer, why));
+        }
+        self.handshake_failures.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The handshakes that failed since the last call (if any), with the
+    /// last one's peer and reason: for a log that must not grow with
+    /// every garbage connection.
+    pub fn unreported_failures(&self) -> Option<(u64, SocketAddr, String)> {
+        let now = self.handshake_failures.load(Ordering::Relaxed);
+        let before = self.reported.swap(now, Ordering::Relaxed);
+        let (peer, why) = self.last_failure.lock().ok()?.clone()?;
+        (now > before).then_some((now - before, peer, why))
+    }
 }
 
 /// The TLS configuration a listener completes handshakes with: fixed
@@ -111,15 +133,15 @@ pub async fn serve(
                 Some(Some(a)) => {
                     match tokio::time::timeout(limits.handshake, a.accept(tcp)).await {
                         Ok(Ok(s)) => serve_connection(s, peer, router, limits).await,
-                        _ => {
-                            stats.handshake_failures.fetch_add(1, Ordering::Relaxed);
-                        }
+                        Ok(Err(e)) => stats.handshake_failed(peer, e.to_string()),
+                        Err(_) => stats.handshake_failed(
+                            peer,
+                            format!("no handshake within {:?}", limits.handshake),
+                        ),
                     }
                 }
                 // No certificate yet: nothing to shake hands with.
-                Some(None) => {
-                    stats.handshake_failures.fetch_add(1, Ordering::Relaxed);
-                }
+                Some(None) => stats.handshake_failed(peer, "no certificate yet".into()),
             }
             stats.open.fetch_sub(1, Ordering::Relaxed);
         });

@@ -315,14 +315,30 @@ pub async fn serve_with(
     limits: Limits,
 ) -> std::io::Result<()> {
     let stats = Arc::new(prism_http::ServeStats::default());
-    prism_http::serve(
-        router(ctl),
-        listener,
-        tls.map(prism_http::CurrentTls::fixed),
-        limits,
-        stats,
-    )
-    .await
+    let audit = audit_handshakes(ctl.clone(), stats.clone());
+    let tls = tls.map(prism_http::CurrentTls::fixed);
+    tokio::select! {
+        r = prism_http::serve(router(ctl), listener, tls, limits, stats) => r,
+        _ = audit => Ok(()),
+    }
+}
+
+/// How often failed TLS handshakes are written to the audit log: one
+/// entry per period at most, however many there were (garbage at line
+/// rate must not become a write per connection).
+const AUDIT_HANDSHAKES_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Writes failed TLS handshakes to the audit log as `tls:ADDRESS`, method
+/// `TLS`: how many since the last entry, the last one's reason.
+async fn audit_handshakes(ctl: Controller, stats: Arc<prism_http::ServeStats>) {
+    loop {
+        tokio::time::sleep(AUDIT_HANDSHAKES_EVERY).await;
+        if let Some((n, peer, why)) = stats.unreported_failures() {
+            let who = format!("tls:{}", peer.ip());
+            let what = format!("handshake refused ({n} since the last entry; the last: {why})");
+            ctl.audit(Some(&who), "TLS", &what, 400).await;
+        }
+    }
 }
 
 /// `prism controller serve`: the API on `listener` (TLS with `tls`) with

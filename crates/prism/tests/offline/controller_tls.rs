@@ -204,6 +204,21 @@ fn a_lab_ca_served_over_https_and_checked_by_every_client() {
         t.elapsed()
     );
     drop(idle);
+
+    // The refused handshakes are in the audit log (one entry per period).
+    let t = Instant::now();
+    let audited = loop {
+        let o = prism(&["ctl", "audit"], &dir);
+        let log = text(&o);
+        if log.contains("\"TLS\"") || t.elapsed() > Duration::from_secs(10) {
+            break log;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    assert!(
+        audited.contains("tls:127.0.0.1") && audited.contains("handshake refused"),
+        "{audited}"
+    );
 }
 
 #[test]
