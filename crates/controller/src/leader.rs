@@ -38,6 +38,8 @@ impl Controller {
     pub fn as_replica(&self, replica: &str) -> Self {
         let mut c = self.clone();
         c.replica = std::sync::Arc::new(replica.to_string());
+        // Another process would not share this one's locks on nodes.
+        c.node_locks = Default::default();
         c
     }
 

@@ -39,6 +39,13 @@ impl Controller {
         }
     }
 
+    /// Whether node `id`'s desired generation has passed `sent` since it
+    /// was read.
+    async fn overtaken(&self, id: &str, sent: i64) -> Result<bool> {
+        let (_, _, now) = nodes::address_and_generation(&self.pool, id).await?;
+        Ok(now > sent)
+    }
+
     /// One pass over node `id`; failures are recorded on the node and on
     /// the bookings concerned, never raised.
     pub async fn reconcile_node(&self, id: &str) -> Converged {
@@ -76,6 +83,13 @@ impl Controller {
                         let (booking, _) = desired.remove(i);
                         refused.push((booking, e.to_string()));
                         continue;
+                    }
+                    if api.is_some_and(|a| a.code == ErrorCode::StaleGeneration)
+                        && self.overtaken(id, generation).await?
+                    {
+                        // Another replica (or a later pass) sent a newer
+                        // state meanwhile: the node holds what it should.
+                        return Ok(Converged::default());
                     }
                     let why = match api {
                         Some(a) if a.code == ErrorCode::StaleGeneration => format!(

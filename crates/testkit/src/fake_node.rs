@@ -33,6 +33,10 @@ pub struct FakeNode {
     pub stalled: std::sync::atomic::AtomicUsize,
     /// The last desired generation accepted (`PUT /v1/desired`).
     pub desired_generation: std::sync::atomic::AtomicU64,
+    /// Set: the next `PUT /v1/desired` waits, before its generation is
+    /// checked, while `held_desired` is (a request late in the network).
+    pub hold_next_desired: AtomicBool,
+    pub held_desired: AtomicBool,
     /// What it reports as its WAN port (`with_wan`).
     pub wan: Mutex<Option<prism_node_api::WanInfo>>,
 }
@@ -87,6 +91,8 @@ impl FakeNode {
             stall: AtomicBool::new(false),
             stalled: Default::default(),
             desired_generation: Default::default(),
+            hold_next_desired: AtomicBool::new(false),
+            held_desired: AtomicBool::new(false),
             wan: Mutex::new(None),
         })
     }
@@ -299,6 +305,12 @@ impl NodeApi for FakeNode {
     fn put_desired(&self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
         use prism_node_api::reconcile::{Step, execute, fence, plan};
         self.up()?;
+        if self.hold_next_desired.swap(false, Ordering::SeqCst) {
+            self.held_desired.store(true, Ordering::SeqCst);
+            while self.held_desired.load(Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
         fence(
             self.desired_generation.load(Ordering::SeqCst),
             body.generation,

@@ -5,7 +5,7 @@
 //! replaced within five seconds. Replicas here share one database pool in
 //! one process (`Controller::as_replica`), on SQLite and on PostgreSQL.
 
-use crate::common::{Harness, START_MS, fresh_database, settings};
+use crate::common::{Harness, START_MS, fresh_database, network, settings};
 use prism_controller::Controller;
 use std::time::{Duration, Instant};
 
@@ -99,4 +99,56 @@ async fn until_led(ctl: &Controller, not: Option<&str>) -> prism_controller::lea
         assert!(t.elapsed() < Duration::from_secs(10), "no new leader");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Replica b reads node n1's desired state and its request is held in the
+/// network while replica a books another network and sends the newer
+/// generation; b's older request then arrives: the node refuses it (the
+/// generation fence), keeps the newest, and b records no error.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_replicas_racing_on_one_node_leave_it_at_the_newest_generation() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let h = Harness::start().await;
+    let node = h.node("n1", 4, 1000).await;
+    let fay = h.user("fay").await;
+    h.project("p", "fay", prism_controller::STANDARD).await;
+    let a = fay
+        .book("p", &network("a", "hardware", 1, true))
+        .await
+        .unwrap();
+    let n1 = h.admin.list_nodes().await.unwrap()[0].id.clone();
+
+    let b = h.ctl.as_replica("b");
+    node.hold_next_desired.store(true, SeqCst);
+    let late = tokio::spawn({
+        let n1 = n1.clone();
+        async move { b.reconcile_node(&n1).await }
+    });
+    let t = Instant::now();
+    while !node.held_desired.load(SeqCst) {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "b's request never came"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let sent_late = node.desired_generation.load(SeqCst);
+    let c = fay
+        .book("p", &network("c", "hardware", 1, true))
+        .await
+        .unwrap();
+    let newest = node.desired_generation.load(SeqCst);
+    assert!(newest > sent_late, "a's booking reached the node first");
+    node.held_desired.store(false, SeqCst);
+    late.await.unwrap();
+
+    let mut want = vec![a.node_network.unwrap(), c.node_network.unwrap()];
+    want.sort();
+    let mut held = node.names();
+    held.sort();
+    assert_eq!(held, want, "the older state undid the newer");
+    let v = &h.admin.list_nodes().await.unwrap()[0];
+    assert_eq!(node.desired_generation.load(SeqCst), v.generation as u64);
+    assert_eq!(v.applied_generation, v.generation);
+    assert_eq!(v.last_error, None, "a race is not the node's error");
 }
