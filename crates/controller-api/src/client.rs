@@ -129,7 +129,16 @@ impl ControllerClient {
     pub fn with_token(&self, token: Option<String>) -> Self {
         Self {
             addr: self.addr.clone(),
-            http: NodeClient::new(self.http.endpoint().with_token(token)),
+            http: self.http.with_token(token),
+        }
+    }
+
+    /// The same client keeping its connections open between calls
+    /// (HTTP/1.1 keep-alive), for many calls from one process.
+    pub fn keeping_connections(&self) -> Self {
+        Self {
+            addr: self.addr.clone(),
+            http: self.http.clone().keeping_connections(),
         }
     }
 

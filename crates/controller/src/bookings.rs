@@ -193,7 +193,7 @@ impl Controller {
         self.check_docs(&mut tx, &b, placement.as_ref()).await?;
         self.account(&mut tx, "allocate", &b, &m.project_id, &p.user_id)
             .await?;
-        tx.commit().await?;
+        self.commit_audited(tx, 201).await?;
         if r.provision {
             return self.provision(p, project, &id).await;
         }

@@ -137,7 +137,11 @@ impl Controller {
         // A node that holds less than it reached (its state forgotten:
         // `--fresh`, a new disk) is sent its desired state again.
         let forgot = i64::try_from(h.info.desired_generation).unwrap_or(i64::MAX) < applied;
-        self.reconcile_after_heartbeat(&id, wan_moved, changed || applied < generation || forgot);
+        // A node given its certificate now cannot answer until it serves
+        // with it: its next heartbeat (2 s) or the next pass reconciles.
+        let issued = matches!(certified, Some(Ok(_)));
+        let behind = changed || applied < generation || forgot;
+        self.reconcile_after_heartbeat(&id, wan_moved, behind && !issued);
         Ok(HeartbeatAnswer {
             node_id: id,
             registered,

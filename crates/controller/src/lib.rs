@@ -16,6 +16,7 @@
 
 mod accounting;
 pub mod api;
+pub mod audit_scope;
 mod authz;
 mod bookings;
 mod clock;

@@ -39,7 +39,7 @@ impl Controller {
         self.bump_generation(&mut tx, &b).await?;
         self.account(&mut tx, event, &b, &project_id, user_id)
             .await?;
-        tx.commit().await?;
+        self.commit_audited(tx, 200).await?;
         self.finish_operation(op).await?;
         Ok(b)
     }

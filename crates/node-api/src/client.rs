@@ -156,14 +156,55 @@ fn net(name: &str, rest: &str) -> String {
     format!("/v1/networks/{}{rest}", utf8_percent_encode(name, SEGMENT))
 }
 
-#[derive(Debug, Clone)]
+/// One HTTP/1.1 connection's sending half.
+type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+
+/// The most idle connections a client keeps open.
+const IDLE_MAX: usize = 64;
+
+#[derive(Clone)]
 pub struct NodeClient {
     endpoint: Endpoint,
+    /// Connections kept open between calls (`keeping_connections`).
+    idle: Option<std::sync::Arc<std::sync::Mutex<Vec<Sender>>>>,
+}
+
+impl std::fmt::Debug for NodeClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NodeClient({:?})", self.endpoint)
+    }
 }
 
 impl NodeClient {
+    /// A client that opens a connection per call.
     pub fn new(endpoint: Endpoint) -> Self {
-        Self { endpoint }
+        Self {
+            endpoint,
+            idle: None,
+        }
+    }
+
+    /// The same client keeping connections open between calls (HTTP/1.1
+    /// keep-alive; up to 64 idle), shared by its clones: for a client
+    /// making many calls (a benchmark, an SDK session), not for one
+    /// command.
+    pub fn keeping_connections(mut self) -> Self {
+        self.idle = Some(Default::default());
+        self
+    }
+
+    /// Whether this client keeps connections open.
+    pub fn keeps_connections(&self) -> bool {
+        self.idle.is_some()
+    }
+
+    /// The same client (sharing its kept connections, if any) with
+    /// another bearer token.
+    pub fn with_token(&self, token: Option<String>) -> Self {
+        Self {
+            endpoint: self.endpoint.with_token(token),
+            idle: self.idle.clone(),
+        }
     }
 
     pub fn endpoint(&self) -> &Endpoint {
@@ -177,49 +218,84 @@ impl NodeClient {
         path: &str,
         body: Option<Vec<u8>>,
     ) -> Result<(u16, Bytes), ClientError> {
+        let body = Bytes::from(body.unwrap_or_default());
+        let request = || {
+            let mut req = Request::builder()
+                .method(method)
+                .uri(path)
+                .header("host", "prism-node")
+                .header("content-type", "application/json");
+            if let Endpoint::Tcp { token: Some(t), .. } | Endpoint::Tls { token: Some(t), .. } =
+                &self.endpoint
+            {
+                req = req.header("authorization", format!("Bearer {t}"));
+            }
+            req.body(Full::new(body.clone())).map_err(http)
+        };
+        let (mut tx, reused) = match self.idle_sender().await {
+            Some(tx) => (tx, true),
+            None => (self.open().await?, false),
+        };
+        let resp = match tx.send_request(request()?).await {
+            Ok(r) => r,
+            // A kept connection the server closed before it took the
+            // request (so it was not sent): once more on a new one.
+            Err(e) if reused && e.is_canceled() => {
+                tx = self.open().await?;
+                tx.send_request(request()?).await.map_err(http)?
+            }
+            Err(e) => return Err(http(e)),
+        };
+        let status = resp.status().as_u16();
+        let bytes = resp.into_body().collect().await.map_err(http)?.to_bytes();
+        if let Some(pool) = &self.idle
+            && !tx.is_closed()
+            && let Ok(mut idle) = pool.lock()
+            && idle.len() < IDLE_MAX
+        {
+            idle.push(tx);
+        }
+        Ok((status, bytes))
+    }
+
+    /// A kept connection ready for a request, if there is one.
+    async fn idle_sender(&self) -> Option<Sender> {
+        let pool = self.idle.as_ref()?;
+        loop {
+            let mut tx = pool.lock().ok()?.pop()?;
+            if tx.ready().await.is_ok() {
+                return Some(tx);
+            }
+        }
+    }
+
+    /// A new connection to the endpoint, its HTTP/1.1 handshake done.
+    async fn open(&self) -> Result<Sender, ClientError> {
         let connect = |source| ClientError::Connect {
             at: self.endpoint.clone(),
             source,
         };
-        let mut req = Request::builder()
-            .method(method)
-            .uri(path)
-            .header("host", "prism-node")
-            .header("content-type", "application/json");
-        if let Endpoint::Tcp { token: Some(t), .. } | Endpoint::Tls { token: Some(t), .. } =
-            &self.endpoint
-        {
-            req = req.header("authorization", format!("Bearer {t}"));
-        }
-        let io = match &self.endpoint {
+        match &self.endpoint {
             Endpoint::Unix(p) => {
                 let s = tokio::net::UnixStream::connect(p).await.map_err(connect)?;
-                Io::Unix(hyper_util::rt::TokioIo::new(s))
+                handshake(hyper_util::rt::TokioIo::new(s)).await
             }
             Endpoint::Tcp { addr, .. } | Endpoint::Tls { addr, .. } => {
                 let s = tokio::net::TcpStream::connect(addr)
                     .await
                     .map_err(connect)?;
+                // A request is written whole; with kept connections,
+                // Nagle would hold the next one for the last one's ACK.
+                let _ = s.set_nodelay(true);
                 match &self.endpoint {
                     Endpoint::Tls { tls, .. } => {
                         let s = tls.connect(s).await.map_err(connect)?;
-                        Io::Tls(Box::new(hyper_util::rt::TokioIo::new(s)))
+                        handshake(hyper_util::rt::TokioIo::new(s)).await
                     }
-                    _ => Io::Tcp(hyper_util::rt::TokioIo::new(s)),
+                    _ => handshake(hyper_util::rt::TokioIo::new(s)).await,
                 }
             }
-        };
-        let req = req
-            .body(Full::new(Bytes::from(body.unwrap_or_default())))
-            .map_err(http)?;
-        let resp = match io {
-            Io::Unix(s) => send(s, req).await?,
-            Io::Tcp(s) => send(s, req).await?,
-            Io::Tls(s) => send(s, req).await?,
-        };
-        let status = resp.status().as_u16();
-        let bytes = resp.into_body().collect().await.map_err(http)?.to_bytes();
-        Ok((status, bytes))
+        }
     }
 
     pub(crate) async fn call<R: DeserializeOwned>(
@@ -372,24 +448,16 @@ impl NodeClient {
     }
 }
 
-enum Io {
-    Unix(hyper_util::rt::TokioIo<tokio::net::UnixStream>),
-    Tcp(hyper_util::rt::TokioIo<tokio::net::TcpStream>),
-    Tls(Box<hyper_util::rt::TokioIo<prism_http::ClientStream>>),
-}
-
-async fn send<S>(
-    io: S,
-    req: Request<Full<Bytes>>,
-) -> Result<hyper::Response<hyper::body::Incoming>, ClientError>
+/// The HTTP/1.1 handshake over `io`; its connection driven by a task.
+async fn handshake<S>(io: S) -> Result<Sender, ClientError>
 where
     S: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
-    let (mut tx, conn) = hyper::client::conn::http1::handshake(io)
+    let (tx, conn) = hyper::client::conn::http1::handshake(io)
         .await
         .map_err(http)?;
     tokio::spawn(conn);
-    tx.send_request(req).await.map_err(http)
+    Ok(tx)
 }
 
 #[cfg(test)]

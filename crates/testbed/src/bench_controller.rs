@@ -31,6 +31,14 @@ pub struct BenchControllerArgs {
     /// Over HTTPS (a lab CA made for the run), as a deployment would.
     #[arg(long)]
     pub tls: bool,
+    /// Controller replicas serving the API side by side, each with its
+    /// own pool (PostgreSQL only: SQLite serves one process); the clients
+    /// are spread over them.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=16))]
+    pub replicas: u16,
+    /// A connection per request instead of keep-alive connections.
+    #[arg(long)]
+    pub no_keep_alive: bool,
 }
 
 fn pct(v: &mut [f64], p: f64) -> f64 {
@@ -83,14 +91,40 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
         prism_controller::redact(&db),
         ctl.engine()
     );
-    let (user, user_token) = set_up(&ctl, a.tls.then_some(dir.as_path())).await?;
+    let tls_dir = a.tls.then_some(dir.as_path());
+    let (user, user_token, ca) = set_up(&ctl, tls_dir).await?;
+    let mut users = vec![user.clone()];
+    for r in 1..a.replicas {
+        let replica =
+            Controller::open_with_clock(&db, ctl.settings().clone(), Arc::new(clock.clone()))
+                .await
+                .map_err(|e| anyhow::anyhow!("replica {}: {e}", r + 1))?;
+        let url = serve(&replica, tls_dir).await?;
+        users.push(ControllerClient::connect(
+            &url,
+            Some(user_token.clone()),
+            ca.as_deref(),
+        )?);
+    }
+    if !a.no_keep_alive {
+        users = users
+            .iter()
+            .map(ControllerClient::keeping_connections)
+            .collect();
+    }
     let pairs = (a.pairs / a.clients) * a.clients;
-    let s = book_and_release(a, &user).await?;
+    let s = book_and_release(a, &users).await?;
     println!(
-        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over {})",
+        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over {}{}, {} replica(s))",
         pairs as f64 / s,
         a.clients,
-        if a.tls { "HTTPS" } else { "HTTP" }
+        if a.tls { "HTTPS" } else { "HTTP" },
+        if a.no_keep_alive {
+            ", a connection per request"
+        } else {
+            " with keep-alive"
+        },
+        a.replicas
     );
     let who = ctl.authenticate(Some(user_token.as_str())).await?;
     let s = book_and_release_in_library(a, &ctl, &who).await?;
@@ -98,7 +132,7 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
         "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s (the library, no HTTP)",
         pairs as f64 / s
     );
-    reads(a, &user).await?;
+    reads(a, &users).await?;
     // The reaper over all of them at once.
     clock.advance_ms(3_600_000 + 1);
     let t = Instant::now();
@@ -111,25 +145,22 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     Ok(())
 }
 
-/// The API served on a free port (over TLS with a lab CA made in
-/// `tls_dir`), a project `p` on a service level with no lease limit, a
-/// resource type with no node, and its user's client and token.
-async fn set_up(ctl: &Controller, tls_dir: Option<&Path>) -> Result<(ControllerClient, String)> {
-    let pw = "bench password 123";
-    ctl.bootstrap_admin("admin", pw).await?;
+/// `ctl`'s API served on a free port (over TLS with the lab CA in
+/// `tls_dir`, made by the first call): its address.
+async fn serve(ctl: &Controller, tls_dir: Option<&Path>) -> Result<String> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let port = listener.local_addr()?.port();
-    let (tls, url, ca) = match tls_dir {
+    let (tls, url) = match tls_dir {
         Some(dir) => {
-            let ca = prism_http::tls::LabCa::create(&dir.join("tls"), &["localhost".into()], 1)?;
+            let dir = dir.join("tls");
+            let ca = match prism_http::tls::LabCa::open(&dir)? {
+                Some(ca) => ca,
+                None => prism_http::tls::LabCa::create(&dir, &["localhost".into()], 1)?,
+            };
             let tls = prism_http::tls::server_config(&ca.server_cert, &ca.server_key)?;
-            (
-                Some(tls),
-                format!("https://localhost:{port}"),
-                Some(ca.ca_cert),
-            )
+            (Some(tls), format!("https://localhost:{port}"))
         }
-        None => (None, format!("127.0.0.1:{port}"), None),
+        None => (None, format!("127.0.0.1:{port}")),
     };
     let limits = prism_http::Limits::default();
     tokio::spawn(prism_controller::api::serve_with(
@@ -138,6 +169,20 @@ async fn set_up(ctl: &Controller, tls_dir: Option<&Path>) -> Result<(ControllerC
         tls,
         limits,
     ));
+    Ok(url)
+}
+
+/// The API served (see [`serve`]), a project `p` on a service level with
+/// no lease limit, a resource type with no node, and its user's client,
+/// token, and the CA to trust.
+async fn set_up(
+    ctl: &Controller,
+    tls_dir: Option<&Path>,
+) -> Result<(ControllerClient, String, Option<std::path::PathBuf>)> {
+    let pw = "bench password 123";
+    ctl.bootstrap_admin("admin", pw).await?;
+    let url = serve(ctl, tls_dir).await?;
+    let ca = tls_dir.map(|d| d.join("tls").join("ca.pem"));
     let anon = ControllerClient::connect(&url, None, ca.as_deref())?;
     let login = |u: &str| LoginRequest {
         user: u.into(),
@@ -174,15 +219,16 @@ async fn set_up(ctl: &Controller, tls_dir: Option<&Path>) -> Result<(ControllerC
         })
         .await?;
     let token = anon.login(&login("u")).await?.token;
-    Ok((anon.with_token(Some(token.clone())), token))
+    Ok((anon.with_token(Some(token.clone())), token, ca))
 }
 
-/// Seconds for allocate + release pairs over HTTP, `clients` at a time.
-async fn book_and_release(a: &BenchControllerArgs, user: &ControllerClient) -> Result<f64> {
+/// Seconds for allocate + release pairs over HTTP, `clients` at a time,
+/// client `c` on replica `c % replicas`.
+async fn book_and_release(a: &BenchControllerArgs, users: &[ControllerClient]) -> Result<f64> {
     let t = Instant::now();
     let mut tasks = Vec::new();
     for c in 0..a.clients {
-        let user = user.clone();
+        let user = users[c % users.len()].clone();
         let n = a.pairs / a.clients;
         tasks.push(tokio::spawn(async move {
             for i in 0..n {
@@ -223,13 +269,27 @@ async fn book_and_release_in_library(
     Ok(t.elapsed().as_secs_f64())
 }
 
-/// Reads with `leases` active: one booking, and a page of 100.
-async fn reads(a: &BenchControllerArgs, user: &ControllerClient) -> Result<()> {
+/// Reads with `leases` active (made by the clients at once): one
+/// booking, and a page of 100, by one client with nothing else running.
+async fn reads(a: &BenchControllerArgs, users: &[ControllerClient]) -> Result<()> {
     let t = Instant::now();
-    let mut ids = Vec::new();
-    for i in 0..a.leases {
-        ids.push(user.book("p", &probe(format!("l{i}"))).await?.id);
+    let mut tasks = Vec::new();
+    for c in 0..a.clients {
+        let user = users[c % users.len()].clone();
+        let range = (c * a.leases / a.clients)..((c + 1) * a.leases / a.clients);
+        tasks.push(tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for i in range {
+                ids.push(user.book("p", &probe(format!("l{i}"))).await?.id);
+            }
+            anyhow::Ok(ids)
+        }));
     }
+    let mut ids = Vec::new();
+    for t in tasks {
+        ids.extend(t.await??);
+    }
+    let user = &users[0];
     println!(
         "  {} active leases made in {:.1} s",
         a.leases,

@@ -12,6 +12,7 @@ mod registry;
 
 pub use openapi::{ApiDoc, spec_json};
 
+use crate::audit_scope::PendingAudit;
 use crate::authz::Principal;
 use crate::controller::Controller;
 use crate::error::{Error, ErrorCode};
@@ -191,13 +192,14 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
     }
     req.extensions_mut()
         .insert(Authenticated(principal.clone()));
-    let resp = next.run(req).await;
-    // A login audits itself, with the name tried and the address.
-    if method != Method::GET && path != "/v1/login" {
-        let who = principal.as_ref().map(|p| p.user.as_str());
-        app.ctl
-            .audit(who, method.as_str(), &path, resp.status().as_u16())
-            .await;
+    let who = principal.as_ref().map(|p| p.user.as_str());
+    let pending = PendingAudit::new(who, method.as_str(), &path);
+    let resp = pending.scope(next.run(req)).await;
+    // A login audits itself, with the name tried and the address; a
+    // change committed with its audit row is audited already.
+    let status = resp.status().as_u16();
+    if method != Method::GET && path != "/v1/login" && pending.written() != Some(status) {
+        app.ctl.audit(who, method.as_str(), &path, status).await;
     }
     resp
 }

@@ -79,16 +79,26 @@ pub(crate) async fn provisioned_between(
         .collect()
 }
 
-pub(crate) async fn insert_audit(pool: &Pool, e: &AuditEntry) -> Result<()> {
-    sqlx::query("INSERT INTO audit (id, at_ms, principal, method, path, status) VALUES ($1, $2, $3, $4, $5, $6)")
+const INSERT_AUDIT: &str = "INSERT INTO audit (id, at_ms, principal, method, path, status) VALUES ($1, $2, $3, $4, $5, $6)";
+
+fn audit_query(e: &AuditEntry) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+    sqlx::query(INSERT_AUDIT)
         .bind(&e.id)
         .bind(e.at_ms)
         .bind(&e.principal)
         .bind(&e.method)
         .bind(&e.path)
         .bind(e.status)
-        .execute(pool)
-        .await?;
+}
+
+pub(crate) async fn insert_audit(pool: &Pool, e: &AuditEntry) -> Result<()> {
+    audit_query(e).execute(pool).await?;
+    Ok(())
+}
+
+/// The same inside a change's transaction (`crate::audit_scope`).
+pub(crate) async fn insert_audit_in(tx: &mut Tx, e: &AuditEntry) -> Result<()> {
+    audit_query(e).execute(&mut **tx).await?;
     Ok(())
 }
 

@@ -370,3 +370,65 @@ async fn a_node_converges_to_its_desired_state_and_foreign_networks_stay() {
         OperationalState::Ready
     );
 }
+
+/// A booking and its release are each one audit row, written in the
+/// change's own transaction (not once there and again after the answer);
+/// a refused booking is audited after the answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_booking_and_its_release_are_audited_once_each() {
+    let h = Harness::start().await;
+    h.node("n1", 4, 1000).await;
+    let fay = h.user("fay").await;
+    h.project("p", "fay", STANDARD).await;
+    let b = fay
+        .book("p", &network("a", "hardware", 1, false))
+        .await
+        .unwrap();
+    fay.release("p", &b.id).await.unwrap();
+    let e = fay.book("p", &network("a b", "hardware", 1, false)).await;
+    assert_eq!(e.unwrap_err().status(), Some(400));
+    let audit = h.admin.all_audit().await.unwrap();
+    // One manual clock: entries of one millisecond, in no set order.
+    let mut by_fay: Vec<(&str, &str, i64)> = audit
+        .iter()
+        .filter(|e| e.principal == "fay")
+        .map(|e| (e.method.as_str(), e.path.as_str(), e.status))
+        .collect();
+    by_fay.sort();
+    let release = format!("/v1/projects/p/bookings/{}", b.id);
+    assert_eq!(
+        by_fay,
+        [
+            ("DELETE", release.as_str(), 200),
+            ("POST", "/v1/projects/p/bookings", 201),
+            ("POST", "/v1/projects/p/bookings", 400),
+        ],
+        "{audit:?}"
+    );
+}
+
+/// In the library, inside a request's audit scope, the booking's commit
+/// writes the entry itself (the API layer then writes nothing more).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_booking_commits_its_audit_row_with_it() {
+    let h = Harness::start().await;
+    h.node("n1", 4, 1000).await;
+    h.user("fay").await;
+    h.project("p", "fay", STANDARD).await;
+    let token = h.login_token("fay").await;
+    let fay = h.ctl.authenticate(Some(&token)).await.unwrap();
+    let pending = prism_controller::audit_scope::PendingAudit::new(Some("fay"), "POST", "/x");
+    pending
+        .scope(
+            h.ctl
+                .allocate(&fay, "p", network("a", "hardware", 1, false)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(pending.written(), Some(201));
+    let audit = h.admin.all_audit().await.unwrap();
+    assert!(
+        audit.iter().any(|e| e.path == "/x" && e.status == 201),
+        "{audit:?}"
+    );
+}

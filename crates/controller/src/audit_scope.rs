@@ -1,0 +1,88 @@
+//! The audit entry of the API request being served, written in the same
+//! transaction as the change the request makes, so a booking and its
+//! audit row are one commit (and neither exists without the other).
+//!
+//! The API layer opens a scope per request ([`PendingAudit::scope`]);
+//! the application commits a change with [`Controller::commit_audited`],
+//! which adds the entry as the status the request answers on success.
+//! The API layer writes the entry after the answer when no commit took
+//! it (a refusal, a read-only call, a change not committed this way), or
+//! when the answer's status is not the one written.
+
+use crate::accounting::AuditEntry;
+use crate::controller::Controller;
+use crate::datastore::accounting as store;
+use crate::db::Tx;
+use crate::error::Result;
+use crate::secrets;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU16, Ordering};
+
+tokio::task_local! {
+    static PENDING: Arc<PendingAudit>;
+}
+
+/// Who asked what; the status written with it, if it was.
+#[derive(Debug)]
+pub struct PendingAudit {
+    principal: Option<String>,
+    method: String,
+    path: String,
+    written: AtomicU16,
+}
+
+impl PendingAudit {
+    pub fn new(principal: Option<&str>, method: &str, path: &str) -> Arc<Self> {
+        Arc::new(Self {
+            principal: principal.map(str::to_string),
+            method: method.into(),
+            path: path.into(),
+            written: AtomicU16::new(0),
+        })
+    }
+
+    /// Runs `f` (the request's handling) with this entry pending.
+    pub async fn scope<F: std::future::Future>(self: &Arc<Self>, f: F) -> F::Output {
+        PENDING.scope(self.clone(), f).await
+    }
+
+    /// The status written in a change's transaction, if one was.
+    pub fn written(&self) -> Option<u16> {
+        match self.written.load(Ordering::Relaxed) {
+            0 => None,
+            s => Some(s),
+        }
+    }
+
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+}
+
+impl Controller {
+    /// Commits `tx` with the pending request's audit entry as `status`
+    /// (the status the request answers when this change is made), unless
+    /// there is none or it is written already.
+    pub(crate) async fn commit_audited(&self, mut tx: Tx, status: u16) -> Result<()> {
+        let pending = PENDING
+            .try_with(|p| p.clone())
+            .ok()
+            .filter(|p| p.written().is_none());
+        if let Some(p) = &pending {
+            let entry = AuditEntry {
+                id: secrets::new_id(),
+                at_ms: self.now_ms(),
+                principal: p.principal.clone().unwrap_or_else(|| "anonymous".into()),
+                method: p.method.clone(),
+                path: p.path.clone(),
+                status: i64::from(status),
+            };
+            store::insert_audit_in(&mut tx, &entry).await?;
+        }
+        tx.commit().await?;
+        if let Some(p) = pending {
+            p.written.store(status, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
