@@ -48,6 +48,13 @@ pub(crate) fn hours_up(ms: i64) -> i64 {
     ms.max(0).saturating_add(3_599_999) / 3_600_000
 }
 
+/// Whether a booking takes shared capacity (`db::project_tx`): a node's
+/// (any tier asked), the VLAN pool, a span's tunnels, NAT's addresses; a
+/// registered type with no node takes none.
+fn takes_shared(placed: bool, rtype: &str, r: &BookingRequest) -> bool {
+    placed || rtype == VLAN || r.nat || !r.parts.is_empty()
+}
+
 impl Controller {
     pub(crate) async fn booking_in(&self, m: &Membership, id: &str) -> Result<Booking> {
         let mut b = store::in_project(&self.pool, id, &m.project_id)
@@ -135,12 +142,12 @@ impl Controller {
         let is_net = rtype.name == NETWORK;
         let asked_tier = asked_tier(&compiled, &r.spec)?;
         let id = secrets::new_id();
-        let mut tx = db::booking_tx(&self.pool).await?;
+        let shared = takes_shared(asked_tier.is_some(), &rtype.name, &r);
+        let mut tx = db::project_tx(&self.pool, &m.project_id, shared).await?;
         self.refuse_duplicate(&mut tx, &m.project_id, &r.name)
             .await?;
-        // The quota first: a request over it is refused as such (409)
-        // whatever the nodes have left. An `auto` network's tier is known
-        // only once placed: its count is checked then.
+        // The quota first: refused as such (409) whatever the nodes have
+        // left; an `auto` network's tier count once placed.
         let explicit = match asked_tier {
             Some(TierChoice::Hardware) => Some(Tier::Hardware),
             Some(TierChoice::Software) => Some(Tier::Software),
@@ -286,7 +293,7 @@ impl Controller {
         let b = self.booking_in(&m, id).await?;
         p.may_touch(&m, Operation::BookingsCreate, &b.ids.user)?;
         let now = self.now_ms();
-        let mut tx = db::booking_tx(&self.pool).await?;
+        let mut tx = db::project_tx(&self.pool, &m.project_id, true).await?;
         let cur = self.booking_tx_row(&mut tx, id).await?;
         if cur.allocation_state != AllocationState::Allocated {
             return Err(Error::conflict(format!(
@@ -336,7 +343,7 @@ impl Controller {
         let now = self.now_ms();
         let granted_s = lease_s.min(level.max_lease_s);
         let expires = now + granted_s * 1000;
-        let mut tx = db::booking_tx(&self.pool).await?;
+        let mut tx = db::project_tx(&self.pool, &m.project_id, true).await?;
         let cur = self.booking_tx_row(&mut tx, id).await?;
         if cur.allocation_state != AllocationState::Provisioned {
             return Err(Error::conflict(format!(
@@ -384,7 +391,7 @@ impl Controller {
             Action::Start => OperationalState::Pending,
             Action::Stop => OperationalState::Stopped,
         };
-        let mut tx = db::booking_tx(&self.pool).await?;
+        let mut tx = db::project_tx(&self.pool, &m.project_id, true).await?;
         let op = self
             .begin_operation(
                 &mut tx,

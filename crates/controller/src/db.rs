@@ -179,14 +179,44 @@ pub fn redact(target: &str) -> String {
     }
 }
 
-/// Starts a transaction that books or frees capacity: it first writes the
-/// `bookings` lock row, so such transactions run one at a time.
+/// Starts a transaction that frees shared capacity across projects (the
+/// reapers): it first writes the `bookings` lock row.
 pub async fn booking_tx(pool: &Pool) -> Result<Tx> {
     let mut tx = pool.begin().await?;
-    sqlx::query("UPDATE locks SET seq = seq + 1 WHERE name = 'bookings'")
-        .execute(&mut *tx)
-        .await?;
+    take_lock(&mut tx, "bookings").await?;
     Ok(tx)
+}
+
+/// Starts a transaction that books or frees capacity of project
+/// `project_id`. It first writes the project's lock row (quotas are a
+/// project's), then, when the change takes or frees `shared` capacity (a
+/// node's, the VLAN pool, tunnel addresses, public addresses), the
+/// `bookings` row. So one project's bookings run one at a time, and
+/// bookings of shared capacity one at a time across projects, while
+/// different projects' bookings of nothing shared (a registered resource
+/// type with no node) run side by side. Always project, then shared: no
+/// two transactions wait on each other in a circle (the reapers take
+/// `bookings` alone, and only free).
+pub async fn project_tx(pool: &Pool, project_id: &str, shared: bool) -> Result<Tx> {
+    let mut tx = pool.begin().await?;
+    take_lock(&mut tx, &format!("project:{project_id}")).await?;
+    if shared {
+        take_lock(&mut tx, "bookings").await?;
+    }
+    Ok(tx)
+}
+
+/// Writes lock row `name` (made at its first use): a row lock on
+/// PostgreSQL until the transaction ends, the write lock on SQLite.
+async fn take_lock(tx: &mut Tx, name: &str) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO locks (name, seq) VALUES ($1, 1) \
+         ON CONFLICT (name) DO UPDATE SET seq = locks.seq + 1",
+    )
+    .bind(name)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
 
 #[cfg(test)]

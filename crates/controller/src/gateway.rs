@@ -176,7 +176,7 @@ impl Controller {
             return Err(Error::invalid("at least 60 seconds").with_field("lease_s"));
         }
         let expires = (now + lease_s * 1000).min(b.expires_ms);
-        let mut tx = db::booking_tx(&self.pool).await?;
+        let mut tx = db::project_tx(&self.pool, &m.project_id, true).await?;
         let used = store::count_active(&mut *tx, &m.project_id).await?;
         if used + 1 > level.max_public_addresses {
             return Err(Error::quota(QuotaDetail {
@@ -336,7 +336,7 @@ impl Controller {
         let (project_id, _, _) = self
             .held_public(p, project, address, Operation::BookingsRelease)
             .await?;
-        let mut tx = db::booking_tx(&self.pool).await?;
+        let mut tx = db::project_tx(&self.pool, &project_id, true).await?;
         let node_id = self.bump_public_node(&mut tx, address).await?;
         store::release(&mut tx, address, self.now_ms()).await?;
         tx.commit().await?;

@@ -23,7 +23,10 @@ impl Controller {
     /// state and reconciles the node.
     pub(crate) async fn release_as(&self, id: &str, user_id: &str, event: &str) -> Result<Booking> {
         let now = self.now_ms();
-        let mut tx = db::booking_tx(&self.pool).await?;
+        let (project_id, shared) = bookings::lock_scope(&self.pool, id)
+            .await?
+            .ok_or_else(|| Error::not_found("such booking"))?;
+        let mut tx = db::project_tx(&self.pool, &project_id, shared).await?;
         let cur = self.booking_tx_row(&mut tx, id).await?;
         if cur.released_ms.is_some() {
             return Err(Error::conflict("the booking is released already"));

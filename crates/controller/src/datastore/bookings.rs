@@ -229,6 +229,24 @@ pub(crate) async fn set_released(tx: &mut Tx, id: &str, now: i64) -> Result<()> 
 /// hold) at `now`: accounted, an `expire` operation recorded per node,
 /// tunnels, S-tags and VLANs freed, nodes' generations raised, the
 /// bookings released. The nodes concerned, and how many bookings.
+/// Booking `id`'s project and whether it holds shared capacity (a node's,
+/// a VLAN, or it is a built-in type that may: `db::project_tx`).
+pub(crate) async fn lock_scope(pool: &Pool, id: &str) -> Result<Option<(String, bool)>> {
+    let Some(r) =
+        sqlx::query("SELECT project_id, resource_type, node_id, vlan FROM bookings WHERE id = $1")
+            .bind(id)
+            .fetch_optional(pool)
+            .await?
+    else {
+        return Ok(None);
+    };
+    let rtype: String = r.try_get("resource_type")?;
+    let builtin = rtype == crate::registry::NETWORK || rtype == crate::registry::VLAN;
+    let holds = r.try_get::<Option<String>, _>("node_id")?.is_some()
+        || r.try_get::<Option<i64>, _>("vlan")?.is_some();
+    Ok(Some((r.try_get("project_id")?, builtin || holds)))
+}
+
 pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, usize)> {
     const DUE: &str = "released_ms IS NULL AND expires_ms <= $1";
     let nodes = sqlx::query(&format!(

@@ -432,3 +432,58 @@ async fn a_booking_commits_its_audit_row_with_it() {
         "{audit:?}"
     );
 }
+
+/// Bookings of a registered type (no node) lock their project only: 16
+/// at once in a project allowed 5 lease-hours give exactly 5 leases of an
+/// hour (on PostgreSQL the 16 run on separate connections); another
+/// project's bookings meanwhile are not counted against it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_projects_quota_holds_under_concurrent_bookings_of_a_type_without_node() {
+    use prism_controller::{GenericOp, ResourceType, ServiceLevel};
+    let h = Harness::start().await;
+    let mut level = ServiceLevel::standard();
+    level.name = "five".into();
+    level.max_lease_hours = 5;
+    h.admin.put_service_level(&level).await.unwrap();
+    h.admin
+        .register_type(&ResourceType {
+            name: "probe".into(),
+            description: "no node".into(),
+            schema: serde_json::json!({"type": "object"}),
+            operations: vec![GenericOp::Get, GenericOp::Release],
+            builtin: false,
+        })
+        .await
+        .unwrap();
+    h.user("fay").await;
+    h.project("p", "fay", "five").await;
+    h.project("q", "fay", "five").await;
+    let token = h.login_token("fay").await;
+    let fay = h.ctl.authenticate(Some(&token)).await.unwrap();
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let (ctl, fay) = (h.ctl.clone(), fay.clone());
+            let project = if i % 4 == 3 { "q" } else { "p" };
+            tokio::spawn(async move {
+                let r = prism_controller::BookingRequest {
+                    name: format!("b{i}"),
+                    resource_type: "probe".into(),
+                    spec: serde_json::json!({}),
+                    bandwidth_mbps: 0,
+                    lease_s: Some(3600),
+                    provision: false,
+                    parts: Vec::new(),
+                    nat: false,
+                };
+                (project, ctl.allocate(&fay, project, r).await.is_ok())
+            })
+        })
+        .collect();
+    let mut granted = std::collections::BTreeMap::new();
+    for t in tasks {
+        let (project, ok) = t.await.unwrap();
+        *granted.entry(project).or_insert(0) += i32::from(ok);
+    }
+    assert_eq!(granted["p"], 5, "{granted:?}");
+    assert_eq!(granted["q"], 4, "{granted:?}");
+}
