@@ -39,6 +39,11 @@ pub struct BenchControllerArgs {
     /// A connection per request instead of keep-alive connections.
     #[arg(long)]
     pub no_keep_alive: bool,
+    /// Projects the clients book in (client `c` in project `c % N`): one
+    /// project's bookings run one at a time (its quota), different
+    /// projects' side by side.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub projects: u16,
 }
 
 fn pct(v: &mut [f64], p: f64) -> f64 {
@@ -92,7 +97,7 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
         ctl.engine()
     );
     let tls_dir = a.tls.then_some(dir.as_path());
-    let (user, user_token, ca) = set_up(&ctl, tls_dir).await?;
+    let (user, user_token, ca) = set_up(&ctl, tls_dir, a.projects).await?;
     let mut users = vec![user.clone()];
     for r in 1..a.replicas {
         let replica =
@@ -115,7 +120,7 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     let pairs = (a.pairs / a.clients) * a.clients;
     let s = book_and_release(a, &users).await?;
     println!(
-        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over {}{}, {} replica(s))",
+        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over {}{}, {} replica(s), {} project(s))",
         pairs as f64 / s,
         a.clients,
         if a.tls { "HTTPS" } else { "HTTP" },
@@ -124,7 +129,8 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
         } else {
             " with keep-alive"
         },
-        a.replicas
+        a.replicas,
+        a.projects
     );
     let who = ctl.authenticate(Some(user_token.as_str())).await?;
     let s = book_and_release_in_library(a, &ctl, &who).await?;
@@ -178,6 +184,7 @@ async fn serve(ctl: &Controller, tls_dir: Option<&Path>) -> Result<String> {
 async fn set_up(
     ctl: &Controller,
     tls_dir: Option<&Path>,
+    projects: u16,
 ) -> Result<(ControllerClient, String, Option<std::path::PathBuf>)> {
     let pw = "bench password 123";
     ctl.bootstrap_admin("admin", pw).await?;
@@ -202,13 +209,15 @@ async fn set_up(
             admin: false,
         })
         .await?;
-    admin
-        .create_project(&ProjectRequest {
-            name: "p".into(),
-            service_level: "bench".into(),
-            owner: "u".into(),
-        })
-        .await?;
+    for k in 0..projects {
+        admin
+            .create_project(&ProjectRequest {
+                name: project(k as usize, projects),
+                service_level: "bench".into(),
+                owner: "u".into(),
+            })
+            .await?;
+    }
     admin
         .register_type(&ResourceType {
             name: "probe".into(),
@@ -222,6 +231,11 @@ async fn set_up(
     Ok((anon.with_token(Some(token.clone())), token, ca))
 }
 
+/// Client `c`'s project of `n`.
+fn project(c: usize, n: u16) -> String {
+    format!("p{}", c % usize::from(n))
+}
+
 /// Seconds for allocate + release pairs over HTTP, `clients` at a time,
 /// client `c` on replica `c % replicas`.
 async fn book_and_release(a: &BenchControllerArgs, users: &[ControllerClient]) -> Result<f64> {
@@ -229,11 +243,11 @@ async fn book_and_release(a: &BenchControllerArgs, users: &[ControllerClient]) -
     let mut tasks = Vec::new();
     for c in 0..a.clients {
         let user = users[c % users.len()].clone();
-        let n = a.pairs / a.clients;
+        let (n, p) = (a.pairs / a.clients, project(c, a.projects));
         tasks.push(tokio::spawn(async move {
             for i in 0..n {
-                let b = user.book("p", &probe(format!("c{c}-{i}"))).await?;
-                user.release("p", &b.id).await?;
+                let b = user.book(&p, &probe(format!("c{c}-{i}"))).await?;
+                user.release(&p, &b.id).await?;
             }
             anyhow::Ok(())
         }));
@@ -254,11 +268,11 @@ async fn book_and_release_in_library(
     let mut tasks = Vec::new();
     for c in 0..a.clients {
         let (ctl, who) = (ctl.clone(), who.clone());
-        let n = a.pairs / a.clients;
+        let (n, p) = (a.pairs / a.clients, project(c, a.projects));
         tasks.push(tokio::spawn(async move {
             for i in 0..n {
-                let b = ctl.allocate(&who, "p", probe(format!("d{c}-{i}"))).await?;
-                ctl.release(&who, "p", &b.id).await?;
+                let b = ctl.allocate(&who, &p, probe(format!("d{c}-{i}"))).await?;
+                ctl.release(&who, &p, &b.id).await?;
             }
             anyhow::Ok(())
         }));
@@ -280,7 +294,7 @@ async fn reads(a: &BenchControllerArgs, users: &[ControllerClient]) -> Result<()
         tasks.push(tokio::spawn(async move {
             let mut ids = Vec::new();
             for i in range {
-                ids.push(user.book("p", &probe(format!("l{i}"))).await?.id);
+                ids.push(user.book("p0", &probe(format!("l{i}"))).await?.id);
             }
             anyhow::Ok(ids)
         }));
@@ -299,10 +313,10 @@ async fn reads(a: &BenchControllerArgs, users: &[ControllerClient]) -> Result<()
     let mut page = Vec::new();
     for i in 0..2000 {
         let t = Instant::now();
-        user.booking("p", &ids[(i * 7919) % ids.len()]).await?;
+        user.booking("p0", &ids[(i * 7919) % ids.len()]).await?;
         one.push(t.elapsed().as_secs_f64() * 1e3);
         let t = Instant::now();
-        user.bookings("p", false, None).await?;
+        user.bookings("p0", false, None).await?;
         page.push(t.elapsed().as_secs_f64() * 1e3);
     }
     println!(
