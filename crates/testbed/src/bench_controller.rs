@@ -291,17 +291,23 @@ async fn reads(a: &BenchControllerArgs, users: &[ControllerClient]) -> Result<()
     for c in 0..a.clients {
         let user = users[c % users.len()].clone();
         let range = (c * a.leases / a.clients)..((c + 1) * a.leases / a.clients);
+        let p = project(c, a.projects);
         tasks.push(tokio::spawn(async move {
             let mut ids = Vec::new();
             for i in range {
-                ids.push(user.book("p0", &probe(format!("l{i}"))).await?.id);
+                ids.push(user.book(&p, &probe(format!("l{i}"))).await?.id);
             }
-            anyhow::Ok(ids)
+            anyhow::Ok((p, ids))
         }));
     }
+    // Read in project p0 (a page is a project's), with every lease of
+    // every project active.
     let mut ids = Vec::new();
     for t in tasks {
-        ids.extend(t.await??);
+        let (p, made) = t.await??;
+        if p == "p0" {
+            ids.extend(made);
+        }
     }
     let user = &users[0];
     println!(
