@@ -38,6 +38,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "node certificates",
         include_str!("../migrations/0008_node_certificates.sql"),
     ),
+    (
+        9,
+        "active booking indexes",
+        include_str!("../migrations/0009_active_booking_indexes.sql"),
+    ),
 ];
 
 /// Which engine a URL names.
