@@ -20,6 +20,7 @@ from .heartbeat_answer import HeartbeatAnswer
 from .login_request import LoginRequest
 from .member_request import MemberRequest
 from .member_view import MemberView
+from .node_certificate import NodeCertificate
 from .node_info import NodeInfo
 from .node_key_request import NodeKeyRequest
 from .node_key_view import NodeKeyView
@@ -77,6 +78,7 @@ __all__ = (
     "LoginRequest",
     "MemberRequest",
     "MemberView",
+    "NodeCertificate",
     "NodeInfo",
     "NodeKeyRequest",
     "NodeKeyView",

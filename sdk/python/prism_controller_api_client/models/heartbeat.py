@@ -35,6 +35,9 @@ class Heartbeat:
             hw_mbps (int | None | Unset): Aggregate bandwidth of its tiers, Mbit/s; unchanged when absent
                 (1000 and 100 for a new node, paper 000's figures).
             sw_mbps (int | None | Unset):
+            csr (None | str | Unset): A certificate request (PEM) for this node's name, when the node
+                has no certificate or two thirds of its life are gone: the answer
+                carries the certificate (docs/deploy.md, node identities).
      """
 
     name: str
@@ -43,6 +46,7 @@ class Heartbeat:
     info: NodeInfo
     hw_mbps: int | None | Unset = UNSET
     sw_mbps: int | None | Unset = UNSET
+    csr: None | str | Unset = UNSET
 
 
 
@@ -70,6 +74,12 @@ class Heartbeat:
         else:
             sw_mbps = self.sw_mbps
 
+        csr: None | str | Unset
+        if isinstance(self.csr, Unset):
+            csr = UNSET
+        else:
+            csr = self.csr
+
 
         field_dict: dict[str, Any] = {}
 
@@ -83,6 +93,8 @@ class Heartbeat:
             field_dict["hw_mbps"] = hw_mbps
         if sw_mbps is not UNSET:
             field_dict["sw_mbps"] = sw_mbps
+        if csr is not UNSET:
+            field_dict["csr"] = csr
 
         return field_dict
 
@@ -123,6 +135,16 @@ class Heartbeat:
         sw_mbps = _parse_sw_mbps(d.pop("sw_mbps", UNSET))
 
 
+        def _parse_csr(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        csr = _parse_csr(d.pop("csr", UNSET))
+
+
         heartbeat = cls(
             name=name,
             address=address,
@@ -130,6 +152,7 @@ class Heartbeat:
             info=info,
             hw_mbps=hw_mbps,
             sw_mbps=sw_mbps,
+            csr=csr,
         )
 
         return heartbeat

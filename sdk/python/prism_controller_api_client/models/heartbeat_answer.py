@@ -8,7 +8,11 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
+from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.node_certificate import NodeCertificate
 
 
 
@@ -27,6 +31,8 @@ class HeartbeatAnswer:
             generation (int): The node's desired state's generation, and the last it reached.
             applied_generation (int):
             every_ms (int): When to send the next heartbeat.
+            certificate (NodeCertificate | None | Unset):
+            certificate_refused (None | str | Unset): Why none was issued (the controller holds no CA for nodes).
      """
 
     node_id: str
@@ -34,6 +40,8 @@ class HeartbeatAnswer:
     generation: int
     applied_generation: int
     every_ms: int
+    certificate: NodeCertificate | None | Unset = UNSET
+    certificate_refused: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -41,6 +49,7 @@ class HeartbeatAnswer:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.node_certificate import NodeCertificate # noqa: PLC0415
         node_id = self.node_id
 
         registered = self.registered
@@ -50,6 +59,20 @@ class HeartbeatAnswer:
         applied_generation = self.applied_generation
 
         every_ms = self.every_ms
+
+        certificate: dict[str, Any] | None | Unset
+        if isinstance(self.certificate, Unset):
+            certificate = UNSET
+        elif isinstance(self.certificate, NodeCertificate):
+            certificate = self.certificate.to_dict()
+        else:
+            certificate = self.certificate
+
+        certificate_refused: None | str | Unset
+        if isinstance(self.certificate_refused, Unset):
+            certificate_refused = UNSET
+        else:
+            certificate_refused = self.certificate_refused
 
 
         field_dict: dict[str, Any] = {}
@@ -61,6 +84,10 @@ class HeartbeatAnswer:
             "applied_generation": applied_generation,
             "every_ms": every_ms,
         })
+        if certificate is not UNSET:
+            field_dict["certificate"] = certificate
+        if certificate_refused is not UNSET:
+            field_dict["certificate_refused"] = certificate_refused
 
         return field_dict
 
@@ -68,6 +95,7 @@ class HeartbeatAnswer:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.node_certificate import NodeCertificate # noqa: PLC0415
         d = dict(src_dict)
         node_id = d.pop("node_id")
 
@@ -79,12 +107,44 @@ class HeartbeatAnswer:
 
         every_ms = d.pop("every_ms")
 
+        def _parse_certificate(data: object) -> NodeCertificate | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                certificate_type_1 = NodeCertificate.from_dict(data)
+
+
+
+                return certificate_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(NodeCertificate | None | Unset, data)
+
+        certificate = _parse_certificate(d.pop("certificate", UNSET))
+
+
+        def _parse_certificate_refused(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        certificate_refused = _parse_certificate_refused(d.pop("certificate_refused", UNSET))
+
+
         heartbeat_answer = cls(
             node_id=node_id,
             registered=registered,
             generation=generation,
             applied_generation=applied_generation,
             every_ms=every_ms,
+            certificate=certificate,
+            certificate_refused=certificate_refused,
         )
 
 
