@@ -17,10 +17,11 @@
 //! certificate carries only client authentication.
 
 use crate::serve::CurrentTls;
-use crate::tls::{TlsError, certs_of, fingerprint, pem_error, provider};
+use crate::tls::{
+    TlsError, certs_of, fingerprint, http1_client, http1_server, leaf_params, pem_error, provider,
+};
 use rcgen::{
-    CertificateParams, CertificateSigningRequestParams, DnType, ExtendedKeyUsagePurpose, KeyPair,
-    KeyUsagePurpose, SanType, SerialNumber,
+    CertificateParams, CertificateSigningRequestParams, ExtendedKeyUsagePurpose, KeyPair, SanType,
 };
 use rustls::RootCertStore;
 use rustls::pki_types::pem::PemObject;
@@ -63,17 +64,6 @@ pub fn wall_ms() -> i64 {
 fn at_ms(ms: i64) -> time::OffsetDateTime {
     time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
         .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
-}
-
-fn random_serial() -> SerialNumber {
-    use ring::rand::SecureRandom;
-    let mut b = [0u8; 16];
-    // Without randomness from the system nothing here can be trusted.
-    ring::rand::SystemRandom::new()
-        .fill(&mut b)
-        .expect("the system's random source");
-    b[0] &= 0x7f; // a positive INTEGER
-    SerialNumber::from(b.to_vec())
 }
 
 /// The controller's CA for node identities.
@@ -157,15 +147,15 @@ impl NodeCa {
         }
         let now = wall_ms();
         let not_after_ms = now + life.as_millis() as i64;
-        let mut p = CertificateParams::new(vec![node.to_string()])
-            .map_err(|_| IssueError::Name(node.into()))?;
-        p.distinguished_name.push(DnType::CommonName, node);
-        p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
-        p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        // A few minutes back, for clocks a little behind the controller's.
-        p.not_before = at_ms(now - 300_000);
-        p.not_after = at_ms(not_after_ms);
-        p.serial_number = Some(random_serial());
+        // From a few minutes back, for clocks a little behind the controller's.
+        let p = leaf_params(
+            vec![node.to_string()],
+            node,
+            ExtendedKeyUsagePurpose::ServerAuth,
+            at_ms(now - 300_000),
+            at_ms(not_after_ms),
+        )
+        .map_err(|_| IssueError::Name(node.into()))?;
         let cert = p
             .signed_by(&csr.public_key, &self.issuer, &self.key)
             .map_err(IssueError::Sign)?;
@@ -208,23 +198,17 @@ fn client_config(
 ) -> Result<Arc<rustls::ClientConfig>, TlsError> {
     let now = wall_ms();
     let key = KeyPair::generate()?;
-    let mut p = CertificateParams::new(Vec::<String>::new())?;
-    p.distinguished_name
-        .push(DnType::CommonName, "prism controller");
-    p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
-    p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    p.not_before = at_ms(now - 300_000);
-    p.not_after = at_ms(now + CLIENT_LIFE_MS);
-    p.serial_number = Some(random_serial());
+    let p = leaf_params(
+        Vec::new(),
+        "prism controller",
+        ExtendedKeyUsagePurpose::ClientAuth,
+        at_ms(now - 300_000),
+        at_ms(now + CLIENT_LIFE_MS),
+    )?;
     let cert = p.signed_by(&key, issuer, ca_key)?;
     let chain = vec![cert.der().clone(), issuer.der().clone()];
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-    let mut c = rustls::ClientConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()?
-        .with_root_certificates(roots.clone())
-        .with_client_auth_cert(chain, key)?;
-    c.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(Arc::new(c))
+    http1_client(roots.clone(), Some((chain, key)))
 }
 
 /// A node's identity: its key (in memory only: a restarted node asks
@@ -298,12 +282,7 @@ impl NodeIdentity {
         .build()
         .map_err(|e| TlsError::Rustls(rustls::Error::General(e.to_string())))?;
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key.serialize_der()));
-        let mut c = rustls::ServerConfig::builder_with_provider(provider())
-            .with_safe_default_protocol_versions()?
-            .with_client_cert_verifier(verifier)
-            .with_single_cert(chain, key)?;
-        c.alpn_protocols = vec![b"http/1.1".to_vec()];
-        self.tls.set(Arc::new(c));
+        self.tls.set(http1_server(verifier, chain, key)?);
         if let Ok(mut h) = self.held.lock() {
             *h = Some((wall_ms(), not_after_ms));
         }

@@ -59,12 +59,70 @@ pub(crate) fn pem_error(path: &Path, e: rustls::pki_types::pem::Error) -> TlsErr
 pub fn server_config(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig>, TlsError> {
     let chain = certs_of(cert)?;
     let key = PrivateKeyDer::from_pem_file(key).map_err(|e| pem_error(key, e))?;
+    http1_server(Arc::new(rustls::server::NoClientAuth), chain, key)
+}
+
+/// A server configuration, HTTP/1.1 only: `chain` (leaf first) and its
+/// `key`, clients checked by `clients`.
+pub(crate) fn http1_server(
+    clients: Arc<dyn rustls::server::danger::ClientCertVerifier>,
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+) -> Result<Arc<rustls::ServerConfig>, TlsError> {
     let mut c = rustls::ServerConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()?
-        .with_no_client_auth()
+        .with_client_cert_verifier(clients)
         .with_single_cert(chain, key)?;
     c.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(c))
+}
+
+/// A client configuration, HTTP/1.1 only: servers checked against
+/// `roots`; `identity` (a chain and its key) presented when asked.
+pub(crate) fn http1_client(
+    roots: Arc<rustls::RootCertStore>,
+    identity: Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>,
+) -> Result<Arc<rustls::ClientConfig>, TlsError> {
+    let builder = rustls::ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()?
+        .with_root_certificates(roots);
+    let mut c = match identity {
+        Some((chain, key)) => builder.with_client_auth_cert(chain, key)?,
+        None => builder.with_no_client_auth(),
+    };
+    c.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(c))
+}
+
+/// An end-entity certificate's parameters: its `names`, common name
+/// `cn`, for `purpose` alone, valid from `from` to `until`, a random
+/// serial number.
+pub(crate) fn leaf_params(
+    names: Vec<String>,
+    cn: &str,
+    purpose: rcgen::ExtendedKeyUsagePurpose,
+    from: time::OffsetDateTime,
+    until: time::OffsetDateTime,
+) -> Result<rcgen::CertificateParams, rcgen::Error> {
+    let mut p = rcgen::CertificateParams::new(names)?;
+    p.distinguished_name.push(rcgen::DnType::CommonName, cn);
+    p.key_usages = vec![rcgen::KeyUsagePurpose::DigitalSignature];
+    p.extended_key_usages = vec![purpose];
+    p.not_before = from;
+    p.not_after = until;
+    p.serial_number = Some(random_serial());
+    Ok(p)
+}
+
+fn random_serial() -> rcgen::SerialNumber {
+    use ring::rand::SecureRandom;
+    let mut b = [0u8; 16];
+    // Without randomness from the system nothing here can be trusted.
+    ring::rand::SystemRandom::new()
+        .fill(&mut b)
+        .expect("the system's random source");
+    b[0] &= 0x7f; // a positive INTEGER
+    rcgen::SerialNumber::from(b.to_vec())
 }
 
 /// A client's TLS session over TCP.
@@ -106,15 +164,10 @@ impl ClientTls {
                 }
             }
         }
-        let mut config = rustls::ClientConfig::builder_with_provider(provider())
-            .with_safe_default_protocol_versions()?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
         let server_name =
             ServerName::try_from(host.to_string()).map_err(|_| TlsError::Name(host.into()))?;
         Ok(Self {
-            config: Arc::new(config),
+            config: http1_client(Arc::new(roots), None)?,
             server_name,
             pins: Arc::from([]),
         })
@@ -222,15 +275,13 @@ impl LabCa {
         ca.not_after = now + time::Duration::days(days.max(1) * 2);
         let ca_made = ca.self_signed(&ca_pair)?;
 
-        let mut leaf = CertificateParams::new(names.to_vec())?;
-        leaf.distinguished_name.push(
-            DnType::CommonName,
+        let leaf = leaf_params(
+            names.to_vec(),
             names.first().map_or("prism", |n| n.as_str()),
-        );
-        leaf.key_usages = vec![KeyUsagePurpose::DigitalSignature];
-        leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        leaf.not_before = now - time::Duration::hours(1);
-        leaf.not_after = now + time::Duration::days(days.max(1));
+            ExtendedKeyUsagePurpose::ServerAuth,
+            now - time::Duration::hours(1),
+            now + time::Duration::days(days.max(1)),
+        )?;
         let leaf_pair = KeyPair::generate()?;
         let leaf_made = leaf.signed_by(&leaf_pair, &ca_made, &ca_pair)?;
 
