@@ -95,15 +95,26 @@ impl Controller {
         })
     }
 
-    pub async fn audit(&self, principal: Option<&str>, method: &str, path: &str, status: u16) {
-        let entry = AuditEntry {
+    /// An audit entry made now (`anonymous` without a principal).
+    pub(crate) fn audit_entry(
+        &self,
+        principal: Option<&str>,
+        method: &str,
+        path: &str,
+        status: u16,
+    ) -> AuditEntry {
+        AuditEntry {
             id: secrets::new_id(),
             at_ms: self.now_ms(),
             principal: principal.unwrap_or("anonymous").to_string(),
             method: method.to_string(),
             path: path.to_string(),
             status: i64::from(status),
-        };
+        }
+    }
+
+    pub async fn audit(&self, principal: Option<&str>, method: &str, path: &str, status: u16) {
+        let entry = self.audit_entry(principal, method, path, status);
         let r = store::insert_audit(&self.pool, &entry).await;
         if let Err(e) = r {
             eprintln!("prism controller: audit log: {e}");

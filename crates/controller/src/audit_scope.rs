@@ -9,12 +9,10 @@
 //! it (a refusal, a read-only call, a change not committed this way), or
 //! when the answer's status is not the one written.
 
-use crate::accounting::AuditEntry;
 use crate::controller::Controller;
 use crate::datastore::accounting as store;
 use crate::db::Tx;
 use crate::error::Result;
-use crate::secrets;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, Ordering};
 
@@ -69,14 +67,7 @@ impl Controller {
             .ok()
             .filter(|p| p.written().is_none());
         if let Some(p) = &pending {
-            let entry = AuditEntry {
-                id: secrets::new_id(),
-                at_ms: self.now_ms(),
-                principal: p.principal.clone().unwrap_or_else(|| "anonymous".into()),
-                method: p.method.clone(),
-                path: p.path.clone(),
-                status: i64::from(status),
-            };
+            let entry = self.audit_entry(p.principal(), &p.method, &p.path, status);
             store::insert_audit_in(&mut tx, &entry).await?;
         }
         tx.commit().await?;

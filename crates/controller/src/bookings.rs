@@ -48,13 +48,6 @@ pub(crate) fn hours_up(ms: i64) -> i64 {
     ms.max(0).saturating_add(3_599_999) / 3_600_000
 }
 
-/// Whether a booking takes shared capacity (`db::project_tx`): a node's
-/// (any tier asked), the VLAN pool, a span's tunnels, NAT's addresses; a
-/// registered type with no node takes none.
-fn takes_shared(placed: bool, rtype: &str, r: &BookingRequest) -> bool {
-    placed || rtype == VLAN || r.nat || !r.parts.is_empty()
-}
-
 impl Controller {
     pub(crate) async fn booking_in(&self, m: &Membership, id: &str) -> Result<Booking> {
         let mut b = store::in_project(&self.pool, id, &m.project_id)
@@ -142,7 +135,7 @@ impl Controller {
         let is_net = rtype.name == NETWORK;
         let asked_tier = asked_tier(&compiled, &r.spec)?;
         let id = secrets::new_id();
-        let shared = takes_shared(asked_tier.is_some(), &rtype.name, &r);
+        let shared = registry::shares_capacity(&rtype.name) || r.nat || !r.parts.is_empty();
         let mut tx = db::project_tx(&self.pool, &m.project_id, shared).await?;
         self.refuse_duplicate(&mut tx, &m.project_id, &r.name)
             .await?;

@@ -14,6 +14,13 @@ pub const NETWORK: &str = "network";
 
 pub const VLAN: &str = "vlan";
 
+/// Whether bookings of built-in type `rtype` take capacity shared across
+/// projects (a node's, the VLAN pool, a span's tunnels, NAT's addresses:
+/// `db::project_tx`); a registered type with no node takes none.
+pub(crate) fn shares_capacity(rtype: &str) -> bool {
+    rtype == NETWORK || rtype == VLAN
+}
+
 fn builtins() -> Vec<ResourceType> {
     let network =
         serde_json::to_value(<prism_netdoc::NetworkDoc as utoipa::PartialSchema>::schema())

@@ -241,10 +241,10 @@ pub(crate) async fn lock_scope(pool: &Pool, id: &str) -> Result<Option<(String, 
         return Ok(None);
     };
     let rtype: String = r.try_get("resource_type")?;
-    let builtin = rtype == crate::registry::NETWORK || rtype == crate::registry::VLAN;
     let holds = r.try_get::<Option<String>, _>("node_id")?.is_some()
         || r.try_get::<Option<i64>, _>("vlan")?.is_some();
-    Ok(Some((r.try_get("project_id")?, builtin || holds)))
+    let shared = crate::registry::shares_capacity(&rtype) || holds;
+    Ok(Some((r.try_get("project_id")?, shared)))
 }
 
 pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, usize)> {
