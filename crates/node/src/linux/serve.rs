@@ -402,7 +402,8 @@ fn node_identity(
             "the API on TCP needs the shared credential (--api-credential-file) or a controller to certify this node (--controller https://…)"
         );
     };
-    if !j.controller.starts_with("https://") {
+    let verified = prism_http::Target::parse(&j.controller).is_ok_and(|t| t.tls);
+    if !verified {
         bail!(
             "--controller {}: a node certificate is only taken from a controller it can verify (https://…); or give --api-credential-file",
             j.controller
