@@ -5,8 +5,8 @@
 //! revoked key, a node key anywhere else).
 
 use crate::common::fake_node::FakeNode;
-use crate::common::{Harness, network};
-use prism_controller::{ClientError, ControllerClient, ErrorCode, Heartbeat, STANDARD};
+use crate::common::{Harness, book_one, network};
+use prism_controller::{ClientError, ControllerClient, ErrorCode, Heartbeat};
 use prism_node_api::NodeApi;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -48,18 +48,6 @@ async fn keyed(h: &Harness, name: &str) -> (ControllerClient, String) {
     (h.anonymous().with_token(Some(key)), k.id)
 }
 
-/// User `fay` of project `p` books hardware network `a`; her client and
-/// the network's name on the node.
-async fn book_one(h: &Harness) -> (ControllerClient, String) {
-    let fay = h.user("fay").await;
-    h.project("p", "fay", STANDARD).await;
-    let b = fay
-        .book("p", &network("a", "hardware", 1, true))
-        .await
-        .unwrap();
-    (fay, b.node_network.unwrap())
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_node_registers_itself_and_a_restarted_one_gets_its_networks_back_at_once() {
     let h = Harness::start().await;
@@ -94,7 +82,7 @@ async fn a_node_registers_itself_and_a_restarted_one_gets_its_networks_back_at_o
     assert!(keys.iter().all(|k| k.key.is_none()) && keys[0].last_used_ms.is_some());
 
     // A booking lands on the node that registered itself.
-    let (fay, on_node) = book_one(&h).await;
+    let (fay, on_node) = book_one(&h, "hardware").await;
     assert_eq!(node.names(), std::slice::from_ref(&on_node));
 
     // The node restarts empty: its next heartbeat (another boot id) gets
@@ -198,7 +186,7 @@ async fn the_desired_state_is_fenced_by_generation() {
     n1.heartbeat(&beat(&node, "n1", &addr, "boot-1"))
         .await
         .unwrap();
-    let (fay, on_node) = book_one(&h).await;
+    let (fay, on_node) = book_one(&h, "hardware").await;
     let held = node.desired_generation.load(Ordering::SeqCst);
     let v = &h.admin.list_nodes().await.unwrap()[0];
     assert_eq!(

@@ -5,8 +5,8 @@
 //! applied; a renewal brings the node back.
 
 use crate::common::fake_node::FakeNode;
-use crate::common::{Harness, TempDir, network, settings};
-use prism_controller::{ControllerClient, Heartbeat, STANDARD, Settings};
+use crate::common::{Harness, TempDir, book_one, settings};
+use prism_controller::{ControllerClient, Heartbeat, Settings};
 use prism_http::tls::LabCa;
 use prism_http::{NodeCa, NodeIdentity};
 use std::sync::Arc;
@@ -87,13 +87,8 @@ async fn a_certified_node_is_driven_in_mutual_tls_until_its_key_is_revoked() {
     let id = NodeIdentity::new("n1").unwrap();
     let (node, addr, n1, key_id) = node(&h, "n1", &id).await;
     certify(&n1, &node, "n1", &addr, &id).await;
-    let fay = h.user("fay").await;
-    h.project("p", "fay", STANDARD).await;
-    let b = fay
-        .book("p", &network("a", "hardware", 1, true))
-        .await
-        .unwrap();
-    assert_eq!(node.names(), [b.node_network.clone().unwrap()]);
+    let (_, on_node) = book_one(&h, "hardware").await;
+    assert_eq!(node.names(), [on_node]);
     assert_eq!(last_error(&h, "n1").await, "");
     let audit = h.admin.audit(None).await.unwrap().items;
     assert!(audit.iter().any(|e| e.principal == "node:n1"
@@ -171,13 +166,8 @@ async fn an_ended_certificate_stops_calls_until_the_heartbeat_renews_it() {
     let why = reconciled(&h, "n1").await;
     assert!(why.contains("ended or were revoked"), "{why}");
     certify(&n1, &node, "n1", &addr, &id).await;
-    let fay = h.user("fay").await;
-    h.project("p", "fay", STANDARD).await;
-    let b = fay
-        .book("p", &network("a", "software", 1, true))
-        .await
-        .unwrap();
-    assert_eq!(node.names(), [b.node_network.unwrap()]);
+    let (_, on_node) = book_one(&h, "software").await;
+    assert_eq!(node.names(), [on_node]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -194,11 +184,6 @@ async fn without_a_ca_the_answer_says_why_and_the_shared_credential_drives_the_n
         .unwrap();
     assert!(a.certificate.is_none());
     assert!(a.certificate_refused.unwrap().contains("no CA"));
-    let fay = h.user("fay").await;
-    h.project("p", "fay", STANDARD).await;
-    let b = fay
-        .book("p", &network("a", "hardware", 1, true))
-        .await
-        .unwrap();
-    assert_eq!(node.names(), [b.node_network.unwrap()]);
+    let (_, on_node) = book_one(&h, "hardware").await;
+    assert_eq!(node.names(), [on_node]);
 }

@@ -186,6 +186,15 @@ pub fn login(user: &str, project: Option<&str>) -> LoginRequest {
     }
 }
 
+/// User `fay` of project `p` books and provisions network `a` in `tier`;
+/// her client and the network's name on the node.
+pub async fn book_one(h: &Harness, tier: &str) -> (ControllerClient, String) {
+    let fay = h.user("fay").await;
+    h.project("p", "fay", prism_controller::STANDARD).await;
+    let b = fay.book("p", &network("a", tier, 1, true)).await.unwrap();
+    (fay, b.node_network.unwrap())
+}
+
 pub fn network(name: &str, tier: &str, mbps: i64, provision: bool) -> BookingRequest {
     BookingRequest {
         name: name.into(),
