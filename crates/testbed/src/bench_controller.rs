@@ -51,6 +51,17 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
     v[((v.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// The `probe` resource type: no node behind it.
+pub fn probe_type() -> ResourceType {
+    ResourceType {
+        name: "probe".into(),
+        description: "a bench resource with no node".into(),
+        schema: serde_json::json!({"type": "object", "properties": {"size": {"type": "integer"}}}),
+        operations: vec![GenericOp::Get, GenericOp::Release],
+        builtin: false,
+    }
+}
+
 /// A booking `name` of the `probe` resource type (no node behind it): the
 /// controller's own work, and its database's, alone.
 pub fn probe(name: String) -> BookingRequest {
@@ -218,15 +229,7 @@ async fn set_up(
             })
             .await?;
     }
-    admin
-        .register_type(&ResourceType {
-            name: "probe".into(),
-            description: "a bench resource with no node".into(),
-            schema: serde_json::json!({"type": "object", "properties": {"size": {"type": "integer"}}}),
-            operations: vec![GenericOp::Get, GenericOp::Release],
-            builtin: false,
-        })
-        .await?;
+    admin.register_type(&probe_type()).await?;
     let token = anon.login(&login("u")).await?.token;
     Ok((anon.with_token(Some(token.clone())), token, ca))
 }

@@ -7,11 +7,8 @@
 //! starts as root): skipped without one, failed in CI.
 
 use crate::common::{PASSWORD, free_port};
-use prism_controller::{
-    ControllerClient, GenericOp, LoginRequest, ProjectRequest, ResourceType, ServiceLevel,
-    UserRequest,
-};
-use prism_testbed::bench_controller::probe;
+use prism_controller::{ControllerClient, LoginRequest, ProjectRequest, ServiceLevel, UserRequest};
+use prism_testbed::bench_controller::{probe, probe_type};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -91,16 +88,7 @@ async fn set_up(admin: &ControllerClient) {
         owner: "u".into(),
     };
     admin.create_project(&p).await.unwrap();
-    admin
-        .register_type(&ResourceType {
-            name: "probe".into(),
-            description: "no node".into(),
-            schema: serde_json::json!({"type": "object"}),
-            operations: vec![GenericOp::Get, GenericOp::Release],
-            builtin: false,
-        })
-        .await
-        .unwrap();
+    admin.register_type(&probe_type()).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
