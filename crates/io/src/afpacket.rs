@@ -163,12 +163,18 @@ impl PacketPort {
     pub fn open(iface: &str, ring: Option<RingConfig>) -> io::Result<Self> {
         let ifindex = ifindex(iface)?;
         let proto = if ring.is_some() { ETH_P_ALL.to_be() } else { 0 };
+        // Made with protocol 0, the socket receives nothing until `bind`
+        // names the interface and the protocol (libpcap opens its sockets
+        // so). Made with ETH_P_ALL, it would take every interface's frames
+        // into the ring until `bind`, and `bind` would then unhook it for
+        // an RCU grace period, losing this interface's frames meanwhile
+        // (packet(7); `packet_do_bind` in the kernel).
         // SAFETY: plain socket(2).
         let raw = check(unsafe {
             libc::socket(
                 libc::AF_PACKET,
                 libc::SOCK_RAW | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
-                i32::from(proto),
+                0,
             )
         })
         .map_err(|e| annotate(e, iface, "socket(AF_PACKET)"))?;
