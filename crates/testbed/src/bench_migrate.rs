@@ -90,6 +90,10 @@ fn send_numbered(tx: &mut PacketPort, frames: &mut [Vec<u8>], seq: u64) -> usize
     tx.send_batch(frames.iter().map(Vec::as_slice))
 }
 
+/// How many times a sender found its interface refusing frames (and sent
+/// them again), since the process started.
+pub static RESENT: AtomicU64 = AtomicU64::new(0);
+
 /// Sends numbered frames at `pps` from host `a` of network `k` until `stop`;
 /// `next` is the number of the next frame. A sender held up (descheduled,
 /// or its machine paused) catches up at once, as a burst.
@@ -105,7 +109,19 @@ fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()>
             std::thread::sleep(Duration::from_micros(50));
             continue;
         }
-        send_numbered(&mut tx, &mut frames, seq);
+        // A burst the host's own interface refused in part (its send buffer
+        // full after a catch-up) is sent again whole: those frames never
+        // reached the node, so are no loss of its (the receiver counts
+        // numbers, so a repeat is harmless). Refusals need not be a prefix.
+        let mut whole = send_numbered(&mut tx, &mut frames, seq) == BURST as usize;
+        while !whole && !stop.load(Ordering::Relaxed) {
+            RESENT.fetch_add(1, Ordering::Relaxed);
+            std::thread::sleep(Duration::from_micros(50));
+            whole = send_numbered(&mut tx, &mut frames, seq) == BURST as usize;
+        }
+        if !whole {
+            break;
+        }
         seq += BURST;
         next.store(seq, Ordering::Relaxed);
     }
@@ -192,6 +208,21 @@ fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
         );
     }
     Ok(seen)
+}
+
+/// The runs of numbers below `to` that did not arrive, as `first..end`.
+pub fn lost_ranges(seen: &[bool], to: u64) -> Vec<std::ops::Range<u64>> {
+    let mut runs: Vec<std::ops::Range<u64>> = Vec::new();
+    for s in 0..to.min(seen.len() as u64) {
+        if seen[s as usize] {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(r) if r.end == s => r.end = s + 1,
+            _ => runs.push(s..s + 1),
+        }
+    }
+    runs
 }
 
 pub fn lost(seen: &[bool], from: u64, to: u64) -> (u64, Option<u64>) {

@@ -18,7 +18,8 @@ fn tier(node: &Node) -> Tier {
 }
 
 /// Runs `pps` until `x` is in `want` (at most `limit`); returns the frames
-/// lost at the receiving host and how long it took.
+/// lost at the receiving host and how long it took. A loss prints the lost
+/// frames' numbers and what the node and the hosts' interfaces counted.
 fn until_tier(node: &Node, pps: f64, want: Tier, limit: Duration) -> (u64, Duration) {
     let ((sent, took), seen) = bench_migrate::with_traffic(&[pps], |next| {
         let t = Instant::now();
@@ -30,7 +31,17 @@ fn until_tier(node: &Node, pps: f64, want: Tier, limit: Duration) -> (u64, Durat
         (next[0].load(Ordering::Relaxed), t.elapsed())
     })
     .unwrap();
-    (bench_migrate::lost(&seen[0], 0, sent).0, took)
+    let lost = bench_migrate::lost(&seen[0], 0, sent).0;
+    if lost > 0 {
+        eprintln!(
+            "lost {lost} of {sent} (numbers {:?}; sender refused {} times); the node: {:#?} {:#?}",
+            bench_migrate::lost_ranges(&seen[0], sent),
+            bench_migrate::RESENT.load(Ordering::Relaxed),
+            node.counters(),
+            node.port_stats()
+        );
+    }
+    (lost, took)
 }
 
 #[test]
@@ -70,7 +81,10 @@ fn an_automatic_network_moves_with_its_measured_rate_and_loses_nothing() {
     })();
     hosts::remove_hosts();
     let (start, up, up_tier, down, down_tier, events) = run.unwrap();
-    eprintln!("up {up:?}, down {down:?}; {events:#?}");
+    eprintln!(
+        "up {up:?}, down {down:?}; bursts the sender's interface refused (sent again): {}; {events:#?}",
+        bench_migrate::RESENT.load(Ordering::Relaxed)
+    );
     assert_eq!(start, Tier::Software, "software first");
     assert_eq!(up_tier, Tier::Hardware, "not moved up in {:?}", up.1);
     assert_eq!(down_tier, Tier::Software, "not moved down in {:?}", down.1);
