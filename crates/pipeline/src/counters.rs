@@ -45,6 +45,11 @@ impl NetworkCounters {
         self.drops[r.index()] += 1;
     }
 
+    /// Counts `n` drops for `r` at once.
+    pub fn drop_n(&mut self, r: DropReason, n: u64) {
+        self.drops[r.index()] += n;
+    }
+
     pub fn dropped(&self) -> u64 {
         self.drops.iter().sum()
     }

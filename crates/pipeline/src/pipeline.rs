@@ -162,6 +162,18 @@ impl Pipeline {
         self.drop_packet(pkt, net, DropReason::Io(r));
     }
 
+    /// Counts `n` packets of network `net` (`None`: of no one network)
+    /// the node's I/O could not send, for `r`; their buffers went back
+    /// with the rest of their batch.
+    pub fn io_drops(&mut self, net: Option<u16>, r: crate::reasons::IoDrop, n: u64) {
+        let net = net.filter(|n| usize::from(*n) < self.counters.networks.len());
+        let r = DropReason::Io(r);
+        match net {
+            Some(k) => self.counters.networks[usize::from(k)].drop_n(r, n),
+            None => self.counters.unmapped.drop_n(r, n),
+        }
+    }
+
     /// Runs a batch of received packets through the pipeline. Every packet
     /// ends queued for output, queued on a software channel, or dropped and
     /// counted. `batch` is left empty.

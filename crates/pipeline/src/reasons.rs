@@ -100,6 +100,11 @@ reasons! {
         NoLink => "no-link",
         /// The IPIP header could not be stripped at a container's boundary.
         BoundaryStrip => "boundary-strip",
+        /// The socket refused the frame (its ring or buffer full): counted
+        /// against the network on a container link (one network a send),
+        /// against no network on a wire port (a send mixes networks, and
+        /// the socket does not say which frames it refused).
+        TxRefused => "tx-refused",
     }
 }
 

@@ -407,9 +407,13 @@ impl Worker {
                     .count();
             match self.link_tx.get(l).copied().flatten() {
                 Some(i) => {
-                    self.slots[i]
+                    let sent = self.slots[i]
                         .io
                         .send_batch(out[start..end].iter().map(Packet::data));
+                    if sent < end - start {
+                        let (net, n) = (out[start].network, (end - start - sent) as u64);
+                        self.pipeline.io_drops(Some(net), IoDrop::TxRefused, n);
+                    }
                 }
                 None => {
                     for p in &mut out[start..end] {
@@ -438,7 +442,11 @@ impl Worker {
             }
             match self.wire_tx[usize::from(port)] {
                 Some(i) => {
-                    self.slots[i].io.send_batch(out.iter().map(Packet::data));
+                    let sent = self.slots[i].io.send_batch(out.iter().map(Packet::data));
+                    if sent < out.len() {
+                        let n = (out.len() - sent) as u64;
+                        self.pipeline.io_drops(None, IoDrop::TxRefused, n);
+                    }
                     self.pipeline.pool.recycle_all(out);
                 }
                 None => {

@@ -179,3 +179,21 @@ fn a_whole_batch_is_queued_in_order_and_within_the_bound() {
     let stage = c.stages[prism_pipeline::counters::Stage::Output as usize];
     assert_eq!((stage.packets, stage.bytes), (20, 2 * bytes));
 }
+
+/// Frames a socket refused are counted by name: against their network on
+/// a container link, against no network on a wire port (the node's worker
+/// calls this with what `send_batch` did not take).
+#[test]
+fn refused_sends_are_counted_by_name_against_their_network_or_none() {
+    use prism_pipeline::reasons::IoDrop;
+    let s = substrate(Tier::Hardware);
+    let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
+    p.io_drops(Some(0), IoDrop::TxRefused, 3);
+    p.io_drops(None, IoDrop::TxRefused, 2);
+    p.io_drops(Some(999), IoDrop::TxRefused, 1);
+    let c = p.counters();
+    assert_eq!(drops(&c.networks[0], DropReason::Io(IoDrop::TxRefused)), 3);
+    assert_eq!(drops(&c.unmapped, DropReason::Io(IoDrop::TxRefused)), 3);
+    let snap = p.snapshot();
+    assert_eq!(snap.unmapped_drops.get("io/tx-refused"), Some(&3));
+}
