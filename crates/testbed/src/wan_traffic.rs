@@ -106,6 +106,7 @@ pub(crate) fn flow(from: usize, to: usize, vlan: u16, what: Carried) -> Result<(
     let mut tx = netns::in_namespace(&host_ns(from), || PacketPort::open_tx("eth0"))?;
     let frame = frame_of(from, to, vlan, what);
     let (mut got, mut wrong) = (0u64, 0u64);
+    // Returns how many have come on `vlan` so far.
     let mut count = |rx: &mut PacketPort| {
         rx.recv_block(|f| {
             let (tag, d) = tagged(f.vlan, f.data);
@@ -117,12 +118,20 @@ pub(crate) fn flow(from: usize, to: usize, vlan: u16, what: Carried) -> Result<(
                 }
             }
         });
+        got
     };
-    send_paced(&mut tx, &frame, FRAMES, || count(&mut rx))?;
-    let end = Instant::now() + Duration::from_millis(300);
-    while Instant::now() < end {
-        let _ = PacketPort::wait_any(&[&rx], 20);
+    send_paced(&mut tx, &frame, FRAMES, || {
         count(&mut rx);
+    })?;
+    // Frames in flight get 300 ms; once all have come, 30 ms more for any
+    // copy on another VLAN (it would travel beside them, not later).
+    let end = Instant::now() + Duration::from_millis(300);
+    let mut tail: Option<Instant> = None;
+    while Instant::now() < end && tail.is_none_or(|t| Instant::now() < t) {
+        let _ = PacketPort::wait_any(&[&rx], 5);
+        if count(&mut rx) >= FRAMES && tail.is_none() {
+            tail = Some(Instant::now() + Duration::from_millis(30));
+        }
     }
     if rx.poll_drops() > 0 {
         bail!("host {to}'s own socket dropped frames (its ring was full): not a measurement");
