@@ -396,6 +396,38 @@ impl Worker {
             }
             i += 1;
         }
+        self.send_to_links(out);
+        for port in 0..self.ports {
+            self.pipeline.transmit(port, usize::MAX, out);
+            if out.is_empty() {
+                continue;
+            }
+            if self.pipeline.tapping() {
+                let now = self.epoch.elapsed().as_nanos() as u64;
+                self.pipeline.tap_egress(out, now);
+            }
+            match self.wire_tx[usize::from(port)] {
+                Some(i) => {
+                    let sent = self.slots[i].io.send_batch(out.iter().map(Packet::data));
+                    if sent < out.len() {
+                        let n = (out.len() - sent) as u64;
+                        self.pipeline.io_drops(None, IoDrop::TxRefused, n);
+                    }
+                    self.pipeline.pool.recycle_all(out);
+                }
+                None => {
+                    for p in out.drain(..) {
+                        let net = p.network;
+                        self.pipeline.io_drop(p, Some(net), IoDrop::NoLink);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends `out` (software channels' packets) into their containers'
+    /// links, one send per run bound for the same link, and empties it.
+    fn send_to_links(&mut self, out: &mut Vec<Packet>) {
         // One send per run of packets bound for the same container link.
         let mut start = 0;
         while start < out.len() {
@@ -429,32 +461,6 @@ impl Worker {
                 self.pipeline.io_drop(p, Some(net), IoDrop::NoLink);
             } else {
                 self.pipeline.pool.recycle(p);
-            }
-        }
-        for port in 0..self.ports {
-            self.pipeline.transmit(port, usize::MAX, out);
-            if out.is_empty() {
-                continue;
-            }
-            if self.pipeline.tapping() {
-                let now = self.epoch.elapsed().as_nanos() as u64;
-                self.pipeline.tap_egress(out, now);
-            }
-            match self.wire_tx[usize::from(port)] {
-                Some(i) => {
-                    let sent = self.slots[i].io.send_batch(out.iter().map(Packet::data));
-                    if sent < out.len() {
-                        let n = (out.len() - sent) as u64;
-                        self.pipeline.io_drops(None, IoDrop::TxRefused, n);
-                    }
-                    self.pipeline.pool.recycle_all(out);
-                }
-                None => {
-                    for p in out.drain(..) {
-                        let net = p.network;
-                        self.pipeline.io_drop(p, Some(net), IoDrop::NoLink);
-                    }
-                }
             }
         }
     }
