@@ -29,7 +29,10 @@ pub use openapi::{ApiDoc, check_checked_in_spec, spec_json};
 pub use registration::{
     HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, HeartbeatClient, NodeCertificate,
 };
-pub use server::{Body, Listener, MAX_BODY, PATHS, router, router_with_body_limit, spawn};
+pub use server::{
+    Body, Listener, MAX_BODY, PATHS, REPORT_REFUSALS_EVERY, Refusals, router,
+    router_with_body_limit, spawn,
+};
 pub use types::{
     Changed, EventKind, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView,
     RateLimitBody, ReconfigureBody, Reconfiguring, RegionPowerView, RouterView, RoutesBody,

@@ -371,8 +371,43 @@ pub enum Listener {
     Tcp(std::net::SocketAddr, Credential),
     /// TCP in mutual TLS with the node's certificate (from the controller;
     /// none yet: every connection refused): only a client whose
-    /// certificate the controller's CA signed gets an answer.
-    Tls(std::net::SocketAddr, Arc<prism_http::CurrentTls>),
+    /// certificate the controller's CA signed gets an answer. Refused
+    /// handshakes go to the [`Refusals`] report.
+    Tls(std::net::SocketAddr, Arc<prism_http::CurrentTls>, Refusals),
+}
+
+/// Where a TLS listener reports the handshakes it refused: one line per
+/// [`REPORT_REFUSALS_EVERY`] at most, however many there were (garbage at
+/// line rate must not become a line per connection), with how many and
+/// the last one's peer and reason. The node writes them to its log.
+#[derive(Clone)]
+pub struct Refusals(Arc<dyn Fn(String) + Send + Sync>);
+
+impl Refusals {
+    pub fn new(report: impl Fn(String) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(report))
+    }
+}
+
+impl std::fmt::Debug for Refusals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Refusals")
+    }
+}
+
+/// How often refused handshakes are reported (the controller audits its
+/// own as often).
+pub const REPORT_REFUSALS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+async fn report_refusals(stats: Arc<prism_http::ServeStats>, report: Refusals) {
+    loop {
+        tokio::time::sleep(REPORT_REFUSALS_EVERY).await;
+        if let Some((n, peer, why)) = stats.unreported_failures() {
+            (report.0)(format!(
+                "API on TCP: {n} TLS handshake(s) refused since the last report; the last from {peer}: {why}"
+            ));
+        }
+    }
 }
 
 /// Serves `app` on `listener` from a thread of its own (a single-threaded
@@ -415,7 +450,7 @@ pub fn spawn(
             });
             Ok((at, t))
         }
-        Listener::Tls(addr, tls) => {
+        Listener::Tls(addr, tls, report) => {
             let l = rt.block_on(async { tokio::net::TcpListener::bind(addr).await })?;
             let at = l.local_addr()?.to_string();
             let stats = Arc::new(prism_http::ServeStats::default());
@@ -423,7 +458,8 @@ pub fn spawn(
             let t = std::thread::spawn(move || {
                 rt.block_on(async move {
                     tokio::select! {
-                        _ = prism_http::serve(app, l, Some(tls), limits, stats) => {}
+                        _ = prism_http::serve(app, l, Some(tls), limits, stats.clone()) => {}
+                        _ = report_refusals(stats, report) => {}
                         _ = shutdown => {}
                     }
                 });

@@ -357,3 +357,51 @@ fn reconfigure_events_and_power_reach_the_api_by_their_paths() {
     assert_eq!(rt.block_on(anon.events(0)).unwrap_err().status(), Some(401));
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
 }
+
+/// Handshakes a node's TLS listener refuses are reported (for the node's
+/// log), at most one line per period, with how many and the last one's
+/// peer and reason: here two connections to a node not yet certified.
+#[test]
+fn refused_tls_handshakes_are_reported_once_a_period_with_the_peer() {
+    let node = fake();
+    let addr = node.serve_tls(Arc::new(prism_http::CurrentTls::default()));
+    let mut peers = Vec::new();
+    for _ in 0..2 {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        peers.push(s.local_addr().unwrap().to_string());
+        let _ = s.write_all(b"GET /v1/node HTTP/1.1\r\nHost: x\r\n\r\n");
+        // Refused: closed without an answer.
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+    }
+    // Both usually in one line; in two should a period end between them.
+    let counted = |r: &[String]| -> u64 {
+        r.iter()
+            .filter_map(|l| {
+                l.split("API on TCP: ")
+                    .nth(1)?
+                    .split(' ')
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .sum()
+    };
+    let deadline = std::time::Instant::now() + 3 * prism_node_api::REPORT_REFUSALS_EVERY;
+    while counted(&node.refusals()) < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let r = node.refusals();
+    assert_eq!(counted(&r), 2, "{r:?}");
+    assert!(r.len() <= 2, "{r:?}");
+    let last = r.last().unwrap();
+    assert!(last.contains("TLS handshake(s) refused"), "{r:?}");
+    assert!(last.contains("no certificate yet"), "{r:?}");
+    assert!(
+        last.contains(&peers[1]),
+        "the last peer, {}: {r:?}",
+        peers[1]
+    );
+}

@@ -39,6 +39,8 @@ pub struct FakeNode {
     pub held_desired: AtomicBool,
     /// What it reports as its WAN port (`with_wan`).
     pub wan: Mutex<Option<prism_node_api::WanInfo>>,
+    /// Its TLS listener's reports of refused handshakes (`serve_tls`).
+    refusals: Arc<Mutex<Vec<String>>>,
 }
 
 fn view(d: &NetworkDoc) -> NetworkView {
@@ -94,6 +96,7 @@ impl FakeNode {
             hold_next_desired: AtomicBool::new(false),
             held_desired: AtomicBool::new(false),
             wan: Mutex::new(None),
+            refusals: Arc::default(),
         })
     }
 
@@ -140,7 +143,18 @@ impl FakeNode {
     /// Serves it on 127.0.0.1 in mutual TLS with `tls` (a node identity's);
     /// returns the address.
     pub fn serve_tls(self: &Arc<Self>, tls: Arc<prism_http::CurrentTls>) -> String {
-        self.serve_on(Listener::Tls("127.0.0.1:0".parse().unwrap(), tls))
+        let refusals = self.refusals.clone();
+        let report = prism_node_api::Refusals::new(move |line| {
+            if let Ok(mut r) = refusals.lock() {
+                r.push(line);
+            }
+        });
+        self.serve_on(Listener::Tls("127.0.0.1:0".parse().unwrap(), tls, report))
+    }
+
+    /// What its TLS listener reported of the handshakes it refused.
+    pub fn refusals(&self) -> Vec<String> {
+        self.refusals.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
     fn serve_on(self: &Arc<Self>, listener: Listener) -> String {

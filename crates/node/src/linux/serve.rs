@@ -252,7 +252,7 @@ impl NodeServer {
         if let Some((addr, auth)) = &cfg.api_tcp {
             let (listener, how) = match (auth, identity) {
                 (TcpAuth::Certificate, Some(id)) => (
-                    Listener::Tls(*addr, id.tls()),
+                    Listener::Tls(*addr, id.tls(), refusals_to_log(node)),
                     "mutual TLS with the certificate the controller issues this node (none yet)",
                 ),
                 (TcpAuth::Credential(c), _) => (
@@ -459,4 +459,15 @@ fn load_desired(cfg: &ServeConfig) -> Result<(Scenario, Option<(Generations, Str
             Ok((scenario::load(file, text)?, None))
         }
     }
+}
+
+/// Refused TLS handshakes on the node's API, into the node's log (what
+/// [`Node::take_events`] hands the log next).
+fn refusals_to_log(node: &Node) -> prism_node_api::Refusals {
+    let control = node.control.clone();
+    prism_node_api::Refusals::new(move |line| {
+        if let Ok(mut c) = control.lock() {
+            c.events.push(line);
+        }
+    })
 }
