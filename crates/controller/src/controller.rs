@@ -19,6 +19,10 @@ pub struct Settings {
     pub reconcile_every_ms: u64,
     /// A node not heard from for this long is down: nothing is placed on it.
     pub node_timeout_ms: i64,
+    /// A call to a node that has not answered in this long has failed (a
+    /// hung node must not hold a booking, a reconciliation or its node's
+    /// lock for ever).
+    pub node_call_timeout_ms: u64,
     /// Requests per second per credential before 429, and the burst.
     pub rate_per_s: f64,
     pub rate_burst: f64,
@@ -56,6 +60,7 @@ impl Default for Settings {
             reaper_every_ms: 1000,
             reconcile_every_ms: 2000,
             node_timeout_ms: 10_000,
+            node_call_timeout_ms: prism_node_api::CALL_TIMEOUT.as_millis() as u64,
             rate_per_s: 200.0,
             rate_burst: 400.0,
             node_secret: None,

@@ -94,7 +94,8 @@ impl Controller {
             addr: address.to_string(),
             token: None,
             tls,
-        }))
+        })
+        .with_timeout(self.node_call_timeout()))
     }
 
     /// Revokes the certificates issued under node key `key_id`, in the

@@ -27,6 +27,11 @@ impl Controller {
             addr: address.to_string(),
             token: self.settings.node_secret.clone(),
         })
+        .with_timeout(self.node_call_timeout())
+    }
+
+    pub(crate) fn node_call_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.settings.node_call_timeout_ms)
     }
 
     /// Registers a node: the controller asks it what it is, with its

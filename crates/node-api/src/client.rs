@@ -102,6 +102,15 @@ pub enum ClientError {
     },
     #[error("HTTP: {0}")]
     Http(String),
+    /// The node took the connection (or not) and did not answer in time:
+    /// a hung node must not hold its caller for ever.
+    #[error("{what}: no answer from the node within {after:?}")]
+    Timeout {
+        /// The method, path and endpoint, in one string: the error stays
+        /// small.
+        what: String,
+        after: std::time::Duration,
+    },
 }
 
 impl ClientError {
@@ -162,11 +171,21 @@ type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
 /// The most idle connections a client keeps open.
 const IDLE_MAX: usize = 64;
 
+/// How long a call may take, connection included, unless told
+/// (`NodeClient::with_timeout`): longer than any call a working node
+/// makes its caller wait for (a desired state starting containers, a
+/// trace waiting for packets gets its own wait on top).
+pub const CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The longest a trace or capture waits for its packets (`TapBody`).
+const TAP_MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 #[derive(Clone)]
 pub struct NodeClient {
     endpoint: Endpoint,
     /// Connections kept open between calls (`keeping_connections`).
     idle: Option<std::sync::Arc<std::sync::Mutex<Vec<Sender>>>>,
+    timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for NodeClient {
@@ -181,7 +200,15 @@ impl NodeClient {
         Self {
             endpoint,
             idle: None,
+            timeout: CALL_TIMEOUT,
         }
+    }
+
+    /// The same client with calls ended (`ClientError::Timeout`) after
+    /// `timeout` instead of [`CALL_TIMEOUT`].
+    pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 
     /// The same client keeping connections open between calls (HTTP/1.1
@@ -204,6 +231,7 @@ impl NodeClient {
         Self {
             endpoint: self.endpoint.with_token(token),
             idle: self.idle.clone(),
+            timeout: self.timeout,
         }
     }
 
@@ -211,8 +239,36 @@ impl NodeClient {
         &self.endpoint
     }
 
-    /// One request; the raw status and body.
+    /// One request; the raw status and body. Ends after the client's
+    /// timeout whatever the node does (a connection half-closed by the
+    /// drop).
     pub async fn raw(
+        &self,
+        method: &'static str,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<(u16, Bytes), ClientError> {
+        self.raw_within(self.timeout, method, path, body).await
+    }
+
+    async fn raw_within(
+        &self,
+        after: std::time::Duration,
+        method: &'static str,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<(u16, Bytes), ClientError> {
+        tokio::time::timeout(after, self.raw_unbounded(method, path, body))
+            .await
+            .unwrap_or_else(|_| {
+                Err(ClientError::Timeout {
+                    what: format!("{method} {path} at {:?}", self.endpoint),
+                    after,
+                })
+            })
+    }
+
+    async fn raw_unbounded(
         &self,
         method: &'static str,
         path: &str,
@@ -381,7 +437,12 @@ impl NodeClient {
             (Some(n), false) => net(n, "/trace"),
             (None, _) => "/v1/trace".into(),
         };
-        self.call("POST", path, Some(b)).await
+        let wait = b
+            .timeout_ms
+            .map_or(TAP_MAX_WAIT, std::time::Duration::from_millis)
+            .min(TAP_MAX_WAIT);
+        let client = self.clone().with_timeout(self.timeout + wait);
+        client.call("POST", path, Some(b)).await
     }
 
     pub async fn reconfigure(

@@ -220,3 +220,44 @@ async fn the_desired_state_is_fenced_by_generation() {
     );
     assert!(v.applied_generation < v.generation);
 }
+
+/// A hung node (it takes the connection and never answers: here its
+/// server blocked in a change) fails the call after the controller's
+/// node call timeout instead of holding the booking, the reconciliation
+/// and its node's lock for ever; the node's `last_error` says so, and once
+/// it answers again a reconciliation pass brings the booking to it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hung_node_fails_the_call_in_time_and_gets_its_network_once_it_answers() {
+    let h = Harness::start_with(prism_controller::Settings {
+        node_call_timeout_ms: 500,
+        ..crate::common::settings()
+    })
+    .await;
+    let node = h.node("n1", 2, 100).await;
+    node.stall.store(true, Ordering::SeqCst);
+    let fay = h.user("fay").await;
+    h.project("p", "fay", prism_controller::STANDARD).await;
+    let t = Instant::now();
+    let booked = tokio::time::timeout(
+        Duration::from_secs(20),
+        fay.book("p", &network("a", "hardware", 1, true)),
+    )
+    .await
+    .expect("the booking call ended");
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let nodes = h.admin.list_nodes().await.unwrap();
+    let why = nodes[0].last_error.clone().unwrap_or_default();
+    assert!(why.contains("no answer from the node"), "{why}; {booked:?}");
+    assert!(node.names().is_empty());
+
+    node.stall.store(false, Ordering::SeqCst);
+    until("the stalled change to end", || {
+        node.stalled.load(Ordering::SeqCst) == 0
+    })
+    .await;
+    h.ctl.reconcile_node(&nodes[0].id).await;
+    assert_eq!(node.names().len(), 1, "applied once the node answers");
+    let nodes = h.admin.list_nodes().await.unwrap();
+    assert_eq!(nodes[0].last_error, None, "{:?}", nodes[0].last_error);
+}
