@@ -415,7 +415,7 @@ async fn drive(
     rates: bool,
 ) -> Result<Outcome> {
     let (ctl, admin, alice, addr) = controller(dir, secret, say).await?;
-    let background = ctl.spawn_background();
+    let mut background = ctl.spawn_background();
     start_nodes(prism, dir, &admin, &addr, topo, say).await?;
     let mut out = Outcome::default();
     let t = Instant::now();
@@ -446,7 +446,17 @@ async fn drive(
         "  an outsider's {} frames on the WAN: {} delivered; node2 dropped {} as wan/unknown-tunnel, {} as wan/not-leased",
         out.spoofed, out.spoofed_delivered, out.spoof_drops.0, out.spoof_drops.1
     ));
-    out.tier_move = crate::wan_faults::move_node2_part(&span, secret).await?;
+    // The move is an operator's on the node itself: the controller owns
+    // the desired state and would put the part back in hardware at its
+    // next pass (every 2 s; CI saw it land inside the move). Its
+    // background work waits meanwhile, and a request it had under way is
+    // let land first.
+    background.abort();
+    let _ = (&mut background).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let moved = crate::wan_faults::move_node2_part(&span, secret).await;
+    background = ctl.spawn_background();
+    out.tier_move = moved?;
     say(&out.tier_move.line());
     let cred = dir.join("control-plane.secret");
     let key = dir.join("node3.key");
