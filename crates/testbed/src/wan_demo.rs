@@ -406,6 +406,27 @@ fn describe(b: &Booking) -> String {
     )
 }
 
+/// Node 2's part moved to software and back by an operator on the node
+/// itself. The controller owns the desired state and would put the part
+/// back in hardware at its next pass (every 2 s; CI saw it land inside the
+/// move): its background work waits meanwhile (a request it had under way
+/// let land first), then starts again.
+async fn operator_move(
+    ctl: &Controller,
+    background: tokio::task::JoinHandle<()>,
+    span: &Booking,
+    secret: &str,
+) -> (
+    Result<crate::wan_faults::TierMove>,
+    tokio::task::JoinHandle<()>,
+) {
+    background.abort();
+    let _ = background.await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let moved = crate::wan_faults::move_node2_part(span, secret).await;
+    (moved, ctl.spawn_background())
+}
+
 async fn drive(
     prism: &Path,
     dir: &Path,
@@ -446,17 +467,8 @@ async fn drive(
         "  an outsider's {} frames on the WAN: {} delivered; node2 dropped {} as wan/unknown-tunnel, {} as wan/not-leased",
         out.spoofed, out.spoofed_delivered, out.spoof_drops.0, out.spoof_drops.1
     ));
-    // The move is an operator's on the node itself: the controller owns
-    // the desired state and would put the part back in hardware at its
-    // next pass (every 2 s; CI saw it land inside the move). Its
-    // background work waits meanwhile, and a request it had under way is
-    // let land first.
-    background.abort();
-    let _ = (&mut background).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let moved = crate::wan_faults::move_node2_part(&span, secret).await;
-    background = ctl.spawn_background();
-    out.tier_move = moved?;
+    let (moved, again) = operator_move(&ctl, background, &span, secret).await;
+    (out.tier_move, background) = (moved?, again);
     say(&out.tier_move.line());
     let cred = dir.join("control-plane.secret");
     let key = dir.join("node3.key");
