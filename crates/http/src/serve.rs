@@ -39,6 +39,11 @@ impl Default for Limits {
     }
 }
 
+/// How often failed handshakes are reported (the controller's audit log,
+/// a node's log): one entry per period at most, however many there were
+/// (garbage at line rate must not become a write per connection).
+pub const FAILURE_REPORT_EVERY: Duration = Duration::from_secs(2);
+
 /// What the loop saw, for the server's log and metrics.
 #[derive(Debug, Default)]
 pub struct ServeStats {
@@ -63,6 +68,19 @@ impl ServeStats {
     /// The handshakes that failed since the last call (if any), with the
     /// last one's peer and reason: for a log that must not grow with
     /// every garbage connection.
+    /// Waits, a [`FAILURE_REPORT_EVERY`] at a time, until some handshakes
+    /// have failed since the last report; then what
+    /// [`Self::unreported_failures`] says. For a report that writes one
+    /// line (or audit entry) per period at most.
+    pub async fn next_failures(&self) -> (u64, SocketAddr, String) {
+        loop {
+            tokio::time::sleep(FAILURE_REPORT_EVERY).await;
+            if let Some(f) = self.unreported_failures() {
+                return f;
+            }
+        }
+    }
+
     pub fn unreported_failures(&self) -> Option<(u64, SocketAddr, String)> {
         let now = self.handshake_failures.load(Ordering::Relaxed);
         let before = self.reported.swap(now, Ordering::Relaxed);

@@ -248,16 +248,7 @@ impl NodeClient {
         path: &str,
         body: Option<Vec<u8>>,
     ) -> Result<(u16, Bytes), ClientError> {
-        self.raw_within(self.timeout, method, path, body).await
-    }
-
-    async fn raw_within(
-        &self,
-        after: std::time::Duration,
-        method: &'static str,
-        path: &str,
-        body: Option<Vec<u8>>,
-    ) -> Result<(u16, Bytes), ClientError> {
+        let after = self.timeout;
         tokio::time::timeout(after, self.raw_unbounded(method, path, body))
             .await
             .unwrap_or_else(|_| {

@@ -30,8 +30,7 @@ pub use registration::{
     HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, HeartbeatClient, NodeCertificate,
 };
 pub use server::{
-    Body, Listener, MAX_BODY, PATHS, REPORT_REFUSALS_EVERY, Refusals, router,
-    router_with_body_limit, spawn,
+    Body, Listener, MAX_BODY, PATHS, Refusals, router, router_with_body_limit, spawn,
 };
 pub use types::{
     Changed, EventKind, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView,

@@ -377,7 +377,7 @@ pub enum Listener {
 }
 
 /// Where a TLS listener reports the handshakes it refused: one line per
-/// [`REPORT_REFUSALS_EVERY`] at most, however many there were (garbage at
+/// `prism_http::FAILURE_REPORT_EVERY` at most, however many there were (garbage at
 /// line rate must not become a line per connection), with how many and
 /// the last one's peer and reason. The node writes them to its log.
 #[derive(Clone)]
@@ -395,18 +395,12 @@ impl std::fmt::Debug for Refusals {
     }
 }
 
-/// How often refused handshakes are reported (the controller audits its
-/// own as often).
-pub const REPORT_REFUSALS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
-
 async fn report_refusals(stats: Arc<prism_http::ServeStats>, report: Refusals) {
     loop {
-        tokio::time::sleep(REPORT_REFUSALS_EVERY).await;
-        if let Some((n, peer, why)) = stats.unreported_failures() {
-            (report.0)(format!(
-                "API on TCP: {n} TLS handshake(s) refused since the last report; the last from {peer}: {why}"
-            ));
-        }
+        let (n, peer, why) = stats.next_failures().await;
+        (report.0)(format!(
+            "API on TCP: {n} TLS handshake(s) refused since the last report; the last from {peer}: {why}"
+        ));
     }
 }
 

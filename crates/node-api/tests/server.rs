@@ -389,7 +389,7 @@ fn refused_tls_handshakes_are_reported_once_a_period_with_the_peer() {
             })
             .sum()
     };
-    let deadline = std::time::Instant::now() + 3 * prism_node_api::REPORT_REFUSALS_EVERY;
+    let deadline = std::time::Instant::now() + 3 * prism_http::FAILURE_REPORT_EVERY;
     while counted(&node.refusals()) < 2 && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }

@@ -158,8 +158,8 @@ impl Pipeline {
     /// node's I/O dropped for `r` after the pipeline let it go, and takes
     /// its buffer back.
     pub fn io_drop(&mut self, pkt: Packet, net: Option<u16>, r: crate::reasons::IoDrop) {
-        let net = net.filter(|n| usize::from(*n) < self.counters.networks.len());
-        self.drop_packet(pkt, net, DropReason::Io(r));
+        self.io_drops(net, r, 1);
+        self.pool.recycle(pkt);
     }
 
     /// Counts `n` packets of network `net` (`None`: of no one network)

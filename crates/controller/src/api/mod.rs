@@ -325,21 +325,15 @@ pub async fn serve_with(
     }
 }
 
-/// How often failed TLS handshakes are written to the audit log: one
-/// entry per period at most, however many there were (garbage at line
-/// rate must not become a write per connection).
-const AUDIT_HANDSHAKES_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// Writes failed TLS handshakes to the audit log as `tls:ADDRESS`, method
-/// `TLS`: how many since the last entry, the last one's reason.
+/// `TLS`: how many since the last entry, the last one's reason; one entry
+/// per `prism_http::FAILURE_REPORT_EVERY` at most.
 async fn audit_handshakes(ctl: Controller, stats: Arc<prism_http::ServeStats>) {
     loop {
-        tokio::time::sleep(AUDIT_HANDSHAKES_EVERY).await;
-        if let Some((n, peer, why)) = stats.unreported_failures() {
-            let who = format!("tls:{}", peer.ip());
-            let what = format!("handshake refused ({n} since the last entry; the last: {why})");
-            ctl.audit(Some(&who), "TLS", &what, 400).await;
-        }
+        let (n, peer, why) = stats.next_failures().await;
+        let who = format!("tls:{}", peer.ip());
+        let what = format!("handshake refused ({n} since the last entry; the last: {why})");
+        ctl.audit(Some(&who), "TLS", &what, 400).await;
     }
 }
 
