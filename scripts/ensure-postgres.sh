@@ -13,7 +13,16 @@ if [ "$(id -u)" -eq 0 ] && [ -z "${PRISM_POSTGRES_URL:-}" ]; then
         pg_createcluster "$pg_version" main >/dev/null
         read -r pg_version pg_cluster pg_port pg_status _ < <(pg_lsclusters -h | head -1)
     fi
-    [ "$pg_status" = online ] || pg_ctlcluster "$pg_version" "$pg_cluster" start
+    if [ "$pg_status" != online ]; then
+        # pg_ctl waits 60 s by default; a cluster that was not shut down
+        # cleanly first fsyncs its whole data directory and replays its
+        # WAL (CI, 2026-11-26: 28 s of fsync beside the build, then
+        # "server did not start in time"). Wait as long as recovery takes.
+        pg_ctlcluster "$pg_version" "$pg_cluster" start -- -t 600
+        # Stopped again at the end of the tests (scripts/test), so the
+        # machine is left as found and never holds a cluster mid-run.
+        export PRISM_POSTGRES_STARTED="$pg_version $pg_cluster"
+    fi
     # A local role for tests only: it may create the databases the tests
     # make (one per test) and nothing else.
     su postgres -c "psql -q -p $pg_port -tc \"SELECT 1 FROM pg_roles WHERE rolname = 'prism_test'\"" | grep -q 1 ||
