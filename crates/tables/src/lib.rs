@@ -8,6 +8,7 @@
 //!   updates while lookups go on.
 //! - [`TreeClassifier`]: a decision tree ([`SplitTree`], HyperSplit) for
 //!   large five-tuple rule sets, with updates beside it between rebuilds.
+//! - [`RuleTable`]: either, as suits the rules (what the pipeline holds).
 //!
 //! Lookups allocate nothing and take no lock.
 
@@ -24,6 +25,7 @@ pub mod lpm;
 pub mod lpm_arena;
 pub mod prefix;
 pub mod rule;
+pub mod rule_table;
 pub mod split_tree;
 #[cfg(test)]
 mod testing;
@@ -38,5 +40,6 @@ pub use lpm::{LpmError, LpmShape, LpmTable, ReferenceLpm};
 pub use lpm_arena::{LpmArena, LpmRef};
 pub use prefix::{Ipv4Prefix, PrefixError};
 pub use rule::{Key, Match, PortRange, Rule, RuleId, Ternary};
+pub use rule_table::RuleTable;
 pub use split_tree::SplitTree;
 pub use tree_classifier::TreeClassifier;

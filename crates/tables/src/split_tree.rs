@@ -84,6 +84,13 @@ fn ranges(r: &Rule) -> (Region, bool) {
     (region, exact)
 }
 
+/// Whether `r` matches on the five-tuple alone (prefix addresses, port
+/// ranges, an exact or any protocol): a tree's splits can then separate it
+/// from the others; any other field leaves it everywhere.
+pub fn five_tuple_only(r: &Rule) -> bool {
+    ranges(r).1
+}
+
 /// The groups of [`group`]: two bits, wide source and wide destination.
 pub const GROUPS: usize = 4;
 
