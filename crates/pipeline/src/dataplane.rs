@@ -12,6 +12,7 @@ use crate::wan::WanTable;
 use prism_tables::Key;
 use prism_tables::{LpmArena, LpmRef, LpmTable};
 use prism_wire::PacketInfo;
+use std::sync::Arc;
 
 pub use crate::spec::Tier;
 
@@ -38,9 +39,6 @@ pub struct Network {
     pub rate_limit: Option<(u64, u64)>,
     /// Hardware slot, when in hardware.
     pub slot: Option<usize>,
-    /// The slot forwards nothing before this time (ns, the pipeline's
-    /// clock): it is loading a module (`reconfig`). 0 when ready.
-    pub dark_until_ns: u64,
 }
 
 /// Largest destination table copied into the dataplane's arena (entries):
@@ -57,6 +55,8 @@ const ARENA_TABLE_MAX: usize = 1 << 16;
 pub struct NetFast {
     pub tier: Tier,
     pub software_channel: u8,
+    /// The network's slot forwards nothing before this time (ns, the
+    /// pipeline's clock): it is loading a module (`reconfig`). 0 when ready.
     pub dark_until_ns: u64,
     /// Destination routing in the dataplane's LPM arena, if the table is there.
     pub destination: Option<LpmRef>,
@@ -90,35 +90,43 @@ pub struct Dataplane {
     pub generation: u64,
     pub ports: u16,
     /// Network mapping (the design-select table): rule action = network id.
-    pub mapping: Mapping,
+    /// Shared with the generations before while no mapping rule changes.
+    pub mapping: Arc<Mapping>,
     pub default_network: Option<u16>,
     /// The WAN side: which ports face the wide area and the networks'
     /// tunnels ([`crate::wan`]).
     pub wan: WanTable,
-    /// Indexed by network id; removed networks leave a hole so ids stay stable.
-    pub networks: Vec<Option<Network>>,
+    /// Indexed by network id; removed networks leave a hole so ids stay
+    /// stable. Each compiled network is shared by every generation it is
+    /// unchanged in: a change to one network copies a pointer per other.
+    pub networks: Vec<Option<Arc<Network>>>,
     /// Derived from `networks` by [`Dataplane::new`], by the same index.
     fast: Vec<Option<NetFast>>,
     lpms: LpmArena,
     hops: Vec<Option<Hop>>,
+    /// Some network's table is a rule set (stage 3 walks those in batches).
+    rule_tables: bool,
 }
 
 impl Dataplane {
     pub fn empty(ports: u16) -> Self {
-        Self::new(0, ports, Mapping::default(), None, Vec::new())
+        Self::new(0, ports, Arc::default(), None, Vec::new(), |_| 0)
     }
 
+    /// The data plane of `networks`, each dark (loading its slot's
+    /// module) until `dark_until_ns` of it.
     pub fn new(
         generation: u64,
         ports: u16,
-        mapping: Mapping,
+        mapping: Arc<Mapping>,
         default_network: Option<u16>,
-        networks: Vec<Option<Network>>,
+        networks: Vec<Option<Arc<Network>>>,
+        dark_until_ns: impl Fn(&Network) -> u64,
     ) -> Self {
         let arena_entries = networks
             .iter()
             .flatten()
-            .filter_map(arena_table)
+            .filter_map(|n| arena_table(n))
             .map(|t| t.entries().len())
             .sum();
         let mut lpms = LpmArena::with_capacity(arena_entries);
@@ -132,7 +140,7 @@ impl Dataplane {
                 Some(NetFast {
                     tier: n.tier,
                     software_channel: n.software_channel,
-                    dark_until_ns: n.dark_until_ns,
+                    dark_until_ns: dark_until_ns(n),
                     destination: arena_table(n).and_then(|t| lpms.add(t)),
                     bridge: matches!(n.forwarding, Forwarding::Bridge(_)),
                     hop_base,
@@ -146,11 +154,21 @@ impl Dataplane {
             mapping,
             default_network,
             wan: WanTable::default(),
-            networks,
             fast,
+            rule_tables: networks
+                .iter()
+                .flatten()
+                .any(|n| matches!(n.forwarding, Forwarding::Rules { .. })),
+            networks,
             lpms,
             hops,
         }
+    }
+
+    /// Whether some network's table is a rule set.
+    #[inline]
+    pub fn has_rule_tables(&self) -> bool {
+        self.rule_tables
     }
 
     /// This data plane with `wan` as its WAN side.
@@ -160,7 +178,7 @@ impl Dataplane {
     }
 
     pub fn network(&self, id: u16) -> Option<&Network> {
-        self.networks.get(usize::from(id)).and_then(Option::as_ref)
+        self.networks.get(usize::from(id))?.as_deref()
     }
 
     /// The fast path's record of network `id`.

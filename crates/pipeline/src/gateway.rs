@@ -203,7 +203,7 @@ impl GatewayState {
         for (id, was) in old.networks.iter().enumerate() {
             let id = id as u16;
             let same = |n: &crate::Network| was.as_ref().is_some_and(|w| w.name == n.name);
-            let kept = new.networks.get(usize::from(id)).and_then(Option::as_ref);
+            let kept = new.network(id);
             if was.is_some() && !(kept.is_some_and(same) && new.wan.nat_vlan(id).is_some()) {
                 nat.forget(id);
             }

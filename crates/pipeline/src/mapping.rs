@@ -15,24 +15,21 @@
 //! misses per packet with 1,024 networks, by callgrind's cache model). The
 //! rule set stays the reference and what a trace reports.
 
-use prism_tables::{Classifier, Ipv4Prefix, Key, LpmTable, Match, PortRange, Rule};
+use prism_tables::{Ipv4Prefix, Key, LpmTable, Match, PortRange, Rule, RuleTable};
 use std::collections::HashMap;
 
 /// The design-select table, with its LPM form when it has one.
 #[derive(Debug, Clone, Default)]
 pub struct Mapping {
-    rules: Classifier,
+    /// The rules, classified as suits them ([`RuleTable`]).
+    rules: RuleTable,
     by_destination: Option<LpmTable>,
 }
 
 impl Mapping {
     pub fn new(rules: &[Rule]) -> Self {
-        let mut c = Classifier::new();
-        for r in rules {
-            c.insert(*r);
-        }
         Self {
-            rules: c,
+            rules: RuleTable::build(rules.to_vec()),
             by_destination: as_destination_lpm(rules),
         }
     }
@@ -44,6 +41,12 @@ impl Mapping {
     /// Whether lookups go by destination prefix alone (no packed key needed).
     pub fn by_destination(&self) -> bool {
         self.by_destination.is_some()
+    }
+
+    /// The rules, when lookups go by them (no LPM form): the pipeline
+    /// walks a batch's keys through them at once.
+    pub fn rule_table(&self) -> Option<&RuleTable> {
+        (self.by_destination.is_none() && !self.rules.is_empty()).then_some(&self.rules)
     }
 
     /// The winning rule, by the classifier (for traces and checks).

@@ -8,7 +8,9 @@
 //! - `Destination`: LPM on the destination address;
 //! - `Source`: LPM on the source address;
 //! - `Flow`: (source, destination) prefix pairs, destination first;
-//! - `Rules`: a ternary rule table over the whole key, with a default rule.
+//! - `Rules`: a ternary rule table over the whole key, with a default rule
+//!   (decision trees or tuple-space search as suits the rules, a batch
+//!   looked up at once: [`rules_batch`]).
 //!
 //! Routing modes read the inner (virtual) addresses of an IPIP packet and the
 //! outer ones otherwise, so a layer-3 virtual network routes on its own
@@ -16,7 +18,7 @@
 
 use crate::bridge::Bridge;
 use crate::reasons::MatchDrop;
-use prism_tables::{Classifier, FlowTable, Key, LpmTable};
+use prism_tables::{FlowTable, Key, LpmTable, Match, RuleTable};
 use prism_wire::PacketInfo;
 
 /// A network's compiled forwarding table; values are action indices.
@@ -25,8 +27,11 @@ pub enum Forwarding {
     Destination(LpmTable),
     Source(LpmTable),
     Flow(FlowTable),
+    /// A ternary rule table ([`RuleTable`]): decision trees (HyperSplit,
+    /// walked for a batch of keys at once by the pipeline) for rules on the
+    /// five-tuple, tuple-space search for rules on other fields.
     Rules {
-        table: Classifier,
+        table: RuleTable,
         default: Option<u32>,
     },
     /// A learning bridge ([`crate::bridge`]): the pipeline decides with
@@ -75,13 +80,7 @@ pub fn decide(f: &Forwarding, info: &PacketInfo, key: &Key) -> Result<u32, Match
 #[inline(never)]
 fn decide_other(f: &Forwarding, info: &PacketInfo, key: &Key) -> Result<u32, MatchDrop> {
     let routed = match f {
-        Forwarding::Rules { table, default } => {
-            return table
-                .lookup(key)
-                .map(|m| m.action)
-                .or(*default)
-                .ok_or(MatchDrop::NoRoute);
-        }
+        Forwarding::Rules { table, default } => return rule_action(table.lookup(key), *default),
         Forwarding::Bridge(b) => {
             let k = &info.key;
             return b.decide_static(crate::bridge::mac_of(k.dst_mac), k.in_port);
@@ -95,4 +94,20 @@ fn decide_other(f: &Forwarding, info: &PacketInfo, key: &Key) -> Result<u32, Mat
         }
     };
     routed.ok_or(MatchDrop::NoRoute)
+}
+
+/// A rule table's answer: the winning rule's action, else the default.
+#[inline]
+pub fn rule_action(m: Option<Match>, default: Option<u32>) -> Result<u32, MatchDrop> {
+    m.map(|m| m.action).or(default).ok_or(MatchDrop::NoRoute)
+}
+
+/// The rule table of `f`, if it is one: the pipeline looks its packets'
+/// keys up a batch at a time ([`RuleTable::lookup_batch`]).
+#[inline]
+pub fn rules_batch(f: &Forwarding) -> Option<(&RuleTable, Option<u32>)> {
+    match f {
+        Forwarding::Rules { table, default } => Some((table, *default)),
+        _ => None,
+    }
 }

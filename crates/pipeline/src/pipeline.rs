@@ -14,14 +14,14 @@
 //! `ArcSwap<Dataplane>` once per batch.
 
 use crate::action;
-use crate::bridge::{BridgeState, FLOOD};
+use crate::bridge::BridgeState;
 use crate::counters::{Counters, Stage};
 use crate::dataplane::{Dataplane, Tier};
 use crate::fate::{Fate, NO_NET};
 use crate::gateway::GatewayState;
 use crate::output::{OutputConfig, OutputStage};
 use crate::packet::{Packet, PacketPool};
-use crate::reasons::{DropReason, HardwareDrop, MapDrop, SoftwareDrop};
+use crate::reasons::{DropReason, MapDrop, SoftwareDrop};
 use crate::routed_batch;
 use crate::scratch::Scratch;
 use crate::services::ServiceScratch;
@@ -31,6 +31,8 @@ use arc_swap::ArcSwap;
 use std::sync::Arc;
 
 mod flood;
+mod map_stage;
+mod match_stage;
 mod report;
 
 /// Sizes of the pipeline's buffers and queues.
@@ -262,7 +264,22 @@ impl Pipeline {
         now_ns: u64,
     ) {
         let n = batch.len();
-        // Zipped slices: the loops below index nothing, so carry no bounds checks.
+        let arrays = crate::ingress::Arrays {
+            info: &mut s.info[..n],
+            key: &mut s.key[..n],
+            net: &mut s.net[..n],
+            fate: &mut s.fate[..n],
+        };
+        let nat = self.gateway.nat();
+        let now_s = crate::gateway::seconds(now_ns);
+        crate::ingress::parse(dp, batch, arrays, need_key, &mut self.counters, nat, now_s);
+        self.map_stage(dp, batch, s, whole, now_ns);
+        if let Some(t) = self.tap.as_deref_mut() {
+            t.ingress_pre(batch, &s.net[..n], &mut self.tap_marks);
+        }
+        self.match_stage(dp, batch, s, whole, now_s);
+        // Zipped slices: the loop below indexes nothing, so carries no
+        // bounds checks.
         let (info, key, net, action, fate) = (
             &mut s.info[..n],
             &mut s.key[..n],
@@ -270,98 +287,7 @@ impl Pipeline {
             &mut s.action[..n],
             &mut s.fate[..n],
         );
-        let arrays = crate::ingress::Arrays {
-            info,
-            key,
-            net,
-            fate,
-        };
-        let nat = self.gateway.nat();
-        let now_s = crate::gateway::seconds(now_ns);
-        crate::ingress::parse(dp, batch, arrays, need_key, &mut self.counters, nat, now_s);
-        // Stage 2: network mapping (the design-select table).
-        let mut seen = (0usize, 0u64);
-        if let Some(id) = whole {
-            // An empty table sends every packet to the default network, a
-            // hardware one that is not reconfiguring: what the loop below
-            // would decide for each packet, decided once, with the
-            // network's counters added once.
-            for ((pkt, net), fate) in batch.iter().zip(net.iter_mut()).zip(fate.iter()) {
-                if fate.is_pending() {
-                    seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
-                    *net = id;
-                }
-            }
-            let c = &mut self.counters.networks[usize::from(id)];
-            c.rx_packets += seen.0 as u64;
-            c.rx_bytes += seen.1;
-        } else {
-            for ((((pkt, info), key), net), fate) in batch
-                .iter()
-                .zip(info.iter())
-                .zip(key.iter())
-                .zip(net.iter_mut())
-                .zip(fate.iter_mut())
-            {
-                if *fate != Fate::Pending {
-                    continue;
-                }
-                seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
-                let id = if *net != NO_NET {
-                    *net // terminated on the WAN side
-                } else {
-                    match dp.mapping.network(info.key.dst_ip, key) {
-                        Some(n) => n as u16,
-                        None => dp.default_network.unwrap_or(NO_NET),
-                    }
-                };
-                let Some(network) = dp.fast(id) else {
-                    *fate = Fate::Drop(NO_NET, DropReason::Map(MapDrop::NoNetwork));
-                    continue;
-                };
-                *net = id;
-                let c = &mut self.counters.networks[usize::from(id)];
-                c.rx_packets += 1;
-                c.rx_bytes += pkt.len() as u64;
-                if network.tier == Tier::Software {
-                    *fate = Fate::Software(network.software_channel);
-                } else if network.dark_until_ns > now_ns {
-                    *fate = Fate::Drop(id, DropReason::Hardware(HardwareDrop::Reconfiguring));
-                }
-            }
-        }
-        self.counters.stages[Stage::Mapping as usize].add_batch(seen.0, seen.1);
-        if let Some(t) = self.tap.as_deref_mut() {
-            t.ingress_pre(batch, net, &mut self.tap_marks);
-        }
-        // Stage 3: action matching (the network's forwarding table).
-        // When stage 2 mapped the whole batch at once, every packet still
-        // pending is of that one network: its record is read once.
         let one = whole.and_then(|id| dp.fast(id));
-        let mut seen = (0usize, 0u64);
-        for (((((pkt, info), key), net), action), fate) in batch
-            .iter()
-            .zip(info.iter())
-            .zip(key.iter())
-            .zip(net.iter())
-            .zip(action.iter_mut())
-            .zip(fate.iter_mut())
-        {
-            if *fate != Fate::Pending {
-                continue;
-            }
-            let Some(network) = one.or_else(|| dp.fast(*net)) else {
-                continue;
-            };
-            seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
-            match self.decide(dp, *net, network, pkt, (info, key), now_s) {
-                Some(Ok(FLOOD)) => *fate = Fate::Flood,
-                Some(Ok(a)) => *action = a,
-                Some(Err(r)) => *fate = Fate::Drop(*net, DropReason::Match(r)),
-                None => {}
-            }
-        }
-        self.counters.stages[Stage::Matching as usize].add_batch(seen.0, seen.1);
         // Stage 4: action processing.
         let mut seen = (0usize, 0u64);
         for ((((pkt, info), net), action), fate) in batch

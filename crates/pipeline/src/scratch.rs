@@ -2,7 +2,8 @@
 //! keys, networks, actions and fates, by the batch's index).
 
 use crate::fate::{Fate, NO_NET};
-use prism_tables::Key;
+use crate::reasons::MatchDrop;
+use prism_tables::{Key, Match};
 use prism_wire::PacketInfo;
 
 /// Per-packet state between stages, kept across batches so that a batch
@@ -14,6 +15,13 @@ pub(crate) struct Scratch {
     pub(crate) net: Vec<u16>,
     pub(crate) action: Vec<u32>,
     pub(crate) fate: Vec<Fate>,
+    /// A rule table's answers for a batch walk (stage 2 or 3).
+    pub(crate) matched: Vec<Option<Match>>,
+    /// Stage 3's decisions made ahead of its loop (rule tables).
+    pub(crate) decided: Vec<Option<Result<u32, MatchDrop>>>,
+    /// One network's keys gathered for a batch walk, and their indices.
+    pub(crate) rule_keys: Vec<Key>,
+    pub(crate) rule_index: Vec<u32>,
 }
 
 impl Scratch {
@@ -24,7 +32,12 @@ impl Scratch {
             self.net.resize(n, NO_NET);
             self.action.resize(n, 0);
             self.fate.resize(n, Fate::Pending);
+            self.matched.resize(n, None);
+            self.decided.resize(n, None);
+            self.rule_keys.reserve(n);
+            self.rule_index.reserve(n);
         }
+        self.decided[..n].fill(None);
         self.fate[..n].fill(Fate::Pending);
         self.net[..n].fill(NO_NET);
     }

@@ -13,7 +13,7 @@ use crate::device::{DeviceProfile, HardwareTier, ModuleKind, PlacementError};
 use crate::mapping::Mapping;
 use crate::matching::Forwarding;
 use arc_swap::ArcSwap;
-use prism_tables::{Classifier, FlowRule, FlowTable, LpmTable, Rule};
+use prism_tables::{FlowRule, FlowTable, LpmTable, Rule, RuleTable};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -27,7 +27,11 @@ pub struct Substrate {
     ports: u16,
     hw: HardwareTier,
     specs: Vec<Option<NetworkSpec>>,
-    compiled: Vec<Option<Network>>,
+    compiled: Vec<Option<Arc<Network>>>,
+    /// The design-select table published last; built again only when a
+    /// change touches mapping rules.
+    mapping: Arc<Mapping>,
+    mapping_stale: bool,
     default_network: Option<u16>,
     generation: u64,
     published: Arc<ArcSwap<Dataplane>>,
@@ -51,6 +55,8 @@ impl Substrate {
             hw: HardwareTier::new(profile),
             specs: Vec::new(),
             compiled: Vec::new(),
+            mapping: Arc::default(),
+            mapping_stale: false,
             default_network: None,
             generation: 0,
             published: Arc::new(ArcSwap::from_pointee(Dataplane::empty(ports))),
@@ -247,9 +253,11 @@ impl Substrate {
             self.mapping_rules -= old.mapping.len();
         }
         self.mapping_rules += spec.mapping.len();
+        let old_mapping = self.specs[i].as_ref().map(|s| &s.mapping[..]);
+        self.mapping_stale |= old_mapping.unwrap_or_default() != &spec.mapping[..];
         self.index.insert(spec.name.clone(), id);
         self.specs[i] = Some(spec);
-        self.compiled[i] = Some(net);
+        self.compiled[i] = Some(Arc::new(net));
         self.publish();
     }
 
@@ -273,6 +281,7 @@ impl Substrate {
         }
         if let Some(old) = self.specs[usize::from(id)].take() {
             self.mapping_rules -= old.mapping.len();
+            self.mapping_stale |= !old.mapping.is_empty();
         }
         self.index.remove(name);
         self.compiled[usize::from(id)] = None;
@@ -405,6 +414,28 @@ impl Substrate {
             return;
         }
         self.generation += 1;
+        if std::mem::take(&mut self.mapping_stale) {
+            self.mapping = Arc::new(self.build_mapping());
+        }
+        let tunnels = self
+            .networks()
+            .flat_map(|(id, spec)| spec.tunnels.iter().map(move |t| (*t, id)));
+        let wan = crate::wan::WanTable::new(self.ports, &self.wan_ports, self.wan_address, tunnels);
+        let config = self.hw.config();
+        let dp = Dataplane::new(
+            self.generation,
+            self.ports,
+            self.mapping.clone(),
+            self.default_network,
+            self.compiled.clone(),
+            |n| n.slot.map_or(0, |s| config[s].ready_ns),
+        )
+        .with_wan(wan);
+        self.published.store(Arc::new(dp));
+    }
+
+    /// The design-select table of every network's mapping rules.
+    fn build_mapping(&self) -> Mapping {
         let mut rules = Vec::with_capacity(self.mapping_rules);
         for (id, spec) in self.networks() {
             for m in &spec.mapping {
@@ -414,30 +445,7 @@ impl Substrate {
                 );
             }
         }
-        let mapping = Mapping::new(&rules);
-        let networks = self
-            .compiled
-            .iter()
-            .map(|n| {
-                n.clone().map(|mut n| {
-                    n.dark_until_ns = n.slot.map_or(0, |s| self.hw.config()[s].ready_ns);
-                    n
-                })
-            })
-            .collect();
-        let tunnels = self
-            .networks()
-            .flat_map(|(id, spec)| spec.tunnels.iter().map(move |t| (*t, id)));
-        let wan = crate::wan::WanTable::new(self.ports, &self.wan_ports, self.wan_address, tunnels);
-        let dp = Dataplane::new(
-            self.generation,
-            self.ports,
-            mapping,
-            self.default_network,
-            networks,
-        )
-        .with_wan(wan);
-        self.published.store(Arc::new(dp));
+        Mapping::new(&rules)
     }
 }
 
@@ -496,15 +504,16 @@ pub fn compile(spec: &NetworkSpec) -> Result<Network, SubstrateError> {
             Forwarding::Flow(FlowTable::build(&rules).map_err(table_err)?)
         }
         ForwardingSpec::Rules { rules, default } => {
-            let mut table = Classifier::new();
-            for (i, r) in rules.iter().enumerate() {
-                table.insert(
+            let table = rules
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
                     Rule::new(i as u32, r.priority, r.fields, intern(&r.action))
-                        .with_ports(r.src_port, r.dst_port),
-                );
-            }
+                        .with_ports(r.src_port, r.dst_port)
+                })
+                .collect();
             Forwarding::Rules {
-                table,
+                table: RuleTable::build(table),
                 default: default.as_ref().map(&mut intern),
             }
         }
@@ -523,6 +532,5 @@ pub fn compile(spec: &NetworkSpec) -> Result<Network, SubstrateError> {
         quantum: spec.quantum,
         rate_limit: spec.rate_limit,
         slot: None,
-        dark_until_ns: 0,
     })
 }

@@ -358,9 +358,7 @@ fn flow(name: &str) -> NetworkDoc {
 
 fn dark_until(c: &Control<Fake>, name: &str) -> u64 {
     let dp = c.substrate.handle().load_full();
-    dp.network(dp.network_id(name).unwrap())
-        .unwrap()
-        .dark_until_ns
+    dp.fast(dp.network_id(name).unwrap()).unwrap().dark_until_ns
 }
 
 const LOAD_NS: u64 = 600_213_333;

@@ -13,4 +13,5 @@ mod keys_when_needed;
 mod public_mac;
 mod reconfiguration;
 mod routed_batch;
+mod rule_tables;
 mod wan;

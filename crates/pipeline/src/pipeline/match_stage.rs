@@ -1,0 +1,110 @@
+//! Stage 3: action matching (the network's forwarding table,
+//! [`crate::matching`]).
+//!
+//! In: a batch after mapping, its headers, packed keys, networks and
+//! fates. Out: each pending packet's action index in `action`, or its fate:
+//! flooded (a bridge), or dropped under a `matching/` reason.
+//!
+//! Packets of a network whose table is a rule set are classified first, a
+//! network's packets of the batch at a time ([`prism_tables::RuleTable::lookup_batch`]):
+//! the decision trees walk eight keys at once, 32 with AVX-512, each
+//! level's cache miss overlapped with the others'; key by key, every miss
+//! is waited for. The loop then takes those answers and asks each other
+//! network's table per packet.
+
+use super::Pipeline;
+use crate::bridge::FLOOD;
+use crate::counters::Stage;
+use crate::dataplane::Dataplane;
+use crate::fate::{Fate, NO_NET};
+use crate::matching;
+use crate::packet::Packet;
+use crate::reasons::DropReason;
+use crate::scratch::Scratch;
+
+/// A network with fewer of a batch's packets than this is looked up key
+/// by key: a batch walk of so few keys saves nothing.
+const BATCH_MIN: usize = 4;
+
+impl Pipeline {
+    /// Stage 3 over `batch`; `whole`: the network every packet maps to,
+    /// when stage 2 decided it once.
+    pub(super) fn match_stage(
+        &mut self,
+        dp: &Dataplane,
+        batch: &[Packet],
+        s: &mut Scratch,
+        whole: Option<u16>,
+        now_s: u32,
+    ) {
+        let n = batch.len();
+        classify_rule_tables(dp, s, n);
+        // When stage 2 mapped the whole batch at once, every packet still
+        // pending is of that one network: its record is read once.
+        let one = whole.and_then(|id| dp.fast(id));
+        let mut seen = (0usize, 0u64);
+        for (i, pkt) in batch.iter().enumerate() {
+            if s.fate[i] != Fate::Pending {
+                continue;
+            }
+            let net = s.net[i];
+            let Some(network) = one.or_else(|| dp.fast(net)) else {
+                continue;
+            };
+            seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
+            let decision = match s.decided[i].take() {
+                Some(d) => Some(d),
+                None => self.decide(dp, net, network, pkt, (&s.info[i], &s.key[i]), now_s),
+            };
+            match decision {
+                Some(Ok(FLOOD)) => s.fate[i] = Fate::Flood,
+                Some(Ok(a)) => s.action[i] = a,
+                Some(Err(r)) => s.fate[i] = Fate::Drop(net, DropReason::Match(r)),
+                None => {}
+            }
+        }
+        self.counters.stages[Stage::Matching as usize].add_batch(seen.0, seen.1);
+    }
+}
+
+/// Decides, into `s.decided`, every pending packet of the batch's first
+/// `n` whose network's table is a rule set, a network at a time: its
+/// packets' keys gathered, walked together, the answers scattered back.
+fn classify_rule_tables(dp: &Dataplane, s: &mut Scratch, n: usize) {
+    if !dp.has_rule_tables() {
+        return;
+    }
+    let mut start = 0;
+    while start < n {
+        let id = s.net[start];
+        let todo = s.fate[start] == Fate::Pending && s.decided[start].is_none() && id != NO_NET;
+        let table = todo
+            .then(|| dp.network(id))
+            .flatten()
+            .and_then(|net| matching::rules_batch(&net.forwarding));
+        let Some((table, default)) = table else {
+            start += 1;
+            continue;
+        };
+        s.rule_keys.clear();
+        s.rule_index.clear();
+        for i in start..n {
+            if s.net[i] == id && s.fate[i] == Fate::Pending {
+                s.rule_keys.push(s.key[i]);
+                s.rule_index.push(i as u32);
+            }
+        }
+        let m = s.rule_keys.len();
+        if m >= BATCH_MIN {
+            table.lookup_batch(&s.rule_keys, &mut s.matched[..m]);
+        } else {
+            for (k, found) in s.rule_keys.iter().zip(&mut s.matched[..m]) {
+                *found = table.lookup(k);
+            }
+        }
+        for (&i, found) in s.rule_index.iter().zip(&s.matched[..m]) {
+            s.decided[i as usize] = Some(matching::rule_action(*found, default));
+        }
+        start += 1;
+    }
+}
