@@ -11,6 +11,7 @@ pub mod classify;
 pub mod l3fwd;
 mod lpm;
 pub mod nat;
+pub mod rules;
 pub mod scale;
 mod services;
 pub mod wan;
@@ -268,6 +269,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     pipeline_rows(args, reps, &mut push);
     l3fwd::run(args, reps, &mut push)?;
+    rules::run(args, reps, &mut push)?;
     scale::run(args, reps, &mut push)?;
     wan::run(args, reps, &mut push)?;
     nat::run(args, reps, &mut push)?;

@@ -82,7 +82,11 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
 
 /// The headers to classify: the shipped ClassBench trace, or one header
 /// inside each rule where none ships.
-fn headers(args: &BenchArgs, set: &str, rules: &[Rule]) -> Result<(Vec<Key>, &'static str)> {
+pub(crate) fn headers(
+    args: &BenchArgs,
+    set: &str,
+    rules: &[Rule],
+) -> Result<(Vec<Key>, &'static str)> {
     let trace_path = args.data.join(format!("classbench/{set}_trace"));
     Ok(if trace_path.exists() {
         let t: Vec<TraceEntry> = read_trace(&trace_path)?;
