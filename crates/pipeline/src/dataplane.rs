@@ -16,6 +16,10 @@ use std::sync::Arc;
 
 pub use crate::spec::Tier;
 
+mod arenas;
+use arenas::Arenas;
+pub use arenas::{ArenaRef, OVERLAY_MAX};
+
 /// Number of software channels (paper 001's DMA channels).
 pub const SOFTWARE_CHANNELS: usize = 4;
 /// Channels 0..3 are dedicated to one network each; channel 3 is shared.
@@ -58,8 +62,8 @@ pub struct NetFast {
     /// The network's slot forwards nothing before this time (ns, the
     /// pipeline's clock): it is loading a module (`reconfig`). 0 when ready.
     pub dark_until_ns: u64,
-    /// Destination routing in the dataplane's LPM arena, if the table is there.
-    pub destination: Option<LpmRef>,
+    /// Destination routing in the dataplane's LPM arenas, if the table is there.
+    pub destination: Option<ArenaRef>,
     /// A learning bridge: the pipeline decides with its learned table.
     pub bridge: bool,
     /// The network's hops (`Network::hops`) start here in the hop arena.
@@ -78,8 +82,8 @@ fn arena_table(n: &Network) -> Option<&LpmTable> {
 /// Where a network's destination table lies.
 #[derive(Debug, Clone, Copy)]
 pub enum DestinationTable<'a> {
-    /// In the dataplane's arena (a small table).
-    Arena(&'a LpmRef),
+    /// In one of the dataplane's arenas (a small table).
+    Arena(&'a LpmArena, &'a LpmRef),
     /// In the network's own forwarding (an Internet-sized one).
     Own(&'a LpmTable),
 }
@@ -102,7 +106,7 @@ pub struct Dataplane {
     pub networks: Vec<Option<Arc<Network>>>,
     /// Derived from `networks` by [`Dataplane::new`], by the same index.
     fast: Vec<Option<NetFast>>,
-    lpms: LpmArena,
+    arenas: Arenas,
     hops: Vec<Option<Hop>>,
     /// Some network's table is a rule set (stage 3 walks those in batches).
     rule_tables: bool,
@@ -110,11 +114,12 @@ pub struct Dataplane {
 
 impl Dataplane {
     pub fn empty(ports: u16) -> Self {
-        Self::new(0, ports, Arc::default(), None, Vec::new(), |_| 0)
+        Self::new(0, ports, Arc::default(), None, Vec::new(), |_| 0, None)
     }
 
     /// The data plane of `networks`, each dark (loading its slot's
-    /// module) until `dark_until_ns` of it.
+    /// module) until `dark_until_ns` of it; `prev`, the one it follows,
+    /// lends the arena places of the networks it shares (see [`arenas`]).
     pub fn new(
         generation: u64,
         ports: u16,
@@ -122,18 +127,14 @@ impl Dataplane {
         default_network: Option<u16>,
         networks: Vec<Option<Arc<Network>>>,
         dark_until_ns: impl Fn(&Network) -> u64,
+        prev: Option<&Dataplane>,
     ) -> Self {
-        let arena_entries = networks
-            .iter()
-            .flatten()
-            .filter_map(|n| arena_table(n))
-            .map(|t| t.entries().len())
-            .sum();
-        let mut lpms = LpmArena::with_capacity(arena_entries);
+        let (arenas, places) = Arenas::place(&networks, prev);
         let mut hops = Vec::with_capacity(networks.iter().flatten().map(|n| n.hops.len()).sum());
         let fast = networks
             .iter()
-            .map(|n| {
+            .zip(places)
+            .map(|(n, destination)| {
                 let n = n.as_ref()?;
                 let hop_base = hops.len() as u32;
                 hops.extend_from_slice(&n.hops);
@@ -141,7 +142,7 @@ impl Dataplane {
                     tier: n.tier,
                     software_channel: n.software_channel,
                     dark_until_ns: dark_until_ns(n),
-                    destination: arena_table(n).and_then(|t| lpms.add(t)),
+                    destination,
                     bridge: matches!(n.forwarding, Forwarding::Bridge(_)),
                     hop_base,
                     actions: n.hops.len() as u32,
@@ -160,7 +161,7 @@ impl Dataplane {
                 .flatten()
                 .any(|n| matches!(n.forwarding, Forwarding::Rules { .. })),
             networks,
-            lpms,
+            arenas,
             hops,
         }
     }
@@ -201,7 +202,7 @@ impl Dataplane {
             && info.is_ipv4()
         {
             let dst = matching::routed_addrs(info).1;
-            return Some(self.route(DestinationTable::Arena(r), dst));
+            return Some(self.route(self.arena_table(r), dst));
         }
         Some(matching::decide(&self.network(id)?.forwarding, info, key))
     }
@@ -214,7 +215,7 @@ impl Dataplane {
         f: &'a NetFast,
     ) -> Option<DestinationTable<'a>> {
         if let Some(r) = &f.destination {
-            return Some(DestinationTable::Arena(r));
+            return Some(self.arena_table(r));
         }
         match &self.network(id)?.forwarding {
             Forwarding::Destination(t) => Some(DestinationTable::Own(t)),
@@ -222,11 +223,23 @@ impl Dataplane {
         }
     }
 
+    /// Entries in the destination-table arenas: the base shared with
+    /// earlier generations, and the overlay of tables changed since.
+    pub fn arena_entries(&self) -> (usize, usize) {
+        self.arenas.entries()
+    }
+
+    /// A table in the arenas, with the arena it lies in.
+    #[inline(always)]
+    fn arena_table<'a>(&'a self, r: &'a ArenaRef) -> DestinationTable<'a> {
+        DestinationTable::Arena(self.arenas.of(r), &r.table)
+    }
+
     /// The action table `t` gives destination `dst`.
     #[inline(always)]
     pub fn route(&self, t: DestinationTable<'_>, dst: u32) -> Result<u32, MatchDrop> {
         match t {
-            DestinationTable::Arena(r) => self.lpms.lookup(r, dst),
+            DestinationTable::Arena(a, r) => a.lookup(r, dst),
             DestinationTable::Own(t) => t.lookup(dst),
         }
         .ok_or(MatchDrop::NoRoute)

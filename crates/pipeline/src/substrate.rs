@@ -422,6 +422,7 @@ impl Substrate {
             .flat_map(|(id, spec)| spec.tunnels.iter().map(move |t| (*t, id)));
         let wan = crate::wan::WanTable::new(self.ports, &self.wan_ports, self.wan_address, tunnels);
         let config = self.hw.config();
+        let prev = self.published.load();
         let dp = Dataplane::new(
             self.generation,
             self.ports,
@@ -429,6 +430,7 @@ impl Substrate {
             self.default_network,
             self.compiled.clone(),
             |n| n.slot.map_or(0, |s| config[s].ready_ns),
+            Some(&prev),
         )
         .with_wan(wan);
         self.published.store(Arc::new(dp));

@@ -44,6 +44,14 @@ impl LpmArena {
         Self { entries: v }
     }
 
+    /// A copy of this arena with room for `room` more entries: the tables
+    /// in it keep their [`LpmRef`]s.
+    pub fn copy_with_room(&self, room: usize) -> Self {
+        let mut c = Self::with_capacity(self.entries.len() + room);
+        c.entries.extend_from_slice(&self.entries);
+        c
+    }
+
     /// Copies `t` in; `None` when the arena would outgrow 32-bit offsets.
     pub fn add(&mut self, t: &LpmTable) -> Option<LpmRef> {
         let base = u32::try_from(self.entries.len()).ok()?;

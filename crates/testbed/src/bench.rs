@@ -7,6 +7,7 @@
 //! another clock. Nothing here is a model: it is the real code on real data.
 
 pub mod bridge;
+mod change;
 pub mod classify;
 pub mod l3fwd;
 mod lpm;
@@ -275,6 +276,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     nat::run(args, reps, &mut push)?;
     bridge::run(args, reps, &mut push)?;
     control_load(args, &mut push);
+    change::run(args, &mut push);
     lpm::run(args, reps, &mut push)?;
     services::run(args, reps, &mut push);
     classify::run(args, reps, &mut push)?;

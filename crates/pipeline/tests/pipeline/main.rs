@@ -5,6 +5,7 @@
 
 mod aead_oracles;
 mod against_etherparse;
+mod arenas;
 mod bridge;
 mod default_network;
 mod gateway;

@@ -1,0 +1,53 @@
+//! `control/change-at-N-networks`: one network's route changed on a node
+//! holding N networks (10, 1,000, 10,000), from the substrate's call to the
+//! new data plane published: what one API change costs the node once the
+//! document is parsed. The networks are [`fixtures::prefix_networks`]
+//! (hardware, each selected by its /24, 16 routes); a change rewrites one
+//! route's next-hop MAC of network i, i cycling over all of them.
+//!
+//! What stays O(networks) per change, and is in this figure: the pointer
+//! to each compiled network (shared, not copied: `Arc`), the fast-path
+//! records and hop table, and the arena copy of every small destination
+//! table (`prism_pipeline::dataplane`). The design-select table is built
+//! again only when mapping rules change (not here).
+
+use super::{BenchArgs, Figure, measure, wanted};
+use prism_pipeline::{ForwardingSpec, fixtures};
+use prism_wire::EthernetAddress;
+use std::hint::black_box;
+
+pub fn run(args: &BenchArgs, push: &mut impl FnMut(Figure)) {
+    for n in [10u16, 1_000, 10_000] {
+        let name = format!("control/change-at-{n}-networks");
+        if !wanted(args, &name) {
+            continue;
+        }
+        let mut s = fixtures::prefix_networks(n, 16);
+        let changes = 200u64;
+        let mut k = 0u32;
+        let mut change = move || {
+            for _ in 0..changes {
+                let i = k % u32::from(n);
+                k = k.wrapping_add(7919);
+                let name = format!("net{i}");
+                let Some(mut spec) = s.spec(&name).cloned() else {
+                    continue;
+                };
+                if let ForwardingSpec::Destination(routes) = &mut spec.forwarding
+                    && let Some((_, a)) = routes.first_mut()
+                {
+                    a.set_dst_mac = Some(EthernetAddress([2, 0, 0, 1, (k >> 8) as u8, k as u8]));
+                }
+                black_box(s.replace_network(spec).is_ok());
+            }
+        };
+        let reps = if args.quick { 1 } else { 5 };
+        push(measure(
+            &name,
+            changes,
+            reps,
+            "one network's route changed: compile + place + publish (the ns column is per change)",
+            &mut change,
+        ));
+    }
+}
