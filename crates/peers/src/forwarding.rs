@@ -31,16 +31,52 @@ use std::time::{Duration, Instant};
 
 const PREFIX: &str = "prism-peers-l3fwd";
 
+/// l3fwd's lookup mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lookup {
+    /// rte_lpm on the destination (`R<prefix> <port>` rules).
+    Lpm,
+    /// rte_acl on the five-tuple (ClassBench-form `R...` rules).
+    Acl,
+}
+
+impl Lookup {
+    fn arg(self) -> &'static str {
+        match self {
+            Lookup::Lpm => "--lookup=lpm",
+            Lookup::Acl => "--lookup=acl",
+        }
+    }
+
+    /// One IPv6 route, which both modes require (ACL mode: in its
+    /// fully written-out address form).
+    fn rules6(self) -> &'static str {
+        match self {
+            Lookup::Lpm => "R2001:db8::/32 1\n",
+            Lookup::Acl => {
+                "R2001:0db8:0000:0000:0000:0000:0000:0000/32 0:0:0:0:0:0:0:0/0 0 : 65535 0 : 65535 0x00/0x00 1\n"
+            }
+        }
+    }
+}
+
 /// A running l3fwd and its telemetry connection.
-struct L3fwd {
+pub(crate) struct L3fwd {
     child: Child,
     tele: Option<SeqPacket>,
 }
 
 impl L3fwd {
-    fn start(bin: &Path, core: usize, pcap: &Path, rules: &Path, work: &Path) -> Result<Self> {
+    pub(crate) fn start(
+        bin: &Path,
+        core: usize,
+        pcap: &Path,
+        rules: &Path,
+        work: &Path,
+        lookup: Lookup,
+    ) -> Result<Self> {
         let rules6 = work.join("rules6.cfg");
-        std::fs::write(&rules6, "R2001:db8::/32 1\n")?;
+        std::fs::write(&rules6, lookup.rules6())?;
         let log = std::fs::File::create(work.join("l3fwd.log"))?;
         let config = format!("(0,0,{core}),(1,0,{core})");
         let child = Command::new(bin)
@@ -59,7 +95,7 @@ impl L3fwd {
                 "0x3",
                 "-P",
                 "--parse-ptype",
-                "--lookup=lpm",
+                lookup.arg(),
                 "--config",
                 &config,
                 &format!("--rule_ipv4={}", rules.display()),
@@ -115,7 +151,7 @@ impl L3fwd {
 
     /// Lets l3fwd run for `secs` (after a short warm-up) and returns its
     /// rate in Mpps and, with perf counters, its cycles per packet.
-    fn window(&self, secs: f64, clock: &Clock) -> Result<(f64, Option<f64>)> {
+    pub(crate) fn window(&self, secs: f64, clock: &Clock) -> Result<(f64, Option<f64>)> {
         self.signal(Signal::Continue);
         std::thread::sleep(Duration::from_millis(200));
         let perf = clock
@@ -149,7 +185,7 @@ impl Drop for L3fwd {
 
 /// Runs Prism's pipeline over `frames` on `core` for `secs` after a short
 /// warm-up; returns Mpps and, with perf counters, cycles per packet.
-fn prism_window(
+pub(crate) fn prism_window(
     s: &Substrate,
     frames: &[Vec<u8>],
     core: usize,
@@ -185,7 +221,7 @@ fn prism_window(
     })
 }
 
-fn write_pcap(path: &Path, frames: &[Vec<u8>]) -> Result<()> {
+pub(crate) fn write_pcap(path: &Path, frames: &[Vec<u8>]) -> Result<()> {
     let mut w = prism_io::pcap::FrameWriter::create(path)?;
     for (i, f) in frames.iter().enumerate() {
         w.write(i as u64 * 1000, f)?;
@@ -225,7 +261,7 @@ fn compare(
             "  forwarding, {label}, {size} B: starting l3fwd ({} routes) ...",
             routes.len()
         );
-        let l = L3fwd::start(bin, args.core, &pcap, &rules, work)?;
+        let l = L3fwd::start(bin, args.core, &pcap, &rules, work, Lookup::Lpm)?;
         let (mut peer, mut ours) = (Vec::new(), Vec::new());
         let (mut pc, mut oc) = (Vec::new(), Vec::new());
         for round in 1..=args.rounds {

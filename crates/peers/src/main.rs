@@ -17,6 +17,7 @@
 //! divided by the packet rate.
 
 mod acl;
+mod acl_forwarding;
 mod aead;
 mod forwarding;
 mod hugepages;
@@ -55,7 +56,8 @@ pub struct PeersArgs {
     /// The core the single-core workloads run on (peer and Prism alike).
     #[arg(long, default_value_t = 1)]
     pub core: usize,
-    /// Only these parts: forwarding, lookup, acl, veth, aead (comma-separated).
+    /// Only these parts: forwarding, acl-forwarding, lookup, acl, veth, aead
+    /// (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     /// Skip the slow table loads: l3fwd with the full BGP table (rte_lpm
@@ -305,6 +307,9 @@ pub fn run(args: &PeersArgs) -> Result<()> {
     let started = Instant::now();
     if wanted(args, "forwarding") {
         rows.extend(forwarding::run(args, &clock, &work)?);
+    }
+    if wanted(args, "acl-forwarding") {
+        rows.extend(acl_forwarding::run(args, &clock, &work)?);
     }
     if wanted(args, "lookup") {
         rows.extend(lookups::run(args, &clock, &work)?);

@@ -86,20 +86,24 @@ fn classify_rule_tables(dp: &Dataplane, s: &mut Scratch, n: usize) {
             start += 1;
             continue;
         };
-        s.rule_keys.clear();
         s.rule_index.clear();
         for i in start..n {
             if s.net[i] == id && s.fate[i] == Fate::Pending {
-                s.rule_keys.push(s.key[i]);
                 s.rule_index.push(i as u32);
             }
         }
-        let m = s.rule_keys.len();
-        if m >= BATCH_MIN {
+        let m = s.rule_index.len();
+        if m == n {
+            // The whole batch (l3fwd's case): its keys are in place.
+            table.lookup_batch(&s.key[..n], &mut s.matched[..n]);
+        } else if m >= BATCH_MIN {
+            s.rule_keys.clear();
+            s.rule_keys
+                .extend(s.rule_index.iter().map(|&i| s.key[i as usize]));
             table.lookup_batch(&s.rule_keys, &mut s.matched[..m]);
         } else {
-            for (k, found) in s.rule_keys.iter().zip(&mut s.matched[..m]) {
-                *found = table.lookup(k);
+            for (&i, found) in s.rule_index.iter().zip(&mut s.matched[..m]) {
+                *found = table.lookup(&s.key[i as usize]);
             }
         }
         for (&i, found) in s.rule_index.iter().zip(&s.matched[..m]) {

@@ -1,7 +1,7 @@
 //! `pipeline/rules-SET/64B`: a rule-table network of a ClassBench set (the
 //! workload of DPDK l3fwd's ACL mode), frames of the set's header trace
 //! through the whole pipeline: parse, the packed key, the decision trees'
-//! batch walk, both MACs rewritten, out by port 1. Reached by default, as
+//! batch walk, TTL and both MACs rewritten, out by port 1. Reached by default, as
 //! l3fwd maps nothing. `bench/peers/run` runs this substrate and these
 //! frames beside l3fwd `--lookup=acl`.
 
@@ -17,13 +17,15 @@ use prism_wire::{EthernetAddress, Ipv4Address, Ipv4Packet};
 pub const SETS: [&str; 3] = ["fw1_10k", "ipc1_10k", "acl1_10k"];
 
 /// One network whose table is `rules`, every rule forwarding to port 1
-/// with both MACs rewritten (a header no rule matches is dropped, as
+/// with the TTL decremented (checksum updated) and both MACs rewritten, as
+/// l3fwd's ACL path does (`rfc1812_process`, then the MACs) (a header no rule matches is dropped, as
 /// l3fwd drops it), reached by default.
 pub fn substrate(rules: &[Rule]) -> Result<Substrate> {
     let profile = prism_pipeline::device::profile("nac-tcam").context("profile")?;
     let mut s = Substrate::new(profile.clone(), 2);
     let action = Action {
         out_port: Some(1),
+        decrement_ttl: true,
         set_src_mac: Some(EthernetAddress([2, 0, 0, 0, 0, 0xfe])),
         set_dst_mac: Some(EthernetAddress(super::l3fwd::DST_MAC)),
         ..Action::default()
@@ -100,7 +102,7 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
             .and_then(|n| prism_pipeline::matching::rules_batch(&n.forwarding))
             .map_or("no rule table", |(t, _)| t.kind());
         let note = format!(
-            "{} rules ({kind}, compiled in {build_ms:.0} ms), {what}: parse+key+rules+MACs+out",
+            "{} rules ({kind}, compiled in {build_ms:.0} ms), {what}: parse+key+rules+TTL/MACs+out",
             rules.len()
         );
         push(bench_pipeline(
