@@ -27,6 +27,7 @@ pub mod pipeline;
 pub mod power;
 mod public_mac;
 pub mod reasons;
+mod recompile;
 pub mod reconfig;
 mod routed_batch;
 mod scratch;

@@ -229,7 +229,15 @@ impl Substrate {
                 None => return Err(SubstrateError::TooManyNetworks),
             },
         };
-        let mut net = compile(spec)?;
+        let before = existing.and_then(|id| {
+            let i = usize::from(id);
+            Some((self.specs[i].as_ref()?, self.compiled[i].as_deref()?))
+        });
+        let in_place = before.and_then(|(s, n)| crate::recompile::rules_changed(s, n, spec));
+        let mut net = match in_place {
+            Some(n) => n,
+            None => compile(spec)?,
+        };
         let mut hw = self.hw.clone();
         hw.release(id);
         net.slot = place(&mut hw, id, spec)?;

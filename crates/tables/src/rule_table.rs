@@ -64,6 +64,32 @@ impl RuleTable {
         }
     }
 
+    /// Inserts `rule` (replacing any rule with its id) as an update: the
+    /// trees hold it beside them until their next build. `false`, and
+    /// nothing changed, where the trees should not take it (a rule on a
+    /// field beyond the five-tuple): build the table again instead.
+    pub fn insert(&mut self, rule: Rule) -> bool {
+        match self {
+            RuleTable::Trees(t) if split_tree::five_tuple_only(&rule) => {
+                t.insert(rule);
+                true
+            }
+            RuleTable::Trees(_) => false,
+            RuleTable::TupleSpace(c) => {
+                c.insert(rule);
+                true
+            }
+        }
+    }
+
+    /// Removes the rule with `id`, if any.
+    pub fn remove(&mut self, id: crate::rule::RuleId) -> Option<Rule> {
+        match self {
+            RuleTable::Trees(t) => t.remove(id),
+            RuleTable::TupleSpace(c) => c.remove(id),
+        }
+    }
+
     /// The best rule matching `key`.
     #[inline]
     pub fn lookup(&self, key: &Key) -> Option<Match> {

@@ -277,6 +277,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     bridge::run(args, reps, &mut push)?;
     control_load(args, &mut push);
     change::run(args, &mut push);
+    change::rule_change(args, &mut push)?;
     lpm::run(args, reps, &mut push)?;
     services::run(args, reps, &mut push);
     classify::run(args, reps, &mut push)?;

@@ -11,10 +11,47 @@
 //! table (`prism_pipeline::dataplane`). The design-select table is built
 //! again only when mapping rules change (not here).
 
-use super::{BenchArgs, Figure, measure, wanted};
+use super::{BenchArgs, Figure, data, measure, wanted};
+use prism_io::datasets::read_filters;
 use prism_pipeline::{ForwardingSpec, fixtures};
 use prism_wire::EthernetAddress;
 use std::hint::black_box;
+
+/// `control/rule-change/fw1_10k`: one rule of a 9,416-rule table changed
+/// (its action), the whole document handed over as the API hands it:
+/// the rules that differ taken in place by the trees
+/// (`prism_pipeline::recompile`), their rebuild every one change in 32
+/// included, then the publication.
+pub fn rule_change(args: &BenchArgs, push: &mut impl FnMut(Figure)) -> anyhow::Result<()> {
+    let name = "control/rule-change/fw1_10k";
+    if !wanted(args, name) {
+        return Ok(());
+    }
+    let rules = read_filters(&data(args, "classbench/fw1_10k")?)?;
+    let mut s = super::rules::substrate(&rules)?;
+    let mut spec = s.spec("acl").cloned().expect("the network");
+    let changes = 400u64;
+    let mut k = 0usize;
+    let mut change = move || {
+        for _ in 0..changes {
+            if let ForwardingSpec::Rules { rules, .. } = &mut spec.forwarding {
+                let i = k % rules.len();
+                k = k.wrapping_add(7919);
+                let a = &mut rules[i].action;
+                a.set_dst_mac = Some(EthernetAddress([2, 0, 0, 2, (k >> 8) as u8, k as u8]));
+            }
+            black_box(s.replace_network(spec.clone()).is_ok());
+        }
+    };
+    push(measure(
+        name,
+        changes,
+        if args.quick { 1 } else { 3 },
+        "one rule's action changed, the whole document given: diff + in-place updates (rebuilds included) + publish",
+        &mut change,
+    ));
+    Ok(())
+}
 
 pub fn run(args: &BenchArgs, push: &mut impl FnMut(Figure)) {
     for n in [10u16, 1_000, 10_000] {
