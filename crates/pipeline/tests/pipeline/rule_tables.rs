@@ -246,3 +246,56 @@ fn ipc1_1k() {
 fn ipc1_10k() {
     check_set("ipc1_10k", Some("ipc1_10k_trace"));
 }
+
+/// Rule changes while a rule-table network forwards: after each change
+/// (one rule's action, the whole document given, taken in place by the
+/// trees, their rebuilds included), the very next batch forwards by the new
+/// rules. Every header of the set is sent between changes, each checked
+/// against the linear reference of the rules in force.
+#[test]
+fn every_rule_change_is_seen_by_the_next_batch() {
+    let test = "rule_tables::every_rule_change_is_seen_by_the_next_batch";
+    let Some(file) = prism_testkit::shared_data(test, "classbench/acl1_1k") else {
+        return;
+    };
+    let open = |p| BufReader::new(std::fs::File::open(p).unwrap());
+    let mut rules = parse_filters(open(&file), "acl1_1k").unwrap();
+    let (frames, keys): (Vec<_>, Vec<_>) = drawn(&rules)
+        .iter()
+        .enumerate()
+        .map(|(i, k)| frame(k, i as u32))
+        .unzip();
+    let profile = device::profile("nac-tcam").unwrap().clone();
+    let mut s = Substrate::new(profile, 2);
+    s.add_network(network("acl", 1, &rules, vec![])).unwrap();
+    s.set_default_network(Some("acl")).unwrap();
+    let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(17);
+    // 120 changes: past the trees' rebuild after one change in 32 rules.
+    for change in 0..120 {
+        // A rule takes another's priority and fields: the winners move.
+        let (i, j) = (
+            rng.random_range(0..rules.len()),
+            rng.random_range(0..rules.len()),
+        );
+        let id = rules[i].id;
+        rules[i] = rules[j];
+        rules[i].id = id;
+        s.replace_network(network("acl", 1, &rules, vec![]))
+            .unwrap();
+        let mut reference = LinearClassifier::new();
+        for r in &rules {
+            reference.insert(*r);
+        }
+        let got = forward(&mut p, &frames);
+        for (h, key) in keys.iter().enumerate() {
+            let want = reference.lookup(key).map_or(u32::MAX, |m| m.id);
+            assert_eq!(
+                got[h],
+                Some(mac(1, want).0),
+                "change {change}, header {}",
+                h + 1
+            );
+        }
+    }
+}
