@@ -16,8 +16,8 @@
 //! decremented and writes both MACs; Prism's network decrements the TTL
 //! (checksum updated) and writes both MACs.
 
-use crate::forwarding::{L3fwd, Lookup, prism_window, write_pcap};
-use crate::{Clock, PeersArgs, Row, median, steal_ms};
+use crate::forwarding::{L3fwd, Lookup, alternate, write_pcap};
+use crate::{Clock, PeersArgs, Row};
 use anyhow::{Context, Result};
 use prism_io::datasets::{read_filters, read_trace};
 use prism_tables::{Key, Rule};
@@ -102,40 +102,21 @@ fn compare(set: &str, bin: &Path, args: &PeersArgs, clock: &Clock, work: &Path) 
         rules.len()
     );
     let l = L3fwd::start(bin, args.core, &pcap, &file, work, Lookup::Acl)?;
-    let (mut peer, mut ours) = (Vec::new(), Vec::new());
-    let (mut pc, mut oc) = (Vec::new(), Vec::new());
-    for round in 1..=args.rounds {
-        let st0 = steal_ms(args.core);
-        let (m, c) = l.window(args.seconds, clock)?;
-        let st1 = steal_ms(args.core);
-        peer.push(m);
-        pc.extend(c);
-        let (o, c) = prism_window(&s, &fr, args.core, args.seconds, clock);
-        let st2 = steal_ms(args.core);
-        println!(
-            "    round {round}: l3fwd {m:.3} Mpps (steal {} ms), Prism {o:.3} Mpps (steal {} ms)",
-            st1 - st0,
-            st2 - st1
-        );
-        ours.push(o);
-        oc.extend(c);
-    }
-    drop(l);
-    let mut row = Row::rate(
+    let row = alternate(
+        &l,
+        &s,
+        &fr,
+        args,
+        clock,
         format!(
             "forwarding, one core, rule table {set} ({} rules), 64 B",
             rules.len()
         ),
         "DPDK l3fwd (ACL, pcap+null vdevs)",
-        &peer,
-        &ours,
-    )
+    )?
     .note(format!(
         "frames: {what}; Prism forwards {forwarded} of them"
     ));
-    if !pc.is_empty() && !oc.is_empty() {
-        row.cycles = Some((median(pc), median(oc)));
-    }
     Ok(row)
 }
 

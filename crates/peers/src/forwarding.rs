@@ -221,6 +221,42 @@ pub(crate) fn prism_window(
     })
 }
 
+/// l3fwd's windows and Prism's over `frames` through `s`, in turn, for
+/// `args.rounds` rounds; the row of their medians (and cycles, with perf).
+pub(crate) fn alternate(
+    l: &L3fwd,
+    s: &Substrate,
+    frames: &[Vec<u8>],
+    args: &PeersArgs,
+    clock: &Clock,
+    workload: String,
+    peer_name: &str,
+) -> Result<Row> {
+    let (mut peer, mut ours) = (Vec::new(), Vec::new());
+    let (mut pc, mut oc) = (Vec::new(), Vec::new());
+    for round in 1..=args.rounds {
+        let st0 = steal_ms(args.core);
+        let (m, c) = l.window(args.seconds, clock)?;
+        let st1 = steal_ms(args.core);
+        peer.push(m);
+        pc.extend(c);
+        let (o, c) = prism_window(s, frames, args.core, args.seconds, clock);
+        let st2 = steal_ms(args.core);
+        println!(
+            "    round {round}: l3fwd {m:.3} Mpps (steal {} ms), Prism {o:.3} Mpps (steal {} ms)",
+            st1 - st0,
+            st2 - st1
+        );
+        ours.push(o);
+        oc.extend(c);
+    }
+    let mut row = Row::rate(workload, peer_name, &peer, &ours);
+    if !pc.is_empty() && !oc.is_empty() {
+        row.cycles = Some((median(pc), median(oc)));
+    }
+    Ok(row)
+}
+
 pub(crate) fn write_pcap(path: &Path, frames: &[Vec<u8>]) -> Result<()> {
     let mut w = prism_io::pcap::FrameWriter::create(path)?;
     for (i, f) in frames.iter().enumerate() {
@@ -262,34 +298,15 @@ fn compare(
             routes.len()
         );
         let l = L3fwd::start(bin, args.core, &pcap, &rules, work, Lookup::Lpm)?;
-        let (mut peer, mut ours) = (Vec::new(), Vec::new());
-        let (mut pc, mut oc) = (Vec::new(), Vec::new());
-        for round in 1..=args.rounds {
-            let st0 = steal_ms(args.core);
-            let (m, c) = l.window(args.seconds, clock)?;
-            let st1 = steal_ms(args.core);
-            peer.push(m);
-            pc.extend(c);
-            let (o, c) = prism_window(&s, &fr, args.core, args.seconds, clock);
-            let st2 = steal_ms(args.core);
-            println!(
-                "    round {round}: l3fwd {m:.3} Mpps (steal {} ms), Prism {o:.3} Mpps (steal {} ms)",
-                st1 - st0,
-                st2 - st1
-            );
-            ours.push(o);
-            oc.extend(c);
-        }
-        drop(l);
-        let mut row = Row::rate(
+        let row = alternate(
+            &l,
+            &s,
+            &fr,
+            args,
+            clock,
             format!("forwarding, one core, {label}, {size} B"),
             "DPDK l3fwd (LPM, pcap+null vdevs)",
-            &peer,
-            &ours,
-        );
-        if !pc.is_empty() && !oc.is_empty() {
-            row.cycles = Some((median(pc), median(oc)));
-        }
+        )?;
         rows.push(row);
     }
     Ok(rows)

@@ -9,6 +9,7 @@
 pub mod action;
 pub mod boundary;
 pub mod bridge;
+mod compile;
 pub mod counters;
 pub mod dataplane;
 mod datasheet;

@@ -15,8 +15,9 @@
 //! build themselves again after one change in 32), the action table keeps
 //! its indices and gains the new actions.
 
-use crate::action::{Action, Hop};
-use crate::dataplane::{Network, SHARED_CHANNEL};
+use crate::action::Action;
+use crate::compile::assemble;
+use crate::dataplane::Network;
 use crate::matching::Forwarding;
 use crate::spec::{ForwardingSpec, NetworkSpec};
 use prism_tables::Rule;
@@ -88,25 +89,19 @@ pub(crate) fn rules_changed(
     if actions.len() > now.len() + STALE_ACTIONS {
         return None;
     }
-    Some(Network {
-        name: spec.name.clone(),
-        tier: spec.tier,
-        forwarding: Forwarding::Rules { table, default },
-        hops: actions.iter().map(Hop::of).collect(),
+    Some(assemble(
+        spec,
+        Forwarding::Rules { table, default },
         actions,
-        software_channel: spec.software_channel.unwrap_or(SHARED_CHANNEL),
-        quantum: spec.quantum,
-        rate_limit: spec.rate_limit,
-        slot: None,
-    })
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile::compile;
     use crate::matching::{self, rules_batch};
     use crate::spec::{RuleSpec, Tier};
-    use crate::substrate::compile;
     use prism_tables::{Ipv4Prefix, Key, LinearClassifier, PortRange, Ternary};
     use prism_wire::PacketInfo;
     use rand::rngs::SmallRng;

@@ -7,14 +7,12 @@
 //! [`Dataplane`]. This is the object a live node's API drives; placement is a
 //! run-time property so a later migration only calls [`Substrate::set_tier`].
 
-use crate::action::{Action, Hop};
+pub use crate::compile::compile;
 use crate::dataplane::{Dataplane, Network, SHARED_CHANNEL, SOFTWARE_CHANNELS, Tier};
 use crate::device::{DeviceProfile, HardwareTier, ModuleKind, PlacementError};
 use crate::mapping::Mapping;
-use crate::matching::Forwarding;
 use arc_swap::ArcSwap;
-use prism_tables::{FlowRule, FlowTable, LpmTable, Rule, RuleTable};
-use std::collections::HashMap;
+use prism_tables::Rule;
 use std::sync::Arc;
 
 pub use crate::spec::{
@@ -474,73 +472,4 @@ fn place(
             network: spec.name.clone(),
             source,
         })
-}
-
-/// Compiles a specification into tables and an action table.
-pub fn compile(spec: &NetworkSpec) -> Result<Network, SubstrateError> {
-    let mut actions: Vec<Action> = Vec::new();
-    let mut index: HashMap<Action, u32> = HashMap::new();
-    let mut intern = |a: &Action| -> u32 {
-        *index.entry(*a).or_insert_with(|| {
-            actions.push(*a);
-            (actions.len() - 1) as u32
-        })
-    };
-    let table_err = |source| SubstrateError::Table {
-        network: spec.name.clone(),
-        source,
-    };
-    let forwarding = match &spec.forwarding {
-        ForwardingSpec::Destination(routes) | ForwardingSpec::Source(routes) => {
-            let mut t = LpmTable::for_routes(routes.len());
-            for (p, a) in routes {
-                t.insert(*p, intern(a)).map_err(table_err)?;
-            }
-            if matches!(spec.forwarding, ForwardingSpec::Destination(_)) {
-                Forwarding::Destination(t)
-            } else {
-                Forwarding::Source(t)
-            }
-        }
-        ForwardingSpec::Flow(routes) => {
-            let rules: Vec<FlowRule> = routes
-                .iter()
-                .map(|(s, d, a)| FlowRule {
-                    src: *s,
-                    dst: *d,
-                    value: intern(a),
-                })
-                .collect();
-            Forwarding::Flow(FlowTable::build(&rules).map_err(table_err)?)
-        }
-        ForwardingSpec::Rules { rules, default } => {
-            let table = rules
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    Rule::new(i as u32, r.priority, r.fields, intern(&r.action))
-                        .with_ports(r.src_port, r.dst_port)
-                })
-                .collect();
-            Forwarding::Rules {
-                table: RuleTable::build(table),
-                default: default.as_ref().map(&mut intern),
-            }
-        }
-        ForwardingSpec::Bridge(b) => {
-            let members: Vec<u32> = b.members.iter().map(&mut intern).collect();
-            Forwarding::Bridge(Box::new(crate::bridge::Bridge::new(b, &members)))
-        }
-    };
-    Ok(Network {
-        name: spec.name.clone(),
-        tier: spec.tier,
-        forwarding,
-        hops: actions.iter().map(Hop::of).collect(),
-        actions,
-        software_channel: spec.software_channel.unwrap_or(SHARED_CHANNEL),
-        quantum: spec.quantum,
-        rate_limit: spec.rate_limit,
-        slot: None,
-    })
 }
