@@ -310,7 +310,11 @@ mod property {
     use prism_tables::Ipv4Prefix;
     use proptest::prelude::*;
 
-    fn rule() -> impl Strategy<Value = (u32, u8, u32, u8, u16, u16, bool, u32)> {
+    /// Source and destination (address, length), destination port (low,
+    /// span), TCP, priority.
+    type RawRule = (u32, u8, u32, u8, u16, u16, bool, u32);
+
+    fn rule() -> impl Strategy<Value = RawRule> {
         (
             0u32..16,
             0u8..=32,
@@ -323,7 +327,7 @@ mod property {
         )
     }
 
-    fn build(raw: &[(u32, u8, u32, u8, u16, u16, bool, u32)], vlan: bool) -> Vec<Rule> {
+    fn build(raw: &[RawRule], vlan: bool) -> Vec<Rule> {
         let mut rules: Vec<Rule> = raw
             .iter()
             .enumerate()
