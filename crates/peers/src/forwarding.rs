@@ -1,5 +1,6 @@
-//! Pure forwarding on one core, no NIC: DPDK's l3fwd in LPM mode against
-//! Prism's pipeline, on the same routes and the same frames.
+//! Pure forwarding on one core, no NIC: DPDK's l3fwd in LPM mode, and its
+//! graph-node variant l3fwd-graph (16 routes), against Prism's pipeline,
+//! on the same routes and the same frames.
 //!
 //! l3fwd reads the frames from a pcap file its pcap device replays from
 //! memory (`infinite_rx=1`, a copy per packet into a fresh mbuf) and sends
@@ -31,28 +32,49 @@ use std::time::{Duration, Instant};
 
 const PREFIX: &str = "prism-peers-l3fwd";
 
-/// l3fwd's lookup mode.
+/// l3fwd's lookup mode, or l3fwd-graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lookup {
     /// rte_lpm on the destination (`R<prefix> <port>` rules).
     Lpm,
     /// rte_acl on the five-tuple (ClassBench-form `R...` rules).
     Acl,
+    /// l3fwd-graph (rte_graph's nodes: classify, ip4 lookup, rewrite),
+    /// its routes built in (`build-l3fwd graph`: l3fwd's 16 to port 1).
+    Graph,
 }
 
 impl Lookup {
-    fn arg(self) -> &'static str {
+    /// The pcap port's transmit queues beyond its one: l3fwd-graph sets
+    /// one up per lcore, the main one's included (nothing is sent on the
+    /// pcap port: every route leads to the null one).
+    fn tx_queues(self) -> &'static str {
         match self {
+            Lookup::Graph => ",tx_pcap=/dev/null,tx_pcap=/dev/null",
+            _ => "",
+        }
+    }
+
+    /// What follows the port mask, promiscuity and `--config`.
+    fn args(self, rules: &Path, rules6: &Path) -> Vec<String> {
+        let lookup = match self {
             Lookup::Lpm => "--lookup=lpm",
             Lookup::Acl => "--lookup=acl",
-        }
+            Lookup::Graph => return Vec::new(),
+        };
+        vec![
+            "--parse-ptype".into(),
+            lookup.into(),
+            format!("--rule_ipv4={}", rules.display()),
+            format!("--rule_ipv6={}", rules6.display()),
+        ]
     }
 
     /// One IPv6 route, which both modes require (ACL mode: in its
     /// fully written-out address form).
     fn rules6(self) -> &'static str {
         match self {
-            Lookup::Lpm => "R2001:db8::/32 1\n",
+            Lookup::Lpm | Lookup::Graph => "R2001:db8::/32 1\n",
             Lookup::Acl => {
                 "R2001:0db8:0000:0000:0000:0000:0000:0000/32 0:0:0:0:0:0:0:0/0 0 : 65535 0 : 65535 0x00/0x00 1\n"
             }
@@ -79,28 +101,35 @@ impl L3fwd {
         std::fs::write(&rules6, lookup.rules6())?;
         let log = std::fs::File::create(work.join("l3fwd.log"))?;
         let config = format!("(0,0,{core}),(1,0,{core})");
+        // l3fwd-graph wants its main lcore apart from the worker's (the
+        // main one prints statistics): the other core.
+        let lcores = match lookup {
+            Lookup::Graph => format!("{},{core}", usize::from(core == 0)),
+            _ => core.to_string(),
+        };
         let child = Command::new(bin)
-            .args(["-l", &core.to_string()])
+            .args(["-l", &lcores])
             .args(crate::hugepages::eal_memory(1024))
             .args([
                 "--no-pci",
                 "--file-prefix",
                 PREFIX,
                 "--vdev",
-                &format!("net_pcap0,rx_pcap={},infinite_rx=1", pcap.display()),
+                &format!(
+                    "net_pcap0,rx_pcap={},infinite_rx=1{}",
+                    pcap.display(),
+                    lookup.tx_queues()
+                ),
                 "--vdev",
                 "net_null0,no-rx=1",
                 "--",
                 "-p",
                 "0x3",
                 "-P",
-                "--parse-ptype",
-                lookup.arg(),
                 "--config",
                 &config,
-                &format!("--rule_ipv4={}", rules.display()),
-                &format!("--rule_ipv6={}", rules6.display()),
             ])
+            .args(lookup.args(rules, &rules6))
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log)
@@ -277,7 +306,7 @@ fn write_rules(path: &Path, routes: &[Ipv4Prefix]) -> Result<()> {
 #[allow(clippy::too_many_arguments)]
 fn compare(
     label: &str,
-    bin: &Path,
+    (bin, lookup): (&Path, Lookup),
     routes: &[Ipv4Prefix],
     dsts: &[u32],
     sizes: &[usize],
@@ -297,16 +326,13 @@ fn compare(
             "  forwarding, {label}, {size} B: starting l3fwd ({} routes) ...",
             routes.len()
         );
-        let l = L3fwd::start(bin, args.core, &pcap, &rules, work, Lookup::Lpm)?;
-        let row = alternate(
-            &l,
-            &s,
-            &fr,
-            args,
-            clock,
-            format!("forwarding, one core, {label}, {size} B"),
-            "DPDK l3fwd (LPM, pcap+null vdevs)",
-        )?;
+        let l = L3fwd::start(bin, args.core, &pcap, &rules, work, lookup)?;
+        let peer = match lookup {
+            Lookup::Graph => "DPDK l3fwd-graph (pcap+null vdevs)",
+            _ => "DPDK l3fwd (LPM, pcap+null vdevs)",
+        };
+        let workload = format!("forwarding, one core, {label}, {size} B");
+        let row = alternate(&l, &s, &fr, args, clock, workload, peer)?;
         rows.push(row);
     }
     Ok(rows)
@@ -322,7 +348,7 @@ pub fn run(args: &PeersArgs, clock: &Clock, work: &Path) -> Result<Vec<Row>> {
     let dsts: Vec<u32> = prism_testbed::tables::addresses(&small, 4096, true, 11);
     rows.extend(compare(
         "16 routes",
-        bin,
+        (bin, Lookup::Lpm),
         &small,
         &dsts,
         &args.sizes,
@@ -330,6 +356,21 @@ pub fn run(args: &PeersArgs, clock: &Clock, work: &Path) -> Result<Vec<Row>> {
         clock,
         work,
     )?);
+    match &args.l3fwd_graph {
+        Some(graph) => rows.extend(compare(
+            "16 routes",
+            (graph, Lookup::Graph),
+            &small,
+            &dsts,
+            &args.sizes,
+            args,
+            clock,
+            work,
+        )?),
+        None => println!(
+            "  forwarding, l3fwd-graph: skipped (no --l3fwd-graph; bench/peers/run builds it)"
+        ),
+    }
     if args.quick {
         println!("  forwarding on the full BGP table: skipped (--quick)");
         return Ok(rows);
@@ -350,7 +391,7 @@ pub fn run(args: &PeersArgs, clock: &Clock, work: &Path) -> Result<Vec<Row>> {
     rows.extend(
         compare(
             &format!("full BGP table ({} routes)", prefixes.len()),
-            big,
+            (big, Lookup::Lpm),
             &prefixes,
             &dsts,
             &[64],

@@ -41,6 +41,9 @@ pub struct PeersArgs {
     /// l3fwd built with room for the full BGP table in its LPM.
     #[arg(long)]
     pub l3fwd_big: Option<PathBuf>,
+    /// DPDK's l3fwd-graph example with l3fwd's 16 routes built in.
+    #[arg(long)]
+    pub l3fwd_graph: Option<PathBuf>,
     /// Shared data (ClassBench, BGP table).
     #[arg(long, default_value = "../shared/data")]
     pub data: PathBuf,
