@@ -82,8 +82,9 @@ fn arena_table(n: &Network) -> Option<&LpmTable> {
 /// Where a network's destination table lies.
 #[derive(Debug, Clone, Copy)]
 pub enum DestinationTable<'a> {
-    /// In one of the dataplane's arenas (a small table).
-    Arena(&'a LpmArena, &'a LpmRef),
+    /// In one of the dataplane's arenas (a small table): the arena's
+    /// entries, read once for a batch.
+    Arena(&'a [u32], &'a LpmRef),
     /// In the network's own forwarding (an Internet-sized one).
     Own(&'a LpmTable),
 }
@@ -232,14 +233,14 @@ impl Dataplane {
     /// A table in the arenas, with the arena it lies in.
     #[inline(always)]
     fn arena_table<'a>(&'a self, r: &'a ArenaRef) -> DestinationTable<'a> {
-        DestinationTable::Arena(self.arenas.of(r), &r.table)
+        DestinationTable::Arena(self.arenas.of(r).entries(), &r.table)
     }
 
     /// The action table `t` gives destination `dst`.
     #[inline(always)]
     pub fn route(&self, t: DestinationTable<'_>, dst: u32) -> Result<u32, MatchDrop> {
         match t {
-            DestinationTable::Arena(a, r) => a.lookup(r, dst),
+            DestinationTable::Arena(a, r) => LpmArena::lookup_in(a, r, dst),
             DestinationTable::Own(t) => t.lookup(dst),
         }
         .ok_or(MatchDrop::NoRoute)

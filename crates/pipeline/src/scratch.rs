@@ -37,7 +37,6 @@ impl Scratch {
             self.rule_keys.reserve(n);
             self.rule_index.reserve(n);
         }
-        self.decided[..n].fill(None);
         self.fate[..n].fill(Fate::Pending);
         self.net[..n].fill(NO_NET);
     }

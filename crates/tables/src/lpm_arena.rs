@@ -75,12 +75,25 @@ impl LpmArena {
     /// What `LpmTable::lookup` on the table `r` was made from returns.
     #[inline(always)]
     pub fn lookup(&self, r: &LpmRef, addr: u32) -> Option<u32> {
+        Self::lookup_in(&self.entries, r, addr)
+    }
+
+    /// The arena's entries, for [`Self::lookup_in`]: a reader that looks
+    /// up a batch in one arena reads where they are once.
+    #[inline(always)]
+    pub fn entries(&self) -> &[u32] {
+        &self.entries
+    }
+
+    /// [`Self::lookup`] in `entries`, an arena's [`Self::entries`].
+    #[inline(always)]
+    pub fn lookup_in(entries: &[u32], r: &LpmRef, addr: u32) -> Option<u32> {
         let s = &r.shape;
         if (addr ^ s.skip_addr) & s.skip_mask != 0 {
             return None;
         }
         walk(
-            &self.entries,
+            entries,
             r.base as usize,
             s.top_len as usize,
             s.first_stride,

@@ -74,6 +74,7 @@ fn classify_rule_tables(dp: &Dataplane, s: &mut Scratch, n: usize) {
     if !dp.has_rule_tables() {
         return;
     }
+    s.decided[..n].fill(None);
     let mut start = 0;
     while start < n {
         let id = s.net[start];
