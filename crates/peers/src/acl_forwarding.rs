@@ -19,7 +19,7 @@
 use crate::forwarding::{L3fwd, Lookup, alternate, write_pcap};
 use crate::{Clock, PeersArgs, Row};
 use anyhow::{Context, Result};
-use prism_io::datasets::{read_filters, read_trace};
+use prism_io::datasets::read_filters;
 use prism_tables::{Key, Rule};
 use prism_testbed::bench::rules::{SETS, frames, substrate};
 use std::fmt::Write as _;
@@ -66,19 +66,10 @@ pub(crate) fn rule_file(rules: &[Rule]) -> String {
 /// its pool (8,192 a port), so the LPM rows' 4,096 frames.
 const FRAMES: usize = 4096;
 
-/// [`FRAMES`] headers spread evenly over the set's header trace, or over
-/// headers inside each rule where no trace ships.
+/// [`FRAMES`] headers spread evenly over the set's headers (its trace, or
+/// headers inside its rules where no trace ships: the `classifier` bench's).
 fn headers(data: &Path, set: &str, rules: &[Rule]) -> Result<(Vec<Key>, String)> {
-    let trace = data.join(format!("classbench/{set}_trace"));
-    let (all, what): (Vec<Key>, _) = if trace.exists() {
-        let t = read_trace(&trace)?;
-        (t.into_iter().map(|e| e.key).collect(), "its trace")
-    } else {
-        (
-            prism_testbed::bench::in_rule_headers(rules),
-            "headers inside the rules (no trace ships)",
-        )
-    };
+    let (all, what) = prism_testbed::bench::classify::headers(data, set, rules)?;
     let step = all.len().div_ceil(FRAMES).max(1);
     let picked: Vec<Key> = all.iter().step_by(step).take(FRAMES).copied().collect();
     let what = format!("{} of {} headers, {what}", picked.len(), all.len());

@@ -346,30 +346,23 @@ pub fn run(args: &PeersArgs, clock: &Clock, work: &Path) -> Result<Vec<Row>> {
     };
     let small = l3fwd::routes();
     let dsts: Vec<u32> = prism_testbed::tables::addresses(&small, 4096, true, 11);
-    rows.extend(compare(
-        "16 routes",
-        (bin, Lookup::Lpm),
-        &small,
-        &dsts,
-        &args.sizes,
-        args,
-        clock,
-        work,
-    )?);
-    match &args.l3fwd_graph {
-        Some(graph) => rows.extend(compare(
+    if args.l3fwd_graph.is_none() {
+        println!(
+            "  forwarding, l3fwd-graph: skipped (no --l3fwd-graph; bench/peers/run builds it)"
+        );
+    }
+    let graph = args.l3fwd_graph.as_deref().map(|g| (g, Lookup::Graph));
+    for peer in std::iter::once((bin.as_path(), Lookup::Lpm)).chain(graph) {
+        rows.extend(compare(
             "16 routes",
-            (graph, Lookup::Graph),
+            peer,
             &small,
             &dsts,
             &args.sizes,
             args,
             clock,
             work,
-        )?),
-        None => println!(
-            "  forwarding, l3fwd-graph: skipped (no --l3fwd-graph; bench/peers/run builds it)"
-        ),
+        )?);
     }
     if args.quick {
         println!("  forwarding on the full BGP table: skipped (--quick)");

@@ -17,6 +17,7 @@ use prism_io::datasets::{read_filters, read_trace};
 use prism_tables::classbench::TraceEntry;
 use prism_tables::{Classifier, Key, Rule, TreeClassifier};
 use std::hint::black_box;
+use std::path::Path;
 
 pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Result<()> {
     for set in ["fw1_10k", "ipc1_10k", "acl1_10k"] {
@@ -36,7 +37,7 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
         let t0 = std::time::Instant::now();
         let tree = TreeClassifier::build(rules.clone());
         let build_ms = t0.elapsed().as_secs_f64() * 1e3;
-        let (keys, what) = headers(args, set, &rules)?;
+        let (keys, what) = headers(&args.data, set, &rules)?;
         let mut out = vec![None; keys.len()];
         tree.lookup_batch(&keys, &mut out);
         let differ = keys
@@ -80,14 +81,11 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
     Ok(())
 }
 
-/// The headers to classify: the shipped ClassBench trace, or one header
-/// inside each rule where none ships.
-pub(crate) fn headers(
-    args: &BenchArgs,
-    set: &str,
-    rules: &[Rule],
-) -> Result<(Vec<Key>, &'static str)> {
-    let trace_path = args.data.join(format!("classbench/{set}_trace"));
+/// The headers to classify for `set` (its rules `rules`), from the shared
+/// data in `data`: the shipped ClassBench trace, or one header inside each
+/// rule where none ships; and which of the two, for reports.
+pub fn headers(data: &Path, set: &str, rules: &[Rule]) -> Result<(Vec<Key>, &'static str)> {
+    let trace_path = data.join(format!("classbench/{set}_trace"));
     Ok(if trace_path.exists() {
         let t: Vec<TraceEntry> = read_trace(&trace_path)?;
         let k: Vec<Key> = t.into_iter().map(|e| e.key).collect();

@@ -92,7 +92,7 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
             continue;
         }
         let rules = read_filters(&data(args, &format!("classbench/{set}"))?)?;
-        let (headers, what) = classify::headers(args, set, &rules)?;
+        let (headers, what) = classify::headers(&args.data, set, &rules)?;
         let t0 = std::time::Instant::now();
         let s = substrate(&rules)?;
         let build_ms = t0.elapsed().as_secs_f64() * 1e3;
