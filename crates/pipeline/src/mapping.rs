@@ -28,9 +28,16 @@ pub struct Mapping {
 
 impl Mapping {
     pub fn new(rules: &[Rule]) -> Self {
+        let by_destination = as_destination_lpm(rules);
+        // With an LPM form the rules are read by traces and checks only:
+        // no trees built for them.
+        let rules = match by_destination {
+            Some(_) => RuleTable::tuple_space(rules.to_vec()),
+            None => RuleTable::build(rules.to_vec()),
+        };
         Self {
-            rules: RuleTable::build(rules.to_vec()),
-            by_destination: as_destination_lpm(rules),
+            rules,
+            by_destination,
         }
     }
 

@@ -38,6 +38,12 @@ impl RuleTable {
         if !rules.is_empty() && rules.iter().all(split_tree::five_tuple_only) {
             return RuleTable::Trees(Box::new(TreeClassifier::build(rules)));
         }
+        Self::tuple_space(rules)
+    }
+
+    /// A table of `rules` by tuple-space search whatever they are: cheap to
+    /// build, for a table read rarely.
+    pub fn tuple_space(rules: Vec<Rule>) -> Self {
         let mut c = Classifier::new();
         for r in rules {
             c.insert(r);

@@ -38,7 +38,10 @@ impl Pipeline {
         now_s: u32,
     ) {
         let n = batch.len();
-        classify_rule_tables(dp, s, n);
+        let ruled = dp.has_rule_tables();
+        if ruled {
+            classify_rule_tables(dp, s, n);
+        }
         // When stage 2 mapped the whole batch at once, every packet still
         // pending is of that one network: its record is read once.
         let one = whole.and_then(|id| dp.fast(id));
@@ -52,7 +55,8 @@ impl Pipeline {
                 continue;
             };
             seen = (seen.0 + 1, seen.1 + pkt.len() as u64);
-            let decision = match s.decided[i].take() {
+            let early = if ruled { s.decided[i].take() } else { None };
+            let decision = match early {
                 Some(d) => Some(d),
                 None => self.decide(dp, net, network, pkt, (&s.info[i], &s.key[i]), now_s),
             };
@@ -71,9 +75,6 @@ impl Pipeline {
 /// `n` whose network's table is a rule set, a network at a time: its
 /// packets' keys gathered, walked together, the answers scattered back.
 fn classify_rule_tables(dp: &Dataplane, s: &mut Scratch, n: usize) {
-    if !dp.has_rule_tables() {
-        return;
-    }
     s.decided[..n].fill(None);
     let mut start = 0;
     while start < n {
