@@ -149,4 +149,27 @@ mod tests {
             assert_eq!(out.map(|m| m.map(|m| m.action)), [Some(7), None]);
         }
     }
+
+    #[test]
+    fn the_trees_refuse_an_update_off_the_five_tuple_and_stay_as_they_were() {
+        let p: Ipv4Prefix = "10.0.0.0/8".parse().unwrap();
+        let five = Rule::new(0, 1, Ternary::ANY.dst_ip(p).proto(6, 0xff), 7);
+        let mut t = RuleTable::build(vec![five]);
+        let vlan = Rule::new(1, 9, Ternary::ANY.vlan(Some(5)), 8);
+        assert!(!t.insert(vlan));
+        assert_eq!((t.kind(), t.len()), ("decision trees", 1));
+        // A five-tuple update is taken, and answers at once.
+        let better = Rule::new(2, 5, Ternary::ANY.dst_ip(p), 9);
+        assert!(t.insert(better));
+        let mut k = Key::default();
+        k.0[0] = 0x0a01_0203;
+        k.0[4] = 6 << 48;
+        assert_eq!(t.lookup(&k).map(|m| m.action), Some(9));
+        assert_eq!(t.remove(2).map(|r| r.id), Some(2));
+        assert_eq!(t.lookup(&k).map(|m| m.action), Some(7));
+        // Tuple-space search takes any rule.
+        let mut c = RuleTable::tuple_space(vec![five]);
+        assert!(c.insert(vlan));
+        assert_eq!(c.len(), 2);
+    }
 }
