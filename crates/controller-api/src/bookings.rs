@@ -311,3 +311,25 @@ pub struct ResourceType {
     #[serde(default)]
     pub builtin: bool,
 }
+
+/// What a provisioned booking's network has forwarded on its node, read
+/// by the controller with its own credential for the node: counters since
+/// the network was placed there (a rate is two readings' difference over
+/// `at_ms`'s).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct BookingCounters {
+    /// The node read.
+    pub node: String,
+    /// The network's name on that node.
+    pub network: String,
+    /// When the controller had the node's answer (Unix ms).
+    pub at_ms: i64,
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    /// Packets dropped, all reasons together.
+    pub dropped: u64,
+    /// Packets dropped by `stage/reason` (the node's named drop reasons).
+    pub drops: std::collections::BTreeMap<String, u64>,
+}

@@ -3,7 +3,8 @@
 
 use crate::accounting::{AuditEntry, UsageReport};
 use crate::bookings::{
-    Action, ActionRequest, Booking, BookingRequest, Page, RenewRequest, Renewed, ResourceType,
+    Action, ActionRequest, Booking, BookingCounters, BookingRequest, Page, RenewRequest, Renewed,
+    ResourceType,
 };
 use crate::error::Error;
 use crate::gateway::{PublicAddress, PublicAddressRequest};
@@ -340,6 +341,23 @@ impl ControllerClient {
         self.call(
             "GET",
             format!("/v1/projects/{}/bookings/{}", seg(project), seg(id)),
+            None::<&()>,
+        )
+        .await
+    }
+    /// What the booking's network has forwarded on its node.
+    pub async fn booking_counters(
+        &self,
+        project: &str,
+        id: &str,
+    ) -> Result<BookingCounters, ClientError> {
+        self.call(
+            "GET",
+            format!(
+                "/v1/projects/{}/bookings/{}/counters",
+                seg(project),
+                seg(id)
+            ),
             None::<&()>,
         )
         .await

@@ -23,8 +23,8 @@ pub mod session;
 
 pub use accounting::{AuditEntry, UsageLine, UsageReport};
 pub use bookings::{
-    Action, ActionRequest, AllocationState, Booking, BookingRequest, GenericOp, OperationalState,
-    Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType, Role,
+    Action, ActionRequest, AllocationState, Booking, BookingCounters, BookingRequest, GenericOp,
+    OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType, Role,
 };
 pub use client::{AddressError, ClientError, ControllerClient};
 pub use error::{Error, ErrorCode, QuotaDetail};

@@ -28,6 +28,7 @@ mod gateway;
 mod heartbeat;
 mod identity;
 pub mod leader;
+mod live;
 mod login_guard;
 mod model;
 mod node_identity;

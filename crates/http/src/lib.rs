@@ -17,7 +17,7 @@ mod target;
 pub mod tls;
 
 pub use identity::{NodeCa, NodeIdentity};
-pub use serve::{CurrentTls, FAILURE_REPORT_EVERY, Limits, ServeStats, serve};
+pub use serve::{CurrentTls, FAILURE_REPORT_EVERY, Limits, ServeStats, Transport, serve};
 pub use target::{Target, TargetError};
 pub use tls::{ClientStream, ClientTls, TlsError};
 

@@ -19,6 +19,13 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 
+/// Whether a request came over TLS, in every request's extensions (a
+/// cookie is `Secure` only where the connection is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transport {
+    pub tls: bool,
+}
+
 /// How long a connection may take at each step, and how many there may be.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -147,10 +154,10 @@ pub async fn serve(
             let _slot = slot;
             stats.open.fetch_add(1, Ordering::Relaxed);
             match acceptor {
-                None => serve_connection(tcp, peer, router, limits).await,
+                None => serve_connection(tcp, peer, false, router, limits).await,
                 Some(Some(a)) => {
                     match tokio::time::timeout(limits.handshake, a.accept(tcp)).await {
-                        Ok(Ok(s)) => serve_connection(s, peer, router, limits).await,
+                        Ok(Ok(s)) => serve_connection(s, peer, true, router, limits).await,
                         Ok(Err(e)) => stats.handshake_failed(peer, e.to_string()),
                         Err(_) => stats.handshake_failed(
                             peer,
@@ -173,13 +180,14 @@ fn is_transient(e: &std::io::Error) -> bool {
         || matches!(e.raw_os_error(), Some(23 | 24))
 }
 
-async fn serve_connection<I>(io: I, peer: SocketAddr, router: Router, limits: Limits)
+async fn serve_connection<I>(io: I, peer: SocketAddr, tls: bool, router: Router, limits: Limits)
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
         let mut req = req.map(axum::body::Body::new);
         req.extensions_mut().insert(ConnectInfo(peer));
+        req.extensions_mut().insert(Transport { tls });
         let mut router = router.clone();
         // A router is always ready: `call` needs no `poll_ready` first.
         async move { tower_service::Service::call(&mut router, req).await }

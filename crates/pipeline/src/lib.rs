@@ -43,7 +43,7 @@ pub mod traffic;
 pub mod wan;
 
 pub use action::{Action, Hop, IpipOp, Verdict, VlanOp, apply, apply_hop};
-pub use counters::{CounterSnapshot, Counters, NetworkCounters};
+pub use counters::{CounterSnapshot, Counters, NamedCounters, NetworkCounters};
 pub use dataplane::{Dataplane, Network, Tier};
 pub use datasheet::datasheet;
 pub use device::{DeviceProfile, HardwareTier, ModuleKind, PROFILES, PlacementError};

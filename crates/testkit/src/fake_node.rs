@@ -41,6 +41,9 @@ pub struct FakeNode {
     pub wan: Mutex<Option<prism_node_api::WanInfo>>,
     /// Its TLS listener's reports of refused handshakes (`serve_tls`).
     refusals: Arc<Mutex<Vec<String>>>,
+    /// Packets and bytes each network has forwarded, and dropped by
+    /// reason: what `counters` answers (`pass`, `drop`).
+    traffic: Mutex<std::collections::BTreeMap<String, prism_pipeline::NamedCounters>>,
 }
 
 fn view(d: &NetworkDoc) -> NetworkView {
@@ -78,6 +81,17 @@ fn event(seq: u64, network: &str, strategy: Option<StrategyName>) -> NodeEvent {
     }
 }
 
+fn empty_counters(name: &str) -> prism_pipeline::NamedCounters {
+    prism_pipeline::NamedCounters {
+        id: 0,
+        name: name.into(),
+        tier: "hardware".into(),
+        counters: Default::default(),
+        dropped: 0,
+        drops: Default::default(),
+    }
+}
+
 fn missing(name: &str) -> ApiError {
     ApiError::not_found(format!("no network `{name}`"))
 }
@@ -97,7 +111,28 @@ impl FakeNode {
             held_desired: AtomicBool::new(false),
             wan: Mutex::new(None),
             refusals: Arc::default(),
+            traffic: Mutex::default(),
         })
+    }
+
+    /// Counts `packets` of `bytes` each as received and sent by network
+    /// `name` (a fake has no data plane: a test says what went through).
+    pub fn pass(&self, name: &str, packets: u64, bytes: u64) {
+        let mut t = self.traffic.lock().unwrap();
+        let n = t.entry(name.into()).or_insert_with(|| empty_counters(name));
+        n.counters.rx_packets += packets;
+        n.counters.rx_bytes += packets * bytes;
+        n.counters.tx_packets += packets;
+        n.counters.tx_bytes += packets * bytes;
+    }
+
+    /// Counts `packets` received by network `name` and dropped for `reason`.
+    pub fn drop_for(&self, name: &str, reason: &str, packets: u64) {
+        let mut t = self.traffic.lock().unwrap();
+        let n = t.entry(name.into()).or_insert_with(|| empty_counters(name));
+        n.counters.rx_packets += packets;
+        n.dropped += packets;
+        *n.drops.entry(reason.into()).or_default() += packets;
     }
 
     /// Reports a WAN port `port` with `address` and `mac`.
@@ -293,7 +328,27 @@ impl NodeApi for FakeNode {
         Err(missing(name))
     }
     fn counters(&self) -> Result<CounterSnapshot, ApiError> {
-        Err(ApiError::new(ErrorCode::Unavailable, "no counters"))
+        self.up()?;
+        let traffic = self.traffic.lock().unwrap();
+        let networks = self
+            .docs
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                traffic
+                    .get(&d.name)
+                    .cloned()
+                    .unwrap_or_else(|| empty_counters(&d.name))
+            })
+            .collect();
+        Ok(CounterSnapshot {
+            rx_packets: 0,
+            rx_bytes: 0,
+            networks,
+            unmapped_drops: Default::default(),
+            stages: Vec::new(),
+        })
     }
     fn ports(&self) -> Result<Vec<PortView>, ApiError> {
         Ok(Vec::new())

@@ -3,7 +3,9 @@
 use super::{App, Body, Caller};
 use crate::accounting::{AuditEntry, UsageReport};
 use crate::error::{Error, Result};
-use crate::model::{ActionRequest, Booking, BookingRequest, Page, RenewRequest, Renewed};
+use crate::model::{
+    ActionRequest, Booking, BookingCounters, BookingRequest, Page, RenewRequest, Renewed,
+};
 use crate::quota::QuotaView;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
@@ -25,6 +27,10 @@ pub fn routes() -> Router<App> {
             post(provision),
         )
         .route("/v1/projects/{project}/bookings/{id}/renew", post(renew))
+        .route(
+            "/v1/projects/{project}/bookings/{id}/counters",
+            get(counters),
+        )
         .route("/v1/projects/{project}/bookings/{id}/action", post(act))
         .route("/v1/projects/{project}/quota", get(quota))
         .route("/v1/projects/{project}/usage", get(usage))
@@ -120,6 +126,21 @@ pub async fn status(
     Path((project, id)): Path<(String, String)>,
 ) -> Result<Json<Booking>> {
     Ok(Json(app.ctl.get_booking(&p, &project, &id).await?))
+}
+
+/// What the booking's network has forwarded on its node, read now by the
+/// controller (the portal's live graph: two readings make a rate).
+#[utoipa::path(get, path = "/v1/projects/{project}/bookings/{id}/counters", tag = "bookings",
+    params(("project" = String, Path), ("id" = String, Path)),
+    responses((status = 200, body = BookingCounters), (status = 403, body = Error), (status = 404, body = Error),
+        (status = 409, description = "not provisioned, or not on its node yet", body = Error),
+        (status = 502, description = "its node could not be read", body = Error)))]
+pub async fn counters(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path((project, id)): Path<(String, String)>,
+) -> Result<Json<BookingCounters>> {
+    Ok(Json(app.ctl.booking_counters(&p, &project, &id).await?))
 }
 
 /// Releases a booking: its network leaves its node, its VLAN and quota

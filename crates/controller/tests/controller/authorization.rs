@@ -250,6 +250,13 @@ fn cases() -> Vec<Case> {
             [401, 404, 403, 403, 200, 200],
         ),
         c(
+            "GET",
+            "/v1/projects/p/bookings/{b}/counters",
+            None,
+            Booking,
+            [401, 404, 200, 200, 200, 200],
+        ),
+        c(
             "POST",
             "/v1/projects/p/bookings/{b}/action",
             Some(json!({"action": "stop"})),

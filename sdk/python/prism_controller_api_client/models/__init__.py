@@ -8,6 +8,8 @@ from .api_key_request import ApiKeyRequest
 from .api_key_view import ApiKeyView
 from .audit_entry import AuditEntry
 from .booking import Booking
+from .booking_counters import BookingCounters
+from .booking_counters_drops import BookingCountersDrops
 from .booking_request import BookingRequest
 from .cipher_doc import CipherDoc
 from .cipher_name import CipherName
@@ -66,6 +68,8 @@ __all__ = (
     "ApiKeyView",
     "AuditEntry",
     "Booking",
+    "BookingCounters",
+    "BookingCountersDrops",
     "BookingRequest",
     "CipherDoc",
     "CipherName",

@@ -1,0 +1,64 @@
+//! What a booking's network is doing now, read from its node by the
+//! controller (with its own credential for that node): the portal's live
+//! graph polls this, and the browser never talks to a node.
+
+use crate::authz::{Operation, Principal};
+use crate::clock::Clock;
+use crate::controller::Controller;
+use crate::datastore::nodes;
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{AllocationState, BookingCounters};
+
+impl Controller {
+    /// Booking `id`'s network's counters on its node (the first part's
+    /// for a network spanning nodes); 409 until it is provisioned.
+    pub async fn booking_counters(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+    ) -> Result<BookingCounters> {
+        let m = self
+            .project_for(p, project, Operation::BookingsRead)
+            .await?;
+        let b = self.booking_in(&m, id).await?;
+        let placed = b.ids.node.as_deref().zip(b.node_network.as_deref());
+        let (Some((node_id, network)), AllocationState::Provisioned) = (placed, b.allocation_state)
+        else {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!("booking `{id}` is not provisioned on a node: nothing to count"),
+            ));
+        };
+        let (node, address, _) = nodes::address_and_generation(&self.pool, node_id).await?;
+        let client = self.node_client(&node, &address).await?;
+        let snapshot = client
+            .counters()
+            .await
+            .map_err(|e| Error::new(ErrorCode::NodeFailed, format!("node `{node}`: {e}")))?;
+        // When it was read, on the wall clock: a rate is physical time,
+        // whatever clock the leases run on.
+        let at_ms = crate::clock::SystemClock.now_ms();
+        let n = snapshot
+            .networks
+            .into_iter()
+            .find(|n| n.name == network)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::Conflict,
+                    format!("network `{network}` is not on node `{node}` yet (being applied)"),
+                )
+            })?;
+        Ok(BookingCounters {
+            node,
+            network: network.to_string(),
+            at_ms,
+            rx_packets: n.counters.rx_packets,
+            rx_bytes: n.counters.rx_bytes,
+            tx_packets: n.counters.tx_packets,
+            tx_bytes: n.counters.tx_bytes,
+            dropped: n.dropped,
+            drops: n.drops,
+        })
+    }
+}
