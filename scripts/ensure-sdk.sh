@@ -1,7 +1,10 @@
 # Sourced: checks that the Python SDK (sdk/python) is what the controller's
 # OpenAPI document generates, installs it with schemathesis into a virtual
 # environment under target/, and exports PRISM_SDK_PYTHON and
-# PRISM_SCHEMATHESIS for the controller's tests. Needs python3 with venv
+# PRISM_SCHEMATHESIS for the controller's tests; with Playwright (its
+# Python package only: it drives the system's Chromium, nothing is
+# downloaded at run time) PRISM_PORTAL_PYTHON and PRISM_CHROMIUM for the
+# portal's browser test. Needs python3 with venv
 # (Debian's python3-venv, installed here as root) and PyPI.
 if [ "$(id -u)" -eq 0 ] && ! python3 -c "import ensurepip" >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
@@ -11,6 +14,7 @@ if python3 -c "import ensurepip" >/dev/null 2>&1; then
     venv=target/sdk-venv
     [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
     "$venv/bin/pip" show schemathesis >/dev/null 2>&1 || "$venv/bin/pip" install -q "schemathesis==4.32.5"
+    "$venv/bin/pip" show playwright >/dev/null 2>&1 || "$venv/bin/pip" install -q "playwright==1.65.2"
     # Installed from a copy: pip leaves build files beside the sources.
     sdk_copy=$(mktemp -d)
     cp -r sdk/python/. "$sdk_copy"
@@ -19,6 +23,8 @@ if python3 -c "import ensurepip" >/dev/null 2>&1; then
     rm -rf "$sdk_copy"
     export PRISM_SDK_PYTHON="$PWD/$venv/bin/python"
     export PRISM_SCHEMATHESIS="$PWD/$venv/bin/schemathesis"
+    export PRISM_PORTAL_PYTHON="$PWD/$venv/bin/python"
+    if command -v chromium >/dev/null 2>&1; then export PRISM_CHROMIUM="$(command -v chromium)"; fi
     # As root (CI) the SDK and fuzzing tests must run, not skip.
     if [ "$(id -u)" -eq 0 ]; then export PRISM_REQUIRE_SDK=1; fi
 else

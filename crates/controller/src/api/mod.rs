@@ -6,6 +6,7 @@ mod heartbeat;
 mod identity;
 mod leases;
 mod openapi;
+pub mod portal;
 mod projects;
 mod public;
 mod registry;
@@ -34,7 +35,7 @@ use std::time::Instant;
 pub const MAX_BODY: usize = 1 << 20;
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 28] = [
+pub const PATHS: [&str; 29] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
@@ -52,6 +53,7 @@ pub const PATHS: [&str; 28] = [
     "/v1/projects/{project}/bookings/{id}/provision",
     "/v1/projects/{project}/bookings/{id}/renew",
     "/v1/projects/{project}/bookings/{id}/action",
+    "/v1/projects/{project}/bookings/{id}/counters",
     "/v1/projects/{project}/quota",
     "/v1/projects/{project}/usage",
     "/v1/projects/{project}/public-addresses",
@@ -170,6 +172,30 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
     if let Some(b) = bearer.as_deref().filter(|b| b.starts_with(NODE_KEY_PREFIX)) {
         return as_node(app, b, req, next).await;
     }
+    // The portal's cookie, where no bearer is given (a login ignores a
+    // stale one): a change needs its CSRF token too; an ended session is
+    // no session (the page still loads, the API answers 401).
+    let cookie = match bearer.is_none() && path != "/portal/login" {
+        true => portal::session_cookie(req.headers()),
+        false => None,
+    };
+    if let Some(token) = &cookie {
+        let reads = matches!(method, Method::GET | Method::HEAD);
+        if !reads && !portal::csrf_ok(req.headers(), token) {
+            let e = Error::forbidden(
+                "a change made with the portal's session cookie needs its `X-Prism-CSRF` header",
+            );
+            app.ctl
+                .audit(None, method.as_str(), &path, e.code.status().as_u16())
+                .await;
+            return e.into_response();
+        }
+        if let Ok(p) = app.ctl.authenticate(Some(token)).await {
+            req.extensions_mut()
+                .insert(portal::SessionCookie(token.clone()));
+            return as_principal(app, Some(p), req, next).await;
+        }
+    }
     let principal = match bearer {
         Some(b) => match app.ctl.authenticate(Some(&b)).await {
             Ok(p) => Some(p),
@@ -184,6 +210,19 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
         },
         None => None,
     };
+    as_principal(app, principal, req, next).await
+}
+
+/// Serves a request as `principal` (none: anonymous), rate-limited per
+/// credential, its change audited.
+async fn as_principal(
+    app: App,
+    principal: Option<Principal>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
     let key = principal
         .as_ref()
         .map_or_else(|| "anonymous".to_string(), |p| p.credential_id.clone());
@@ -197,8 +236,11 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
     let resp = pending.scope(next.run(req)).await;
     // A login audits itself, with the name tried and the address; a
     // change committed with its audit row is audited already.
+    let mut resp = resp;
+    portal::harden(&mut resp);
     let status = resp.status().as_u16();
-    if method != Method::GET && path != "/v1/login" && pending.written() != Some(status) {
+    let login = path == "/v1/login" || path == "/portal/login";
+    if method != Method::GET && !login && pending.written() != Some(status) {
         app.ctl.audit(who, method.as_str(), &path, status).await;
     }
     resp
@@ -285,6 +327,7 @@ pub fn router(ctl: Controller) -> Router {
         }),
     };
     identity::routes()
+        .merge(portal::routes())
         .merge(projects::routes())
         .merge(registry::routes())
         .merge(leases::routes())

@@ -13,6 +13,8 @@ mod leases;
 mod logins;
 mod node_identities;
 mod one_process;
+mod portal;
+mod portal_browser;
 mod python_sdk;
 mod replicas;
 mod spans;

@@ -1,0 +1,514 @@
+// The Prism portal: a page over the controller's /v1 API, on its origin.
+// The session is an HttpOnly cookie the script never sees; every change
+// sends the session's CSRF token. No framework, no build step, nothing
+// fetched from elsewhere. Every text from the server goes in as text
+// (`h` below), never as HTML.
+
+const state = { session: null, projects: [], timers: [], seq: 0 };
+
+// ---- DOM and API helpers -------------------------------------------------
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    // Through the CSSOM: the page's policy refuses style attributes.
+    else if (k === "style") Object.assign(el.style, v);
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  for (const c of children) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return el;
+}
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.message ? body.message : `HTTP ${status}`);
+    this.status = status;
+    this.code = body && body.code;
+    this.field = body && body.field;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method !== "GET" && state.session) headers["X-Prism-CSRF"] = state.session.csrf;
+  const r = await fetch(path, {
+    method, headers, credentials: "same-origin", cache: "no-store",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (r.status === 204) return null;
+  const text = await r.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!r.ok) {
+    if (r.status === 401 && state.session) {
+      state.session = null;
+      go("#/login");
+    }
+    throw new ApiError(r.status, data);
+  }
+  return data;
+}
+
+const enc = encodeURIComponent;
+const P = (project) => `/v1/projects/${enc(project)}`;
+
+function say(text, isError = false) {
+  const s = document.getElementById("status");
+  s.replaceChildren(text ? h("p", { class: isError ? "error" : "" }, text) : "");
+}
+
+function when(ms) {
+  return ms ? new Date(ms).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "—";
+}
+
+function left(ms) {
+  const s = Math.round((ms - Date.now()) / 1000);
+  if (s <= 0) return "ended";
+  const d = Math.floor(s / 86400), hr = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  return d ? `${d} d ${hr} h` : hr ? `${hr} h ${m} min` : `${m} min ${s % 60} s`;
+}
+
+function rate(n, unit) {
+  const steps = [[1e9, "G"], [1e6, "M"], [1e3, "k"]];
+  for (const [f, p] of steps) if (n >= f) return `${(n / f).toFixed(2)} ${p}${unit}`;
+  return `${n.toFixed(n < 10 ? 1 : 0)} ${unit}`;
+}
+
+function go(hash) {
+  if (location.hash === hash) render();
+  else location.hash = hash;
+}
+
+// Starts `fn` every `ms` for the page of render `token`, unless a newer
+// render has begun since (its page replaces this one).
+function every(token, fn, ms) {
+  if (token === state.seq) state.timers.push(setInterval(fn, ms));
+}
+
+function stopTimers() {
+  for (const t of state.timers) clearInterval(t);
+  state.timers = [];
+}
+
+// ---- Pages -------------------------------------------------------------
+
+function loginPage(main) {
+  const user = h("input", { id: "login-user", name: "user", autocomplete: "username", required: true });
+  const pass = h("input", { id: "login-password", name: "password", type: "password", autocomplete: "current-password", required: true });
+  const err = h("p", { id: "login-error", role: "alert" });
+  const form = h("form", { class: "stack", onsubmit: async (e) => {
+    e.preventDefault();
+    err.replaceChildren();
+    try {
+      state.session = await api("POST", "/portal/login", { user: user.value, password: pass.value });
+      pass.value = "";
+      await afterLogin();
+    } catch (x) {
+      err.replaceChildren(h("span", { class: "error" }, x.message));
+    }
+  } },
+    h("h1", {}, "Log in to the Prism testbed"),
+    h("label", { for: "login-user" }, "User", user),
+    h("label", { for: "login-password" }, "Password", pass),
+    err,
+    h("div", {}, h("button", { class: "primary", type: "submit" }, "Log in")));
+  main.replaceChildren(form);
+  user.focus();
+}
+
+async function afterLogin() {
+  state.projects = await api("GET", "/v1/projects");
+  const first = state.projects[0];
+  go(first ? `#/p/${enc(first.name)}/bookings` : state.session.admin ? "#/nodes" : "#/none");
+}
+
+function roleIn(project) {
+  const p = state.projects.find((x) => x.name === project);
+  return p ? p.role || (state.session.admin ? "owner" : null) : null;
+}
+
+function mayChange(project, booking) {
+  const role = roleIn(project);
+  return role === "owner" || (role === "member" && booking.user === state.session.user);
+}
+
+function quotaBars(q) {
+  const rows = [["Hardware networks", q.hw_networks], ["Software networks", q.sw_networks],
+    ["Bandwidth (Mbit/s)", q.bandwidth_mbps], ["Lease hours", q.lease_hours],
+    ["Public addresses", q.public_addresses]];
+  return h("section", { class: "quota", "aria-label": "Quota" }, rows.map(([name, u]) => {
+    const pct = (x) => (u.limit > 0 ? Math.min(100, (100 * x) / u.limit) : 0);
+    return h("div", { class: "quota-item" },
+      h("div", {}, h("strong", {}, name), ` ${u.used} used, ${u.reserved} held, of ${u.limit}`),
+      h("div", { class: "bar", role: "img", "aria-label": `${name}: ${u.used} used, ${u.reserved} held, limit ${u.limit}` },
+        h("div", { class: "used", style: { width: `${pct(u.used)}%` } }),
+        h("div", { class: "reserved", style: { width: `${pct(u.reserved)}%` } })));
+  }));
+}
+
+function stateBadge(s) {
+  return h("span", { class: `state ${s}` }, s);
+}
+
+function bookingActions(project, b, refresh) {
+  if (b.allocation_state === "unallocated" || !mayChange(project, b)) return [];
+  const act = async (label, fn) => {
+    try { const r = await fn(); say(`${label}: ${r}`); refresh(); } catch (x) { say(`${label}: ${x.message}`, true); }
+  };
+  const hours = h("select", { "aria-label": `Renew ${b.name} for`, id: `renew-hours-${b.id}` },
+    [1, 4, 24, 168, 720].map((n) => h("option", { value: n * 3600 }, `${n} h`)));
+  const renew = h("button", { onclick: () => act(`renew ${b.name}`, async () => {
+    const r = await api("POST", `${P(project)}/bookings/${enc(b.id)}/renew`, { lease_s: Number(hours.value) });
+    return `ends ${when(r.expires_ms)}${r.clamped ? " (clamped to the service level's longest lease)" : ""}`;
+  }) }, "Renew");
+  const running = b.operational_state !== "stopped";
+  const toggle = h("button", { onclick: () => act(`${running ? "stop" : "start"} ${b.name}`, async () => {
+    const r = await api("POST", `${P(project)}/bookings/${enc(b.id)}/action`, { action: running ? "stop" : "start" });
+    return r.operational_state;
+  }) }, running ? "Stop" : "Start");
+  const release = h("button", { class: "danger", onclick: async () => {
+    if (release.dataset.armed !== "1") {
+      release.dataset.armed = "1";
+      release.textContent = `Confirm release of ${b.name}`;
+      return;
+    }
+    await act(`release ${b.name}`, async () => {
+      await api("DELETE", `${P(project)}/bookings/${enc(b.id)}`);
+      return "released";
+    });
+  } }, "Release");
+  return [hours, " ", renew, " ", b.allocation_state === "provisioned" ? toggle : "", " ", release];
+}
+
+async function bookingsPage(main, project, params) {
+  const after = params.get("after");
+  const limit = 50;
+  const url = `${P(project)}/bookings?limit=${limit}${after ? `&after=${enc(after)}` : ""}`;
+  const [page, quota] = await Promise.all([api("GET", url), api("GET", `${P(project)}/quota`)]);
+  const refresh = () => render();
+  const rows = page.items.map((b) => h("tr", { "data-booking": b.name },
+    h("td", {}, h("a", { href: `#/p/${enc(project)}/bookings/${enc(b.id)}` }, b.name)),
+    h("td", {}, stateBadge(b.allocation_state), " ", stateBadge(b.operational_state)),
+    h("td", {}, b.node || "—"), h("td", {}, b.tier || "—"), h("td", {}, b.vlan ?? "—"),
+    h("td", {}, when(b.expires_ms), h("br"), h("span", { class: "hint" }, left(b.expires_ms), " left")),
+    h("td", {}, `${b.bandwidth_mbps} Mbit/s`), h("td", {}, b.user),
+    h("td", {}, bookingActions(project, b, refresh))));
+  const role = roleIn(project);
+  main.replaceChildren(
+    h("h1", {}, `Bookings of ${project}`),
+    h("p", {}, `Your role: ${role || "none"}. `,
+      role && role !== "viewer" ? h("a", { href: `#/p/${enc(project)}/book` }, "Book a network") : ""),
+    quotaBars(quota),
+    h("table", { "aria-label": "Bookings" },
+      h("thead", {}, h("tr", {}, ["Name", "State", "Node", "Tier", "VLAN", "Lease end", "Bandwidth", "Booked by", "Actions"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 9 }, "No bookings.")))),
+    h("div", { class: "pager" },
+      after ? h("a", { href: `#/p/${enc(project)}/bookings` }, "First page") : "",
+      page.next ? h("a", { href: `#/p/${enc(project)}/bookings?after=${enc(page.next)}`, id: "next-page" }, "Next page") : ""));
+}
+
+function parseRoutes(text, forwarding) {
+  // One a line: `PREFIX PORT` (destination, source), `SRC DST PORT` (flow)
+  // or `PRIORITY FIELD=VALUE… PORT` (rules); `drop` for a port drops. The
+  // controller checks the document and names the field it refuses.
+  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const action = (port) => (port === "drop" ? { drop: true } : { port });
+  if (forwarding === "rules") {
+    return { rule: lines.map((l) => {
+      const parts = l.split(/\s+/);
+      const port = parts.pop();
+      const priority = Number(parts.shift());
+      const match = {};
+      for (const kv of parts) { const [k, v] = kv.split("="); match[k] = /^\d+$/.test(v) ? Number(v) : v; }
+      return { priority, match, action: action(port) };
+    }) };
+  }
+  return { route: lines.map((l) => {
+    const parts = l.split(/\s+/);
+    const port = parts.pop();
+    if (forwarding === "flow") return { src: parts[0], dst: parts[1], action: action(port) };
+    return { prefix: parts[0], action: action(port) };
+  }) };
+}
+
+function bookPage(main, project) {
+  const field = (id, label, input, hint) => h("label", { for: id }, label, hint ? h("span", { class: "hint" }, hint) : "", input,
+    h("span", { class: "field-error", id: `${id}-error`, hidden: true }));
+  const inputs = {
+    name: h("input", { id: "book-name", required: true, "data-field": "name", pattern: "[a-z0-9-]+" }),
+    tier: h("select", { id: "book-tier", "data-field": "spec.tier" }, ["hardware", "software", "auto"].map((t) => h("option", { value: t }, t))),
+    forwarding: h("select", { id: "book-forwarding", "data-field": "spec.forwarding" },
+      ["destination", "source", "flow", "rules"].map((t) => h("option", { value: t }, t))),
+    routes: h("textarea", { id: "book-routes", "data-field": "spec.route" }, "10.1.0.0/16 b"),
+    bandwidth: h("input", { id: "book-bandwidth", type: "number", min: 1, value: 10, "data-field": "bandwidth_mbps" }),
+    lease: h("select", { id: "book-lease", "data-field": "lease_s" }, [1, 4, 24, 168].map((n) => h("option", { value: n * 3600 }, `${n} h`))),
+  };
+  const formError = h("p", { id: "book-error", role: "alert" });
+  const follow = h("p", { id: "book-follow", "aria-live": "polite" });
+  const form = h("form", { class: "stack", novalidate: true, onsubmit: async (e) => {
+    e.preventDefault();
+    for (const el of Object.values(inputs)) { el.removeAttribute("aria-invalid"); document.getElementById(`${el.id}-error`).hidden = true; }
+    formError.replaceChildren();
+    const spec = { tier: inputs.tier.value, forwarding: inputs.forwarding.value,
+      ...parseRoutes(inputs.routes.value, inputs.forwarding.value) };
+    const body = { name: inputs.name.value, spec, bandwidth_mbps: Number(inputs.bandwidth.value),
+      lease_s: Number(inputs.lease.value), provision: true };
+    try {
+      const b = await api("POST", `${P(project)}/bookings`, body);
+      follow.replaceChildren(`Booked ${b.name}: `, stateBadge(b.operational_state));
+      go(`#/p/${enc(project)}/bookings/${enc(b.id)}`);
+    } catch (x) { showFieldError(inputs, formError, x); }
+  } },
+    h("h1", {}, `Book a network in ${project}`),
+    field("book-name", "Name", inputs.name, "lower-case letters, digits and hyphens"),
+    field("book-tier", "Tier", inputs.tier),
+    field("book-forwarding", "Forwarding", inputs.forwarding),
+    field("book-routes", "Routes or rules", inputs.routes,
+      "one a line: `PREFIX PORT` (destination or source), `SRC DST PORT` (flow), or for rules `PRIORITY dst=PREFIX proto=6 … PORT`; `drop` for the port drops"),
+    field("book-bandwidth", "Guaranteed bandwidth (Mbit/s)", inputs.bandwidth),
+    field("book-lease", "Lease", inputs.lease),
+    formError, follow,
+    h("div", {}, h("button", { class: "primary", type: "submit" }, "Book")));
+  main.replaceChildren(form);
+}
+
+function showFieldError(inputs, formError, x) {
+  // The API names the field it refused (`spec.route[0].prefix`): shown at
+  // the form field that holds it, else above the button.
+  const target = x.field && Object.values(inputs)
+    .filter((el) => x.field === el.dataset.field || x.field.startsWith(`${el.dataset.field}[`) || x.field.startsWith(`${el.dataset.field}.`)
+      || (el.dataset.field === "spec.route" && x.field.startsWith("spec.rule")))
+    .sort((a, b) => b.dataset.field.length - a.dataset.field.length)[0];
+  if (target) {
+    target.setAttribute("aria-invalid", "true");
+    const msg = document.getElementById(`${target.id}-error`);
+    const line = /^spec\.(route|rule)\[(\d+)\]/.exec(x.field);
+    msg.textContent = `${line ? `line ${Number(line[2]) + 1}: ` : ""}${x.message.replace(/ at line \d+ column \d+$/, "")} (${x.field})`;
+    msg.hidden = false;
+    target.setAttribute("aria-describedby", msg.id);
+    target.focus();
+  } else {
+    formError.replaceChildren(h("span", { class: "error" }, x.field ? `${x.field}: ${x.message}` : x.message));
+  }
+}
+
+function graph(points, max) {
+  // Packets a second in (solid) and out (dashed) over the last minute.
+  const W = 720, H = 200, n = 60;
+  const y = (v) => (H - 10 - ((H - 20) * v) / (max || 1)).toFixed(1);
+  const line = (key) => points.map((p, i) => `${((W * (n - points.length + i)) / (n - 1)).toFixed(1)},${y(p[key])}`).join(" ");
+  return svg("svg", { class: "graph", viewBox: `0 0 ${W} ${H}`, role: "img", id: "live-graph",
+    "aria-label": `Packets a second over the last minute, in and out; top of scale ${Math.round(max)}` },
+  svg("line", { class: "grid", x1: 0, x2: W, y1: H - 10, y2: H - 10 }),
+  svg("polyline", { class: "in", points: line("inPps"), id: "graph-in" }),
+  svg("polyline", { class: "out", points: line("outPps"), id: "graph-out" }));
+}
+
+async function bookingPage(main, project, id) {
+  const token = state.seq;
+  const b = await api("GET", `${P(project)}/bookings/${enc(id)}`);
+  const figures = h("div", { class: "figures", id: "live-figures" }, "Waiting for the first reading…");
+  const drawing = h("div", { id: "live" });
+  const drops = h("div", { id: "drops" });
+  const points = [];
+  let last = null;
+  const details = h("table", { "aria-label": "Booking" }, h("tbody", {},
+    [["Name", b.name], ["Allocation", b.allocation_state], ["Operation", b.operational_state],
+      ["Node", b.node || "—"], ["Network on the node", b.node_network || "—"], ["Tier", b.tier || "—"],
+      ["VLAN", b.vlan ?? "—"], ["Bandwidth", `${b.bandwidth_mbps} Mbit/s`], ["Lease end", `${when(b.expires_ms)} (${left(b.expires_ms)} left)`],
+      ["Booked by", b.user], ["Error", b.error || "—"]].map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", { id: `b-${k.toLowerCase().replaceAll(" ", "-")}` }, v)))));
+  main.replaceChildren(h("h1", {}, `${b.name}`), details,
+    h("div", {}, bookingActions(project, b, () => render())),
+    h("h2", {}, "Traffic (live, every second)"), figures, drawing,
+    h("p", { class: "legend" }, h("span", {}, "── in"), h("span", {}, "- - out")),
+    h("h2", {}, "Drops by reason"), drops,
+    h("h2", {}, "Definition"), h("pre", {}, JSON.stringify(b.spec, null, 2)));
+  if (b.allocation_state !== "provisioned") {
+    figures.replaceChildren(`Not provisioned (${b.allocation_state}, ${b.operational_state}): no traffic to show.`);
+    if (b.operational_state === "configuring" || b.allocation_state === "allocated") every(token, () => render(), 1000);
+    return;
+  }
+  const poll = async () => {
+    let c;
+    try { c = await api("GET", `${P(project)}/bookings/${enc(id)}/counters`); } catch (x) {
+      figures.replaceChildren(h("span", { class: "error" }, x.message)); return;
+    }
+    if (last && c.at_ms > last.at_ms) {
+      const dt = (c.at_ms - last.at_ms) / 1000;
+      points.push({ inPps: (c.rx_packets - last.rx_packets) / dt, outPps: (c.tx_packets - last.tx_packets) / dt,
+        inBps: (8 * (c.rx_bytes - last.rx_bytes)) / dt, outBps: (8 * (c.tx_bytes - last.tx_bytes)) / dt });
+      if (points.length > 60) points.shift();
+      const p = points[points.length - 1];
+      figures.replaceChildren(
+        h("div", {}, "In", h("strong", { id: "rate-in-pps", "data-value": p.inPps }, rate(p.inPps, "packets/s")), rate(p.inBps, "bit/s")),
+        h("div", {}, "Out", h("strong", { id: "rate-out-pps", "data-value": p.outPps }, rate(p.outPps, "packets/s")), rate(p.outBps, "bit/s")),
+        h("div", {}, "Totals", h("strong", {}, `${c.rx_packets} in / ${c.tx_packets} out`), `${c.dropped} dropped`));
+      const max = Math.max(10, ...points.map((q) => Math.max(q.inPps, q.outPps)));
+      drawing.replaceChildren(graph(points, max));
+    }
+    const reasons = Object.entries(c.drops);
+    drops.replaceChildren(reasons.length
+      ? h("table", { "aria-label": "Drops by reason" }, h("tbody", {}, reasons.map(([r, n]) => h("tr", {}, h("th", { scope: "row" }, r), h("td", {}, n)))))
+      : h("p", {}, "No drops."));
+    last = c;
+  };
+  await poll();
+  every(token, poll, 1000);
+}
+
+async function usagePage(main, project) {
+  const u = await api("GET", `${P(project)}/usage`);
+  const max = Math.max(1, ...u.lines.map((l) => l.resource_hours));
+  const chart = svg("svg", { class: "chart", viewBox: `0 0 600 ${24 * u.lines.length + 10}`, role: "img", width: 600,
+    "aria-label": "Resource-hours by user and tier" },
+  ...u.lines.flatMap((l, i) => [
+    svg("rect", { x: 200, y: 5 + 24 * i, height: 18, width: Math.max(1, (380 * l.resource_hours) / max) }),
+    svg("text", { x: 0, y: 18 + 24 * i }, `${l.user} · ${l.tier}: ${l.resource_hours.toFixed(2)} h`)]));
+  main.replaceChildren(h("h1", {}, `Usage of ${project}`),
+    h("p", {}, `From ${when(u.from_ms)} to ${when(u.to_ms)}: ${u.total_resource_hours.toFixed(2)} resource-hours, ${u.total_bandwidth_mbps_hours.toFixed(2)} Mbit/s-hours. `,
+      h("a", { href: `${P(project)}/usage?format=csv&from_ms=${u.from_ms}&to_ms=${u.to_ms}`, download: `usage-${project}.csv`, id: "usage-csv" }, "Download CSV")),
+    u.lines.length ? chart : h("p", {}, "No usage yet."),
+    h("table", { "aria-label": "Usage" },
+      h("thead", {}, h("tr", {}, ["User", "Tier", "Bookings", "Resource-hours", "Mbit/s-hours"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, u.lines.map((l) => h("tr", {}, h("td", {}, l.user), h("td", {}, l.tier), h("td", {}, l.bookings),
+        h("td", {}, l.resource_hours.toFixed(3)), h("td", {}, l.bandwidth_mbps_hours.toFixed(3)))))));
+}
+
+async function keysPage(main, project) {
+  const keys = await api("GET", `${P(project)}/api-keys`);
+  const name = h("input", { id: "key-name", required: true });
+  const shown = h("div", { id: "key-secret", "aria-live": "polite" });
+  const ops = ["bookings.read", "bookings.create", "bookings.renew", "bookings.release", "bookings.action", "usage.read"];
+  const boxes = ops.map((o) => h("input", { type: "checkbox", value: o, id: `op-${o}`, checked: o === "bookings.read" }));
+  const form = h("form", { class: "stack", onsubmit: async (e) => {
+    e.preventDefault();
+    try {
+      const k = await api("POST", `${P(project)}/api-keys`, { name: name.value, operations: boxes.filter((b) => b.checked).map((b) => b.value) });
+      await render();
+      document.getElementById("key-secret").replaceChildren(h("p", {}, `Key ${k.name} made. Its secret, shown this once:`), h("p", { class: "secret" }, k.key));
+    } catch (x) { shown.replaceChildren(h("span", { class: "error" }, x.message)); }
+  } },
+    h("h2", {}, "New key"), h("label", { for: "key-name" }, "Name", name),
+    h("fieldset", {}, h("legend", {}, "What it may do"), boxes.map((b) => h("label", { for: b.id }, b, ` ${b.value}`))),
+    h("div", {}, h("button", { class: "primary", type: "submit" }, "Create key")));
+  main.replaceChildren(h("h1", {}, `API keys of ${project}`), shown,
+    h("table", { "aria-label": "API keys" },
+      h("thead", {}, h("tr", {}, ["Name", "User", "Operations", "Made", "Revoked", ""].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, keys.map((k) => h("tr", {}, h("td", {}, k.name), h("td", {}, k.user), h("td", {}, k.operations.join(", ")),
+        h("td", {}, when(k.created_ms)), h("td", {}, when(k.revoked_ms)),
+        h("td", {}, k.revoked_ms ? "" : h("button", { class: "danger", onclick: async () => {
+          try { await api("DELETE", `${P(project)}/api-keys/${enc(k.id)}`); say(`key ${k.name} revoked`); render(); } catch (x) { say(x.message, true); }
+        } }, `Revoke ${k.name}`)))))), form);
+}
+
+async function nodesPage(main) {
+  const nodes = await api("GET", "/v1/nodes");
+  main.replaceChildren(h("h1", {}, "Nodes"),
+    h("table", { "aria-label": "Nodes" },
+      h("thead", {}, h("tr", {}, ["Node", "Up", "Last heartbeat", "Generation (applied / desired)", "Device (modelled)", "Slots used", "Mbit/s used (hw / sw)", "Last error"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, nodes.map((n) => h("tr", { "data-node": n.name }, h("td", {}, n.name, h("br"), h("span", { class: "hint" }, n.address)),
+        h("td", {}, n.up ? h("span", { class: "state ready" }, "up") : h("span", { class: "state failed" }, "down")),
+        h("td", {}, when(n.last_seen_ms)), h("td", {}, `${n.applied_generation} / ${n.generation}`), h("td", {}, n.device),
+        h("td", {}, `${n.used_slots} of ${n.slots}`), h("td", {}, `${n.used_hw_mbps} of ${n.hw_mbps} / ${n.used_sw_mbps} of ${n.sw_mbps}`),
+        h("td", {}, n.last_error || "—"))))));
+}
+
+async function auditPage(main, params) {
+  const after = params.get("after");
+  const page = await api("GET", `/v1/audit?limit=100${after ? `&after=${enc(after)}` : ""}`);
+  main.replaceChildren(h("h1", {}, "Audit log"),
+    h("table", { "aria-label": "Audit log" },
+      h("thead", {}, h("tr", {}, ["When", "Who", "Call", "Status"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, page.items.map((a) => h("tr", {}, h("td", {}, when(a.at_ms)), h("td", {}, a.principal), h("td", {}, `${a.method} ${a.path}`), h("td", {}, a.status))))),
+    h("div", { class: "pager" }, page.next ? h("a", { href: `#/audit?after=${enc(page.next)}` }, "Older") : ""));
+}
+
+// ---- Frame and routing -------------------------------------------------
+
+function frame(project) {
+  const nav = document.getElementById("nav");
+  const who = document.getElementById("who");
+  if (!state.session) { nav.replaceChildren(); who.replaceChildren(); return; }
+  const links = [];
+  if (project) {
+    const base = `#/p/${enc(project)}`;
+    links.push([`${base}/bookings`, "Bookings"]);
+    if (roleIn(project) && roleIn(project) !== "viewer") links.push([`${base}/book`, "Book"], [`${base}/keys`, "API keys"]);
+    links.push([`${base}/usage`, "Usage"]);
+  }
+  if (state.session.admin) links.push(["#/nodes", "Nodes"], ["#/audit", "Audit"]);
+  const current = location.hash.split("?")[0];
+  const pick = h("select", { "aria-label": "Project", id: "project-pick", onchange: (e) => go(`#/p/${enc(e.target.value)}/bookings`) },
+    state.projects.map((p) => h("option", { value: p.name, selected: p.name === project }, p.name)));
+  nav.replaceChildren(state.projects.length ? pick : "", ...links.map(([href, text]) => h("a", { href, "aria-current": current === href ? "page" : null }, text)));
+  who.replaceChildren(`${state.session.user}${state.session.admin ? " (administrator)" : ""} `,
+    h("button", { id: "logout", onclick: logout }, "Log out"));
+}
+
+async function logout() {
+  stopTimers();
+  try { await api("POST", "/portal/logout"); } catch (x) { /* already ended */ }
+  state.session = null;
+  state.projects = [];
+  document.getElementById("main").replaceChildren();
+  go("#/login");
+}
+
+async function render() {
+  stopTimers();
+  // A render started later (the hash moved meanwhile) wins: this one
+  // builds its page apart and shows it only if it is still the latest.
+  const seq = ++state.seq;
+  const main = document.getElementById("main");
+  const [path, query] = location.hash.slice(1).split("?");
+  const params = new URLSearchParams(query || "");
+  const parts = (path || "/").split("/").filter(Boolean).map(decodeURIComponent);
+  if (!state.session) {
+    try {
+      const session = await api("GET", "/portal/session");
+      state.projects = await api("GET", "/v1/projects");
+      state.session = session;
+    } catch (x) { state.session = null; }
+  }
+  if (seq !== state.seq) return;
+  if (!state.session || parts[0] === "login") {
+    frame(null);
+    if (state.session) return afterLogin();
+    return loginPage(main);
+  }
+  const project = parts[0] === "p" ? parts[1] : null;
+  frame(project);
+  const view = document.createElement("div");
+  try {
+    if (project && parts[2] === "bookings" && parts[3]) await bookingPage(view, project, parts[3]);
+    else if (project && parts[2] === "bookings") await bookingsPage(view, project, params);
+    else if (project && parts[2] === "book") bookPage(view, project);
+    else if (project && parts[2] === "usage") await usagePage(view, project);
+    else if (project && parts[2] === "keys") await keysPage(view, project);
+    else if (parts[0] === "nodes") await nodesPage(view);
+    else if (parts[0] === "audit") await auditPage(view, params);
+    else if (state.projects.length) return go(`#/p/${enc(state.projects[0].name)}/bookings`);
+    else view.replaceChildren(h("p", {}, "You belong to no project yet: ask an administrator."));
+  } catch (x) {
+    view.replaceChildren(h("h1", {}, x.status === 404 ? "Not found" : "Refused"), h("p", { class: "error", id: "page-error" }, x.message));
+  }
+  if (seq === state.seq && state.session) main.replaceChildren(...view.childNodes);
+}
+
+// A message stays until the page is left (a refresh after a change keeps it).
+window.addEventListener("hashchange", () => { say(""); render(); });
+// A page restored from the back-forward cache after logout asks again.
+window.addEventListener("pageshow", (e) => { if (e.persisted) location.reload(); });
+render();

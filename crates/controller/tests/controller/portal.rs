@@ -1,0 +1,333 @@
+//! The portal's server side, spoken to as a browser would (raw HTTP, the
+//! cookie and headers by hand): its files under a policy without inline
+//! script, a session cookie the page cannot read, changes refused without
+//! the CSRF token (and nothing changed), logout ending the session on the
+//! server, and a booking's counters read through the controller. The
+//! browser itself is `portal_browser`.
+
+use crate::common::{Harness, PASSWORD, network};
+use prism_controller::api::portal::{COOKIE, CSRF_HEADER};
+use prism_controller::{MemberRequest, Role};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// An answer: status, headers (lower-case names), body.
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+}
+
+/// One request on its own connection, as a browser would send it.
+async fn send(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Answer {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (n, v) in headers {
+        req.push_str(&format!("{n}: {v}\r\n"));
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.unwrap();
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines.next().unwrap_or("")[9..12].parse().unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(": "))
+        .map(|(n, v)| (n.to_ascii_lowercase(), v.to_string()))
+        .collect();
+    Answer {
+        status,
+        headers,
+        body: body.to_string(),
+    }
+}
+
+/// Logs `user` in through the portal: its cookie (`name=value`) and CSRF token.
+async fn portal_login(addr: &str, user: &str) -> (String, String) {
+    let body = json!({"user": user, "password": PASSWORD}).to_string();
+    let a = send(
+        addr,
+        "POST",
+        "/portal/login",
+        &[("Content-Type", "application/json")],
+        &body,
+    )
+    .await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    let set = a
+        .header("set-cookie")
+        .expect("a session cookie")
+        .to_string();
+    let cookie = set.split(';').next().unwrap().to_string();
+    (cookie, a.json()["csrf"].as_str().unwrap().to_string())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_portal_is_served_under_a_policy_without_inline_script() {
+    let h = Harness::start().await;
+    let page = send(&h.addr, "GET", "/", &[], "").await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.header("content-type")
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let csp = page.header("content-security-policy").expect("a policy");
+    assert!(
+        csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"),
+        "{csp}"
+    );
+    assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
+    // The page's script is the file served, not inline.
+    assert!(
+        page.body
+            .contains(r#"<script type="module" src="/portal/app.js"></script>"#)
+    );
+    assert!(!page.body.contains("<script>"));
+    let js = send(&h.addr, "GET", "/portal/app.js", &[], "").await;
+    assert_eq!(js.status, 200);
+    assert!(
+        js.header("content-type")
+            .unwrap()
+            .starts_with("text/javascript")
+    );
+    assert!(js.body.contains("X-Prism-CSRF"));
+    let missing = send(&h.addr, "GET", "/portal/other.js", &[], "").await;
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.json()["code"], "not_found");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_portal_session_is_a_cookie_the_page_cannot_read() {
+    let h = Harness::start().await;
+    let body = json!({"user": "admin", "password": PASSWORD}).to_string();
+    let a = send(
+        &h.addr,
+        "POST",
+        "/portal/login",
+        &[("Content-Type", "application/json")],
+        &body,
+    )
+    .await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    let set = a.header("set-cookie").unwrap();
+    for flag in ["HttpOnly", "SameSite=Strict", "Path=/", "Max-Age=28800"] {
+        assert!(set.contains(flag), "{flag} in {set}");
+    }
+    assert!(!set.contains("Secure"), "plain HTTP on loopback: {set}");
+    assert!(
+        !a.body.contains("prt_"),
+        "the token is in the cookie only: {}",
+        a.body
+    );
+    assert_eq!(a.json()["admin"], true);
+    let cookie = set.split(';').next().unwrap();
+    let who = send(&h.addr, "GET", "/v1/whoami", &[("Cookie", cookie)], "").await;
+    assert_eq!(who.status, 200);
+    assert_eq!(who.json()["user"], "admin");
+    assert_eq!(who.header("cache-control"), Some("no-store"));
+    // A form cross-site cannot log a browser in: a login is JSON.
+    let form = "user=admin&password=x";
+    let refused = send(
+        &h.addr,
+        "POST",
+        "/portal/login",
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        form,
+    )
+    .await;
+    assert_eq!(refused.status, 400);
+    let wrong = json!({"user": "admin", "password": "wrong"}).to_string();
+    let refused = send(
+        &h.addr,
+        "POST",
+        "/portal/login",
+        &[("Content-Type", "application/json")],
+        &wrong,
+    )
+    .await;
+    assert_eq!(refused.status, 401);
+    assert!(refused.header("set-cookie").is_none());
+    // An API key is never a cookie session.
+    let forged = send(
+        &h.addr,
+        "GET",
+        "/v1/whoami",
+        &[("Cookie", "prism_session=prk_x")],
+        "",
+    )
+    .await;
+    assert_eq!(forged.status, 401);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_change_with_the_cookie_needs_the_csrf_token_and_changes_nothing_without() {
+    let h = Harness::start().await;
+    h.node("n1", 4, 100).await;
+    let fay = h.user("fay").await;
+    h.project("p", "fay", prism_controller::STANDARD).await;
+    let (cookie, csrf) = portal_login(&h.addr, "fay").await;
+    let body = serde_json::to_string(&network("a", "software", 1, true)).unwrap();
+    let path = "/v1/projects/p/bookings";
+    let json_type = ("Content-Type", "application/json");
+    for forged in [vec![], vec![(CSRF_HEADER, "0".repeat(64))]] {
+        let mut headers = vec![
+            ("Cookie", cookie.clone()),
+            (json_type.0, json_type.1.into()),
+        ];
+        headers.extend(forged);
+        let hs: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        let a = send(&h.addr, "POST", path, &hs, &body).await;
+        assert_eq!(a.status, 403, "{}", a.body);
+        assert_eq!(a.json()["code"], "forbidden");
+    }
+    assert!(
+        fay.bookings("p", false, None)
+            .await
+            .unwrap()
+            .items
+            .is_empty(),
+        "nothing booked"
+    );
+    let hs = [
+        ("Cookie", cookie.as_str()),
+        json_type,
+        (CSRF_HEADER, csrf.as_str()),
+    ];
+    let a = send(&h.addr, "POST", path, &hs, &body).await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    assert_eq!(fay.bookings("p", false, None).await.unwrap().items.len(), 1);
+    // The token of one session is not another's.
+    let (other, _) = portal_login(&h.addr, "fay").await;
+    let hs = [
+        ("Cookie", other.as_str()),
+        json_type,
+        (CSRF_HEADER, csrf.as_str()),
+    ];
+    let body = serde_json::to_string(&network("b", "software", 1, false)).unwrap();
+    assert_eq!(send(&h.addr, "POST", path, &hs, &body).await.status, 403);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn logout_ends_the_session_on_the_server() {
+    let h = Harness::start().await;
+    let (cookie, csrf) = portal_login(&h.addr, "admin").await;
+    let token = cookie
+        .strip_prefix(&format!("{COOKIE}="))
+        .unwrap()
+        .to_string();
+    let forged = send(
+        &h.addr,
+        "POST",
+        "/portal/logout",
+        &[("Cookie", &cookie)],
+        "",
+    )
+    .await;
+    assert_eq!(
+        forged.status, 403,
+        "a logout without the token is a forgery too"
+    );
+    let out = send(
+        &h.addr,
+        "POST",
+        "/portal/logout",
+        &[("Cookie", &cookie), (CSRF_HEADER, &csrf)],
+        "",
+    )
+    .await;
+    assert_eq!(out.status, 204);
+    assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
+    // Replayed after logout, by cookie or as a bearer: refused.
+    let again = send(&h.addr, "GET", "/v1/whoami", &[("Cookie", &cookie)], "").await;
+    assert_eq!(again.status, 401);
+    let bearer = format!("Bearer {token}");
+    let again = send(
+        &h.addr,
+        "GET",
+        "/v1/whoami",
+        &[("Authorization", &bearer)],
+        "",
+    )
+    .await;
+    assert_eq!(again.status, 401);
+    // The page itself still loads (and shows the login).
+    assert_eq!(
+        send(&h.addr, "GET", "/", &[("Cookie", &cookie)], "")
+            .await
+            .status,
+        200
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bookings_counters_come_from_its_node_through_the_controller() {
+    let h = Harness::start().await;
+    let node = h.node("n1", 4, 100).await;
+    let fay = h.user("fay").await;
+    h.project("p", "fay", prism_controller::STANDARD).await;
+    let held = fay
+        .book("p", &network("held", "software", 1, false))
+        .await
+        .unwrap();
+    let e = fay.booking_counters("p", &held.id).await.unwrap_err();
+    assert_eq!(e.status(), Some(409), "{e}");
+    let b = fay
+        .book("p", &network("a", "software", 1, true))
+        .await
+        .unwrap();
+    let on_node = b.node_network.clone().unwrap();
+    node.pass(&on_node, 1000, 64);
+    node.drop_for(&on_node, "stage3/no_route", 7);
+    let c = fay.booking_counters("p", &b.id).await.unwrap();
+    assert_eq!(
+        (c.rx_packets, c.tx_packets, c.tx_bytes),
+        (1007, 1000, 64_000)
+    );
+    assert_eq!((c.dropped, c.drops["stage3/no_route"]), (7, 7));
+    assert_eq!(
+        (c.node.as_str(), c.network.as_str()),
+        ("n1", on_node.as_str())
+    );
+    // A viewer reads it; another project's user does not see it.
+    h.user("vic").await;
+    fay.set_member("p", "vic", &MemberRequest { role: Role::Viewer })
+        .await
+        .unwrap();
+    let vic = h.login_as("vic", None).await;
+    assert_eq!(
+        vic.booking_counters("p", &b.id).await.unwrap().rx_packets,
+        1007
+    );
+    let eve = h.user("eve").await;
+    h.project("q", "eve", prism_controller::STANDARD).await;
+    let e = eve.booking_counters("p", &b.id).await.unwrap_err();
+    assert_eq!(e.status(), Some(404), "{e}");
+    let e = eve.booking_counters("q", &b.id).await.unwrap_err();
+    assert_eq!(e.status(), Some(404), "{e}");
+    // A node that does not answer is said.
+    node.down.store(true, std::sync::atomic::Ordering::SeqCst);
+    let e = fay.booking_counters("p", &b.id).await.unwrap_err();
+    assert_eq!(e.status(), Some(502), "{e}");
+}
