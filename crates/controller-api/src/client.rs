@@ -13,6 +13,7 @@ use crate::identity::{
 };
 use crate::node_keys::{NodeKeyRequest, NodeKeyView};
 use crate::nodes::{NodeRequest, NodeView};
+use crate::observe::{NodeHardware, TraceRequest};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::quota::QuotaView;
 use prism_node_api::{Endpoint, NodeClient};
@@ -344,6 +345,30 @@ impl ControllerClient {
             None::<&()>,
         )
         .await
+    }
+    /// The next packets of the booking's network, each stage's decision.
+    pub async fn trace_booking(
+        &self,
+        project: &str,
+        id: &str,
+        r: &TraceRequest,
+    ) -> Result<prism_node_api::TapAnswer, ClientError> {
+        let path = format!("/v1/projects/{}/bookings/{}/trace", seg(project), seg(id));
+        self.call("POST", path, Some(r)).await
+    }
+    /// Node `name`'s slots, what each holds and its power (model).
+    pub async fn node_hardware(&self, name: &str) -> Result<NodeHardware, ClientError> {
+        let path = format!("/v1/nodes/{}/hardware", seg(name));
+        self.call("GET", path, None::<&()>).await
+    }
+    /// Node `name`'s events numbered above `since`.
+    pub async fn node_events(
+        &self,
+        name: &str,
+        since: u64,
+    ) -> Result<Vec<prism_node_api::NodeEvent>, ClientError> {
+        let path = format!("/v1/nodes/{}/events?since={since}", seg(name));
+        self.call("GET", path, None::<&()>).await
     }
     /// What the booking's network has forwarded on its node.
     pub async fn booking_counters(

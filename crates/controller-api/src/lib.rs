@@ -16,6 +16,7 @@ pub mod gateway;
 pub mod identity;
 pub mod node_keys;
 pub mod nodes;
+pub mod observe;
 pub mod operation;
 pub mod projects;
 pub mod quota;
@@ -34,6 +35,7 @@ pub use identity::{
 };
 pub use node_keys::{NodeKeyRequest, NodeKeyView};
 pub use nodes::{NodeRequest, NodeView};
+pub use observe::{NodeHardware, SlotView, TraceRequest};
 pub use operation::Operation;
 pub use prism_node_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
 pub use projects::{

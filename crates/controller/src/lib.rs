@@ -33,6 +33,7 @@ mod login_guard;
 mod model;
 mod node_identity;
 mod nodes;
+mod observe;
 mod operations;
 mod projects;
 mod public_mac;
@@ -65,7 +66,9 @@ pub use model::{
     node_network_name,
 };
 pub use nodes::{NodeRequest, NodeView};
-pub use prism_controller_api::{ClientError, ControllerClient, session};
+pub use prism_controller_api::{
+    ClientError, ControllerClient, NodeHardware, SlotView, TraceRequest, session,
+};
 pub use projects::{
     MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
 };

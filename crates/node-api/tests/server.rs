@@ -138,7 +138,6 @@ fn every_refusal_has_the_one_error_body() {
             "not_found",
             None,
         ),
-        ("GET", "/v1/counters", None, 503, "unavailable", None),
     ] {
         let (st, bytes) = rt.block_on(c.raw(method, path, b)).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_else(|_| {
@@ -243,11 +242,11 @@ fn metrics_need_the_credential_and_are_openmetrics() {
     let (st, body) = rt.block_on(c.raw("GET", "/metrics", None)).unwrap();
     let text = String::from_utf8_lossy(&body);
     assert_eq!(st, 200, "{text}");
-    // No counters yet (the fake has none): the families that need none.
+    // The families of a node with one hardware network and no traffic.
     for line in [
         "prism_node_info{device=\"netfpga-v2p\",io=\"packet\"} 1",
         "prism_hardware_slots{state=\"free\"} 2",
-        "prism_network_info{network=\"net-a\",tier=\"hardware\",forwarding=\"destination\",slot=\"\"} 1",
+        "prism_network_info{network=\"net-a\",tier=\"hardware\",forwarding=\"destination\",slot=\"0\"} 1",
         "prism_network_hardware{network=\"net-a\"} 1",
         "prism_network_tier_moves_total{network=\"net-a\"} 0",
         "# TYPE prism_network_tier_moves counter",
@@ -349,7 +348,8 @@ fn reconfigure_events_and_power_reach_the_api_by_their_paths() {
         .iter()
         .map(|e| e.seq)
         .collect();
-    assert_eq!(seqs, [2, 3]);
+    // Two reconfigurations, each started and done.
+    assert_eq!(seqs, [2, 3, 4]);
     assert_eq!(rt.block_on(c.power()).unwrap().kind, "model");
     // Without the credential: 401, as everywhere.
     let anon = NodeClient::new(Endpoint::Tcp { addr, token: None });
@@ -404,4 +404,28 @@ fn refused_tls_handshakes_are_reported_once_a_period_with_the_peer() {
         "the last peer, {}: {r:?}",
         peers[1]
     );
+}
+
+#[test]
+fn a_node_that_cannot_answer_says_unavailable_in_the_one_error_body() {
+    let stop = Arc::new(AtomicBool::new(false));
+    let node = fake();
+    node.down.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (addr, _t) = prism_node_api::spawn(
+        Listener::Tcp(
+            "127.0.0.1:0".parse().unwrap(),
+            Credential::new(SECRET).unwrap(),
+        ),
+        prism_node_api::router(node),
+        stop.clone(),
+    )
+    .unwrap();
+    let c = NodeClient::new(Endpoint::Tcp {
+        addr,
+        token: Some(SECRET.into()),
+    });
+    let (st, bytes) = rt().block_on(c.raw("GET", "/v1/counters", None)).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!((st, v["code"].as_str()), (503, Some("unavailable")), "{v}");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
 }

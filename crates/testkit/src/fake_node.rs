@@ -2,8 +2,10 @@
 //! as a node does (`prism_netdoc::compile` against its ports), with a
 //! switch that makes it unreachable-like (every call fails) and one that
 //! stalls changes. Its desired state goes through the node API's own
-//! `reconcile` functions. Trace, capture and reconfiguration answers echo
-//! the request, so the server glue's tests see bodies go through. Served
+//! `reconcile` functions. Trace and capture answers echo the request, so
+//! the server glue's tests see bodies go through; a reconfiguration is
+//! logged as started and done at once; the counters and power are what a
+//! test says (`pass`, `drop_for`; 100 mW a hardware slot). Served
 //! over real TCP with the control plane's credential, or on any listener.
 
 use prism_netdoc::{NetworkDoc, TierChoice};
@@ -44,6 +46,8 @@ pub struct FakeNode {
     /// Packets and bytes each network has forwarded, and dropped by
     /// reason: what `counters` answers (`pass`, `drop`).
     traffic: Mutex<std::collections::BTreeMap<String, prism_pipeline::NamedCounters>>,
+    /// Its event log: each reconfiguration asked, started and done at once.
+    log: Mutex<Vec<NodeEvent>>,
 }
 
 fn view(d: &NetworkDoc) -> NetworkView {
@@ -112,7 +116,17 @@ impl FakeNode {
             wan: Mutex::new(None),
             refusals: Arc::default(),
             traffic: Mutex::default(),
+            log: Mutex::default(),
         })
+    }
+
+    /// Its hardware networks' names, in the order they came (slot order).
+    fn hardware_names(&self) -> Vec<String> {
+        let docs = self.docs.lock().unwrap();
+        docs.iter()
+            .filter(|d| d.tier == TierChoice::Hardware)
+            .map(|d| d.name.clone())
+            .collect()
     }
 
     /// Counts `packets` of `bytes` each as received and sent by network
@@ -257,7 +271,12 @@ impl FakeNode {
 impl NodeApi for FakeNode {
     fn list_networks(&self) -> Result<Vec<NetworkView>, ApiError> {
         self.up()?;
-        Ok(self.docs.lock().unwrap().iter().map(view).collect())
+        let hardware = self.hardware_names();
+        let mut views: Vec<NetworkView> = self.docs.lock().unwrap().iter().map(view).collect();
+        for v in &mut views {
+            v.slot = hardware.iter().position(|n| *n == v.name);
+        }
+        Ok(views)
     }
     fn get_network(&self, name: &str) -> Result<NetworkDetail, ApiError> {
         self.up()?;
@@ -438,32 +457,59 @@ impl NodeApi for FakeNode {
             timed_out: false,
         })
     }
-    /// A started event with the strategy asked for.
+    /// Logs a started and a done event (the fake loads nothing: done at
+    /// once, with a made-up measured time) and answers the started one.
     fn reconfigure(&self, name: &str, b: ReconfigureBody) -> Result<Reconfiguring, ApiError> {
         self.up()?;
         if self.doc(name).is_none() {
             return Err(missing(name));
         }
+        let mut log = self.log.lock().unwrap();
+        let started = event(log.len() as u64 + 1, name, b.strategy);
+        let done = NodeEvent {
+            seq: started.seq + 1,
+            kind: EventKind::ReconfigurationDone,
+            measured_ms: Some(612.5),
+            ..started.clone()
+        };
+        log.extend([started.clone(), done]);
         Ok(Reconfiguring {
-            event: event(1, name, b.strategy),
+            event: started,
             network: None,
         })
     }
-    /// Events 1 to 3 (those above `since`).
+    /// The events logged above `since`.
     fn events(&self, since: u64) -> Result<Vec<NodeEvent>, ApiError> {
         self.up()?;
-        Ok((since + 1..=3).map(|s| event(s, "x", None)).collect())
+        let log = self.log.lock().unwrap();
+        Ok(log.iter().filter(|e| e.seq > since).cloned().collect())
     }
+    /// A region per slot: the hardware networks in order, 100 mW each
+    /// (a fake's figure), the rest blank.
     fn power(&self) -> Result<PowerView, ApiError> {
         self.up()?;
+        let hardware = self.hardware_names();
+        let regions = (0..self.slots as usize)
+            .map(|slot| prism_node_api::RegionPowerView {
+                slot,
+                state: if slot < hardware.len() {
+                    "active"
+                } else {
+                    "blank"
+                }
+                .into(),
+                network: hardware.get(slot).cloned(),
+                mw: if slot < hardware.len() { 100.0 } else { 0.0 },
+            })
+            .collect();
         Ok(PowerView {
             kind: "model".into(),
             device: DEVICE.into(),
-            total_mw: 1.5,
+            total_mw: 1.5 + 100.0 * hardware.len() as f64,
             device_static_mw: 1.0,
             static_region_mw: 0.5,
-            regions: Vec::new(),
-            networks: Default::default(),
+            regions,
+            networks: hardware.iter().map(|n| (n.clone(), 100.0)).collect(),
             source: "none".into(),
         })
     }

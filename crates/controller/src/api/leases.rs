@@ -12,6 +12,8 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use prism_controller_api::TraceRequest;
+use prism_node_api::TapAnswer;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -31,6 +33,7 @@ pub fn routes() -> Router<App> {
             "/v1/projects/{project}/bookings/{id}/counters",
             get(counters),
         )
+        .route("/v1/projects/{project}/bookings/{id}/trace", post(trace))
         .route("/v1/projects/{project}/bookings/{id}/action", post(act))
         .route("/v1/projects/{project}/quota", get(quota))
         .route("/v1/projects/{project}/usage", get(usage))
@@ -141,6 +144,23 @@ pub async fn counters(
     Path((project, id)): Path<(String, String)>,
 ) -> Result<Json<BookingCounters>> {
     Ok(Json(app.ctl.booking_counters(&p, &project, &id).await?))
+}
+
+/// Traces the next packets of the booking's network through the node's
+/// stages (its booker or a project owner): each stage's decision. Answers
+/// when it has them or the wait is over (`timed_out`).
+#[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/trace", tag = "bookings",
+    params(("project" = String, Path), ("id" = String, Path)), request_body = TraceRequest,
+    responses((status = 200, body = TapAnswer), (status = 403, body = Error), (status = 404, body = Error),
+        (status = 409, description = "not provisioned", body = Error),
+        (status = 502, description = "its node could not be read", body = Error)))]
+pub async fn trace(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path((project, id)): Path<(String, String)>,
+    Body(r): Body<TraceRequest>,
+) -> Result<Json<TapAnswer>> {
+    Ok(Json(app.ctl.trace_booking(&p, &project, &id, r).await?))
 }
 
 /// Releases a booking: its network leaves its node, its VLAN and quota

@@ -35,7 +35,7 @@ use std::time::Instant;
 pub const MAX_BODY: usize = 1 << 20;
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 29] = [
+pub const PATHS: [&str; 32] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
@@ -54,6 +54,7 @@ pub const PATHS: [&str; 29] = [
     "/v1/projects/{project}/bookings/{id}/renew",
     "/v1/projects/{project}/bookings/{id}/action",
     "/v1/projects/{project}/bookings/{id}/counters",
+    "/v1/projects/{project}/bookings/{id}/trace",
     "/v1/projects/{project}/quota",
     "/v1/projects/{project}/usage",
     "/v1/projects/{project}/public-addresses",
@@ -61,6 +62,8 @@ pub const PATHS: [&str; 29] = [
     "/v1/projects/{project}/public-addresses/{address}/renew",
     "/v1/nodes",
     "/v1/nodes/heartbeat",
+    "/v1/nodes/{name}/hardware",
+    "/v1/nodes/{name}/events",
     "/v1/node-keys",
     "/v1/node-keys/{id}",
     "/v1/resource-types",

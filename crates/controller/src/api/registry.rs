@@ -4,20 +4,63 @@ use super::{App, Body, Caller};
 use crate::error::{Error, Result};
 use crate::model::ResourceType;
 use crate::nodes::{NodeRequest, NodeView};
-use axum::extract::State;
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
+use prism_controller_api::NodeHardware;
+use prism_node_api::NodeEvent;
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 pub fn routes() -> Router<App> {
     Router::new()
         .route("/v1/nodes", get(list_nodes).post(register_node))
+        .route("/v1/nodes/{name}/hardware", get(node_hardware))
+        .route("/v1/nodes/{name}/events", get(node_events))
         .route("/v1/resource-types", get(list_types).post(register_type))
 }
 
 #[utoipa::path(get, path = "/v1/nodes", tag = "nodes", responses((status = 200, body = Vec<NodeView>), (status = 403, body = Error)))]
 pub async fn list_nodes(State(app): State<App>, Caller(p): Caller) -> Result<Json<Vec<NodeView>>> {
     Ok(Json(app.ctl.list_nodes(&p).await?))
+}
+
+/// A node's hardware tier now (administrators): each slot's state, the
+/// network and module it holds with its booking, and power per region —
+/// the device profile's model, never measured (Prism runs no FPGA).
+#[utoipa::path(get, path = "/v1/nodes/{name}/hardware", tag = "nodes", params(("name" = String, Path)),
+    responses((status = 200, body = NodeHardware), (status = 403, body = Error), (status = 404, body = Error),
+        (status = 502, description = "the node could not be read", body = Error)))]
+pub async fn node_hardware(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path(name): Path<String>,
+) -> Result<Json<NodeHardware>> {
+    Ok(Json(app.ctl.node_hardware(&p, &name).await?))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Events numbered above this (default 0: all the node keeps).
+    pub since: Option<u64>,
+}
+
+/// A node's events (administrators): reconfigurations with their modelled
+/// and measured times, automatic tier moves with their reason.
+#[utoipa::path(get, path = "/v1/nodes/{name}/events", tag = "nodes", params(("name" = String, Path), EventsQuery),
+    responses((status = 200, body = Vec<NodeEvent>), (status = 403, body = Error), (status = 404, body = Error),
+        (status = 502, description = "the node could not be read", body = Error)))]
+pub async fn node_events(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path(name): Path<String>,
+    Query(q): Query<EventsQuery>,
+) -> Result<Json<Vec<NodeEvent>>> {
+    Ok(Json(
+        app.ctl.node_events(&p, &name, q.since.unwrap_or(0)).await?,
+    ))
 }
 
 /// Registers a node (administrators): the controller asks the node what

@@ -337,6 +337,15 @@ pub(crate) async fn record_converged(
     Ok(())
 }
 
+/// The id of the node named `name`.
+pub(crate) async fn id_by_name(pool: &Pool, name: &str) -> Result<Option<String>> {
+    let r = sqlx::query("SELECT id FROM nodes WHERE name = $1")
+        .bind(name)
+        .fetch_optional(pool)
+        .await?;
+    r.map(|r| r.try_get(0)).transpose().map_err(Into::into)
+}
+
 /// The node named `name`, inside the booking transaction.
 pub(crate) async fn by_name(tx: &mut Tx, name: &str) -> Result<Option<NodeRow>> {
     sqlx::query(&format!("SELECT {NODE_COLUMNS} FROM nodes WHERE name = $1"))

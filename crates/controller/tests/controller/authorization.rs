@@ -258,6 +258,27 @@ fn cases() -> Vec<Case> {
         ),
         c(
             "POST",
+            "/v1/projects/p/bookings/{b}/trace",
+            Some(json!({"count": 1, "timeout_ms": 10})),
+            Booking,
+            [401, 404, 403, 403, 200, 200],
+        ),
+        c(
+            "GET",
+            "/v1/nodes/n1/hardware",
+            None,
+            Nothing,
+            [401, 403, 403, 403, 403, 200],
+        ),
+        c(
+            "GET",
+            "/v1/nodes/n1/events",
+            None,
+            Nothing,
+            [401, 403, 403, 403, 403, 200],
+        ),
+        c(
+            "POST",
             "/v1/projects/p/bookings/{b}/action",
             Some(json!({"action": "stop"})),
             Booking,
@@ -469,6 +490,7 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
     covered.extend(["/v1/login", "/v1/logout"]);
     for p in prism_controller::api::PATHS {
         let templ = p
+            .replace("/v1/nodes/{name}", "/v1/nodes/n1")
             .replace("{project}", "p")
             .replace("{name}", "standard")
             .replace("{user}", "{u}")

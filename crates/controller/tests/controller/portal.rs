@@ -331,3 +331,96 @@ async fn a_bookings_counters_come_from_its_node_through_the_controller() {
     let e = fay.booking_counters("p", &b.id).await.unwrap_err();
     assert_eq!(e.status(), Some(502), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_operator_sees_each_slot_and_the_nodes_events() {
+    use prism_node_api::NodeApi;
+    let h = Harness::start().await;
+    let node = h.node("n1", 4, 100).await;
+    let fay = h.user("fay").await;
+    h.project("p", "fay", prism_controller::STANDARD).await;
+    let b = fay
+        .book("p", &network("hw", "hardware", 1, true))
+        .await
+        .unwrap();
+    let on_node = b.node_network.clone().unwrap();
+    let hw = h.admin.node_hardware("n1").await.unwrap();
+    assert_eq!(hw.slots.len(), 4);
+    let s0 = &hw.slots[0];
+    assert_eq!(
+        (s0.state.as_str(), s0.network.as_deref()),
+        ("active", Some(on_node.as_str()))
+    );
+    assert_eq!(
+        (s0.booking.as_deref(), s0.project.as_deref()),
+        (Some("hw"), Some("p"))
+    );
+    assert_eq!((s0.module.as_deref(), s0.mw), (Some("destination"), 100.0));
+    assert!(
+        hw.slots[1..]
+            .iter()
+            .all(|s| s.state == "blank" && s.network.is_none())
+    );
+    assert!(hw.total_mw > 100.0);
+    // A reconfiguration on the node is on its timeline, with its times.
+    let detail = node.get_network(&on_node).unwrap();
+    let body = prism_node_api::ReconfigureBody {
+        definition: detail.definition,
+        strategy: None,
+    };
+    node.reconfigure(&on_node, body).unwrap();
+    let events = h.admin.node_events("n1", 0).await.unwrap();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[1].measured_ms, Some(612.5));
+    assert_eq!(h.admin.node_events("n1", 1).await.unwrap().len(), 1);
+    // Operators only; a node that is not there is 404.
+    assert_eq!(
+        fay.node_hardware("n1").await.unwrap_err().status(),
+        Some(403)
+    );
+    assert_eq!(
+        fay.node_events("n1", 0).await.unwrap_err().status(),
+        Some(403)
+    );
+    assert_eq!(
+        h.admin.node_hardware("n9").await.unwrap_err().status(),
+        Some(404)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trace_is_for_the_networks_booker_or_owner_only() {
+    let h = Harness::start().await;
+    h.node("n1", 4, 100).await;
+    let fay = h.user("fay").await;
+    h.project("p", "fay", prism_controller::STANDARD).await;
+    let b = fay
+        .book("p", &network("a", "software", 1, true))
+        .await
+        .unwrap();
+    let ask = |count| prism_controller::TraceRequest {
+        count,
+        timeout_ms: Some(100),
+    };
+    let t = fay.trace_booking("p", &b.id, &ask(3)).await.unwrap();
+    // The fake echoes: the network asked is the booking's on the node.
+    assert_eq!(t.packets[0].network, b.node_network);
+    let e = fay.trace_booking("p", &b.id, &ask(0)).await.unwrap_err();
+    assert_eq!(e.api().and_then(|a| a.field.as_deref()), Some("count"));
+    h.user("vic").await;
+    h.user("meg").await;
+    fay.set_member("p", "vic", &MemberRequest { role: Role::Viewer })
+        .await
+        .unwrap();
+    fay.set_member("p", "meg", &MemberRequest { role: Role::Member })
+        .await
+        .unwrap();
+    for who in ["vic", "meg"] {
+        let c = h.login_as(who, None).await;
+        let e = c.trace_booking("p", &b.id, &ask(1)).await.unwrap_err();
+        assert_eq!(e.status(), Some(403), "{who}: {e}");
+    }
+    let eve = h.user("eve").await;
+    let e = eve.trace_booking("p", &b.id, &ask(1)).await.unwrap_err();
+    assert_eq!(e.status(), Some(404));
+}

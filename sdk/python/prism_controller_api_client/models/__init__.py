@@ -16,6 +16,7 @@ from .cipher_name import CipherName
 from .endpoints import Endpoints
 from .error import Error
 from .error_code import ErrorCode
+from .event_kind import EventKind
 from .generic_op import GenericOp
 from .heartbeat import Heartbeat
 from .heartbeat_answer import HeartbeatAnswer
@@ -23,6 +24,8 @@ from .login_request import LoginRequest
 from .member_request import MemberRequest
 from .member_view import MemberView
 from .node_certificate import NodeCertificate
+from .node_event import NodeEvent
+from .node_hardware import NodeHardware
 from .node_info import NodeInfo
 from .node_key_request import NodeKeyRequest
 from .node_key_view import NodeKeyView
@@ -49,9 +52,16 @@ from .resource_type import ResourceType
 from .role import Role
 from .route_doc import RouteDoc
 from .service_level import ServiceLevel
+from .slot_view import SlotView
 from .slots_info import SlotsInfo
+from .stage_decision import StageDecision
+from .strategy_name import StrategyName
+from .tap_answer import TapAnswer
+from .tap_point import TapPoint
+from .tap_view import TapView
 from .tier import Tier
 from .token_view import TokenView
+from .trace_request import TraceRequest
 from .usage_line import UsageLine
 from .usage_report import UsageReport
 from .user_request import UserRequest
@@ -76,6 +86,7 @@ __all__ = (
     "Endpoints",
     "Error",
     "ErrorCode",
+    "EventKind",
     "GenericOp",
     "Heartbeat",
     "HeartbeatAnswer",
@@ -83,6 +94,8 @@ __all__ = (
     "MemberRequest",
     "MemberView",
     "NodeCertificate",
+    "NodeEvent",
+    "NodeHardware",
     "NodeInfo",
     "NodeKeyRequest",
     "NodeKeyView",
@@ -110,8 +123,15 @@ __all__ = (
     "RouteDoc",
     "ServiceLevel",
     "SlotsInfo",
+    "SlotView",
+    "StageDecision",
+    "StrategyName",
+    "TapAnswer",
+    "TapPoint",
+    "TapView",
     "Tier",
     "TokenView",
+    "TraceRequest",
     "UsageLine",
     "UsageReport",
     "UserRequest",

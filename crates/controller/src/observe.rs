@@ -1,0 +1,159 @@
+//! Seeing into what runs, for the portal and `prism ctl`: a node's
+//! hardware tier and event log (administrators), and a booking's next
+//! packets traced through the stages (its booker or a project owner). The
+//! controller reads each from the node with its own credential for it; a
+//! browser never talks to a node.
+
+use crate::authz::{Operation, Principal};
+use crate::controller::Controller;
+use crate::datastore::bookings as booking_store;
+use crate::datastore::nodes;
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::AllocationState;
+use prism_controller_api::{NodeHardware, SlotView, TraceRequest};
+use prism_node_api::{
+    EventKind, NetworkView as NodeNetwork, NodeClient, NodeEvent, TapAnswer, TapBody,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Packets a trace may ask for, and its longest wait.
+const TRACE_MAX: usize = 1000;
+const TRACE_WAIT_MAX_MS: u64 = 30_000;
+
+fn node_failed(node: &str, e: impl std::fmt::Display) -> Error {
+    Error::new(ErrorCode::NodeFailed, format!("node `{node}`: {e}"))
+}
+
+/// Networks whose last reconfiguration event is a start: loading now.
+fn loading(events: &[NodeEvent]) -> BTreeSet<String> {
+    let mut last: BTreeMap<&str, EventKind> = BTreeMap::new();
+    for e in events {
+        if e.kind != EventKind::AutoMove {
+            last.insert(&e.network, e.kind);
+        }
+    }
+    last.into_iter()
+        .filter(|(_, k)| *k == EventKind::ReconfigurationStarted)
+        .map(|(n, _)| n.to_string())
+        .collect()
+}
+
+impl Controller {
+    /// Node `name`'s id and a client for it.
+    async fn node_named(&self, name: &str) -> Result<(String, NodeClient)> {
+        let id = nodes::id_by_name(&self.pool, name)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("node `{name}`")))?;
+        let (_, address, _) = nodes::address_and_generation(&self.pool, &id).await?;
+        Ok((id.clone(), self.node_client(name, &address).await?))
+    }
+
+    /// Node `name`'s slots: what each holds, its state and power (model).
+    pub async fn node_hardware(&self, p: &Principal, name: &str) -> Result<NodeHardware> {
+        p.require_admin()?;
+        let (id, client) = self.node_named(name).await?;
+        let power = client.power().await.map_err(|e| node_failed(name, e))?;
+        let networks = client
+            .list_networks()
+            .await
+            .map_err(|e| node_failed(name, e))?;
+        let events = client.events(0).await.map_err(|e| node_failed(name, e))?;
+        let booked = booking_store::running_on(&self.pool, &id).await?;
+        let loads = loading(&events);
+        let slots = power
+            .regions
+            .iter()
+            .map(|r| {
+                let net: Option<&NodeNetwork> = r
+                    .network
+                    .as_deref()
+                    .and_then(|n| networks.iter().find(|v| v.name == n))
+                    .or_else(|| networks.iter().find(|v| v.slot == Some(r.slot)));
+                let name = net.map(|v| v.name.clone()).or(r.network.clone());
+                let booking = name
+                    .as_deref()
+                    .and_then(|n| booked.iter().find(|b| b.node_network.as_deref() == Some(n)));
+                let state = match &name {
+                    Some(n) if loads.contains(n) => "loading".to_string(),
+                    _ => r.state.clone(),
+                };
+                SlotView {
+                    slot: r.slot,
+                    state,
+                    network: name,
+                    booking: booking.map(|b| b.name.clone()),
+                    project: booking.map(|b| b.project.clone()),
+                    module: net.map(|v| v.forwarding.clone()),
+                    mw: r.mw,
+                }
+            })
+            .collect();
+        Ok(NodeHardware {
+            node: name.to_string(),
+            device: power.device,
+            slots,
+            total_mw: power.total_mw,
+            device_static_mw: power.device_static_mw,
+            static_region_mw: power.static_region_mw,
+            source: power.source,
+        })
+    }
+
+    /// Node `name`'s events numbered above `since`, oldest first.
+    pub async fn node_events(
+        &self,
+        p: &Principal,
+        name: &str,
+        since: u64,
+    ) -> Result<Vec<NodeEvent>> {
+        p.require_admin()?;
+        let (_, client) = self.node_named(name).await?;
+        client.events(since).await.map_err(|e| node_failed(name, e))
+    }
+
+    /// The next `r.count` packets of booking `id`'s network, each stage's
+    /// decision (its booker's or a project owner's: a trace shows the
+    /// network's traffic).
+    pub async fn trace_booking(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+        r: TraceRequest,
+    ) -> Result<TapAnswer> {
+        if !(1..=TRACE_MAX).contains(&r.count) {
+            return Err(Error::invalid(format!("1 to {TRACE_MAX} packets")).with_field("count"));
+        }
+        let wait = r.timeout_ms.unwrap_or(5000);
+        if wait > TRACE_WAIT_MAX_MS {
+            return Err(
+                Error::invalid(format!("at most {TRACE_WAIT_MAX_MS} ms")).with_field("timeout_ms")
+            );
+        }
+        let m = self
+            .project_for(p, project, Operation::BookingsAction)
+            .await?;
+        let b = self.booking_in(&m, id).await?;
+        p.may_touch(&m, Operation::BookingsAction, &b.ids.user)?;
+        let placed = b.ids.node.as_deref().zip(b.node_network.as_deref());
+        let (Some((node_id, network)), AllocationState::Provisioned) = (placed, b.allocation_state)
+        else {
+            return Err(Error::conflict("only a provisioned network is traced"));
+        };
+        let (node, address, _) = nodes::address_and_generation(&self.pool, node_id).await?;
+        let client = self
+            .node_client(&node, &address)
+            .await?
+            .with_timeout(std::time::Duration::from_millis(wait + 5000));
+        let body = TapBody {
+            count: r.count,
+            capture: false,
+            snaplen: None,
+            timeout_ms: Some(wait),
+        };
+        client
+            .tap(Some(network), &body)
+            .await
+            .map_err(|e| node_failed(&node, e))
+    }
+}
