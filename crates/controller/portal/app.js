@@ -334,6 +334,7 @@ async function bookingPage(main, project, id) {
     h("h2", {}, "Traffic (live, every second)"), figures, drawing,
     h("p", { class: "legend" }, h("span", {}, "── in"), h("span", {}, "- - out")),
     h("h2", {}, "Drops by reason"), drops,
+    ...(b.allocation_state === "provisioned" && mayChange(project, b) ? traceSection(project, b) : []),
     h("h2", {}, "Definition"), h("pre", {}, JSON.stringify(b.spec, null, 2)));
   if (b.allocation_state !== "provisioned") {
     figures.replaceChildren(`Not provisioned (${b.allocation_state}, ${b.operational_state}): no traffic to show.`);
@@ -418,11 +419,76 @@ async function nodesPage(main) {
   main.replaceChildren(h("h1", {}, "Nodes"),
     h("table", { "aria-label": "Nodes" },
       h("thead", {}, h("tr", {}, ["Node", "Up", "Last heartbeat", "Generation (applied / desired)", "Device (modelled)", "Slots used", "Mbit/s used (hw / sw)", "Last error"].map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", {}, nodes.map((n) => h("tr", { "data-node": n.name }, h("td", {}, n.name, h("br"), h("span", { class: "hint" }, n.address)),
+      h("tbody", {}, nodes.map((n) => h("tr", { "data-node": n.name }, h("td", {}, h("a", { href: `#/nodes/${enc(n.name)}` }, n.name), h("br"), h("span", { class: "hint" }, n.address)),
         h("td", {}, n.up ? h("span", { class: "state ready" }, "up") : h("span", { class: "state failed" }, "down")),
         h("td", {}, when(n.last_seen_ms)), h("td", {}, `${n.applied_generation} / ${n.generation}`), h("td", {}, n.device),
         h("td", {}, `${n.used_slots} of ${n.slots}`), h("td", {}, `${n.used_hw_mbps} of ${n.hw_mbps} / ${n.used_sw_mbps} of ${n.sw_mbps}`),
         h("td", {}, n.last_error || "—"))))));
+}
+
+const EVENT_WORDS = {
+  "reconfiguration-started": "reconfiguration started", "reconfiguration-done": "reconfiguration done",
+  "reconfiguration-failed": "reconfiguration failed", "auto-move": "automatic tier move",
+};
+
+function ms(v) {
+  return v === undefined || v === null ? "—" : `${v.toFixed(1)} ms`;
+}
+
+async function nodePage(main, name) {
+  const token = state.seq;
+  const [hw, events] = await Promise.all([api("GET", `/v1/nodes/${enc(name)}/hardware`), api("GET", `/v1/nodes/${enc(name)}/events`)]);
+  const slot = (s) => h("li", { class: `slot ${s.state}`, "data-slot": s.slot },
+    h("strong", {}, `Slot ${s.slot}`), h("span", { class: "state-word" }, s.state),
+    s.network ? h("span", {}, s.booking ? `${s.booking} (project ${s.project})` : s.network) : h("span", { class: "hint" }, "no network"),
+    s.module ? h("span", { class: "hint" }, `module: ${s.module}`) : "",
+    h("span", {}, `${s.mw.toFixed(1)} mW`));
+  const timeline = h("tbody", { id: "timeline" });
+  const addEvents = (list) => {
+    for (const e of list) {
+      timeline.prepend(h("tr", { "data-event": e.seq }, h("td", {}, e.seq), h("td", {}, when(e.unix_ms)),
+        h("td", {}, EVENT_WORDS[e.kind] || e.kind), h("td", {}, e.network), h("td", {}, e.strategy || "—"),
+        h("td", {}, ms(e.modelled_ms)), h("td", {}, ms(e.measured_ms)), h("td", {}, e.message)));
+    }
+  };
+  addEvents(events);
+  let since = events.length ? events[events.length - 1].seq : 0;
+  main.replaceChildren(h("h1", {}, `Node ${name}`),
+    h("p", {}, `Device profile ${hw.device}: ${hw.total_mw.toFixed(1)} mW in all (device static ${hw.device_static_mw.toFixed(1)}, static region ${hw.static_region_mw.toFixed(1)}). `,
+      h("strong", {}, "Power is the profile's model, not a measurement"), ` (${hw.source}).`),
+    h("h2", {}, "Hardware tier"),
+    h("ol", { class: "slots", "aria-label": "Slots" }, hw.slots.map(slot)),
+    h("h2", {}, "Events"),
+    h("table", { "aria-label": "Events" },
+      h("thead", {}, h("tr", {}, ["#", "When", "What", "Network", "Strategy", "Modelled", "Measured", "Message"].map((c) => h("th", { scope: "col" }, c)))),
+      timeline));
+  every(token, async () => {
+    try {
+      const more = await api("GET", `/v1/nodes/${enc(name)}/events?since=${since}`);
+      if (more.length) { since = more[more.length - 1].seq; addEvents(more); }
+    } catch (x) { say(x.message, true); }
+  }, 2000);
+}
+
+function traceSection(project, b) {
+  const count = h("input", { id: "trace-count", type: "number", min: 1, max: 1000, value: 5 });
+  const out = h("div", { id: "trace-out", "aria-live": "polite" });
+  const button = h("button", { type: "submit" }, "Trace");
+  const form = h("form", { class: "inline", onsubmit: async (e) => {
+    e.preventDefault();
+    button.disabled = true;
+    out.replaceChildren(`Waiting for ${count.value} packets (up to 5 s)…`);
+    try {
+      const t = await api("POST", `${P(project)}/bookings/${enc(b.id)}/trace`, { count: Number(count.value), timeout_ms: 5000 });
+      out.replaceChildren(h("p", {}, `${t.packets.length} packets${t.timed_out ? " (the wait ran out first)" : ""}.`),
+        h("table", { "aria-label": "Trace" },
+          h("thead", {}, h("tr", {}, ["When (ns)", "Port", "Bytes", "Each stage's decision"].map((c) => h("th", { scope: "col" }, c)))),
+          h("tbody", {}, t.packets.map((p) => h("tr", {}, h("td", {}, p.timestamp_ns), h("td", {}, p.port), h("td", {}, p.len),
+            h("td", {}, h("ol", {}, (p.stages || []).map((s) => h("li", {}, `${s.stage}: ${s.decision}`)))))))));
+    } catch (x) { out.replaceChildren(h("span", { class: "error" }, x.message)); }
+    button.disabled = false;
+  } }, h("label", { for: "trace-count" }, "Trace the next packets", count), " ", button);
+  return [h("h2", {}, "Trace"), form, out];
 }
 
 async function auditPage(main, params) {
@@ -497,6 +563,7 @@ async function render() {
     else if (project && parts[2] === "book") bookPage(view, project);
     else if (project && parts[2] === "usage") await usagePage(view, project);
     else if (project && parts[2] === "keys") await keysPage(view, project);
+    else if (parts[0] === "nodes" && parts[1]) await nodePage(view, parts[1]);
     else if (parts[0] === "nodes") await nodesPage(view);
     else if (parts[0] === "audit") await auditPage(view, params);
     else if (state.projects.length) return go(`#/p/${enc(state.projects[0].name)}/bookings`);

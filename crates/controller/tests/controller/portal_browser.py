@@ -8,9 +8,11 @@ page go to $PRISM_SHOTS. Exits non-zero at the first failed check.
 
 import csv
 import io
+import json
 import os
 import re
 import sys
+import urllib.request
 
 from playwright.sync_api import expect, sync_playwright
 
@@ -18,6 +20,7 @@ URL = os.environ["PRISM_PORTAL_URL"]
 PASSWORD = os.environ["PRISM_PASSWORD"]
 OTHER = os.environ["PRISM_OTHER_BOOKING"]
 SHOTS = os.environ["PRISM_SHOTS"]
+NODE_SECRET = os.environ["PRISM_NODE_SECRET"]
 os.makedirs(SHOTS, exist_ok=True)
 expect.set_options(timeout=10_000)
 
@@ -114,6 +117,11 @@ def researcher(browser):
     assert graph_points(page) != before, "the busy network's graph did not move"
     expect(page.locator("#drops")).to_contain_text("stage3/no_route")
     shot(page, "network-live")
+    # A trace through the controller (the fake node answers one packet
+    # with the network it was asked for: the booking's on the node).
+    page.get_by_label("Trace the next packets").fill("2")
+    page.get_by_role("button", name="Trace").click()
+    expect(page.get_by_role("table", name="Trace")).to_contain_text("pc-")
 
     # Renew: the new end, and the clamp past the service level's longest lease.
     page.get_by_role("link", name="Bookings").click()
@@ -182,6 +190,9 @@ def viewer(browser):
     expect(page.get_by_role("button", name="Release")).to_have_count(0)
     expect(page.get_by_role("link", name="Book", exact=True)).to_have_count(0)
     shot(page, "viewer")
+    page.get_by_role("link", name="busy").click()
+    expect(page.get_by_role("heading", name="busy")).to_be_visible()
+    expect(page.get_by_role("button", name="Trace")).to_have_count(0)
     # A forged request from the page: without the CSRF token, and with it
     # (a viewer may not book): both refused, by the server.
     forged = page.evaluate("""async () => {
@@ -202,6 +213,22 @@ def viewer(browser):
     ctx.close()
 
 
+def reconfigure_on_node(page, booking):
+    nodes = page.request.get(URL + "/v1/nodes").json()
+    address = nodes[0]["address"]
+    b = next(x for x in page.request.get(URL + "/v1/projects/p/bookings").json()["items"] if x["name"] == booking)
+    auth = {"Authorization": f"Bearer {NODE_SECRET}", "Content-Type": "application/json"}
+
+    def call(method, path, body=None):
+        req = urllib.request.Request(f"http://{address}{path}", method=method, headers=auth,
+                                     data=None if body is None else json.dumps(body).encode())
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read() or b"null")
+
+    detail = call("GET", f"/v1/networks/{b['node_network']}")
+    call("POST", f"/v1/networks/{b['node_network']}/reconfigure", {"definition": detail["definition"]})
+
+
 def operator(browser):
     ctx = browser.new_context()
     page = ctx.new_page()
@@ -211,6 +238,21 @@ def operator(browser):
     expect(node).to_contain_text("up")
     expect(node).to_contain_text("1 of 4")
     shot(page, "nodes")
+    page.get_by_role("link", name="n1").click()
+    slot0 = page.locator("li[data-slot='0']")
+    expect(slot0).to_contain_text("active")
+    expect(slot0).to_contain_text("busy (project p)")
+    expect(slot0).to_contain_text("module: destination")
+    expect(page.locator("li[data-slot='3']")).to_contain_text("blank")
+    expect(page.get_by_text("Power is the profile's model, not a measurement")).to_be_visible()
+    expect(page.locator("#timeline tr")).to_have_count(0)
+    # A reconfiguration on the node (asked of the node directly, as
+    # `prism ctl reconfigure` would) reaches the open timeline.
+    reconfigure_on_node(page, "busy")
+    started = page.locator("#timeline tr", has_text="reconfiguration started")
+    expect(started).to_contain_text("600.2 ms")
+    expect(page.locator("#timeline tr", has_text="reconfiguration done")).to_contain_text("612.5 ms")
+    shot(page, "node")
     page.get_by_role("link", name="Audit").click()
     expect(page.get_by_role("table", name="Audit log")).to_contain_text("/v1/projects/p/bookings")
     shot(page, "audit")

@@ -63,6 +63,7 @@ async fn the_portal_works_in_chromium() {
             .env("PRISM_CHROMIUM", chromium)
             .env("PRISM_PASSWORD", PASSWORD)
             .env("PRISM_OTHER_BOOKING", theirs.id)
+            .env("PRISM_NODE_SECRET", crate::common::fake_node::SECRET)
             .env("PRISM_SHOTS", shots)
             .output()
     })
