@@ -312,6 +312,9 @@ function graph(points, max) {
   return svg("svg", { class: "graph", viewBox: `0 0 ${W} ${H}`, role: "img", id: "live-graph",
     "aria-label": `Packets a second over the last minute, in and out; top of scale ${Math.round(max)}` },
   svg("line", { class: "grid", x1: 0, x2: W, y1: H - 10, y2: H - 10 }),
+  svg("line", { class: "grid", x1: 0, x2: W, y1: 10, y2: 10 }),
+  svg("text", { x: 4, y: 24, class: "scale" }, rate(max, "packets/s")),
+  svg("text", { x: 4, y: H - 14, class: "scale" }, "0"),
   svg("polyline", { class: "in", points: line("inPps"), id: "graph-in" }),
   svg("polyline", { class: "out", points: line("outPps"), id: "graph-out" }));
 }

@@ -49,6 +49,11 @@ enum Cmd {
         /// releases them.
         #[arg(long, conflicts_with = "offline")]
         controller: bool,
+        /// With --controller: leave it running for the web portal, its
+        /// networks carrying traffic; prints the address and a login, and
+        /// stops cleanly on Ctrl-C (docs/portal.md).
+        #[arg(long, requires = "controller")]
+        portal: bool,
         /// The wide-area demo instead (root): a controller and three nodes
         /// whose WAN ports share one bridge; networks spanning the nodes,
         /// traffic between every pair counted at the receiving host,
@@ -190,8 +195,10 @@ fn main() {
 fn dispatch(cmd: Cmd) -> Result<()> {
     match cmd {
         Cmd::Demo {
-            controller: true, ..
-        } => prism_testbed::controller_demo::main(&std::env::current_exe()?),
+            controller: true,
+            portal,
+            ..
+        } => prism_testbed::controller_demo::main(&std::env::current_exe()?, portal),
         Cmd::Demo {
             wan: true, rates, ..
         } => prism_testbed::wan_demo::main(&std::env::current_exe()?, rates),

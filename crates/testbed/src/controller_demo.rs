@@ -23,6 +23,7 @@ use prism_http::NodeCa;
 use prism_http::tls::LabCa;
 use prism_io::netns;
 use prism_node_api::{Endpoint, NodeClient};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -151,6 +152,9 @@ fn start_node(prism: &Path, i: usize, ca: &Path, controller: &str, key: &Path) -
         ])
         .arg("--controller-key-file")
         .arg(key)
+        // Its own process group: a terminal's Ctrl-C stops the demo, which
+        // releases the bookings through the nodes before it stops them.
+        .process_group(0)
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
@@ -199,10 +203,10 @@ fn spec(tier: &str) -> serde_json::Value {
     s
 }
 
-/// Sends `count` frames tagged `vlan` to UDP port `port` from host a of
-/// node `i`, and counts those host b receives (untagged, to that port).
-/// Runs the demo; `prism` is the executable that runs the nodes.
-pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
+/// Runs the demo; `prism` is the executable that runs the nodes. With
+/// `portal`, the bookings keep carrying traffic for the web portal until
+/// Ctrl-C or SIGTERM before they are released (`crate::portal_demo`).
+pub fn run(prism: &Path, quiet: bool, portal: bool) -> Result<Outcome> {
     let say = |s: &str| {
         if !quiet {
             println!("{s}");
@@ -225,7 +229,7 @@ pub fn run(prism: &Path, quiet: bool) -> Result<Outcome> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let out = rt.block_on(drive(prism, &dir, &secret, &mut topo, &say));
+    let out = rt.block_on(drive(prism, &dir, &secret, &mut topo, portal, &say));
     drop(topo);
     let mut out = out?;
     out.leftovers = leftovers();
@@ -238,6 +242,7 @@ async fn drive(
     dir: &Path,
     secret: &str,
     topo: &mut Topology,
+    portal: bool,
     say: &dyn Fn(&str),
 ) -> Result<Outcome> {
     let password = format!("demo-{secret}");
@@ -292,6 +297,14 @@ async fn drive(
         say(&format!("    {l}"));
     }
     out.usage_csv = u;
+    if portal {
+        let login = crate::portal_demo::Login {
+            url: &addr,
+            ca: &dir.join("tls").join("ca.pem"),
+            password: &password,
+        };
+        crate::portal_demo::serve_until_stopped(&bookings, login, say).await?;
+    }
     for (b, _) in &bookings {
         alice.release("demo", &b.id).await?;
     }
@@ -491,12 +504,13 @@ async fn left_on_nodes(dir: &Path) -> Result<Vec<String>> {
     Ok(left)
 }
 
-/// Runs the demo and prints its verdict; errors if it found a problem.
-pub fn main(prism: &Path) -> Result<()> {
+/// Runs the demo (with `portal`, left running for a browser until
+/// Ctrl-C) and prints its verdict; errors if it found a problem.
+pub fn main(prism: &Path, portal: bool) -> Result<()> {
     if !prism_io::netns::have_privileges() {
         anyhow::bail!("the controller demo needs root (namespaces and raw sockets)");
     }
-    let o = run(prism, false)?;
+    let o = run(prism, false, portal)?;
     let mut failed = false;
     for (name, tier, node, vlan, sent, got) in &o.flows {
         let loss = 100.0 * sent.saturating_sub(*got) as f64 / (*sent).max(1) as f64;

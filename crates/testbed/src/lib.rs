@@ -32,6 +32,7 @@ pub mod experiments;
 pub mod hosts;
 pub mod live_demo;
 pub mod offline_demo;
+pub mod portal_demo;
 pub mod reconfig_fig8;
 pub mod soak;
 pub mod tables;

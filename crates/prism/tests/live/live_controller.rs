@@ -15,7 +15,12 @@ fn bookings_on_two_nodes_forward_only_their_vlans_and_leave_nothing() {
     let _g = crate::common::SERIAL
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    let o = run(std::path::Path::new(env!("CARGO_BIN_EXE_prism")), true).unwrap();
+    let o = run(
+        std::path::Path::new(env!("CARGO_BIN_EXE_prism")),
+        true,
+        false,
+    )
+    .unwrap();
     assert_eq!(o.flows.len(), 4);
     let nodes: std::collections::BTreeSet<&str> = o.flows.iter().map(|f| f.2.as_str()).collect();
     assert_eq!(nodes.len(), 2, "placed on both nodes: {:?}", o.flows);

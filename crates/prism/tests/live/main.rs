@@ -13,4 +13,5 @@ mod live_auto;
 mod live_controller;
 mod live_observe;
 mod live_paths;
+mod live_portal;
 mod live_wan;
