@@ -43,15 +43,11 @@ enum Cmd {
         /// Seconds of traffic in the live demo.
         #[arg(long, default_value_t = 8)]
         seconds: u64,
-        /// The controller demo instead (root): a controller and two nodes in
-        /// their own namespaces; a user books hardware and software networks
-        /// on both, sends traffic through each, reads the usage report and
-        /// releases them.
+        /// The controller demo instead (root): a controller and two nodes in their
+        /// own namespaces; networks booked on both carry traffic, then released.
         #[arg(long, conflicts_with = "offline")]
         controller: bool,
-        /// With --controller: leave it running for the web portal, its
-        /// networks carrying traffic; prints the address and a login, and
-        /// stops cleanly on Ctrl-C (docs/portal.md).
+        /// With --controller: left running with traffic for the web portal (docs/portal.md).
         #[arg(long, requires = "controller")]
         portal: bool,
         /// The wide-area demo instead (root): a controller and three nodes

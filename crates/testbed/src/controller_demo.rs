@@ -291,12 +291,7 @@ async fn drive(
         "  isolation: {} frames of unbooked or other nodes' VLANs reached a host",
         out.leaked
     ));
-    let u = alice.usage_csv("demo", 0, ctl.now_ms() + 1).await?;
-    say("  usage report (CSV):");
-    for l in u.lines() {
-        say(&format!("    {l}"));
-    }
-    out.usage_csv = u;
+    out.usage_csv = usage_report(&alice, &ctl, say).await?;
     if portal {
         let login = crate::portal_demo::Login {
             url: &addr,
@@ -317,6 +312,20 @@ async fn drive(
         t.abort();
     }
     Ok(out)
+}
+
+/// The project's usage report as CSV, said line by line.
+async fn usage_report(
+    alice: &ControllerClient,
+    ctl: &Controller,
+    say: &dyn Fn(&str),
+) -> Result<String> {
+    let u = alice.usage_csv("demo", 0, ctl.now_ms() + 1).await?;
+    say("  usage report (CSV):");
+    for l in u.lines() {
+        say(&format!("    {l}"));
+    }
+    Ok(u)
 }
 
 /// The controller, in HTTPS with the lab CA it makes in `dir/tls`, which
