@@ -50,3 +50,24 @@ pub struct AuditEntry {
     pub path: String,
     pub status: i64,
 }
+
+/// Which page of the audit log (`GET /v1/audit`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AuditQuery {
+    /// The `next` of the previous page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// Entries per page (1-1000, default 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    /// Newest first (default: oldest first).
+    #[serde(default)]
+    pub newest_first: bool,
+    /// Only this principal's entries (a user's name, `anonymous`, `node:NAME`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub principal: Option<String>,
+    /// Only entries whose path contains this (any case).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}

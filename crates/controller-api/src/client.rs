@@ -1,7 +1,7 @@
 //! A typed client of the controller API (used by `prism ctl` and the
 //! tests). The transport is the node API client's HTTP/1 over TCP.
 
-use crate::accounting::{AuditEntry, UsageReport};
+use crate::accounting::{AuditEntry, AuditQuery, UsageReport};
 use crate::bookings::{
     Action, ActionRequest, Booking, BookingCounters, BookingRequest, Page, RenewRequest, Renewed,
     ResourceType,
@@ -529,6 +529,26 @@ impl ControllerClient {
             None => "/v1/audit".into(),
         };
         self.call("GET", path, None::<&()>).await
+    }
+
+    /// A page of the audit log as `q` asks (order, principal, path).
+    pub async fn audit_where(&self, q: &AuditQuery) -> Result<Page<AuditEntry>, ClientError> {
+        let mut args = vec![format!("newest_first={}", q.newest_first)];
+        let pairs = [
+            ("after", &q.after),
+            ("principal", &q.principal),
+            ("path", &q.path),
+        ];
+        for (k, v) in pairs {
+            if let Some(v) = v {
+                args.push(format!("{k}={}", seg(v)));
+            }
+        }
+        if let Some(l) = q.limit {
+            args.push(format!("limit={l}"));
+        }
+        self.call("GET", format!("/v1/audit?{}", args.join("&")), None::<&()>)
+            .await
     }
 
     /// Every page of [`Self::audit`].

@@ -22,7 +22,7 @@ pub mod projects;
 pub mod quota;
 pub mod session;
 
-pub use accounting::{AuditEntry, UsageLine, UsageReport};
+pub use accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 pub use bookings::{
     Action, ActionRequest, AllocationState, Booking, BookingCounters, BookingRequest, GenericOp,
     OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType, Role,

@@ -372,18 +372,53 @@ async function bookingPage(main, project, id) {
   every(token, poll, 1000);
 }
 
-async function usagePage(main, project) {
-  const u = await api("GET", `${P(project)}/usage`);
-  const max = Math.max(1, ...u.lines.map((l) => l.resource_hours));
-  const chart = svg("svg", { class: "chart", viewBox: `0 0 600 ${24 * u.lines.length + 10}`, role: "img", width: 600,
-    "aria-label": "Resource-hours by user and tier" },
-  ...u.lines.flatMap((l, i) => [
-    svg("rect", { x: 200, y: 5 + 24 * i, height: 18, width: Math.max(1, (380 * l.resource_hours) / max) }),
-    svg("text", { x: 0, y: 18 + 24 * i }, `${l.user} · ${l.tier}: ${l.resource_hours.toFixed(2)} h`)]));
+const PALETTE = ["#3358a8", "#1a7f37", "#9a6700", "#b42318", "#6639ba", "#0a7d8c", "#57606a"];
+
+// One stacked bar a bucket, a colour a series (`user · tier`); the legend
+// names them (the colour is never the only label: each bar has a title).
+function timeChart(label, buckets, key, series, unit) {
+  const W = 720, H = 180, pad = 28, bw = (W - pad) / buckets.length;
+  const totals = buckets.map((b) => b.lines.reduce((t, l) => t + l[key], 0));
+  const max = Math.max(1e-9, ...totals);
+  const bars = buckets.flatMap((b, i) => {
+    let y = H - 16;
+    return b.lines.filter((l) => l[key] > 0).map((l) => {
+      const hgt = ((H - 30) * l[key]) / max;
+      y -= hgt;
+      const name = `${l.user} · ${l.tier}`;
+      return svg("rect", { x: pad + i * bw + 1, y, width: Math.max(1, bw - 2), height: hgt, fill: PALETTE[series.indexOf(name) % PALETTE.length] },
+        svg("title", {}, `${b.label}: ${name} ${l[key].toFixed(3)} ${unit}`));
+    });
+  });
+  const ticks = buckets.map((b, i) => (i % Math.ceil(buckets.length / 8) === 0
+    ? svg("text", { x: pad + i * bw, y: H - 2 }, b.label) : null)).filter(Boolean);
+  return svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": `${label}; top of scale ${max.toFixed(3)} ${unit}` },
+    svg("text", { x: 0, y: 12 }, max >= 10 ? max.toFixed(0) : max.toPrecision(2)), ...bars, ...ticks);
+}
+
+async function usageOverTime(project, days) {
+  const step = days === 1 ? 3600e3 : 86400e3, n = days === 1 ? 24 : days;
+  const end = days === 1 ? Math.ceil(Date.now() / step) * step : new Date().setUTCHours(24, 0, 0, 0);
+  const ranges = Array.from({ length: n }, (_, i) => [end - (n - i) * step, end - (n - i - 1) * step]);
+  const reports = await Promise.all(ranges.map(([f, t]) => api("GET", `${P(project)}/usage?from_ms=${f}&to_ms=${t}`)));
+  return reports.map((r, i) => ({ lines: r.lines,
+    label: days === 1 ? new Date(ranges[i][0]).toISOString().slice(11, 13) + "h" : new Date(ranges[i][0]).toISOString().slice(5, 10) }));
+}
+
+async function usagePage(main, project, params) {
+  const days = Number(params.get("days") || 14) === 1 ? 1 : 14;
+  const [u, buckets] = await Promise.all([api("GET", `${P(project)}/usage`), usageOverTime(project, days)]);
+  const series = [...new Set(buckets.flatMap((b) => b.lines.map((l) => `${l.user} · ${l.tier}`)))].sort();
+  const span = h("select", { id: "usage-span", "aria-label": "Span", onchange: (e) => go(`#/p/${enc(project)}/usage?days=${e.target.value}`) },
+    h("option", { value: 14, selected: days === 14 }, "last 14 days, by day"), h("option", { value: 1, selected: days === 1 }, "last 24 hours, by hour"));
   main.replaceChildren(h("h1", {}, `Usage of ${project}`),
     h("p", {}, `From ${when(u.from_ms)} to ${when(u.to_ms)}: ${u.total_resource_hours.toFixed(2)} resource-hours, ${u.total_bandwidth_mbps_hours.toFixed(2)} Mbit/s-hours. `,
       h("a", { href: `${P(project)}/usage?format=csv&from_ms=${u.from_ms}&to_ms=${u.to_ms}`, download: `usage-${project}.csv`, id: "usage-csv" }, "Download CSV")),
-    u.lines.length ? chart : h("p", {}, "No usage yet."),
+    h("p", {}, span),
+    h("h2", {}, "Resource-hours"), timeChart("Resource-hours by user and tier over time", buckets, "resource_hours", series, "h"),
+    h("h2", {}, "Bandwidth-hours"), timeChart("Mbit/s-hours by user and tier over time", buckets, "bandwidth_mbps_hours", series, "Mbit/s·h"),
+    h("p", { class: "legend", id: "usage-legend" }, series.length ? series.map((name, i) => h("span", {}, h("span", { class: "swatch", "data-colour": i % PALETTE.length }), name)) : "No usage in this span."),
+    h("h2", {}, "All time"),
     h("table", { "aria-label": "Usage" },
       h("thead", {}, h("tr", {}, ["User", "Tier", "Bookings", "Resource-hours", "Mbit/s-hours"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, u.lines.map((l) => h("tr", {}, h("td", {}, l.user), h("td", {}, l.tier), h("td", {}, l.bookings),
@@ -495,13 +530,44 @@ function traceSection(project, b) {
 }
 
 async function auditPage(main, params) {
-  const after = params.get("after");
-  const page = await api("GET", `/v1/audit?limit=100${after ? `&after=${enc(after)}` : ""}`);
-  main.replaceChildren(h("h1", {}, "Audit log"),
+  const who = params.get("principal") || "", path = params.get("path") || "", after = params.get("after");
+  const q = new URLSearchParams({ limit: 100, newest_first: true });
+  if (who) q.set("principal", who);
+  if (path) q.set("path", path);
+  if (after) q.set("after", after);
+  const page = await api("GET", `/v1/audit?${q}`);
+  const whoIn = h("input", { id: "audit-principal", value: who });
+  const pathIn = h("input", { id: "audit-path", value: path });
+  const form = h("form", { class: "inline", onsubmit: (e) => {
+    e.preventDefault();
+    const f = new URLSearchParams();
+    if (whoIn.value) f.set("principal", whoIn.value);
+    if (pathIn.value) f.set("path", pathIn.value);
+    go(`#/audit?${f}`);
+  } }, h("label", { for: "audit-principal" }, "Who", whoIn), h("label", { for: "audit-path" }, "Path contains", pathIn),
+  h("button", { type: "submit" }, "Filter"));
+  const older = new URLSearchParams(params);
+  if (page.next) older.set("after", page.next);
+  main.replaceChildren(h("h1", {}, "Audit log"), h("p", {}, "Every change made through the API, newest first."), form,
     h("table", { "aria-label": "Audit log" },
       h("thead", {}, h("tr", {}, ["When", "Who", "Call", "Status"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, page.items.map((a) => h("tr", {}, h("td", {}, when(a.at_ms)), h("td", {}, a.principal), h("td", {}, `${a.method} ${a.path}`), h("td", {}, a.status))))),
-    h("div", { class: "pager" }, page.next ? h("a", { href: `#/audit?after=${enc(page.next)}` }, "Older") : ""));
+    h("div", { class: "pager" }, after ? h("a", { href: `#/audit?${new URLSearchParams({ ...(who && { principal: who }), ...(path && { path }) })}` }, "Newest") : "",
+      page.next ? h("a", { href: `#/audit?${older}`, id: "audit-older" }, "Older") : ""));
+}
+
+async function usersPage(main) {
+  const [users, projects, levels] = await Promise.all([api("GET", "/v1/users"), api("GET", "/v1/projects"), api("GET", "/v1/service-levels")]);
+  const table = (label, heads, rows) => h("table", { "aria-label": label },
+    h("thead", {}, h("tr", {}, heads.map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, rows));
+  main.replaceChildren(h("h1", {}, "Users, projects and service levels"),
+    h("h2", {}, "Users"), table("Users", ["Name", "Administrator", "Since"],
+      users.map((u) => h("tr", {}, h("td", {}, u.name), h("td", {}, u.admin ? "yes" : "no"), h("td", {}, when(u.created_ms))))),
+    h("h2", {}, "Projects"), table("Projects", ["Name", "Service level", "Since"],
+      projects.map((p) => h("tr", {}, h("td", {}, h("a", { href: `#/p/${enc(p.name)}/bookings` }, p.name)), h("td", {}, p.service_level), h("td", {}, when(p.created_ms))))),
+    h("h2", {}, "Service levels"), table("Service levels", ["Name", "Hardware / software networks", "Bandwidth (Mbit/s)", "Lease hours", "Longest lease", "Operations"],
+      levels.map((l) => h("tr", {}, h("td", {}, l.name), h("td", {}, `${l.max_hw_networks} / ${l.max_sw_networks}`), h("td", {}, l.max_bandwidth_mbps),
+        h("td", {}, l.max_lease_hours), h("td", {}, `${Math.round(l.max_lease_s / 3600)} h`), h("td", {}, l.operations.join(", "))))));
 }
 
 // ---- Frame and routing -------------------------------------------------
@@ -517,7 +583,7 @@ function frame(project) {
     if (roleIn(project) && roleIn(project) !== "viewer") links.push([`${base}/book`, "Book"], [`${base}/keys`, "API keys"]);
     links.push([`${base}/usage`, "Usage"]);
   }
-  if (state.session.admin) links.push(["#/nodes", "Nodes"], ["#/audit", "Audit"]);
+  if (state.session.admin) links.push(["#/nodes", "Nodes"], ["#/users", "Users"], ["#/audit", "Audit"]);
   const current = location.hash.split("?")[0];
   const pick = h("select", { "aria-label": "Project", id: "project-pick", onchange: (e) => go(`#/p/${enc(e.target.value)}/bookings`) },
     state.projects.map((p) => h("option", { value: p.name, selected: p.name === project }, p.name)));
@@ -564,11 +630,12 @@ async function render() {
     if (project && parts[2] === "bookings" && parts[3]) await bookingPage(view, project, parts[3]);
     else if (project && parts[2] === "bookings") await bookingsPage(view, project, params);
     else if (project && parts[2] === "book") bookPage(view, project);
-    else if (project && parts[2] === "usage") await usagePage(view, project);
+    else if (project && parts[2] === "usage") await usagePage(view, project, params);
     else if (project && parts[2] === "keys") await keysPage(view, project);
     else if (parts[0] === "nodes" && parts[1]) await nodePage(view, parts[1]);
     else if (parts[0] === "nodes") await nodesPage(view);
     else if (parts[0] === "audit") await auditPage(view, params);
+    else if (parts[0] === "users") await usersPage(view);
     else if (state.projects.length) return go(`#/p/${enc(state.projects[0].name)}/bookings`);
     else view.replaceChildren(h("p", {}, "You belong to no project yet: ask an administrator."));
   } catch (x) {

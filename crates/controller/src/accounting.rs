@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::{Booking, Page};
 use crate::secrets;
 
-pub use prism_controller_api::accounting::{AuditEntry, UsageLine, UsageReport};
+pub use prism_controller_api::accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 
 /// Adds one booking's (or public address's) `hours` at `bw` Mbit/s to
 /// the line of its user and tier.
@@ -121,26 +121,25 @@ impl Controller {
         }
     }
 
-    pub async fn list_audit(
-        &self,
-        p: &Principal,
-        after: Option<&str>,
-        limit: usize,
-    ) -> Result<Page<AuditEntry>> {
+    /// A page of the audit log (administrators): oldest first, or newest
+    /// first with `q.newest_first`; only `q.principal`'s entries, only
+    /// those whose path contains `q.path`, when given.
+    pub async fn list_audit(&self, p: &Principal, q: &AuditQuery) -> Result<Page<AuditEntry>> {
         p.require_admin()?;
-        let (after_ms, after_id) = match after.and_then(|c| c.split_once('.')) {
-            Some((ms, id)) => (
-                ms.parse::<i64>()
-                    .map_err(|_| Error::invalid("a cursor from `next`").with_field("after"))?,
-                id.to_string(),
-            ),
-            None if after.is_some() => {
-                return Err(Error::invalid("a cursor from `next`").with_field("after"));
-            }
-            None => (i64::MIN, String::new()),
+        let bad = || Error::invalid("a cursor from `next`").with_field("after");
+        let after = match q.after.as_deref().map(|c| c.split_once('.')) {
+            Some(Some((ms, id))) => Some((ms.parse::<i64>().map_err(|_| bad())?, id)),
+            Some(None) => return Err(bad()),
+            None => None,
         };
-        let limit = limit.clamp(1, 1000);
-        let mut items = store::audit_after(&self.pool, after_ms, &after_id, limit + 1).await?;
+        let slice = store::AuditSlice {
+            after,
+            newest_first: q.newest_first,
+            principal: q.principal.as_deref().filter(|s| !s.is_empty()),
+            path: q.path.as_deref().filter(|s| !s.is_empty()),
+        };
+        let limit = q.limit.unwrap_or(100).clamp(1, 1000);
+        let mut items = store::audit_page(&self.pool, &slice, limit + 1).await?;
         let next = (items.len() > limit).then(|| {
             items.truncate(limit);
             let l = &items[limit - 1];

@@ -46,7 +46,7 @@ mod span;
 pub mod transport;
 mod wan_guard;
 
-pub use accounting::{AuditEntry, UsageLine, UsageReport};
+pub use accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 pub use authz::{Operation, Principal};
 pub use bookings::VLAN_POOL;
 pub use clock::{Clock, ManualClock, SystemClock};

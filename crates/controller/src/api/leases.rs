@@ -1,7 +1,7 @@
 //! Bookings, quotas, usage and the audit log.
 
 use super::{App, Body, Caller};
-use crate::accounting::{AuditEntry, UsageReport};
+use crate::accounting::{AuditEntry, AuditQuery, UsageReport};
 use crate::error::{Error, Result};
 use crate::model::{
     ActionRequest, Booking, BookingCounters, BookingRequest, Page, RenewRequest, Renewed,
@@ -61,13 +61,6 @@ pub struct UsageQuery {
     pub to_ms: Option<i64>,
     /// `json` (default) or `csv`.
     pub format: Option<String>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct PageQuery {
-    pub after: Option<String>,
-    pub limit: Option<usize>,
 }
 
 fn query<T>(
@@ -255,18 +248,14 @@ pub async fn usage(
     }
 }
 
-/// Every mutating call, oldest first (administrators).
-#[utoipa::path(get, path = "/v1/audit", tag = "accounting", params(PageQuery),
+/// Every mutating call (administrators): oldest first unless asked, by
+/// principal and path when asked.
+#[utoipa::path(get, path = "/v1/audit", tag = "accounting", params(AuditQuery),
     responses((status = 200, body = Page<AuditEntry>), (status = 403, body = Error)))]
 pub async fn audit(
     State(app): State<App>,
     Caller(p): Caller,
-    q: std::result::Result<Query<PageQuery>, axum::extract::rejection::QueryRejection>,
+    q: std::result::Result<Query<AuditQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Page<AuditEntry>>> {
-    let q = query(q)?;
-    Ok(Json(
-        app.ctl
-            .list_audit(&p, q.after.as_deref(), q.limit.unwrap_or(100))
-            .await?,
-    ))
+    Ok(Json(app.ctl.list_audit(&p, &query(q)?).await?))
 }

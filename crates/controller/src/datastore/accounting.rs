@@ -102,19 +102,70 @@ pub(crate) async fn insert_audit_in(tx: &mut Tx, e: &AuditEntry) -> Result<()> {
     Ok(())
 }
 
-/// Up to `limit` audit entries after (`after_ms`, `after_id`), in order.
-pub(crate) async fn audit_after(
+/// Which audit entries a page holds: where it starts (a cursor of at_ms
+/// and id, exclusive), which way it goes, who made them, what path.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AuditSlice<'a> {
+    pub after: Option<(i64, &'a str)>,
+    pub newest_first: bool,
+    pub principal: Option<&'a str>,
+    /// Entries whose path contains this.
+    pub path: Option<&'a str>,
+}
+
+/// Up to `limit` audit entries of `slice`, in its order.
+pub(crate) async fn audit_page(
     pool: &Pool,
-    after_ms: i64,
-    after_id: &str,
+    slice: &AuditSlice<'_>,
     limit: usize,
 ) -> Result<Vec<AuditEntry>> {
-    let rows = sqlx::query("SELECT id, at_ms, principal, method, path, status FROM audit WHERE at_ms > $1 OR (at_ms = $1 AND id > $2) ORDER BY at_ms, id LIMIT $3")
-        .bind(after_ms)
-        .bind(after_id)
-        .bind(limit as i64)
-        .fetch_all(pool)
-        .await?;
+    let (cmp, order) = if slice.newest_first {
+        ("<", "DESC")
+    } else {
+        (">", "ASC")
+    };
+    let mut sql =
+        String::from("SELECT id, at_ms, principal, method, path, status FROM audit WHERE 1 = 1");
+    let mut n = 0;
+    let mut next = || {
+        n += 1;
+        format!("${n}")
+    };
+    if slice.after.is_some() {
+        let (a, b, c) = (next(), next(), next());
+        sql.push_str(&format!(
+            " AND (at_ms {cmp} {a} OR (at_ms = {b} AND id {cmp} {c}))"
+        ));
+    }
+    if slice.principal.is_some() {
+        sql.push_str(&format!(" AND principal = {}", next()));
+    }
+    if slice.path.is_some() {
+        sql.push_str(&format!(
+            " AND LOWER(path) LIKE LOWER({}) ESCAPE '\\'",
+            next()
+        ));
+    }
+    sql.push_str(&format!(
+        " ORDER BY at_ms {order}, id {order} LIMIT {}",
+        next()
+    ));
+    let mut q = sqlx::query(&sql);
+    if let Some((ms, id)) = slice.after {
+        q = q.bind(ms).bind(ms).bind(id.to_string());
+    }
+    if let Some(p) = slice.principal {
+        q = q.bind(p.to_string());
+    }
+    if let Some(p) = slice.path {
+        // LIKE's own characters in the text asked are matched as written.
+        let escaped = p
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        q = q.bind(format!("%{escaped}%"));
+    }
+    let rows = q.bind(limit as i64).fetch_all(pool).await?;
     rows.iter()
         .map(|r| {
             Ok(AuditEntry {

@@ -424,3 +424,82 @@ async fn a_trace_is_for_the_networks_booker_or_owner_only() {
     let e = eve.trace_booking("p", &b.id, &ask(1)).await.unwrap_err();
     assert_eq!(e.status(), Some(404));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_audit_log_pages_newest_first_by_principal_and_path() {
+    use prism_controller::AuditQuery;
+    let h = Harness::start().await;
+    h.node("n1", 4, 100).await;
+    let fay = h.user("fay").await;
+    h.project("p", "fay", prism_controller::STANDARD).await;
+    for i in 0..5 {
+        fay.book("p", &network(&format!("n{i}"), "software", 1, false))
+            .await
+            .unwrap();
+        h.clock.advance_ms(1);
+    }
+    let all = h.admin.all_audit().await.unwrap();
+    let q = |principal: Option<&str>, path: Option<&str>, after: Option<String>| AuditQuery {
+        after,
+        limit: Some(2),
+        newest_first: true,
+        principal: principal.map(str::to_string),
+        path: path.map(str::to_string),
+    };
+    // Fay's bookings, newest first, two a page, every one once.
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let page = h
+            .admin
+            .audit_where(&q(Some("fay"), Some("/BOOKINGS"), after))
+            .await
+            .unwrap();
+        seen.extend(page.items);
+        match page.next {
+            Some(n) => after = Some(n),
+            None => break,
+        }
+    }
+    let mine: Vec<_> = all
+        .iter()
+        .rev()
+        .filter(|e| e.principal == "fay" && e.path.contains("/bookings"))
+        .cloned()
+        .collect();
+    assert_eq!(seen.len(), 5);
+    assert_eq!(seen, mine);
+    // LIKE's own characters are the text asked for, not patterns.
+    let none = h
+        .admin
+        .audit_where(&q(None, Some("%"), None))
+        .await
+        .unwrap();
+    assert!(none.items.is_empty(), "{:?}", none.items);
+    let none = h
+        .admin
+        .audit_where(&q(None, Some("/v1/_sers"), None))
+        .await
+        .unwrap();
+    assert!(none.items.is_empty(), "{:?}", none.items);
+    let users = h
+        .admin
+        .audit_where(&q(None, Some("/v1/users"), None))
+        .await
+        .unwrap();
+    assert!(!users.items.is_empty());
+    // Administrators only; a bad cursor is named.
+    assert_eq!(
+        fay.audit_where(&q(None, None, None))
+            .await
+            .unwrap_err()
+            .status(),
+        Some(403)
+    );
+    let e = h
+        .admin
+        .audit_where(&q(None, None, Some("x".into())))
+        .await
+        .unwrap_err();
+    assert_eq!(e.api().and_then(|a| a.field.as_deref()), Some("after"));
+}

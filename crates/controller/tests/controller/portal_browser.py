@@ -58,6 +58,14 @@ def book(page, name, tier, routes="10.1.0.0/16 b"):
     page.get_by_role("button", name="Book", exact=True).click()
 
 
+def every_field_is_labelled(page):
+    """Each input, select and text area has a name a screen reader says."""
+    unnamed = page.evaluate("""() => [...document.querySelectorAll("input, select, textarea")]
+        .filter((e) => e.labels.length === 0 && !e.getAttribute("aria-label"))
+        .map((e) => e.outerHTML)""")
+    assert not unnamed, unnamed
+
+
 def graph_points(page):
     return page.locator("#graph-in").get_attribute("points")
 
@@ -83,6 +91,7 @@ def researcher(browser):
     expect(page.locator("#book-routes-error")).to_contain_text("spec.route[0]")
     expect(field).to_be_focused()
     shot(page, "book-refused")
+    every_field_is_labelled(page)
     page.get_by_label("Name").fill("Bad Name")
     page.get_by_label("Routes or rules").fill("10.1.0.0/16 b")
     page.get_by_role("button", name="Book", exact=True).click()
@@ -132,6 +141,7 @@ def researcher(browser):
     expect(page.locator("#status")).to_contain_text("clamped")
     expect(page.get_by_role("img", name=re.compile("Hardware networks: 1 used"))).to_be_visible()
     shot(page, "bookings")
+    every_field_is_labelled(page)
 
     # Release removes it from the list (and, the Rust side checks, the node).
     row = page.locator("tr[data-booking=idle]")
@@ -154,6 +164,12 @@ def researcher(browser):
         assert (r["user"], r["tier"], int(r["bookings"])) == (l["user"], l["tier"], l["bookings"]), (r, l)
         for k in ["resource_hours", "bandwidth_mbps_hours"]:
             assert abs(float(r[k]) - l[k]) <= 5e-5, (k, r, l)  # the CSV has 4 decimals
+    # Over time: this hour's bar holds fay's hardware and software hours.
+    page.get_by_label("Span").select_option(label="last 24 hours, by hour")
+    expect(page.locator("#usage-legend")).to_contain_text("fay · hardware")
+    expect(page.locator("#usage-legend")).to_contain_text("fay · software")
+    bars = page.get_by_role("img", name=re.compile("^Resource-hours by user")).locator("rect")
+    expect(bars).to_have_count(2)
     shot(page, "usage")
 
     # API keys: the secret once, then never again; revoked.
@@ -162,6 +178,7 @@ def researcher(browser):
     page.get_by_role("button", name="Create key").click()
     expect(page.locator("#key-secret .secret")).to_have_text(re.compile(r"^prk_"))
     shot(page, "api-keys")
+    every_field_is_labelled(page)
     page.reload()
     expect(page.get_by_role("button", name="Revoke ci")).to_be_visible()
     assert "prk_" not in page.content(), "the secret was shown twice"
@@ -253,8 +270,19 @@ def operator(browser):
     expect(started).to_contain_text("600.2 ms")
     expect(page.locator("#timeline tr", has_text="reconfiguration done")).to_contain_text("612.5 ms")
     shot(page, "node")
+    page.get_by_role("link", name="Users").click()
+    for table, name in [("Users", "vic"), ("Projects", "q"), ("Service levels", "standard")]:
+        expect(page.get_by_role("table", name=table)).to_contain_text(name)
     page.get_by_role("link", name="Audit").click()
-    expect(page.get_by_role("table", name="Audit log")).to_contain_text("/v1/projects/p/bookings")
+    log = page.get_by_role("table", name="Audit log")
+    expect(log).to_contain_text("/v1/projects/p/bookings")
+    # Filtered by who and path, on the server: only fay's bookings.
+    page.get_by_label("Who").fill("fay")
+    page.get_by_label("Path contains").fill("/bookings")
+    page.get_by_role("button", name="Filter").click()
+    expect(log.locator("tbody tr").first).to_contain_text("fay")
+    rows = log.locator("tbody tr").all_inner_texts()
+    assert rows and all("fay" in r and "/bookings" in r for r in rows), rows
     shot(page, "audit")
     ctx.close()
 

@@ -19,6 +19,9 @@ def _get_kwargs(
     *,
     after: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    newest_first: bool | Unset = UNSET,
+    principal: str | Unset = UNSET,
+    path: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -30,6 +33,12 @@ def _get_kwargs(
     params["after"] = after
 
     params["limit"] = limit
+
+    params["newest_first"] = newest_first
+
+    params["principal"] = principal
+
+    params["path"] = path
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -116,13 +125,20 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     after: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    newest_first: bool | Unset = UNSET,
+    principal: str | Unset = UNSET,
+    path: str | Unset = UNSET,
 
 ) -> Response[Error | PageAuditEntry]:
-    """ Every mutating call, oldest first (administrators).
+    """ Every mutating call (administrators): oldest first unless asked, by
+    principal and path when asked.
 
     Args:
         after (str | Unset):
         limit (int | Unset):
+        newest_first (bool | Unset):
+        principal (str | Unset):
+        path (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -136,6 +152,9 @@ def sync_detailed(
     kwargs = _get_kwargs(
         after=after,
 limit=limit,
+newest_first=newest_first,
+principal=principal,
+path=path,
 
     )
 
@@ -150,13 +169,20 @@ def sync(
     client: AuthenticatedClient | Client,
     after: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    newest_first: bool | Unset = UNSET,
+    principal: str | Unset = UNSET,
+    path: str | Unset = UNSET,
 
 ) -> Error | PageAuditEntry | None:
-    """ Every mutating call, oldest first (administrators).
+    """ Every mutating call (administrators): oldest first unless asked, by
+    principal and path when asked.
 
     Args:
         after (str | Unset):
         limit (int | Unset):
+        newest_first (bool | Unset):
+        principal (str | Unset):
+        path (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -171,6 +197,9 @@ def sync(
         client=client,
 after=after,
 limit=limit,
+newest_first=newest_first,
+principal=principal,
+path=path,
 
     ).parsed
 
@@ -179,13 +208,20 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     after: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    newest_first: bool | Unset = UNSET,
+    principal: str | Unset = UNSET,
+    path: str | Unset = UNSET,
 
 ) -> Response[Error | PageAuditEntry]:
-    """ Every mutating call, oldest first (administrators).
+    """ Every mutating call (administrators): oldest first unless asked, by
+    principal and path when asked.
 
     Args:
         after (str | Unset):
         limit (int | Unset):
+        newest_first (bool | Unset):
+        principal (str | Unset):
+        path (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -199,6 +235,9 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         after=after,
 limit=limit,
+newest_first=newest_first,
+principal=principal,
+path=path,
 
     )
 
@@ -213,13 +252,20 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     after: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    newest_first: bool | Unset = UNSET,
+    principal: str | Unset = UNSET,
+    path: str | Unset = UNSET,
 
 ) -> Error | PageAuditEntry | None:
-    """ Every mutating call, oldest first (administrators).
+    """ Every mutating call (administrators): oldest first unless asked, by
+    principal and path when asked.
 
     Args:
         after (str | Unset):
         limit (int | Unset):
+        newest_first (bool | Unset):
+        principal (str | Unset):
+        path (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -234,5 +280,8 @@ async def asyncio(
         client=client,
 after=after,
 limit=limit,
+newest_first=newest_first,
+principal=principal,
+path=path,
 
     )).parsed
