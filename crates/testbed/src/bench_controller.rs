@@ -39,12 +39,21 @@ pub struct BenchControllerArgs {
     /// A connection per request instead of keep-alive connections.
     #[arg(long)]
     pub no_keep_alive: bool,
+    /// Also time the web portal's bookings page in headless Chromium with
+    /// the leases made (bench/portal/page_load.py; needs the Playwright
+    /// environment in $PRISM_PORTAL_PYTHON and $PRISM_CHROMIUM, which
+    /// scripts/ensure-sdk.sh makes).
+    #[arg(long)]
+    pub portal: bool,
     /// Projects the clients book in (client `c` in project `c % N`): one
     /// project's bookings run one at a time (its quota), different
     /// projects' side by side.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub projects: u16,
 }
+
+/// Every bench user's password.
+const PASSWORD: &str = "bench password 123";
 
 fn pct(v: &mut [f64], p: f64) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -108,7 +117,7 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
         ctl.engine()
     );
     let tls_dir = a.tls.then_some(dir.as_path());
-    let (user, user_token, ca) = set_up(&ctl, tls_dir, a.projects).await?;
+    let (user, user_token, ca, url) = set_up(&ctl, tls_dir, a.projects).await?;
     let mut users = vec![user.clone()];
     for r in 1..a.replicas {
         let replica =
@@ -150,6 +159,9 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
         pairs as f64 / s
     );
     reads(a, &users).await?;
+    if a.portal {
+        portal_page(&url, ca.as_deref()).await?;
+    }
     // The reaper over all of them at once.
     clock.advance_ms(3_600_000 + 1);
     let t = Instant::now();
@@ -196,8 +208,8 @@ async fn set_up(
     ctl: &Controller,
     tls_dir: Option<&Path>,
     projects: u16,
-) -> Result<(ControllerClient, String, Option<std::path::PathBuf>)> {
-    let pw = "bench password 123";
+) -> Result<(ControllerClient, String, Option<std::path::PathBuf>, String)> {
+    let pw = PASSWORD;
     ctl.bootstrap_admin("admin", pw).await?;
     let url = serve(ctl, tls_dir).await?;
     let ca = tls_dir.map(|d| d.join("tls").join("ca.pem"));
@@ -231,7 +243,49 @@ async fn set_up(
     }
     admin.register_type(&probe_type()).await?;
     let token = anon.login(&login("u")).await?.token;
-    Ok((anon.with_token(Some(token.clone())), token, ca))
+    Ok((anon.with_token(Some(token.clone())), token, ca, url))
+}
+
+/// The portal's bookings page timed in Chromium, logged in as the bench's
+/// user, in project p0 (which holds the leases when there is one project).
+async fn portal_page(url: &str, ca: Option<&Path>) -> Result<()> {
+    let (Ok(python), Ok(chromium)) = (
+        std::env::var("PRISM_PORTAL_PYTHON"),
+        std::env::var("PRISM_CHROMIUM"),
+    ) else {
+        anyhow::bail!(
+            "--portal needs PRISM_PORTAL_PYTHON and PRISM_CHROMIUM (source scripts/ensure-sdk.sh)"
+        );
+    };
+    if ca.is_some() {
+        anyhow::bail!("--portal times the page over plain HTTP on loopback: drop --tls");
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/portal/page_load.py");
+    let url = if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("http://{url}")
+    };
+    // On a blocking thread: the controller keeps serving meanwhile.
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(python)
+            .arg(script)
+            .env("PRISM_PORTAL_URL", url)
+            .env("PRISM_CHROMIUM", chromium)
+            .env("PRISM_USER", "u")
+            .env("PRISM_PASSWORD", PASSWORD)
+            .env("PRISM_PROJECT", "p0")
+            .output()
+    })
+    .await??;
+    if !out.status.success() {
+        anyhow::bail!(
+            "the portal's page timing failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    Ok(())
 }
 
 /// Client `c`'s project of `n`.
