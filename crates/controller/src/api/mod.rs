@@ -35,7 +35,7 @@ use std::time::Instant;
 pub const MAX_BODY: usize = 1 << 20;
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 32] = [
+pub const PATHS: [&str; 33] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
@@ -55,6 +55,7 @@ pub const PATHS: [&str; 32] = [
     "/v1/projects/{project}/bookings/{id}/action",
     "/v1/projects/{project}/bookings/{id}/counters",
     "/v1/projects/{project}/bookings/{id}/trace",
+    "/v1/projects/{project}/bookings/{id}/capture",
     "/v1/projects/{project}/quota",
     "/v1/projects/{project}/usage",
     "/v1/projects/{project}/public-addresses",
@@ -117,6 +118,14 @@ impl<S: Send + Sync> FromRequestParts<S> for Source {
             .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
         Ok(Source(info.map(|c| c.0.ip())))
     }
+}
+
+/// A query string as `T`, or 400 with the error body (`field`: `query`).
+pub(super) fn query<T>(
+    q: std::result::Result<axum::extract::Query<T>, axum::extract::rejection::QueryRejection>,
+) -> Result<T, Error> {
+    q.map(|axum::extract::Query(t)| t)
+        .map_err(|e| Error::invalid(e.body_text()).with_field("query"))
 }
 
 /// The authenticated caller, or 401.

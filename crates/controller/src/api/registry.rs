@@ -1,6 +1,6 @@
 //! The registry: nodes registered by address, and resource types.
 
-use super::{App, Body, Caller};
+use super::{App, Body, Caller, query};
 use crate::error::{Error, Result};
 use crate::model::ResourceType;
 use crate::nodes::{NodeRequest, NodeView};
@@ -56,11 +56,10 @@ pub async fn node_events(
     State(app): State<App>,
     Caller(p): Caller,
     Path(name): Path<String>,
-    Query(q): Query<EventsQuery>,
+    q: std::result::Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<NodeEvent>>> {
-    Ok(Json(
-        app.ctl.node_events(&p, &name, q.since.unwrap_or(0)).await?,
-    ))
+    let since = query(q)?.since.unwrap_or(0);
+    Ok(Json(app.ctl.node_events(&p, &name, since).await?))
 }
 
 /// Registers a node (administrators): the controller asks the node what
