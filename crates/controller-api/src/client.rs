@@ -13,7 +13,7 @@ use crate::identity::{
 };
 use crate::node_keys::{NodeKeyRequest, NodeKeyView};
 use crate::nodes::{NodeRequest, NodeView};
-use crate::observe::{NodeHardware, TraceRequest};
+use crate::observe::{CaptureRequest, NodeHardware, TraceRequest};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::quota::QuotaView;
 use prism_node_api::{Endpoint, NodeClient};
@@ -355,6 +355,34 @@ impl ControllerClient {
     ) -> Result<prism_node_api::TapAnswer, ClientError> {
         let path = format!("/v1/projects/{}/bookings/{}/trace", seg(project), seg(id));
         self.call("POST", path, Some(r)).await
+    }
+    /// The next frames of the booking's network as a pcapng file.
+    pub async fn capture_booking(
+        &self,
+        project: &str,
+        id: &str,
+        r: &CaptureRequest,
+    ) -> Result<Vec<u8>, ClientError> {
+        let path = format!("/v1/projects/{}/bookings/{}/capture", seg(project), seg(id));
+        let body = serde_json::to_vec(r).ok();
+        let (status, bytes) = self.raw("POST", &path, body).await?;
+        if status == 200 {
+            return Ok(bytes);
+        }
+        match serde_json::from_slice::<Error>(&bytes) {
+            Ok(error) => Err(ClientError::Api {
+                method: "POST",
+                path,
+                status,
+                error,
+            }),
+            Err(_) => Err(ClientError::Unexpected {
+                method: "POST",
+                path,
+                status,
+                body: String::from_utf8_lossy(&bytes).into_owned(),
+            }),
+        }
     }
     /// Node `name`'s slots, what each holds and its power (model).
     pub async fn node_hardware(&self, name: &str) -> Result<NodeHardware, ClientError> {

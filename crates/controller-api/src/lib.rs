@@ -35,7 +35,7 @@ pub use identity::{
 };
 pub use node_keys::{NodeKeyRequest, NodeKeyView};
 pub use nodes::{NodeRequest, NodeView};
-pub use observe::{NodeHardware, SlotView, TraceRequest};
+pub use observe::{CaptureRequest, NodeHardware, SlotView, TraceRequest};
 pub use operation::Operation;
 pub use prism_node_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
 pub use projects::{

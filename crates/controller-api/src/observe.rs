@@ -53,3 +53,17 @@ pub struct TraceRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
 }
+
+/// Capture the next frames of a booking's network (a pcapng file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureRequest {
+    /// Frames (1 to 1,000); ingress and egress count one each.
+    pub count: usize,
+    /// Bytes kept a frame (default and at most 2,048).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snaplen: Option<usize>,
+    /// How long to wait for them, ms (default 5,000, at most 30,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}

@@ -526,7 +526,34 @@ function traceSection(project, b) {
     } catch (x) { out.replaceChildren(h("span", { class: "error" }, x.message)); }
     button.disabled = false;
   } }, h("label", { for: "trace-count" }, "Trace the next packets", count), " ", button);
-  return [h("h2", {}, "Trace"), form, out];
+  return [h("h2", {}, "Trace and capture"), form, out, captureForm(project, b)];
+}
+
+// The next frames at ingress and egress as a pcapng file, saved by the
+// browser (the controller asks the node; the file never passes a script
+// of another origin).
+function captureForm(project, b) {
+  const count = h("input", { id: "capture-count", type: "number", min: 1, max: 1000, value: 20 });
+  const out = h("p", { id: "capture-out", "aria-live": "polite" });
+  const button = h("button", { type: "submit" }, "Capture");
+  return h("form", { class: "inline", onsubmit: async (e) => {
+    e.preventDefault();
+    button.disabled = true;
+    out.replaceChildren(`Waiting for ${count.value} frames (up to 5 s)…`);
+    try {
+      const r = await fetch(`${P(project)}/bookings/${enc(b.id)}/capture`, {
+        method: "POST", credentials: "same-origin", cache: "no-store",
+        headers: { "Content-Type": "application/json", "X-Prism-CSRF": state.session.csrf },
+        body: JSON.stringify({ count: Number(count.value), timeout_ms: 5000 }),
+      });
+      if (!r.ok) throw new ApiError(r.status, await r.json().catch(() => null));
+      const blob = await r.blob();
+      const a = h("a", { href: URL.createObjectURL(blob), download: `${b.name}.pcapng` }, `${b.name}.pcapng`);
+      out.replaceChildren(`Captured (${blob.size} bytes): `, a);
+      a.click();
+    } catch (x) { out.replaceChildren(h("span", { class: "error" }, x.message)); }
+    button.disabled = false;
+  } }, h("label", { for: "capture-count" }, "Capture the next frames (pcapng)", count), " ", button, out);
 }
 
 async function auditPage(main, params) {

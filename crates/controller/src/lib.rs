@@ -67,7 +67,7 @@ pub use model::{
 };
 pub use nodes::{NodeRequest, NodeView};
 pub use prism_controller_api::{
-    ClientError, ControllerClient, NodeHardware, SlotView, TraceRequest, session,
+    CaptureRequest, ClientError, ControllerClient, NodeHardware, SlotView, TraceRequest, session,
 };
 pub use projects::{
     MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,

@@ -10,15 +10,15 @@ use crate::datastore::bookings as booking_store;
 use crate::datastore::nodes;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::AllocationState;
-use prism_controller_api::{NodeHardware, SlotView, TraceRequest};
+use prism_controller_api::{CaptureRequest, NodeHardware, SlotView, TraceRequest};
 use prism_node_api::{
     EventKind, NetworkView as NodeNetwork, NodeClient, NodeEvent, TapAnswer, TapBody,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Packets a trace may ask for, and its longest wait.
-const TRACE_MAX: usize = 1000;
-const TRACE_WAIT_MAX_MS: u64 = 30_000;
+/// Packets a trace or capture may ask for, and its longest wait.
+const TAP_MAX: usize = 1000;
+const TAP_WAIT_MAX_MS: u64 = 30_000;
 
 fn node_failed(node: &str, e: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::NodeFailed, format!("node `{node}`: {e}"))
@@ -121,13 +121,57 @@ impl Controller {
         id: &str,
         r: TraceRequest,
     ) -> Result<TapAnswer> {
-        if !(1..=TRACE_MAX).contains(&r.count) {
-            return Err(Error::invalid(format!("1 to {TRACE_MAX} packets")).with_field("count"));
+        let tap = TapBody {
+            count: r.count,
+            capture: false,
+            snaplen: None,
+            timeout_ms: r.timeout_ms,
+        };
+        self.tap_booking(p, project, id, tap).await
+    }
+
+    /// The next `r.count` frames of booking `id`'s network at ingress and
+    /// egress, as a pcapng file, and the booking's name (its booker's or a
+    /// project owner's: a capture holds the network's traffic).
+    pub async fn capture_booking(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+        r: CaptureRequest,
+    ) -> Result<(String, Vec<u8>)> {
+        if r.snaplen.is_some_and(|s| !(1..=2048).contains(&s)) {
+            return Err(Error::invalid("1 to 2048 bytes").with_field("snaplen"));
         }
-        let wait = r.timeout_ms.unwrap_or(5000);
-        if wait > TRACE_WAIT_MAX_MS {
+        let tap = TapBody {
+            count: r.count,
+            capture: true,
+            snaplen: r.snaplen,
+            timeout_ms: r.timeout_ms,
+        };
+        let answer = self.tap_booking(p, project, id, tap).await?;
+        let bytes = prism_node_api::capture_pcapng(&answer)
+            .map_err(|e| Error::new(ErrorCode::NodeFailed, e))?;
+        let name = self.get_booking(p, project, id).await?.name;
+        Ok((name, bytes))
+    }
+
+    /// A trace or capture of booking `id`'s network on its node, for its
+    /// booker or a project owner.
+    async fn tap_booking(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+        tap: TapBody,
+    ) -> Result<TapAnswer> {
+        if !(1..=TAP_MAX).contains(&tap.count) {
+            return Err(Error::invalid(format!("1 to {TAP_MAX}")).with_field("count"));
+        }
+        let wait = tap.timeout_ms.unwrap_or(5000);
+        if wait > TAP_WAIT_MAX_MS {
             return Err(
-                Error::invalid(format!("at most {TRACE_WAIT_MAX_MS} ms")).with_field("timeout_ms")
+                Error::invalid(format!("at most {TAP_WAIT_MAX_MS} ms")).with_field("timeout_ms")
             );
         }
         let m = self
@@ -138,7 +182,9 @@ impl Controller {
         let placed = b.ids.node.as_deref().zip(b.node_network.as_deref());
         let (Some((node_id, network)), AllocationState::Provisioned) = (placed, b.allocation_state)
         else {
-            return Err(Error::conflict("only a provisioned network is traced"));
+            return Err(Error::conflict(
+                "only a provisioned network is traced or captured",
+            ));
         };
         let (node, address, _) = nodes::address_and_generation(&self.pool, node_id).await?;
         let client = self
@@ -146,10 +192,8 @@ impl Controller {
             .await?
             .with_timeout(std::time::Duration::from_millis(wait + 5000));
         let body = TapBody {
-            count: r.count,
-            capture: false,
-            snaplen: None,
             timeout_ms: Some(wait),
+            ..tap
         };
         client
             .tap(Some(network), &body)

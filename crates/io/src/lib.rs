@@ -19,7 +19,6 @@ pub mod datasets;
 pub mod instance;
 pub mod netns;
 pub mod pcap;
-pub mod pcapng;
 pub mod port;
 pub mod seqpacket;
 pub mod sys;

@@ -11,6 +11,7 @@ mod desired;
 mod error;
 mod metrics;
 mod openapi;
+mod pcapng;
 mod registration;
 mod server;
 mod types;
@@ -26,6 +27,7 @@ pub mod reconcile {
 pub use error::{ApiError, ErrorCode};
 pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
 pub use openapi::{ApiDoc, check_checked_in_spec, spec_json};
+pub use pcapng::{PCAPNG_CONTENT_TYPE, capture_pcapng};
 pub use registration::{
     HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, HeartbeatClient, NodeCertificate,
 };

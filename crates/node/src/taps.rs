@@ -29,31 +29,16 @@ pub fn merge(mut all: Vec<TapRecord>, count: usize) -> (Vec<TapRecord>, bool) {
 }
 
 /// Writes a capture's frames (`TapAnswer` with `capture`) to `path` as
-/// pcapng, one interface per port named in it, ingress as inbound and
-/// egress as outbound; returns how many frames were written.
+/// pcapng (`prism_node_api::capture_pcapng`: a port an interface, each
+/// frame's direction); returns how many frames were written.
 pub fn write_pcapng(
     answer: &prism_node_api::TapAnswer,
     path: &std::path::Path,
 ) -> anyhow::Result<usize> {
     use anyhow::Context;
-    use prism_io::pcapng::{CaptureWriter, Direction};
-    let mut ports: Vec<String> = answer.packets.iter().map(|p| p.port.clone()).collect();
-    ports.sort();
-    ports.dedup();
-    let mut w = CaptureWriter::create(path, &ports)?;
-    for p in &answer.packets {
-        let Some(data) = prism_pipeline::tap::unhex(&p.data) else {
-            anyhow::bail!("the node sent a frame that is not hex");
-        };
-        let iface = ports.binary_search(&p.port).unwrap_or(0) as u32;
-        let dir = match p.point {
-            prism_pipeline::TapPoint::Ingress => Direction::Inbound,
-            prism_pipeline::TapPoint::Egress => Direction::Outbound,
-        };
-        w.write(iface, p.timestamp_ns, p.len, &data, dir)?;
-    }
-    w.finish()
-        .with_context(|| format!("writing {}", path.display()))
+    let bytes = prism_node_api::capture_pcapng(answer).map_err(|e| anyhow::anyhow!(e))?;
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    Ok(answer.packets.len())
 }
 
 #[cfg(test)]

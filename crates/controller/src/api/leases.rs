@@ -1,6 +1,6 @@
 //! Bookings, quotas, usage and the audit log.
 
-use super::{App, Body, Caller};
+use super::{App, Body, Caller, query};
 use crate::accounting::{AuditEntry, AuditQuery, UsageReport};
 use crate::error::{Error, Result};
 use crate::model::{
@@ -12,7 +12,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use prism_controller_api::TraceRequest;
+use prism_controller_api::{CaptureRequest, TraceRequest};
 use prism_node_api::TapAnswer;
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -34,6 +34,10 @@ pub fn routes() -> Router<App> {
             get(counters),
         )
         .route("/v1/projects/{project}/bookings/{id}/trace", post(trace))
+        .route(
+            "/v1/projects/{project}/bookings/{id}/capture",
+            post(capture),
+        )
         .route("/v1/projects/{project}/bookings/{id}/action", post(act))
         .route("/v1/projects/{project}/quota", get(quota))
         .route("/v1/projects/{project}/usage", get(usage))
@@ -61,13 +65,6 @@ pub struct UsageQuery {
     pub to_ms: Option<i64>,
     /// `json` (default) or `csv`.
     pub format: Option<String>,
-}
-
-fn query<T>(
-    q: std::result::Result<Query<T>, axum::extract::rejection::QueryRejection>,
-) -> Result<T> {
-    q.map(|Query(t)| t)
-        .map_err(|e| Error::invalid(e.body_text()).with_field("query"))
 }
 
 #[utoipa::path(get, path = "/v1/projects/{project}/bookings", tag = "bookings",
@@ -154,6 +151,36 @@ pub async fn trace(
     Body(r): Body<TraceRequest>,
 ) -> Result<Json<TapAnswer>> {
     Ok(Json(app.ctl.trace_booking(&p, &project, &id, r).await?))
+}
+
+/// Captures the next frames of the booking's network at ingress and egress
+/// (its booker or a project owner): a pcapng file, a port an interface,
+/// each frame's direction in its flags.
+#[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/capture", tag = "bookings",
+    params(("project" = String, Path), ("id" = String, Path)), request_body = CaptureRequest,
+    responses((status = 200, description = "The frames, pcapng", content_type = "application/x-pcapng", body = Vec<u8>),
+        (status = 403, body = Error), (status = 404, body = Error),
+        (status = 409, description = "not provisioned", body = Error),
+        (status = 502, description = "its node could not be read", body = Error)))]
+pub async fn capture(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path((project, id)): Path<(String, String)>,
+    Body(r): Body<CaptureRequest>,
+) -> Result<Response> {
+    let (name, bytes) = app.ctl.capture_booking(&p, &project, &id, r).await?;
+    let disposition = format!("attachment; filename=\"{name}.pcapng\"");
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                prism_node_api::PCAPNG_CONTENT_TYPE.to_string(),
+            ),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        bytes,
+    )
+        .into_response())
 }
 
 /// Releases a booking: its network leaves its node, its VLAN and quota

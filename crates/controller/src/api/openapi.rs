@@ -106,7 +106,7 @@ impl Modify for BearerAuth {
         heartbeat::create_node_key, heartbeat::revoke_node_key, registry::list_types,
         registry::register_type,
         leases::list, leases::create, leases::status, leases::release, leases::provision,
-        leases::renew, leases::act, leases::counters, leases::trace, leases::quota, leases::usage, leases::audit,
+        leases::renew, leases::act, leases::counters, leases::trace, leases::capture, leases::quota, leases::usage, leases::audit,
         public::list, public::lease, public::renew, public::release,
     ),
     modifiers(&BearerAuth, &CommonErrors),

@@ -264,6 +264,13 @@ fn cases() -> Vec<Case> {
             [401, 404, 403, 403, 200, 200],
         ),
         c(
+            "POST",
+            "/v1/projects/p/bookings/{b}/capture",
+            Some(json!({"count": 1, "timeout_ms": 10})),
+            Booking,
+            [401, 404, 403, 403, 200, 200],
+        ),
+        c(
             "GET",
             "/v1/nodes/n1/hardware",
             None,

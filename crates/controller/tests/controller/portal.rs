@@ -389,7 +389,7 @@ async fn an_operator_sees_each_slot_and_the_nodes_events() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_trace_is_for_the_networks_booker_or_owner_only() {
+async fn a_trace_or_capture_is_for_the_networks_booker_or_owner_only() {
     let h = Harness::start().await;
     h.node("n1", 4, 100).await;
     let fay = h.user("fay").await;
@@ -422,6 +422,43 @@ async fn a_trace_is_for_the_networks_booker_or_owner_only() {
     }
     let eve = h.user("eve").await;
     let e = eve.trace_booking("p", &b.id, &ask(1)).await.unwrap_err();
+    assert_eq!(e.status(), Some(404));
+    // A capture is a pcapng file (the fake's one frame, a byte long), for
+    // the same callers only; its sizes are checked.
+    let cap = |count, snaplen| prism_controller::CaptureRequest {
+        count,
+        snaplen,
+        timeout_ms: Some(100),
+    };
+    let file = fay
+        .capture_booking("p", &b.id, &cap(2, None))
+        .await
+        .unwrap();
+    assert_eq!(
+        file[..4],
+        [0x0a, 0x0d, 0x0d, 0x0a],
+        "a pcapng section header"
+    );
+    let e = fay
+        .capture_booking("p", &b.id, &cap(2, Some(4096)))
+        .await
+        .unwrap_err();
+    assert_eq!(e.api().and_then(|a| a.field.as_deref()), Some("snaplen"));
+    let e = fay
+        .capture_booking("p", &b.id, &cap(0, None))
+        .await
+        .unwrap_err();
+    assert_eq!(e.api().and_then(|a| a.field.as_deref()), Some("count"));
+    let vic = h.login_as("vic", None).await;
+    let e = vic
+        .capture_booking("p", &b.id, &cap(1, None))
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(403));
+    let e = eve
+        .capture_booking("p", &b.id, &cap(1, None))
+        .await
+        .unwrap_err();
     assert_eq!(e.status(), Some(404));
 }
 

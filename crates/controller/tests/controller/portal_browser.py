@@ -131,6 +131,12 @@ def researcher(browser):
     page.get_by_label("Trace the next packets").fill("2")
     page.get_by_role("button", name="Trace").click()
     expect(page.get_by_role("table", name="Trace")).to_contain_text("pc-")
+    # A capture downloads a pcapng file (the fake's one frame).
+    page.get_by_label("Capture the next frames (pcapng)").fill("2")
+    with page.expect_download() as d:
+        page.get_by_role("button", name="Capture").click()
+    assert d.value.suggested_filename == "busy.pcapng", d.value.suggested_filename
+    assert open(d.value.path(), "rb").read(4) == b"\x0a\x0d\x0d\x0a", "not pcapng"
 
     # Renew: the new end, and the clamp past the service level's longest lease.
     page.get_by_role("link", name="Bookings").click()

@@ -89,6 +89,20 @@ with sync_playwright() as pw:
     expect(page.locator("#trace-out")).to_contain_text("3 packets")
     expect(trace.locator("tbody tr")).to_have_count(3)
     assert re.search(r"map|forward|route", trace.inner_text(), re.I), trace.inner_text()
+    # A capture of hw-1's next frames: a pcapng that tshark (Wireshark's
+    # own reader, not Prism's) reads as frames of its VLAN at ingress and
+    # untagged ones at egress on the node's ports a and b.
+    vlan = page.locator("#b-vlan").inner_text()
+    page.get_by_label("Capture the next frames (pcapng)").fill("10")
+    with page.expect_download() as d:
+        page.get_by_role("button", name="Capture").click()
+    fields = subprocess.run(["tshark", "-r", d.value.path(), "-T", "fields", "-e", "frame.interface_name",
+                             "-e", "vlan.id", "-e", "udp.dstport"], capture_output=True, text=True, check=True).stdout
+    rows = [r.split("\t") for r in fields.strip().splitlines()]
+    assert len(rows) == 10, fields
+    assert {r[0] for r in rows} == {"a", "b"}, fields
+    assert all(r[2] == "7000" for r in rows), fields
+    assert all(r[1] == vlan for r in rows if r[0] == "a") and all(r[1] == "" for r in rows if r[0] == "b"), fields
     page.get_by_role("button", name="Log out").click()
     expect(page.get_by_role("button", name="Log in")).to_be_visible()
     # The operator: both nodes up, each hardware network in a slot of its node.

@@ -11,6 +11,7 @@ from .booking import Booking
 from .booking_counters import BookingCounters
 from .booking_counters_drops import BookingCountersDrops
 from .booking_request import BookingRequest
+from .capture_request import CaptureRequest
 from .cipher_doc import CipherDoc
 from .cipher_name import CipherName
 from .endpoints import Endpoints
@@ -81,6 +82,7 @@ __all__ = (
     "BookingCounters",
     "BookingCountersDrops",
     "BookingRequest",
+    "CaptureRequest",
     "CipherDoc",
     "CipherName",
     "Endpoints",
