@@ -333,3 +333,25 @@ pub struct BookingCounters {
     /// Packets dropped by `stage/reason` (the node's named drop reasons).
     pub drops: std::collections::BTreeMap<String, u64>,
 }
+
+/// Which of a project's bookings to list (`GET …/bookings`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Released bookings too.
+    #[serde(default)]
+    pub all: bool,
+    /// The `next` of the previous page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// Items per page (1-1000, default 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    /// Only bookings whose name contains this (any case).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Only bookings in this allocation or operational state (`ready`,
+    /// `stopped`, `failed`, `allocated`, …; `unallocated` lists released ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+}

@@ -3,8 +3,8 @@
 
 use crate::accounting::{AuditEntry, AuditQuery, UsageReport};
 use crate::bookings::{
-    Action, ActionRequest, Booking, BookingCounters, BookingRequest, Page, RenewRequest, Renewed,
-    ResourceType,
+    Action, ActionRequest, Booking, BookingCounters, BookingRequest, ListQuery, Page, RenewRequest,
+    Renewed, ResourceType,
 };
 use crate::error::Error;
 use crate::gateway::{PublicAddress, PublicAddressRequest};
@@ -319,6 +319,25 @@ impl ControllerClient {
         if let Some(a) = after {
             path.push_str(&format!("&after={}", seg(a)));
         }
+        self.call("GET", path, None::<&()>).await
+    }
+    /// A page of the project's bookings as `q` asks (name, state, page).
+    pub async fn find_bookings(
+        &self,
+        project: &str,
+        q: &ListQuery,
+    ) -> Result<Page<Booking>, ClientError> {
+        let mut args = vec![format!("all={}", q.all)];
+        let pairs = [("after", &q.after), ("name", &q.name), ("state", &q.state)];
+        for (k, v) in pairs {
+            if let Some(v) = v {
+                args.push(format!("{k}={}", seg(v)));
+            }
+        }
+        if let Some(l) = q.limit {
+            args.push(format!("limit={l}"));
+        }
+        let path = format!("/v1/projects/{}/bookings?{}", seg(project), args.join("&"));
         self.call("GET", path, None::<&()>).await
     }
     /// Every page of [`Self::bookings`].

@@ -25,7 +25,8 @@ pub mod session;
 pub use accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 pub use bookings::{
     Action, ActionRequest, AllocationState, Booking, BookingCounters, BookingRequest, GenericOp,
-    OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType, Role,
+    ListQuery, OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType,
+    Role,
 };
 pub use client::{AddressError, ClientError, ControllerClient};
 pub use error::{Error, ErrorCode, QuotaDetail};

@@ -193,9 +193,13 @@ function bookingActions(project, b, refresh) {
 }
 
 async function bookingsPage(main, project, params) {
-  const after = params.get("after");
-  const limit = 50;
-  const url = `${P(project)}/bookings?limit=${limit}${after ? `&after=${enc(after)}` : ""}`;
+  const after = params.get("after"), name = params.get("name") || "", st = params.get("state") || "";
+  const q = new URLSearchParams({ limit: 50 });
+  for (const [k, v] of [["after", after], ["name", name], ["state", st]]) if (v) q.set(k, v);
+  const url = `${P(project)}/bookings?${q}`;
+  const filters = new URLSearchParams();
+  if (name) filters.set("name", name);
+  if (st) filters.set("state", st);
   const [page, quota] = await Promise.all([api("GET", url), api("GET", `${P(project)}/quota`)]);
   const refresh = () => render();
   const rows = page.items.map((b) => h("tr", { "data-booking": b.name },
@@ -211,12 +215,29 @@ async function bookingsPage(main, project, params) {
     h("p", {}, `Your role: ${role || "none"}. `,
       role && role !== "viewer" ? h("a", { href: `#/p/${enc(project)}/book` }, "Book a network") : ""),
     quotaBars(quota),
+    bookingFilter(project, name, st),
     h("table", { "aria-label": "Bookings" },
       h("thead", {}, h("tr", {}, ["Name", "State", "Node", "Tier", "VLAN", "Lease end", "Bandwidth", "Booked by", "Actions"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 9 }, "No bookings.")))),
     h("div", { class: "pager" },
-      after ? h("a", { href: `#/p/${enc(project)}/bookings` }, "First page") : "",
-      page.next ? h("a", { href: `#/p/${enc(project)}/bookings?after=${enc(page.next)}`, id: "next-page" }, "Next page") : ""));
+      after ? h("a", { href: `#/p/${enc(project)}/bookings?${filters}` }, "First page") : "",
+      page.next ? h("a", { href: `#/p/${enc(project)}/bookings?${filters}&after=${enc(page.next)}`, id: "next-page" }, "Next page") : ""));
+}
+
+// Found by the server (name containing, state), not in the page: a
+// project of 10,000 bookings is never sent whole.
+function bookingFilter(project, name, st) {
+  const nameIn = h("input", { id: "filter-name", value: name, type: "search" });
+  const states = ["", "ready", "pending", "stopped", "failed", "allocated", "provisioned", "unallocated"];
+  const stateIn = h("select", { id: "filter-state" }, states.map((v) => h("option", { value: v, selected: v === st }, v || "any")));
+  return h("form", { class: "inline", role: "search", "aria-label": "Find bookings", onsubmit: (e) => {
+    e.preventDefault();
+    const f = new URLSearchParams();
+    if (nameIn.value) f.set("name", nameIn.value);
+    if (stateIn.value) f.set("state", stateIn.value);
+    go(`#/p/${enc(project)}/bookings?${f}`);
+  } }, h("label", { for: "filter-name" }, "Name contains", nameIn), h("label", { for: "filter-state" }, "State", stateIn),
+  h("button", { type: "submit" }, "Find"));
 }
 
 function parseRoutes(text, forwarding) {

@@ -10,8 +10,8 @@ use crate::db::{self, Tx};
 use crate::error::{Error, Result};
 use crate::identity::check_name;
 use crate::model::{
-    Action, AllocationState, Booking, BookingRequest, OperationalState, Page, Renewed, node_doc,
-    node_network_name,
+    Action, AllocationState, Booking, BookingRequest, ListQuery, OperationalState, Page, Renewed,
+    node_doc, node_network_name,
 };
 use crate::nodes::Placement;
 use crate::registry::{self, NETWORK, VLAN};
@@ -90,25 +90,51 @@ impl Controller {
         after: Option<&str>,
         limit: usize,
     ) -> Result<Page<Booking>> {
+        let q = ListQuery {
+            all,
+            after: after.map(str::to_string),
+            limit: Some(limit),
+            ..ListQuery::default()
+        };
+        self.find_bookings(p, project, &q).await
+    }
+
+    /// The project's bookings as `q` asks: oldest first, a page at a time,
+    /// by name (containing, any case) and state (allocation or
+    /// operational) when asked; released ones with `all` or when the state
+    /// asked is `unallocated`.
+    pub async fn find_bookings(
+        &self,
+        p: &Principal,
+        project: &str,
+        q: &ListQuery,
+    ) -> Result<Page<Booking>> {
         let m = self
             .project_for(p, project, Operation::BookingsRead)
             .await?;
-        let (after_ms, after_id) = match after {
-            Some(c) => {
-                let (ms, id) = c
-                    .split_once('.')
-                    .ok_or_else(|| Error::invalid("a cursor from `next`").with_field("after"))?;
-                (
-                    ms.parse::<i64>()
-                        .map_err(|_| Error::invalid("a cursor from `next`").with_field("after"))?,
-                    id.to_string(),
-                )
-            }
-            None => (i64::MIN, String::new()),
+        let bad = || Error::invalid("a cursor from `next`").with_field("after");
+        let after = match q.after.as_deref().map(|c| c.split_once('.')) {
+            Some(Some((ms, id))) => (ms.parse::<i64>().map_err(|_| bad())?, id),
+            Some(None) => return Err(bad()),
+            None => (i64::MIN, ""),
         };
-        let limit = limit.clamp(1, 1000);
-        let after = (after_ms, after_id.as_str());
-        let mut items = store::page(&self.pool, &m.project_id, all, after, limit + 1).await?;
+        let state = q.state.as_deref().filter(|s| !s.is_empty());
+        if let Some(s) = state
+            && AllocationState::parse(s).is_none()
+            && OperationalState::parse(s).is_none()
+        {
+            return Err(Error::invalid(format!(
+                "`{s}` is not a state: allocated, provisioned, unallocated, pending, ready, stopped, failed"
+            ))
+            .with_field("state"));
+        }
+        let filter = store::BookingFilter {
+            all: q.all || state == Some("unallocated"),
+            name: q.name.as_deref().filter(|s| !s.is_empty()),
+            state,
+        };
+        let limit = q.limit.unwrap_or(100).clamp(1, 1000);
+        let mut items = store::page(&self.pool, &m.project_id, filter, after, limit + 1).await?;
         let next = (items.len() > limit).then(|| {
             items.truncate(limit);
             let last = &items[limit - 1];

@@ -61,9 +61,9 @@ pub use identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
 pub use model::{
-    Action, ActionRequest, AllocationState, Booking, BookingRequest, GenericOp, NODE_PREFIX,
-    OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType, Role,
-    node_network_name,
+    Action, ActionRequest, AllocationState, Booking, BookingRequest, GenericOp, ListQuery,
+    NODE_PREFIX, OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed,
+    ResourceType, Role, node_network_name,
 };
 pub use nodes::{NodeRequest, NodeView};
 pub use prism_controller_api::{

@@ -4,7 +4,7 @@ use super::{App, Body, Caller, query};
 use crate::accounting::{AuditEntry, AuditQuery, UsageReport};
 use crate::error::{Error, Result};
 use crate::model::{
-    ActionRequest, Booking, BookingCounters, BookingRequest, Page, RenewRequest, Renewed,
+    ActionRequest, Booking, BookingCounters, BookingRequest, ListQuery, Page, RenewRequest, Renewed,
 };
 use crate::quota::QuotaView;
 use axum::extract::{Path, Query, State};
@@ -46,18 +46,6 @@ pub fn routes() -> Router<App> {
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct ListQuery {
-    /// Released bookings too.
-    #[serde(default)]
-    pub all: bool,
-    /// The `next` of the previous page.
-    pub after: Option<String>,
-    /// Items per page (1-1000, default 100).
-    pub limit: Option<usize>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
 pub struct UsageQuery {
     /// Unix ms (default: 0).
     pub from_ms: Option<i64>,
@@ -76,18 +64,7 @@ pub async fn list(
     Path(project): Path<String>,
     q: std::result::Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Page<Booking>>> {
-    let q = query(q)?;
-    Ok(Json(
-        app.ctl
-            .list_bookings(
-                &p,
-                &project,
-                q.all,
-                q.after.as_deref(),
-                q.limit.unwrap_or(100),
-            )
-            .await?,
-    ))
+    Ok(Json(app.ctl.find_bookings(&p, &project, &query(q)?).await?))
 }
 
 /// Allocates a booking (a short hold on quota and capacity); with

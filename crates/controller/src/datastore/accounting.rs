@@ -158,12 +158,7 @@ pub(crate) async fn audit_page(
         q = q.bind(p.to_string());
     }
     if let Some(p) = slice.path {
-        // LIKE's own characters in the text asked are matched as written.
-        let escaped = p
-            .replace('\\', "\\\\")
-            .replace('%', "\\%")
-            .replace('_', "\\_");
-        q = q.bind(format!("%{escaped}%"));
+        q = q.bind(super::like_contains(p));
     }
     let rows = q.bind(limit as i64).fetch_all(pool).await?;
     rows.iter()

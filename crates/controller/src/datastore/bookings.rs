@@ -128,26 +128,54 @@ pub(crate) async fn by_id(tx: &mut Tx, id: &str) -> Result<Booking> {
     booking_of(&r)
 }
 
+/// Which of a project's bookings a page lists.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BookingFilter<'a> {
+    /// Released ones too.
+    pub all: bool,
+    /// Names containing this (any case).
+    pub name: Option<&'a str>,
+    /// This allocation or operational state.
+    pub state: Option<&'a str>,
+}
+
 /// Up to `limit` of the project's bookings created after `after`
-/// (creation time, id), oldest first; released ones only with `all`.
+/// (creation time, id), oldest first, as `filter` says.
 pub(crate) async fn page(
     pool: &Pool,
     project_id: &str,
-    all: bool,
+    filter: BookingFilter<'_>,
     after: (i64, &str),
     limit: usize,
 ) -> Result<Vec<Booking>> {
-    let rows = sqlx::query(&format!(
+    let mut sql = format!(
         "{BOOKING_SELECT} WHERE b.project_id = $1 AND ($2 = 1 OR b.released_ms IS NULL) \
-         AND (b.created_ms > $3 OR (b.created_ms = $3 AND b.id > $4)) ORDER BY b.created_ms, b.id LIMIT $5"
-    ))
-    .bind(project_id)
-    .bind(all as i64)
-    .bind(after.0)
-    .bind(after.1)
-    .bind(limit as i64)
-    .fetch_all(pool)
-    .await?;
+         AND (b.created_ms > $3 OR (b.created_ms = $3 AND b.id > $4))"
+    );
+    let mut n = 4;
+    if filter.name.is_some() {
+        n += 1;
+        sql.push_str(&format!(" AND LOWER(b.name) LIKE LOWER(${n}) ESCAPE '\\'"));
+    }
+    if filter.state.is_some() {
+        n += 1;
+        sql.push_str(&format!(
+            " AND (b.allocation_state = ${n} OR b.operational_state = ${n})"
+        ));
+    }
+    sql.push_str(&format!(" ORDER BY b.created_ms, b.id LIMIT ${}", n + 1));
+    let mut q = sqlx::query(&sql)
+        .bind(project_id)
+        .bind(filter.all as i64)
+        .bind(after.0)
+        .bind(after.1);
+    if let Some(name) = filter.name {
+        q = q.bind(super::like_contains(name));
+    }
+    if let Some(state) = filter.state {
+        q = q.bind(state.to_string());
+    }
+    let rows = q.bind(limit as i64).fetch_all(pool).await?;
     rows.iter().map(booking_of).collect()
 }
 

@@ -24,6 +24,16 @@ pub(crate) mod registry;
 pub(crate) use crate::db::{Pool, Tx};
 
 /// Whether `e` is a unique constraint refusing a duplicate (a name taken).
+/// A `LIKE` pattern for text containing `text` as written (its `%`, `_`
+/// and `\\` matched literally; the query says `ESCAPE '\\'`).
+pub(crate) fn like_contains(text: &str) -> String {
+    let escaped = text
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
 pub(crate) fn unique_violation(e: &sqlx::Error) -> bool {
     e.as_database_error()
         .is_some_and(|d| d.is_unique_violation())

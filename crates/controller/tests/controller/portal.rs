@@ -540,3 +540,77 @@ async fn the_audit_log_pages_newest_first_by_principal_and_path() {
         .unwrap_err();
     assert_eq!(e.api().and_then(|a| a.field.as_deref()), Some("after"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bookings_are_found_by_name_and_state_on_the_server() {
+    use prism_controller::{Action, ListQuery};
+    let h = Harness::start().await;
+    h.node("n1", 4, 100).await;
+    let fay = h.user("fay").await;
+    h.project("p", "fay", prism_controller::STANDARD).await;
+    let mut ids = Vec::new();
+    for name in ["web-a", "web-b", "db-1", "x_y"] {
+        ids.push(
+            fay.book("p", &network(name, "software", 1, true))
+                .await
+                .unwrap()
+                .id,
+        );
+    }
+    fay.act("p", &ids[1], Action::Stop).await.unwrap();
+    fay.release("p", &ids[2]).await.unwrap();
+    let find = |name: Option<&str>, state: Option<&str>| ListQuery {
+        name: name.map(str::to_string),
+        state: state.map(str::to_string),
+        ..ListQuery::default()
+    };
+    let names = |page: prism_controller::Page<prism_controller::Booking>| {
+        page.items.into_iter().map(|b| b.name).collect::<Vec<_>>()
+    };
+    let got = fay
+        .find_bookings("p", &find(Some("WEB"), None))
+        .await
+        .unwrap();
+    assert_eq!(names(got), ["web-a", "web-b"]);
+    let got = fay
+        .find_bookings("p", &find(Some("web"), Some("stopped")))
+        .await
+        .unwrap();
+    assert_eq!(names(got), ["web-b"]);
+    let got = fay
+        .find_bookings("p", &find(None, Some("unallocated")))
+        .await
+        .unwrap();
+    assert_eq!(names(got), ["db-1"], "released ones when asked by state");
+    // `_` and `%` are the characters asked for, not patterns.
+    let got = fay
+        .find_bookings("p", &find(Some("_"), None))
+        .await
+        .unwrap();
+    assert_eq!(names(got), ["x_y"]);
+    let got = fay
+        .find_bookings("p", &find(Some("%"), None))
+        .await
+        .unwrap();
+    assert!(names(got).is_empty());
+    let e = fay
+        .find_bookings("p", &find(None, Some("busy")))
+        .await
+        .unwrap_err();
+    assert_eq!(e.api().and_then(|a| a.field.as_deref()), Some("state"));
+    // A page at a time, the filter kept across pages.
+    let first = ListQuery {
+        limit: Some(1),
+        ..find(Some("web"), None)
+    };
+    let p1 = fay.find_bookings("p", &first).await.unwrap();
+    let second = ListQuery {
+        after: p1.next.clone(),
+        ..first.clone()
+    };
+    let p2 = fay.find_bookings("p", &second).await.unwrap();
+    assert_eq!(
+        (names(p1), names(p2.clone()), p2.next),
+        (vec!["web-a".to_string()], vec!["web-b".to_string()], None)
+    );
+}

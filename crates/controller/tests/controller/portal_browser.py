@@ -149,6 +149,16 @@ def researcher(browser):
     shot(page, "bookings")
     every_field_is_labelled(page)
 
+    # Found on the server by name and by state.
+    page.get_by_label("Name contains").fill("BUS")
+    page.get_by_role("button", name="Find").click()
+    expect(page.locator("tr[data-booking]")).to_have_count(1)
+    expect(page.locator("tr[data-booking=busy]")).to_be_visible()
+    page.get_by_label("Name contains").fill("")
+    page.locator("#filter-state").select_option("stopped")
+    page.get_by_role("button", name="Find").click()
+    expect(page.get_by_text("No bookings.")).to_be_visible()
+    page.get_by_role("link", name="Bookings").click()
     # Release removes it from the list (and, the Rust side checks, the node).
     row = page.locator("tr[data-booking=idle]")
     row.get_by_role("button", name="Release").click()

@@ -21,6 +21,8 @@ def _get_kwargs(
     all_: bool | Unset = UNSET,
     after: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    name: str | Unset = UNSET,
+    state: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -34,6 +36,10 @@ def _get_kwargs(
     params["after"] = after
 
     params["limit"] = limit
+
+    params["name"] = name
+
+    params["state"] = state
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -122,6 +128,8 @@ def sync_detailed(
     all_: bool | Unset = UNSET,
     after: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    name: str | Unset = UNSET,
+    state: str | Unset = UNSET,
 
 ) -> Response[Error | PageBooking]:
     """ 
@@ -130,6 +138,8 @@ def sync_detailed(
         all_ (bool | Unset):
         after (str | Unset):
         limit (int | Unset):
+        name (str | Unset):
+        state (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -145,6 +155,8 @@ def sync_detailed(
 all_=all_,
 after=after,
 limit=limit,
+name=name,
+state=state,
 
     )
 
@@ -161,6 +173,8 @@ def sync(
     all_: bool | Unset = UNSET,
     after: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    name: str | Unset = UNSET,
+    state: str | Unset = UNSET,
 
 ) -> Error | PageBooking | None:
     """ 
@@ -169,6 +183,8 @@ def sync(
         all_ (bool | Unset):
         after (str | Unset):
         limit (int | Unset):
+        name (str | Unset):
+        state (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -185,6 +201,8 @@ client=client,
 all_=all_,
 after=after,
 limit=limit,
+name=name,
+state=state,
 
     ).parsed
 
@@ -195,6 +213,8 @@ async def asyncio_detailed(
     all_: bool | Unset = UNSET,
     after: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    name: str | Unset = UNSET,
+    state: str | Unset = UNSET,
 
 ) -> Response[Error | PageBooking]:
     """ 
@@ -203,6 +223,8 @@ async def asyncio_detailed(
         all_ (bool | Unset):
         after (str | Unset):
         limit (int | Unset):
+        name (str | Unset):
+        state (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -218,6 +240,8 @@ async def asyncio_detailed(
 all_=all_,
 after=after,
 limit=limit,
+name=name,
+state=state,
 
     )
 
@@ -234,6 +258,8 @@ async def asyncio(
     all_: bool | Unset = UNSET,
     after: str | Unset = UNSET,
     limit: int | Unset = UNSET,
+    name: str | Unset = UNSET,
+    state: str | Unset = UNSET,
 
 ) -> Error | PageBooking | None:
     """ 
@@ -242,6 +268,8 @@ async def asyncio(
         all_ (bool | Unset):
         after (str | Unset):
         limit (int | Unset):
+        name (str | Unset):
+        state (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -258,5 +286,7 @@ client=client,
 all_=all_,
 after=after,
 limit=limit,
+name=name,
+state=state,
 
     )).parsed
