@@ -3,8 +3,8 @@
 
 use crate::accounting::{AuditEntry, AuditQuery, UsageReport};
 use crate::bookings::{
-    Action, ActionRequest, Booking, BookingCounters, BookingRequest, ListQuery, Page, RenewRequest,
-    Renewed, ResourceType,
+    Action, ActionRequest, Booking, BookingRequest, ListQuery, Page, RenewRequest, Renewed,
+    ResourceType,
 };
 use crate::error::Error;
 use crate::gateway::{PublicAddress, PublicAddressRequest};
@@ -13,7 +13,6 @@ use crate::identity::{
 };
 use crate::node_keys::{NodeKeyRequest, NodeKeyView};
 use crate::nodes::{NodeRequest, NodeView};
-use crate::observe::{CaptureRequest, NodeHardware, TraceRequest};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::quota::QuotaView;
 use prism_node_api::{Endpoint, NodeClient};
@@ -90,7 +89,7 @@ fn is_certificate_error(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::InvalidData && e.to_string().contains("certificate")
 }
 
-fn seg(s: &str) -> String {
+pub(crate) fn seg(s: &str) -> String {
     percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
 }
 
@@ -178,7 +177,7 @@ impl ControllerClient {
             })
     }
 
-    async fn call<R: DeserializeOwned>(
+    pub(crate) async fn call<R: DeserializeOwned>(
         &self,
         method: &'static str,
         path: String,
@@ -361,75 +360,6 @@ impl ControllerClient {
         self.call(
             "GET",
             format!("/v1/projects/{}/bookings/{}", seg(project), seg(id)),
-            None::<&()>,
-        )
-        .await
-    }
-    /// The next packets of the booking's network, each stage's decision.
-    pub async fn trace_booking(
-        &self,
-        project: &str,
-        id: &str,
-        r: &TraceRequest,
-    ) -> Result<prism_node_api::TapAnswer, ClientError> {
-        let path = format!("/v1/projects/{}/bookings/{}/trace", seg(project), seg(id));
-        self.call("POST", path, Some(r)).await
-    }
-    /// The next frames of the booking's network as a pcapng file.
-    pub async fn capture_booking(
-        &self,
-        project: &str,
-        id: &str,
-        r: &CaptureRequest,
-    ) -> Result<Vec<u8>, ClientError> {
-        let path = format!("/v1/projects/{}/bookings/{}/capture", seg(project), seg(id));
-        let body = serde_json::to_vec(r).ok();
-        let (status, bytes) = self.raw("POST", &path, body).await?;
-        if status == 200 {
-            return Ok(bytes);
-        }
-        match serde_json::from_slice::<Error>(&bytes) {
-            Ok(error) => Err(ClientError::Api {
-                method: "POST",
-                path,
-                status,
-                error,
-            }),
-            Err(_) => Err(ClientError::Unexpected {
-                method: "POST",
-                path,
-                status,
-                body: String::from_utf8_lossy(&bytes).into_owned(),
-            }),
-        }
-    }
-    /// Node `name`'s slots, what each holds and its power (model).
-    pub async fn node_hardware(&self, name: &str) -> Result<NodeHardware, ClientError> {
-        let path = format!("/v1/nodes/{}/hardware", seg(name));
-        self.call("GET", path, None::<&()>).await
-    }
-    /// Node `name`'s events numbered above `since`.
-    pub async fn node_events(
-        &self,
-        name: &str,
-        since: u64,
-    ) -> Result<Vec<prism_node_api::NodeEvent>, ClientError> {
-        let path = format!("/v1/nodes/{}/events?since={since}", seg(name));
-        self.call("GET", path, None::<&()>).await
-    }
-    /// What the booking's network has forwarded on its node.
-    pub async fn booking_counters(
-        &self,
-        project: &str,
-        id: &str,
-    ) -> Result<BookingCounters, ClientError> {
-        self.call(
-            "GET",
-            format!(
-                "/v1/projects/{}/bookings/{}/counters",
-                seg(project),
-                seg(id)
-            ),
             None::<&()>,
         )
         .await

@@ -11,6 +11,7 @@
 pub mod accounting;
 pub mod bookings;
 pub mod client;
+mod client_observe;
 pub mod error;
 pub mod gateway;
 pub mod identity;
