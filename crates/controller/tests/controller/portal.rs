@@ -550,6 +550,8 @@ async fn bookings_are_found_by_name_and_state_on_the_server() {
     h.project("p", "fay", prism_controller::STANDARD).await;
     let mut ids = Vec::new();
     for name in ["web-a", "web-b", "db-1", "x_y"] {
+        // A page is in creation order (ties by id): one booking a ms.
+        h.clock.advance_ms(1);
         ids.push(
             fay.book("p", &network(name, "software", 1, true))
                 .await
