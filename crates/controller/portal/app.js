@@ -488,6 +488,7 @@ async function nodesPage(main) {
 const EVENT_WORDS = {
   "reconfiguration-started": "reconfiguration started", "reconfiguration-done": "reconfiguration done",
   "reconfiguration-failed": "reconfiguration failed", "auto-move": "automatic tier move",
+  "tier-move": "tier move", "node-started": "node started",
 };
 
 function ms(v) {

@@ -27,13 +27,17 @@ fn node_failed(node: &str, e: impl std::fmt::Display) -> Error {
 /// Networks whose last reconfiguration event is a start: loading now.
 fn loading(events: &[NodeEvent]) -> BTreeSet<String> {
     let mut last: BTreeMap<&str, EventKind> = BTreeMap::new();
+    use EventKind::*;
     for e in events {
-        if e.kind != EventKind::AutoMove {
+        if matches!(
+            e.kind,
+            ReconfigurationStarted | ReconfigurationDone | ReconfigurationFailed
+        ) {
             last.insert(&e.network, e.kind);
         }
     }
     last.into_iter()
-        .filter(|(_, k)| *k == EventKind::ReconfigurationStarted)
+        .filter(|(_, k)| *k == ReconfigurationStarted)
         .map(|(n, _)| n.to_string())
         .collect()
 }

@@ -276,6 +276,12 @@ pub enum EventKind {
     ReconfigurationFailed,
     /// `tier = "auto"`: the node moved a network on its measured rate.
     AutoMove,
+    /// A network moved between the tiers because its definition asked
+    /// (`PUT …/tier`, a new document, the desired state).
+    TierMove,
+    /// The node started (`network` is empty; the message says how many
+    /// networks it holds and whether they came from its saved state).
+    NodeStarted,
 }
 
 /// One entry of the node's event log.

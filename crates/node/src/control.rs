@@ -178,6 +178,15 @@ impl<R: NodeRuntime> Control<R> {
         self.desired_generation
     }
 
+    /// Logs the node's start: how many networks it holds, and from where.
+    pub fn log_start(&mut self, from: &str) {
+        let n = self.docs.len();
+        let networks = if n == 1 { "network" } else { "networks" };
+        let msg = format!("node started with {n} {networks} ({from})");
+        let kind = prism_node_api::EventKind::NodeStarted;
+        self.log(kind, "", None, (None, None), msg);
+    }
+
     /// Continues the numbering of a restored desired state.
     pub fn restore_generations(&mut self, g: crate::runtime::Generations) {
         self.generation = g.changes;
@@ -319,7 +328,15 @@ impl<R: NodeRuntime> Control<R> {
             };
         }
         let mbps = doc.bandwidth.map_or(0.0, |b| b.0 as f64 / 1e6);
+        let before = self.substrate.spec(name).map(|s| s.tier);
         let done = self.apply_concrete(name, doc)?;
+        // A move its definition asked for (an automatic one is logged
+        // with its reason by `auto`).
+        let after = self.substrate.spec(name).map(|s| s.tier);
+        if before.is_some() && after.is_some() && before != after {
+            let kind = prism_node_api::EventKind::TierMove;
+            self.journal(kind, name, None, (None, None), done.clone());
+        }
         match (auto, self.auto.accepted.contains_key(name)) {
             (true, false) => {
                 self.auto.accepted.insert(name.to_string(), mbps);

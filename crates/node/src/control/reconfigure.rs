@@ -88,7 +88,21 @@ impl<R: NodeRuntime> Control<R> {
             .collect()
     }
 
+    /// An event on the journal and its words on the node's log.
     pub(super) fn log(
+        &mut self,
+        kind: EventKind,
+        network: &str,
+        strategy: Option<Strategy>,
+        durations: (Option<f64>, Option<f64>),
+        message: String,
+    ) -> NodeEvent {
+        self.events.push(message.clone());
+        self.journal(kind, network, strategy, durations, message)
+    }
+
+    /// An event on the journal only (`GET /v1/events`).
+    pub(super) fn journal(
         &mut self,
         kind: EventKind,
         network: &str,
@@ -107,13 +121,12 @@ impl<R: NodeRuntime> Control<R> {
             strategy: strategy.map(StrategyName::from),
             modelled_ms: durations.0,
             measured_ms: durations.1,
-            message: message.clone(),
+            message,
         };
         if self.journal.len() == JOURNAL {
             self.journal.pop_front();
         }
         self.journal.push_back(e.clone());
-        self.events.push(message);
         e
     }
 

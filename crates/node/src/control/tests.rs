@@ -215,6 +215,20 @@ fn migration_makes_the_new_path_before_it_breaks_the_old() {
     );
     assert_eq!(c.view("m").unwrap().tier, Tier::Hardware);
     assert!(c.view("m").unwrap().router.is_none());
+    // Each move is on the event log, in words.
+    let moves: Vec<String> = c
+        .events_since(0)
+        .into_iter()
+        .filter(|e| e.kind == prism_node_api::EventKind::TierMove && e.network == "m")
+        .map(|e| e.message)
+        .collect();
+    assert_eq!(
+        moves,
+        [
+            "network `m` moved to software",
+            "network `m` moved to hardware"
+        ]
+    );
 }
 
 #[test]

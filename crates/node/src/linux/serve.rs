@@ -198,11 +198,18 @@ impl NodeServer {
         if cfg.fresh {
             crate::saved::forget(&opts.state_dir)?;
         }
-        if let Some((generations, note)) = restored {
-            if let Ok(mut c) = node.control.lock() {
-                c.restore_generations(generations);
+        let from = match restored {
+            Some((generations, note)) => {
+                if let Ok(mut c) = node.control.lock() {
+                    c.restore_generations(generations);
+                }
+                node.notes.insert(0, note);
+                "restored from its saved state"
             }
-            node.notes.insert(0, note);
+            None => "from its configuration",
+        };
+        if let Ok(mut c) = node.control.lock() {
+            c.log_start(from);
         }
         let mut server = NodeServer {
             notes: std::mem::take(&mut node.notes),

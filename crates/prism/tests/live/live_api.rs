@@ -346,6 +346,13 @@ fn a_node_served_in_process_holds_its_desired_generation_across_a_restart() {
         node.notes
     );
     assert_eq!(rt.block_on(client.node()).unwrap().desired_generation, 5);
+    // Its event log says it started, and from its saved state.
+    let started = rt.block_on(client.events(0)).unwrap();
+    assert_eq!(started[0].kind, prism_node_api::EventKind::NodeStarted);
+    assert_eq!(
+        started[0].message,
+        "node started with 1 network (restored from its saved state)"
+    );
     wait_for_ping("pte0a", 5);
     let e = rt
         .block_on(client.put_desired(&desired(4, vec![])))

@@ -116,6 +116,7 @@ with sync_playwright() as pw:
         expect(slot).to_have_count(1)
         expect(slot).to_contain_text(f"{booking} (project demo)")
         expect(page.get_by_text("Power is the profile's model, not a measurement")).to_be_visible()
+        expect(page.locator("#timeline tr", has_text="node started")).to_contain_text("from its configuration")
     if SHOTS:
         page.screenshot(path=os.path.join(SHOTS, "demo-node.png"), full_page=True)
     browser.close()
