@@ -4,14 +4,15 @@
 # that runs one inside a container; Prometheus scrapes a live node; tshark
 # reads what `prism ctl capture` wrote; python3-venv holds the SDK and
 # schemathesis (and Playwright, which drives Debian's headless Chromium
-# in the portal's browser test). All in one apt-get, before anything else
-# may run one.
+# and Firefox ESR in the portal's browser tests). All in one apt-get,
+# before anything else may run one.
 need=()
 [ "$(id -u)" -eq 0 ] && ! command -v bird >/dev/null 2>&1 && need+=(bird2)
 [ "$(id -u)" -eq 0 ] && ! command -v prometheus >/dev/null 2>&1 && need+=(prometheus)
 [ "$(id -u)" -eq 0 ] && ! command -v tshark >/dev/null 2>&1 && need+=(tshark)
 [ "$(id -u)" -eq 0 ] && ! python3 -c "import ensurepip" >/dev/null 2>&1 && need+=(python3-venv)
 [ "$(id -u)" -eq 0 ] && ! command -v chromium >/dev/null 2>&1 && need+=(chromium)
+[ "$(id -u)" -eq 0 ] && ! command -v firefox-esr >/dev/null 2>&1 && need+=(firefox-esr)
 [ "$(id -u)" -eq 0 ] && ! command -v pg_lsclusters >/dev/null 2>&1 && need+=(postgresql)
 command -v c++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)

@@ -268,7 +268,7 @@ function bookPage(main, project) {
   const field = (id, label, input, hint) => h("label", { for: id }, label, hint ? h("span", { class: "hint" }, hint) : "", input,
     h("span", { class: "field-error", id: `${id}-error`, hidden: true }));
   const inputs = {
-    name: h("input", { id: "book-name", required: true, "data-field": "name", pattern: "[a-z0-9-]+" }),
+    name: h("input", { id: "book-name", required: true, "data-field": "name", pattern: "[a-z0-9\\-]+" }),
     tier: h("select", { id: "book-tier", "data-field": "spec.tier" }, ["hardware", "software", "auto"].map((t) => h("option", { value: t }, t))),
     forwarding: h("select", { id: "book-forwarding", "data-field": "spec.forwarding" },
       ["destination", "source", "flow", "rules"].map((t) => h("option", { value: t }, t))),

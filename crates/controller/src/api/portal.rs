@@ -52,7 +52,7 @@ const INDEX: &str = include_str!("../../portal/index.html");
 
 /// Scripts and styles from this origin only (none inline), no frames, no
 /// forms or calls elsewhere.
-const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// The session token the request's cookie carries, if any.
 pub fn session_cookie(headers: &HeaderMap) -> Option<String> {

@@ -17,14 +17,33 @@ const TICK_MS: u64 = 100;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_portal_works_in_chromium() {
-    let Some(python) = prism_testkit::gates::sdk_program("portal_browser", "PRISM_PORTAL_PYTHON")
-    else {
+    let gate = prism_testkit::gates::sdk_program;
+    let (Some(python), Some(chromium)) = (
+        gate("portal_browser", "PRISM_PORTAL_PYTHON"),
+        gate("portal_browser", "PRISM_CHROMIUM"),
+    ) else {
         return;
     };
-    let Some(chromium) = prism_testkit::gates::sdk_program("portal_browser", "PRISM_CHROMIUM")
-    else {
+    in_browser(python, ("PRISM_CHROMIUM", chromium), "chromium").await;
+}
+
+/// The same in Debian's Firefox ESR, driven over WebDriver BiDi.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_portal_works_in_firefox() {
+    let gate = prism_testkit::gates::sdk_program;
+    let (Some(python), Some(firefox)) = (
+        gate("portal_browser", "PRISM_PORTAL_PYTHON"),
+        gate("portal_browser", "PRISM_FIREFOX"),
+    ) else {
         return;
     };
+    in_browser(python, ("PRISM_FIREFOX", firefox), "firefox").await;
+}
+
+/// Runs `portal_browser.py` in the browser `browser` names (an environment
+/// variable and its program) against a controller set up for it; its
+/// screenshots go to target/portal-shots/`shots`.
+async fn in_browser(python: String, browser: (&'static str, String), shots: &str) {
     let h = Harness::start().await;
     // Leases on the wall clock: the page shows time left against it.
     let wall = prism_controller::SystemClock.now_ms();
@@ -54,13 +73,18 @@ async fn the_portal_works_in_chromium() {
     ));
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/controller/portal_browser.py");
-    let shots = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/portal-shots");
+    let shots = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/portal-shots")
+        .join(shots);
     let url = format!("http://{}", h.addr);
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new(&python)
             .arg(&script)
+            // The browser this test names, not another one the environment has.
+            .env_remove("PRISM_CHROMIUM")
+            .env_remove("PRISM_FIREFOX")
             .env("PRISM_PORTAL_URL", url)
-            .env("PRISM_CHROMIUM", chromium)
+            .env(browser.0, browser.1)
             .env("PRISM_PASSWORD", PASSWORD)
             .env("PRISM_OTHER_BOOKING", theirs.id)
             .env("PRISM_NODE_SECRET", crate::common::fake_node::SECRET)
