@@ -370,7 +370,11 @@ async function bookingPage(main, project, id) {
     try { c = await api("GET", `${P(project)}/bookings/${enc(id)}/counters`); } catch (x) {
       figures.replaceChildren(h("span", { class: "error" }, x.message)); return;
     }
-    if (last && c.at_ms > last.at_ms) {
+    // Counters start again when the network is placed anew (a tier move,
+    // a node's restart): a reading below the last is a new start, not a
+    // negative rate.
+    const reset = last && (c.rx_packets < last.rx_packets || c.tx_packets < last.tx_packets);
+    if (last && !reset && c.at_ms > last.at_ms) {
       const dt = (c.at_ms - last.at_ms) / 1000;
       points.push({ inPps: (c.rx_packets - last.rx_packets) / dt, outPps: (c.tx_packets - last.tx_packets) / dt,
         inBps: (8 * (c.rx_bytes - last.rx_bytes)) / dt, outBps: (8 * (c.tx_bytes - last.tx_bytes)) / dt });

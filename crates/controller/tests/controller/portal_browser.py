@@ -106,6 +106,9 @@ def researcher(browser):
     shot(page, "login")
     log_in(page, "fay", keyboard=True)
     expect(page.get_by_role("heading", name="Bookings of p")).to_be_visible()
+    # The session is nowhere a script can read it: no storage, no cookie.
+    kept = page.evaluate("() => [localStorage.length, sessionStorage.length, document.cookie]")
+    assert kept == [0, 0, ""], kept
 
     # A refused form shows the API's refusal at its field.
     book(page, "bad", "software", routes="10.1.0.0/33 b")
