@@ -34,6 +34,25 @@ pub(crate) fn host_ns(i: usize, s: usize) -> String {
     format!("{HOST_NS}{i}{}", ["a", "b"][s])
 }
 
+/// A UDP frame from host a to host b (10.0.1.2 → 10.0.2.2), tagged
+/// `vlan`, to port `port`, `len` bytes long.
+pub(crate) fn host_a_frame(vlan: u16, port: u16, len: usize) -> Vec<u8> {
+    build(
+        &FrameSpec {
+            src_mac: EthernetAddress(host_mac(0)),
+            dst_mac: EthernetAddress([0x02, 0x44, 0, 0xff, 0, 0]),
+            vlan: Some(vlan),
+            src: Ipv4Address([10, 0, 1, 2]),
+            dst: Ipv4Address([10, 0, 2, 2]),
+            src_port: 4000,
+            dst_port: port,
+            frame_len: len,
+            ..FrameSpec::default()
+        },
+        b"PRSM",
+    )
+}
+
 pub(crate) fn send_and_count(i: usize, vlan: u16, port: u16, count: u64) -> Result<u64> {
     // TPACKET_V3 closes a block after `retire_ms` however few frames it
     // holds: at 2,000 frames/s the default ring (16 blocks, 1 ms) is 16 ms
@@ -46,20 +65,7 @@ pub(crate) fn send_and_count(i: usize, vlan: u16, port: u16, count: u64) -> Resu
     };
     let mut rx = netns::in_namespace(&host_ns(i, 1), move || PacketPort::open("eth0", Some(ring)))?;
     let mut tx = netns::in_namespace(&host_ns(i, 0), || PacketPort::open_tx("eth0"))?;
-    let frame = build(
-        &FrameSpec {
-            src_mac: EthernetAddress(host_mac(0)),
-            dst_mac: EthernetAddress([0x02, 0x44, 0, 0xff, 0, 0]),
-            vlan: Some(vlan),
-            src: Ipv4Address([10, 0, 1, 2]),
-            dst: Ipv4Address([10, 0, 2, 2]),
-            src_port: 4000,
-            dst_port: port,
-            frame_len: FRAME_LEN,
-            ..FrameSpec::default()
-        },
-        b"PRSM",
-    );
+    let frame = host_a_frame(vlan, port, FRAME_LEN);
     let mut got = 0u64;
     let mut count_rx = |rx: &mut PacketPort| {
         rx.recv_block(|f| {

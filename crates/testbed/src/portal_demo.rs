@@ -4,13 +4,11 @@
 //! portal's address, the lab CA and two logins are printed, and everything
 //! stops, is released and removed on Ctrl-C or SIGTERM.
 
-use crate::controller_traffic::{host_mac, host_ns};
+use crate::controller_traffic::{host_a_frame, host_ns};
 use anyhow::Result;
 use prism_controller::Booking;
 use prism_io::afpacket::PacketPort;
 use prism_io::netns;
-use prism_pipeline::traffic::{FrameSpec, build};
-use prism_wire::{EthernetAddress, Ipv4Address};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,20 +23,7 @@ const FRAME_LEN: usize = 300;
 /// `stop` (frames to UDP port 7000, which host b does not read).
 fn keep_sending(i: usize, vlan: u16, pps: u64, stop: Arc<AtomicBool>) -> Result<()> {
     let mut tx = netns::in_namespace(&host_ns(i, 0), || PacketPort::open_tx("eth0"))?;
-    let frame = build(
-        &FrameSpec {
-            src_mac: EthernetAddress(host_mac(0)),
-            dst_mac: EthernetAddress([0x02, 0x44, 0, 0xff, 0, 0]),
-            vlan: Some(vlan),
-            src: Ipv4Address([10, 0, 1, 2]),
-            dst: Ipv4Address([10, 0, 2, 2]),
-            src_port: 4000,
-            dst_port: 7000,
-            frame_len: FRAME_LEN,
-            ..FrameSpec::default()
-        },
-        b"PRSM",
-    );
+    let frame = host_a_frame(vlan, 7000, FRAME_LEN);
     let start = Instant::now();
     let mut sent = 0u64;
     while !stop.load(Ordering::Relaxed) {

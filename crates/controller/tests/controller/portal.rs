@@ -5,10 +5,13 @@
 //! server, and a booking's counters read through the controller. The
 //! browser itself is `portal_browser`.
 
+use crate::common::fake_node::FakeNode;
 use crate::common::{Harness, PASSWORD, network};
+use prism_controller::ControllerClient;
 use prism_controller::api::portal::{COOKIE, CSRF_HEADER};
 use prism_controller::{MemberRequest, Role};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// An answer: status, headers (lower-case names), body.
@@ -62,17 +65,25 @@ async fn send(
     }
 }
 
+/// A controller with fake node `n1` and user `fay`, owner of project `p`.
+async fn fay_in_p() -> (Harness, Arc<FakeNode>, ControllerClient) {
+    let h = Harness::start().await;
+    let node = h.node("n1", 4, 100).await;
+    let fay = h.user("fay").await;
+    h.project("p", "fay", prism_controller::STANDARD).await;
+    (h, node, fay)
+}
+
+/// `POST /portal/login` with JSON `body`.
+async fn post_login(addr: &str, body: &str) -> Answer {
+    let json = [("Content-Type", "application/json")];
+    send(addr, "POST", "/portal/login", &json, body).await
+}
+
 /// Logs `user` in through the portal: its cookie (`name=value`) and CSRF token.
 async fn portal_login(addr: &str, user: &str) -> (String, String) {
     let body = json!({"user": user, "password": PASSWORD}).to_string();
-    let a = send(
-        addr,
-        "POST",
-        "/portal/login",
-        &[("Content-Type", "application/json")],
-        &body,
-    )
-    .await;
+    let a = post_login(addr, &body).await;
     assert_eq!(a.status, 201, "{}", a.body);
     let set = a
         .header("set-cookie")
@@ -122,14 +133,7 @@ async fn the_portal_is_served_under_a_policy_without_inline_script() {
 async fn a_portal_session_is_a_cookie_the_page_cannot_read() {
     let h = Harness::start().await;
     let body = json!({"user": "admin", "password": PASSWORD}).to_string();
-    let a = send(
-        &h.addr,
-        "POST",
-        "/portal/login",
-        &[("Content-Type", "application/json")],
-        &body,
-    )
-    .await;
+    let a = post_login(&h.addr, &body).await;
     assert_eq!(a.status, 201, "{}", a.body);
     let set = a.header("set-cookie").unwrap();
     for flag in ["HttpOnly", "SameSite=Strict", "Path=/", "Max-Age=28800"] {
@@ -159,14 +163,7 @@ async fn a_portal_session_is_a_cookie_the_page_cannot_read() {
     .await;
     assert_eq!(refused.status, 400);
     let wrong = json!({"user": "admin", "password": "wrong"}).to_string();
-    let refused = send(
-        &h.addr,
-        "POST",
-        "/portal/login",
-        &[("Content-Type", "application/json")],
-        &wrong,
-    )
-    .await;
+    let refused = post_login(&h.addr, &wrong).await;
     assert_eq!(refused.status, 401);
     assert!(refused.header("set-cookie").is_none());
     // An API key is never a cookie session.
@@ -183,10 +180,7 @@ async fn a_portal_session_is_a_cookie_the_page_cannot_read() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_change_with_the_cookie_needs_the_csrf_token_and_changes_nothing_without() {
-    let h = Harness::start().await;
-    h.node("n1", 4, 100).await;
-    let fay = h.user("fay").await;
-    h.project("p", "fay", prism_controller::STANDARD).await;
+    let (h, _node, fay) = fay_in_p().await;
     let (cookie, csrf) = portal_login(&h.addr, "fay").await;
     let body = serde_json::to_string(&network("a", "software", 1, true)).unwrap();
     let path = "/v1/projects/p/bookings";
@@ -283,10 +277,7 @@ async fn logout_ends_the_session_on_the_server() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bookings_counters_come_from_its_node_through_the_controller() {
-    let h = Harness::start().await;
-    let node = h.node("n1", 4, 100).await;
-    let fay = h.user("fay").await;
-    h.project("p", "fay", prism_controller::STANDARD).await;
+    let (h, node, fay) = fay_in_p().await;
     let held = fay
         .book("p", &network("held", "software", 1, false))
         .await
@@ -335,10 +326,7 @@ async fn a_bookings_counters_come_from_its_node_through_the_controller() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_operator_sees_each_slot_and_the_nodes_events() {
     use prism_node_api::NodeApi;
-    let h = Harness::start().await;
-    let node = h.node("n1", 4, 100).await;
-    let fay = h.user("fay").await;
-    h.project("p", "fay", prism_controller::STANDARD).await;
+    let (h, node, fay) = fay_in_p().await;
     let b = fay
         .book("p", &network("hw", "hardware", 1, true))
         .await
@@ -390,10 +378,7 @@ async fn an_operator_sees_each_slot_and_the_nodes_events() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_trace_or_capture_is_for_the_networks_booker_or_owner_only() {
-    let h = Harness::start().await;
-    h.node("n1", 4, 100).await;
-    let fay = h.user("fay").await;
-    h.project("p", "fay", prism_controller::STANDARD).await;
+    let (h, _node, fay) = fay_in_p().await;
     let b = fay
         .book("p", &network("a", "software", 1, true))
         .await
@@ -465,10 +450,7 @@ async fn a_trace_or_capture_is_for_the_networks_booker_or_owner_only() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_audit_log_pages_newest_first_by_principal_and_path() {
     use prism_controller::AuditQuery;
-    let h = Harness::start().await;
-    h.node("n1", 4, 100).await;
-    let fay = h.user("fay").await;
-    h.project("p", "fay", prism_controller::STANDARD).await;
+    let (h, _node, fay) = fay_in_p().await;
     for i in 0..5 {
         fay.book("p", &network(&format!("n{i}"), "software", 1, false))
             .await
@@ -507,24 +489,14 @@ async fn the_audit_log_pages_newest_first_by_principal_and_path() {
     assert_eq!(seen.len(), 5);
     assert_eq!(seen, mine);
     // LIKE's own characters are the text asked for, not patterns.
-    let none = h
-        .admin
-        .audit_where(&q(None, Some("%"), None))
-        .await
-        .unwrap();
-    assert!(none.items.is_empty(), "{:?}", none.items);
-    let none = h
-        .admin
-        .audit_where(&q(None, Some("/v1/_sers"), None))
-        .await
-        .unwrap();
-    assert!(none.items.is_empty(), "{:?}", none.items);
-    let users = h
-        .admin
-        .audit_where(&q(None, Some("/v1/users"), None))
-        .await
-        .unwrap();
-    assert!(!users.items.is_empty());
+    for (path, found) in [("%", false), ("/v1/_sers", false), ("/v1/users", true)] {
+        let page = h
+            .admin
+            .audit_where(&q(None, Some(path), None))
+            .await
+            .unwrap();
+        assert_eq!(!page.items.is_empty(), found, "{path}: {:?}", page.items);
+    }
     // Administrators only; a bad cursor is named.
     assert_eq!(
         fay.audit_where(&q(None, None, None))
@@ -544,10 +516,7 @@ async fn the_audit_log_pages_newest_first_by_principal_and_path() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bookings_are_found_by_name_and_state_on_the_server() {
     use prism_controller::{Action, ListQuery};
-    let h = Harness::start().await;
-    h.node("n1", 4, 100).await;
-    let fay = h.user("fay").await;
-    h.project("p", "fay", prism_controller::STANDARD).await;
+    let (h, _node, fay) = fay_in_p().await;
     let mut ids = Vec::new();
     for name in ["web-a", "web-b", "db-1", "x_y"] {
         // A page is in creation order (ties by id): one booking a ms.
