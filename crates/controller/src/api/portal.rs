@@ -1,5 +1,6 @@
-//! The web portal: its files (`crates/controller/portal/`, compiled into
-//! the binary: nothing is fetched from elsewhere) and its session.
+//! The web portal: its files (`crates/controller/portal/`: ES modules, a
+//! style sheet and an icon, compiled into the binary: nothing is fetched
+//! from elsewhere) and its session.
 //!
 //! A browser logs in at `POST /portal/login` and holds the session token
 //! in a cookie it cannot read from script (`HttpOnly`, `SameSite=Strict`,
@@ -31,12 +32,13 @@ pub const CSRF_HEADER: &str = "x-prism-csrf";
 const SESSION_S: i64 = 8 * 3600;
 
 /// The portal's files: path under `/portal/`, content type, bytes.
-const FILES: [(&str, &str, &str); 3] = [
-    (
-        "app.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../portal/app.js"),
-    ),
+const FILES: [(&str, &str, &str); 8] = [
+    ("app.js", JS, include_str!("../../portal/app.js")),
+    ("core.js", JS, include_str!("../../portal/core.js")),
+    ("bookings.js", JS, include_str!("../../portal/bookings.js")),
+    ("network.js", JS, include_str!("../../portal/network.js")),
+    ("account.js", JS, include_str!("../../portal/account.js")),
+    ("operator.js", JS, include_str!("../../portal/operator.js")),
     (
         "style.css",
         "text/css; charset=utf-8",
@@ -48,6 +50,7 @@ const FILES: [(&str, &str, &str); 3] = [
         include_str!("../../portal/icon.svg"),
     ),
 ];
+const JS: &str = "text/javascript; charset=utf-8";
 const INDEX: &str = include_str!("../../portal/index.html");
 
 /// Scripts and styles from this origin only (none inline), no frames, no

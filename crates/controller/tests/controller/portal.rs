@@ -123,7 +123,19 @@ async fn the_portal_is_served_under_a_policy_without_inline_script() {
             .unwrap()
             .starts_with("text/javascript")
     );
-    assert!(js.body.contains("X-Prism-CSRF"));
+    // Its modules, each served as script; the one that calls the API sends
+    // the session's token.
+    for module in ["core", "bookings", "network", "account", "operator"] {
+        let m = send(&h.addr, "GET", &format!("/portal/{module}.js"), &[], "").await;
+        assert_eq!(m.status, 200, "{module}.js");
+        assert!(
+            m.header("content-type")
+                .unwrap()
+                .starts_with("text/javascript")
+        );
+    }
+    let core = send(&h.addr, "GET", "/portal/core.js", &[], "").await;
+    assert!(core.body.contains("X-Prism-CSRF"));
     let missing = send(&h.addr, "GET", "/portal/other.js", &[], "").await;
     assert_eq!(missing.status, 404);
     assert_eq!(missing.json()["code"], "not_found");
