@@ -136,6 +136,30 @@ async fn the_portal_is_served_under_a_policy_without_inline_script() {
     }
     let core = send(&h.addr, "GET", "/portal/core.js", &[], "").await;
     assert!(core.body.contains("X-Prism-CSRF"));
+    // Asked again each time, and 304 while it has not changed.
+    assert_eq!(core.header("cache-control"), Some("no-cache"));
+    let tag = core.header("etag").expect("a validator").to_string();
+    let again = send(
+        &h.addr,
+        "GET",
+        "/portal/core.js",
+        &[("If-None-Match", &tag)],
+        "",
+    )
+    .await;
+    assert_eq!((again.status, again.body.as_str()), (304, ""));
+    let other = send(
+        &h.addr,
+        "GET",
+        "/portal/app.js",
+        &[("If-None-Match", &tag)],
+        "",
+    )
+    .await;
+    assert_eq!(
+        other.status, 200,
+        "another file's validator is not this one's"
+    );
     let missing = send(&h.addr, "GET", "/portal/other.js", &[], "").await;
     assert_eq!(missing.status, 404);
     assert_eq!(missing.json()["code"], "not_found");
