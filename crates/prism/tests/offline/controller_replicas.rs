@@ -1,14 +1,19 @@
 //! Three `prism controller serve` processes on one PostgreSQL, reached over
 //! TLS (`sslmode=require`) (issue 34):
-//! bookings go to all three at once; the replica leading the background
-//! work is killed (SIGKILL) under that load; another leads within five
-//! seconds, and every booking a client was told of exists exactly once.
+//! bookings go to all three at once (of a registered type with no node,
+//! and one in ten a network provisioned on a fake node: a node call per
+//! change, so a few only); the replica leading the background work is
+//! killed (SIGKILL) under that load; another leads within five seconds,
+//! every booking a client was told of exists exactly once, and the node
+//! ends holding exactly the provisioned bookings' networks, each once.
 //! Needs a PostgreSQL server (`PRISM_POSTGRES_URL`, which `scripts/test`
 //! starts as root): skipped without one, failed in CI.
 
 use crate::common::{PASSWORD, free_port};
+use prism_controller::{BookingRequest, NodeRequest};
 use prism_controller::{ControllerClient, LoginRequest, ProjectRequest, ServiceLevel, UserRequest};
 use prism_testbed::bench_controller::{probe, probe_type};
+use prism_testkit::fake_node::{FakeNode, SECRET};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -28,10 +33,12 @@ impl Drop for Replica {
     }
 }
 
-fn replica(db: &str) -> Replica {
+fn replica(db: &str, cred: &std::path::Path) -> Replica {
     let addr = format!("127.0.0.1:{}", free_port());
     let mut child = Command::new(env!("CARGO_BIN_EXE_prism"))
         .args(["controller", "serve", "--db", db, "--listen", &addr])
+        .arg("--node-credential-file")
+        .arg(cred)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -69,12 +76,15 @@ async fn login(addr: &str, user: &str) -> ControllerClient {
     }
 }
 
-/// A project `p` of user `u` on a level without a lease limit, and a
-/// resource type with no node.
-async fn set_up(admin: &ControllerClient) {
+/// A project `p` of user `u` on a level with room for a thousand
+/// networks, node `n1` (served at `node_addr`) and a resource type with
+/// no node.
+async fn set_up(admin: &ControllerClient, node_addr: String) {
     let mut level = ServiceLevel::standard();
     level.name = "wide".into();
     level.max_lease_hours = 1 << 40;
+    level.max_sw_networks = 10_000;
+    level.max_bandwidth_mbps = 100_000;
     admin.put_service_level(&level).await.unwrap();
     let u = UserRequest {
         name: "u".into(),
@@ -88,7 +98,27 @@ async fn set_up(admin: &ControllerClient) {
         owner: "u".into(),
     };
     admin.create_project(&p).await.unwrap();
+    let n = NodeRequest {
+        name: "n1".into(),
+        address: node_addr,
+        hw_mbps: 10_000,
+        sw_mbps: 100_000,
+    };
+    admin.register_node(&n).await.unwrap();
     admin.register_type(&probe_type()).await.unwrap();
+}
+
+/// A software network `name` of 1 Mbit/s, provisioned at once.
+fn network(name: String) -> BookingRequest {
+    let spec = serde_json::json!({
+        "tier": "software",
+        "forwarding": "destination",
+        "route": [{"prefix": "10.1.0.0/16", "action": {"port": "b"}}]
+    });
+    BookingRequest {
+        provision: true,
+        ..BookingRequest::network(name, spec, 1)
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -119,8 +149,12 @@ async fn a_killed_leader_is_replaced_and_no_acknowledged_booking_is_lost() {
     // Over TLS to the database too (Debian's server has it on).
     let db = format!("{}/{name}?sslmode=require", url.rsplit_once('/').unwrap().0);
     crate::common::bootstrap(&db);
-    let mut replicas: Vec<Replica> = (0..3).map(|_| replica(&db)).collect();
-    set_up(&login(&replicas[0].addr, "admin").await).await;
+    let cred = std::env::temp_dir().join(format!("{name}.credential"));
+    std::fs::write(&cred, SECRET).unwrap();
+    let node = FakeNode::new(&["a", "b"], 4);
+    let node_addr = node.serve();
+    let mut replicas: Vec<Replica> = (0..3).map(|_| replica(&db, &cred)).collect();
+    set_up(&login(&replicas[0].addr, "admin").await, node_addr).await;
 
     // Which replica leads: the one whose log says so.
     let t = Instant::now();
@@ -146,7 +180,13 @@ async fn a_killed_leader_is_replaced_and_no_acknowledged_booking_is_lost() {
         load.push(tokio::spawn(async move {
             let mut told = Vec::new();
             for i in 0..300 {
-                match c.book("p", &probe(format!("r{k}-{i}"))).await {
+                let name = format!("r{k}-{i}");
+                let r = if i % 10 == 0 {
+                    network(name)
+                } else {
+                    probe(name)
+                };
+                match c.book("p", &r).await {
                     Ok(b) => told.push(b.id),
                     // The killed replica's client: refused connections.
                     Err(e) if e.status().is_none() => break,
@@ -200,6 +240,38 @@ async fn a_killed_leader_is_replaced_and_no_acknowledged_booking_is_lost() {
     names.dedup();
     assert_eq!(names.len(), all.len(), "a booking made twice");
     assert!(told.len() >= 600, "{} acknowledged", told.len());
+    // The node converges to the provisioned bookings' networks, each once,
+    // none left over from the killed replica's half-done work.
+    let mut want: Vec<String> = all
+        .iter()
+        .filter(|b| b.allocation_state == prism_controller::AllocationState::Provisioned)
+        .filter_map(|b| b.node_network.clone())
+        .collect();
+    want.sort_unstable();
+    // Every network a client was told of is provisioned, on the node.
+    for id in &told {
+        let b = all.iter().find(|b| &b.id == id).unwrap();
+        if b.resource_type == "network" {
+            let on = b.node_network.as_ref();
+            assert!(
+                on.is_some_and(|n| want.contains(n)),
+                "{} not provisioned",
+                b.name
+            );
+        }
+    }
+    let t = Instant::now();
+    while node.names() != want && t.elapsed() < Duration::from_secs(15) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let held = node.names();
+    let missing: Vec<_> = want.iter().filter(|n| !held.contains(n)).collect();
+    let extra: Vec<_> = held.iter().filter(|n| !want.contains(n)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "missing {missing:?}, extra {extra:?}"
+    );
+    let _ = std::fs::remove_file(&cred);
     replicas.clear();
     // Best effort: an autovacuum worker on it (the server's, not ours to
     // end) makes a drop refuse; the name is this run's alone.
