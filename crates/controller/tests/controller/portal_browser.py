@@ -203,8 +203,12 @@ def researcher(browser):
     assert len(rows) == len(report["lines"]) > 0, (rows, report)
     for r, l in zip(rows, report["lines"]):
         assert (r["user"], r["tier"], int(r["bookings"])) == (l["user"], l["tier"], l["bookings"]), (r, l)
+        # The CSV has 4 decimals, each the JSON's number correctly rounded
+        # (as Python rounds it too). A tolerance of 5e-5 failed one run in
+        # CI: 0.02495 (below the half in binary) is "0.0249", and the
+        # difference of the two doubles is 5e-5 plus a last bit.
         for k in ["resource_hours", "bandwidth_mbps_hours"]:
-            assert abs(float(r[k]) - l[k]) <= 5e-5, (k, r, l)  # the CSV has 4 decimals
+            assert r[k] == f"{l[k]:.4f}", (k, r, l)
     # Over time: this hour's bar holds fay's hardware and software hours.
     page.get_by_label("Span").select_option(label="last 24 hours, by hour")
     expect(page.locator("#usage-legend")).to_contain_text("fay · hardware")
