@@ -89,6 +89,20 @@ fn is_certificate_error(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::InvalidData && e.to_string().contains("certificate")
 }
 
+/// `first`, then each pair given (its value encoded), then `limit`.
+fn query_string(first: String, pairs: &[(&str, &Option<String>)], limit: Option<usize>) -> String {
+    let mut args = vec![first];
+    for (k, v) in pairs {
+        if let Some(v) = v {
+            args.push(format!("{k}={}", seg(v)));
+        }
+    }
+    if let Some(l) = limit {
+        args.push(format!("limit={l}"));
+    }
+    args.join("&")
+}
+
 pub(crate) fn seg(s: &str) -> String {
     percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
 }
@@ -326,17 +340,10 @@ impl ControllerClient {
         project: &str,
         q: &ListQuery,
     ) -> Result<Page<Booking>, ClientError> {
-        let mut args = vec![format!("all={}", q.all)];
+        let first = format!("all={}", q.all);
         let pairs = [("after", &q.after), ("name", &q.name), ("state", &q.state)];
-        for (k, v) in pairs {
-            if let Some(v) = v {
-                args.push(format!("{k}={}", seg(v)));
-            }
-        }
-        if let Some(l) = q.limit {
-            args.push(format!("limit={l}"));
-        }
-        let path = format!("/v1/projects/{}/bookings?{}", seg(project), args.join("&"));
+        let args = query_string(first, &pairs, q.limit);
+        let path = format!("/v1/projects/{}/bookings?{args}", seg(project));
         self.call("GET", path, None::<&()>).await
     }
     /// Every page of [`Self::bookings`].
@@ -510,21 +517,14 @@ impl ControllerClient {
 
     /// A page of the audit log as `q` asks (order, principal, path).
     pub async fn audit_where(&self, q: &AuditQuery) -> Result<Page<AuditEntry>, ClientError> {
-        let mut args = vec![format!("newest_first={}", q.newest_first)];
+        let first = format!("newest_first={}", q.newest_first);
         let pairs = [
             ("after", &q.after),
             ("principal", &q.principal),
             ("path", &q.path),
         ];
-        for (k, v) in pairs {
-            if let Some(v) = v {
-                args.push(format!("{k}={}", seg(v)));
-            }
-        }
-        if let Some(l) = q.limit {
-            args.push(format!("limit={l}"));
-        }
-        self.call("GET", format!("/v1/audit?{}", args.join("&")), None::<&()>)
+        let args = query_string(first, &pairs, q.limit);
+        self.call("GET", format!("/v1/audit?{args}"), None::<&()>)
             .await
     }
 

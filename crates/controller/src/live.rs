@@ -5,9 +5,8 @@
 use crate::authz::{Operation, Principal};
 use crate::clock::Clock;
 use crate::controller::Controller;
-use crate::datastore::nodes;
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{AllocationState, BookingCounters};
+use crate::model::BookingCounters;
 
 impl Controller {
     /// Booking `id`'s network's counters on its node (the first part's
@@ -22,20 +21,12 @@ impl Controller {
             .project_for(p, project, Operation::BookingsRead)
             .await?;
         let b = self.booking_in(&m, id).await?;
-        let placed = b.ids.node.as_deref().zip(b.node_network.as_deref());
-        let (Some((node_id, network)), AllocationState::Provisioned) = (placed, b.allocation_state)
-        else {
-            return Err(Error::new(
-                ErrorCode::Conflict,
-                format!("booking `{id}` is not provisioned on a node: nothing to count"),
-            ));
-        };
-        let (node, address, _) = nodes::address_and_generation(&self.pool, node_id).await?;
-        let client = self.node_client(&node, &address).await?;
+        let refusal = format!("booking `{id}` is not provisioned on a node: nothing to count");
+        let (node, network, client) = self.placed(&b, &refusal).await?;
         let snapshot = client
             .counters()
             .await
-            .map_err(|e| Error::new(ErrorCode::NodeFailed, format!("node `{node}`: {e}")))?;
+            .map_err(|e| crate::observe::node_failed(&node, e))?;
         // When it was read, on the wall clock: a rate is physical time,
         // whatever clock the leases run on.
         let at_ms = crate::clock::SystemClock.now_ms();
@@ -51,7 +42,7 @@ impl Controller {
             })?;
         Ok(BookingCounters {
             node,
-            network: network.to_string(),
+            network,
             at_ms,
             rx_packets: n.counters.rx_packets,
             rx_bytes: n.counters.rx_bytes,

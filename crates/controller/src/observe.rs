@@ -9,7 +9,7 @@ use crate::controller::Controller;
 use crate::datastore::bookings as booking_store;
 use crate::datastore::nodes;
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::AllocationState;
+use crate::model::{AllocationState, Booking};
 use prism_controller_api::{CaptureRequest, NodeHardware, SlotView, TraceRequest};
 use prism_node_api::{
     EventKind, NetworkView as NodeNetwork, NodeClient, NodeEvent, TapAnswer, TapBody,
@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 const TAP_MAX: usize = 1000;
 const TAP_WAIT_MAX_MS: u64 = 30_000;
 
-fn node_failed(node: &str, e: impl std::fmt::Display) -> Error {
+pub(crate) fn node_failed(node: &str, e: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::NodeFailed, format!("node `{node}`: {e}"))
 }
 
@@ -43,6 +43,23 @@ fn loading(events: &[NodeEvent]) -> BTreeSet<String> {
 }
 
 impl Controller {
+    /// Provisioned booking `b`'s node, its network's name there and a
+    /// client for that node; 409 with `refusal` otherwise.
+    pub(crate) async fn placed(
+        &self,
+        b: &Booking,
+        refusal: &str,
+    ) -> Result<(String, String, NodeClient)> {
+        let placed = b.ids.node.as_deref().zip(b.node_network.as_deref());
+        let (Some((node_id, network)), AllocationState::Provisioned) = (placed, b.allocation_state)
+        else {
+            return Err(Error::conflict(refusal));
+        };
+        let (node, address, _) = nodes::address_and_generation(&self.pool, node_id).await?;
+        let client = self.node_client(&node, &address).await?;
+        Ok((node, network.to_string(), client))
+    }
+
     /// Node `name`'s id and a client for it.
     async fn node_named(&self, name: &str) -> Result<(String, NodeClient)> {
         let id = nodes::id_by_name(&self.pool, name)
@@ -183,24 +200,15 @@ impl Controller {
             .await?;
         let b = self.booking_in(&m, id).await?;
         p.may_touch(&m, Operation::BookingsAction, &b.ids.user)?;
-        let placed = b.ids.node.as_deref().zip(b.node_network.as_deref());
-        let (Some((node_id, network)), AllocationState::Provisioned) = (placed, b.allocation_state)
-        else {
-            return Err(Error::conflict(
-                "only a provisioned network is traced or captured",
-            ));
-        };
-        let (node, address, _) = nodes::address_and_generation(&self.pool, node_id).await?;
-        let client = self
-            .node_client(&node, &address)
-            .await?
-            .with_timeout(std::time::Duration::from_millis(wait + 5000));
+        let refusal = "only a provisioned network is traced or captured";
+        let (node, network, client) = self.placed(&b, refusal).await?;
+        let client = client.with_timeout(std::time::Duration::from_millis(wait + 5000));
         let body = TapBody {
             timeout_ms: Some(wait),
             ..tap
         };
         client
-            .tap(Some(network), &body)
+            .tap(Some(&network), &body)
             .await
             .map_err(|e| node_failed(&node, e))
     }
