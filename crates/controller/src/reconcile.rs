@@ -10,7 +10,7 @@
 use crate::controller::Controller;
 use crate::datastore::{bookings, nodes};
 use crate::error::Result;
-use crate::model::{NODE_PREFIX, node_doc, node_network_name};
+use crate::model::{NODE_PREFIX, OperationalState, node_doc, node_network_name};
 use prism_netdoc::NetworkDoc;
 use prism_node_api::{ApiError, DesiredAction, DesiredState, ErrorCode};
 use std::collections::BTreeMap;
@@ -71,7 +71,7 @@ impl Controller {
             let body = DesiredState {
                 generation: u64::try_from(generation).unwrap_or(0),
                 scope: NODE_PREFIX.to_string(),
-                networks: desired.iter().map(|(_, d)| d.clone()).collect(),
+                networks: desired.iter().map(|(_, _, d)| d.clone()).collect(),
             };
             match client.put_desired(&body).await {
                 Ok(a) => break a,
@@ -80,7 +80,7 @@ impl Controller {
                     if let Some(i) = api.and_then(refused_network)
                         && i < desired.len()
                     {
-                        let (booking, _) = desired.remove(i);
+                        let (booking, _, _) = desired.remove(i);
                         refused.push((booking, e.to_string()));
                         continue;
                     }
@@ -104,8 +104,10 @@ impl Controller {
                 }
             }
         };
-        let bookings: BTreeMap<String, String> =
-            desired.into_iter().map(|(b, d)| (d.name, b)).collect();
+        let bookings: BTreeMap<String, (String, bool)> = desired
+            .into_iter()
+            .map(|(b, ready, d)| (d.name, (b, ready)))
+            .collect();
         let mut c = Converged {
             failed: refused.len(),
             ..Converged::default()
@@ -121,7 +123,7 @@ impl Controller {
                     c.failed += 1;
                     let why = n.error.map(|e| e.to_string()).unwrap_or_default();
                     match bookings.get(&n.name) {
-                        Some(b) => refused.push((b.clone(), why)),
+                        Some((b, _)) => refused.push((b.clone(), why)),
                         None => {
                             eprintln!("prism controller: removing {} from a node: {why}", n.name)
                         }
@@ -129,22 +131,36 @@ impl Controller {
                     continue;
                 }
             }
-            ready.extend(bookings.get(&n.name).cloned());
+            // Only a change of state is written: a node's every network
+            // rewritten on each change was a statement a network.
+            ready.extend(
+                bookings
+                    .get(&n.name)
+                    .filter(|(_, was_ready)| !was_ready)
+                    .map(|(b, _)| b.clone()),
+            );
         }
         nodes::record_converged(&self.pool, id, generation, &ready, &refused, self.now_ms())
             .await?;
         Ok(c)
     }
 
-    /// The node's desired networks: (booking, document), by network name.
-    async fn desired_networks(&self, id: &str) -> Result<Vec<(String, NetworkDoc)>> {
+    /// The node's desired networks, by network name: each booking's id,
+    /// whether it is `ready` already, and its document. A constant number
+    /// of queries whatever the node holds (a query a booking made every
+    /// change cost O(networks on the node) round trips).
+    async fn desired_networks(&self, id: &str) -> Result<Vec<Desired>> {
         let running = bookings::running_on(&self.pool, id).await?;
         let node_wan = nodes::wan_of(&self.pool, id).await?;
+        let mut parts = crate::datastore::parts::parts_by_booking_on(&self.pool, id).await?;
+        let s_tags = crate::datastore::parts::s_tags_on(&self.pool, id).await?;
+        let mut publics =
+            crate::datastore::public_addresses::publics_by_booking_on(&self.pool, id).await?;
         let mut desired = BTreeMap::new();
         for mut b in running {
             let name = node_network_name(&b.id);
-            let parts = crate::datastore::parts::parts(&self.pool, &b.id).await?;
-            b.s_tag = crate::datastore::parts::s_tag_of(&self.pool, &b.id).await?;
+            let parts = parts.remove(&b.id).unwrap_or_default();
+            b.s_tag = s_tags.get(&b.id).copied();
             let mut doc = match parts.iter().position(|p| p.node_id == id) {
                 // A part waits for every node of its network to report
                 // its WAN side.
@@ -160,14 +176,18 @@ impl Controller {
                     b.bandwidth_mbps,
                 )?,
             };
-            let publics =
-                crate::datastore::public_addresses::publics_on(&self.pool, &b.id, id).await?;
+            let publics = publics.remove(&b.id).unwrap_or_default();
             crate::gateway::gateway_doc(&mut doc, &b, node_wan.as_ref(), &publics)?;
-            desired.insert(name, (b.id, doc));
+            let ready = b.operational_state == OperationalState::Ready;
+            desired.insert(name, (b.id, ready, doc));
         }
         Ok(desired.into_values().collect())
     }
 }
+
+/// A network the node should hold: its booking, whether that booking is
+/// `ready` already, its document.
+type Desired = (String, bool, NetworkDoc);
 
 /// Which listed network a whole-state refusal names (`networks[3]...`).
 fn refused_network(e: &ApiError) -> Option<usize> {

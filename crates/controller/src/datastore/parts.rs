@@ -6,6 +6,7 @@ use super::nodes::{NodeWan, node_wan};
 use crate::error::{Error, Result};
 use prism_netdoc::RouteDoc;
 use sqlx::Row;
+use std::collections::HashMap;
 use std::net::Ipv4Addr;
 
 /// One part as stored: its node, routes and tunnel address.
@@ -33,18 +34,58 @@ where
     .bind(id)
     .fetch_all(ex)
     .await?;
+    rows.iter().map(|r| part_of(r, 0)).collect()
+}
+
+/// A part from a row whose columns from `at` are node id, node name,
+/// routes, tunnel, then `wan` and `port` by name.
+fn part_of(r: &sqlx::any::AnyRow, at: usize) -> Result<Part> {
+    Ok(Part {
+        node_id: r.try_get(at)?,
+        node: r.try_get(at + 1)?,
+        route: serde_json::from_str(&r.try_get::<String, _>(at + 2)?)
+            .map_err(|e| Error::internal(e.to_string()))?,
+        tunnel: r.try_get::<String, _>(at + 3)?.parse().ok(),
+        wan: node_wan(r)?,
+        port: r.try_get("port")?,
+    })
+}
+
+/// The parts of every spanning booking with a part on node `node_id`, by
+/// booking, each booking's in order: one query for a node's whole desired
+/// state, not one a booking.
+pub(crate) async fn parts_by_booking_on(
+    pool: &super::Pool,
+    node_id: &str,
+) -> Result<HashMap<String, Vec<Part>>> {
+    let rows = sqlx::query(
+        "SELECT p.booking_id, p.node_id, n.name, p.route, p.tunnel, n.wan, p.port FROM booking_parts p \
+         JOIN nodes n ON n.id = p.node_id \
+         WHERE p.booking_id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1) \
+         ORDER BY p.booking_id, p.part",
+    )
+    .bind(node_id)
+    .fetch_all(pool)
+    .await?;
+    let mut by = HashMap::<String, Vec<Part>>::new();
+    for r in &rows {
+        let booking: String = r.try_get(0)?;
+        by.entry(booking).or_default().push(part_of(r, 1)?);
+    }
+    Ok(by)
+}
+
+/// The S-tags of the bookings with a part on node `node_id`, by booking.
+pub(crate) async fn s_tags_on(pool: &super::Pool, node_id: &str) -> Result<HashMap<String, i64>> {
+    let rows = sqlx::query(
+        "SELECT booking_id, tag FROM s_tags \
+         WHERE booking_id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1)",
+    )
+    .bind(node_id)
+    .fetch_all(pool)
+    .await?;
     rows.iter()
-        .map(|r| {
-            Ok(Part {
-                node_id: r.try_get(0)?,
-                node: r.try_get(1)?,
-                route: serde_json::from_str(&r.try_get::<String, _>(2)?)
-                    .map_err(|e| Error::internal(e.to_string()))?,
-                tunnel: r.try_get::<String, _>(3)?.parse().ok(),
-                wan: node_wan(r)?,
-                port: r.try_get("port")?,
-            })
-        })
+        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
         .collect()
 }
 

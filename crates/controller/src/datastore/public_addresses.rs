@@ -24,27 +24,26 @@ fn public_of(r: &sqlx::any::AnyRow) -> Result<PublicAddress> {
     })
 }
 
-/// The public addresses `(public, internal)` booking `id` holds on node
-/// `node_id`.
-pub(crate) async fn publics_on<'e, E>(
-    ex: E,
-    id: &str,
+/// The public addresses `(public, internal)` held on node `node_id`, by
+/// booking: one query for a node's whole desired state.
+pub(crate) async fn publics_by_booking_on(
+    pool: &Pool,
     node_id: &str,
-) -> Result<Vec<(String, String)>>
-where
-    E: sqlx::Executor<'e, Database = sqlx::Any>,
-{
+) -> Result<std::collections::HashMap<String, Vec<(String, String)>>> {
     let rows = sqlx::query(
-        "SELECT address, internal FROM public_addresses \
-         WHERE booking_id = $1 AND node_id = $2 AND released_ms IS NULL ORDER BY address",
+        "SELECT booking_id, address, internal FROM public_addresses \
+         WHERE node_id = $1 AND released_ms IS NULL ORDER BY booking_id, address",
     )
-    .bind(id)
     .bind(node_id)
-    .fetch_all(ex)
+    .fetch_all(pool)
     .await?;
-    rows.iter()
-        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
-        .collect()
+    let mut by = std::collections::HashMap::<String, Vec<(String, String)>>::new();
+    for r in &rows {
+        by.entry(r.try_get(0)?)
+            .or_default()
+            .push((r.try_get(1)?, r.try_get(2)?));
+    }
+    Ok(by)
 }
 
 /// Active public addresses of a project.

@@ -1,0 +1,126 @@
+//! One software network booked (provisioned, its node converged) and
+//! released on a node already holding N networks, N = 10, 100, 1,000: the
+//! controller's cost of a change as a node fills. The node is the test
+//! kit's fake (the node API over documents, each checked as a node does,
+//! over TCP), the database SQLite in a temporary directory, the calls the
+//! library's (no HTTP). A cost that grows with N is the reconciler's: each
+//! change sends the node its whole desired state.
+//!
+//!     cargo bench -p prism-controller --bench node_state
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use prism_controller::{
+    BookingRequest, Controller, NodeRequest, Principal, ProjectRequest, ServiceLevel, Settings,
+    UserRequest,
+};
+use prism_testkit::fake_node::{FakeNode, SECRET};
+use std::time::{Duration, Instant};
+
+const PASSWORD: &str = "bench password 123";
+
+/// A software network `name` of 1 Mbit/s, provisioned at once.
+fn network(name: String) -> BookingRequest {
+    let spec = serde_json::json!({
+        "tier": "software",
+        "forwarding": "destination",
+        "route": [{"prefix": "10.1.0.0/16", "action": {"port": "b"}}]
+    });
+    BookingRequest {
+        provision: true,
+        ..BookingRequest::network(name, spec, 1)
+    }
+}
+
+/// A controller on a new SQLite file with user `u` in project `p` (room
+/// for 10,000 networks) and one fake node, and `u`'s principal.
+async fn controller(dir: &std::path::Path, node: String) -> (Controller, Principal) {
+    let settings = Settings {
+        rate_per_s: 1e9,
+        rate_burst: 1e9,
+        node_secret: Some(SECRET.into()),
+        ..Settings::default()
+    };
+    let db = dir.join("controller.db").display().to_string();
+    let ctl = Controller::open(&db, settings).await.unwrap();
+    ctl.bootstrap_admin("admin", PASSWORD).await.unwrap();
+    let admin = ctl.authenticate(Some(&token(&ctl, "admin").await)).await;
+    let admin = admin.unwrap();
+    let mut level = ServiceLevel::standard();
+    level.name = "wide".into();
+    level.max_sw_networks = 10_000;
+    level.max_bandwidth_mbps = 100_000;
+    level.max_lease_hours = 1 << 40;
+    ctl.put_service_level(&admin, level).await.unwrap();
+    let user = UserRequest {
+        name: "u".into(),
+        password: PASSWORD.into(),
+        admin: false,
+    };
+    ctl.create_user(&admin, user).await.unwrap();
+    let project = ProjectRequest {
+        name: "p".into(),
+        service_level: "wide".into(),
+        owner: "u".into(),
+    };
+    ctl.create_project(&admin, project).await.unwrap();
+    let n = NodeRequest {
+        name: "n1".into(),
+        address: node,
+        hw_mbps: 10_000,
+        sw_mbps: 100_000,
+    };
+    ctl.register_node(&admin, n).await.unwrap();
+    let u = ctl.authenticate(Some(&token(&ctl, "u").await)).await;
+    (ctl, u.unwrap())
+}
+
+async fn token(ctl: &Controller, user: &str) -> String {
+    let r = prism_controller::LoginRequest {
+        user: user.into(),
+        password: PASSWORD.into(),
+        project: None,
+        ttl_s: None,
+    };
+    ctl.login(r).await.unwrap().token
+}
+
+fn change_on_a_full_node(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut g = c.benchmark_group("node_state");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    let dir = prism_testkit::TempDir::new("bench-node-state");
+    let node = FakeNode::new(&["a", "b"], 4);
+    let (ctl, u) = rt.block_on(controller(dir.path(), node.serve()));
+    let mut held = 0;
+    for n in [10usize, 100, 1000] {
+        rt.block_on(async {
+            for i in held..n {
+                ctl.allocate(&u, "p", network(format!("held-{i}")))
+                    .await
+                    .unwrap();
+            }
+        });
+        held = n;
+        assert_eq!(node.docs.lock().unwrap().len(), n, "the node holds them");
+        g.bench_function(format!("book+release one network, {n} on the node"), |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let t = Instant::now();
+                    for _ in 0..iters {
+                        let b = ctl.allocate(&u, "p", network("probe".into())).await;
+                        ctl.release(&u, "p", &b.unwrap().id).await.unwrap();
+                    }
+                    t.elapsed()
+                })
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, change_on_a_full_node);
+criterion_main!(benches);
