@@ -35,7 +35,8 @@ fn bookings_on_two_nodes_forward_only_their_vlans_and_leave_nothing() {
         };
         assert!(
             *got >= min && *got <= FRAMES,
-            "{name} ({tier} on {node}, VLAN {vlan}): {got} of {sent}"
+            "{name} ({tier} on {node}, VLAN {vlan}): {got} of {sent}; drops: {:?}",
+            o.drops
         );
     }
     assert_eq!(o.leaked, 0, "frames of other VLANs reached a host");
