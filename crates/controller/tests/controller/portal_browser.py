@@ -344,10 +344,43 @@ def launch(pw):
     return pw.chromium.launch(executable_path=os.environ["PRISM_CHROMIUM"], args=["--no-sandbox"])
 
 
+def calls_of(browser):
+    """Each new page's API calls with their statuses, kept so a failure
+    says what the page asked and got (a check that timed out otherwise
+    says only what it did not see)."""
+    calls = []
+
+    def watch(ctx):
+        ctx.on("response", lambda r: calls.append(f"{r.request.method} {r.url} -> {r.status}")
+               if "/v1/" in r.url or "/portal/" in r.url else None)
+    original = browser.new_context
+
+    def new_context(**kw):
+        ctx = original(**kw)
+        watch(ctx)
+        return ctx
+    browser.new_context = new_context
+    return calls
+
+
+def say_where(browser, calls):
+    """On a failure: every open page's address and text, and the last calls."""
+    for ctx in browser.contexts:
+        for page in ctx.pages:
+            text = page.evaluate("() => document.body ? document.body.innerText : ''")
+            print(f"portal: at {page.url}:\n{text[:1500]}", file=sys.stderr)
+    print("portal: the last calls:\n  " + "\n  ".join(calls[-15:]), file=sys.stderr)
+
+
 with sync_playwright() as pw:
     browser = launch(pw)
+    calls = calls_of(browser)
     for check in (researcher, viewer, operator):
-        check(browser)
+        try:
+            check(browser)
+        except Exception:
+            say_where(browser, calls)
+            raise
         print(f"portal: {check.__name__}: passed")
     browser.close()
 print("portal: every check passed")
