@@ -104,42 +104,7 @@ impl Controller {
                 }
             }
         };
-        let bookings: BTreeMap<String, (String, bool)> = desired
-            .into_iter()
-            .map(|(b, ready, d)| (d.name, (b, ready)))
-            .collect();
-        let mut c = Converged {
-            failed: refused.len(),
-            ..Converged::default()
-        };
-        let mut ready: Vec<String> = Vec::new();
-        for n in applied.networks {
-            match n.action {
-                DesiredAction::Added => c.added += 1,
-                DesiredAction::Replaced => c.replaced += 1,
-                DesiredAction::Removed => c.removed += 1,
-                DesiredAction::Unchanged => {}
-                DesiredAction::Failed => {
-                    c.failed += 1;
-                    let why = n.error.map(|e| e.to_string()).unwrap_or_default();
-                    match bookings.get(&n.name) {
-                        Some((b, _)) => refused.push((b.clone(), why)),
-                        None => {
-                            eprintln!("prism controller: removing {} from a node: {why}", n.name)
-                        }
-                    }
-                    continue;
-                }
-            }
-            // Only a change of state is written: a node's every network
-            // rewritten on each change was a statement a network.
-            ready.extend(
-                bookings
-                    .get(&n.name)
-                    .filter(|(_, was_ready)| !was_ready)
-                    .map(|(b, _)| b.clone()),
-            );
-        }
+        let (c, ready) = tally(desired, applied.networks, &mut refused);
         nodes::record_converged(&self.pool, id, generation, &ready, &refused, self.now_ms())
             .await?;
         Ok(c)
@@ -183,6 +148,50 @@ impl Controller {
         }
         Ok(desired.into_values().collect())
     }
+}
+
+/// What the node did with each network: the counts, and the bookings now
+/// `ready` that were not (only a change of state is written: a node's
+/// every network rewritten on each change was a statement a network);
+/// the networks it refused join `refused`.
+fn tally(
+    desired: Vec<Desired>,
+    applied: Vec<prism_node_api::DesiredOutcome>,
+    refused: &mut Vec<(String, String)>,
+) -> (Converged, Vec<String>) {
+    let bookings: BTreeMap<String, (String, bool)> = desired
+        .into_iter()
+        .map(|(b, ready, d)| (d.name, (b, ready)))
+        .collect();
+    let mut c = Converged {
+        failed: refused.len(),
+        ..Converged::default()
+    };
+    let mut ready: Vec<String> = Vec::new();
+    for n in applied {
+        match n.action {
+            DesiredAction::Added => c.added += 1,
+            DesiredAction::Replaced => c.replaced += 1,
+            DesiredAction::Removed => c.removed += 1,
+            DesiredAction::Unchanged => {}
+            DesiredAction::Failed => {
+                c.failed += 1;
+                let why = n.error.map(|e| e.to_string()).unwrap_or_default();
+                match bookings.get(&n.name) {
+                    Some((b, _)) => refused.push((b.clone(), why)),
+                    None => eprintln!("prism controller: removing {} from a node: {why}", n.name),
+                }
+                continue;
+            }
+        }
+        ready.extend(
+            bookings
+                .get(&n.name)
+                .filter(|(_, was_ready)| !was_ready)
+                .map(|(b, _)| b.clone()),
+        );
+    }
+    (c, ready)
 }
 
 /// A network the node should hold: its booking, whether that booking is
