@@ -29,6 +29,17 @@ pub struct RuleSpec {
     pub action: Action,
 }
 
+impl RuleSpec {
+    /// Whether `self` matches what `other` matches, at its priority: the
+    /// same rule but for its action.
+    pub fn matches_as(&self, other: &RuleSpec) -> bool {
+        self.priority == other.priority
+            && self.fields == other.fields
+            && self.src_port == other.src_port
+            && self.dst_port == other.dst_port
+    }
+}
+
 /// A network's forwarding mode and table.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ForwardingSpec {

@@ -44,6 +44,11 @@ pub struct Substrate {
     /// While set, changes are not published (a scenario loading many
     /// networks publishes once at the end: `Self::batch`).
     deferred: bool,
+    /// Data planes published before, kept until no pipeline holds them:
+    /// the last reference is dropped here, so freeing a replaced network
+    /// (megabytes for a rule table) happens on the control thread, never
+    /// on a worker's fast path when it adopts the next one.
+    retired: Vec<Arc<Dataplane>>,
 }
 
 impl Substrate {
@@ -63,6 +68,7 @@ impl Substrate {
             wan_ports: Vec::new(),
             wan_address: None,
             deferred: false,
+            retired: Vec::new(),
         }
     }
 
@@ -439,7 +445,10 @@ impl Substrate {
             Some(&prev),
         )
         .with_wan(wan);
-        self.published.store(Arc::new(dp));
+        drop(prev);
+        let old = self.published.swap(Arc::new(dp));
+        self.retired.push(old);
+        self.retired.retain(|d| Arc::strong_count(d) > 1);
     }
 
     /// The design-select table of every network's mapping rules.

@@ -88,6 +88,22 @@ impl RuleTable {
         }
     }
 
+    /// Gives rule `id` the action `action`, its match unchanged (see
+    /// [`TreeClassifier::set_action`]); `false` where there is no rule `id`.
+    pub fn set_action(&mut self, id: crate::rule::RuleId, action: u32) -> bool {
+        match self {
+            RuleTable::Trees(t) => t.set_action(id, action),
+            RuleTable::TupleSpace(c) => match c.get(id).copied() {
+                Some(mut rule) => {
+                    rule.action = action;
+                    c.insert(rule);
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
     /// Removes the rule with `id`, if any.
     pub fn remove(&mut self, id: crate::rule::RuleId) -> Option<Rule> {
         match self {

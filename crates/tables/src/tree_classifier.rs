@@ -163,6 +163,30 @@ impl TreeClassifier {
         old
     }
 
+    /// Gives rule `id` the action `action`, its match unchanged: the trees
+    /// are not touched and the change does not count towards their rebuild
+    /// (a rule's new next hop or port costs a copy, not an update).
+    /// `false`, and nothing changed, where no rule `id` is in force.
+    pub fn set_action(&mut self, id: RuleId, action: u32) -> bool {
+        let Some(mut rule) = self.all.get(id).copied() else {
+            return false;
+        };
+        rule.action = action;
+        self.all.insert(rule);
+        match self.slots.get(&id) {
+            Some(&(g, slot)) => {
+                let rank = self.groups[g as usize].rank[slot as usize];
+                if let Some(m) = self.by_rank.get_mut(rank as usize) {
+                    m.action = action;
+                }
+            }
+            None => {
+                self.added.insert(rule);
+            }
+        }
+        true
+    }
+
     /// Removes the rule with `id`.
     pub fn remove(&mut self, id: RuleId) -> Option<Rule> {
         let old = self.take(id);
@@ -213,8 +237,12 @@ impl TreeClassifier {
             }
             match g.tree.lookup(key, g.any_dead.then_some(&g.dead[..])) {
                 Found::Rule(slot) => {
-                    let m = g.tree.rules[slot as usize].as_match();
-                    if best.is_none_or(|b| !b.beats(m.priority, m.id)) {
+                    // Its rank's entry, not the tree's copy of the rule:
+                    // `set_action` changes the one and not the other.
+                    let (rank, _) = g.rank_of(slot);
+                    if let Some(&m) = self.by_rank.get(rank as usize)
+                        && best.is_none_or(|b| !b.beats(m.priority, m.id))
+                    {
                         best = Some(m);
                     }
                 }

@@ -8,6 +8,7 @@
 
 pub mod bridge;
 mod change;
+mod churn;
 pub mod classify;
 pub mod l3fwd;
 mod lpm;
@@ -278,6 +279,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     control_load(args, &mut push);
     change::run(args, &mut push);
     change::rule_change(args, &mut push)?;
+    churn::run(args, &mut push)?;
     lpm::run(args, reps, &mut push)?;
     services::run(args, reps, &mut push);
     classify::run(args, reps, &mut push)?;
