@@ -482,3 +482,43 @@ fn place(
             source,
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Changes network `net0`'s first route: a new data plane published.
+    fn change(s: &mut Substrate, k: u8) {
+        let mut spec = s.spec("net0").cloned().expect("net0");
+        if let ForwardingSpec::Destination(routes) = &mut spec.forwarding
+            && let Some((_, a)) = routes.first_mut()
+        {
+            a.set_dst_mac = Some(prism_wire::EthernetAddress([2, 0, 0, 0, 0, k]));
+        }
+        s.replace_network(spec).expect("replaced");
+    }
+
+    #[test]
+    fn a_replaced_data_plane_is_freed_by_the_control_thread() {
+        let mut s = crate::fixtures::prefix_networks(2, 4);
+        // A worker holding the data plane of now, as a pipeline does
+        // until its next batch.
+        let held = s.handle().load_full();
+        let was = Arc::downgrade(&held);
+        for k in 0..50 {
+            change(&mut s, k);
+        }
+        // Kept for the worker; every other replaced one freed at once.
+        assert!(s.retired.len() <= 2, "{} kept", s.retired.len());
+        // The worker moves on: its drop is not the last reference, so the
+        // freeing is not its own...
+        drop(held);
+        assert!(was.upgrade().is_some(), "freed by the worker's drop");
+        // ...but the next publication's, on the control thread.
+        change(&mut s, 99);
+        assert!(
+            was.upgrade().is_none(),
+            "still held after the worker let go"
+        );
+    }
+}
