@@ -137,6 +137,10 @@ pub struct Control<R: NodeRuntime> {
     pub default_strategy: prism_pipeline::reconfig::Strategy,
     /// `tier = "auto"` networks and what placement measured of them.
     auto: auto::AutoState,
+    /// While set, a change marks the desired state unsaved instead of
+    /// saving it (`Some(unsaved)`): a whole desired state of n networks is
+    /// saved once, not n times (each save writes every network).
+    save_deferred: Option<bool>,
 }
 
 impl<R: NodeRuntime> Control<R> {
@@ -165,6 +169,7 @@ impl<R: NodeRuntime> Control<R> {
             seq: 0,
             default_strategy: Default::default(),
             auto: auto::AutoState::new(auto::AutoSettings::from_doc(None)),
+            save_deferred: None,
         }
     }
 
@@ -440,6 +445,10 @@ impl<R: NodeRuntime> Control<R> {
 
     /// Records the desired state as it is (automatic networks as `auto`).
     fn save_only(&mut self) {
+        if let Some(unsaved) = &mut self.save_deferred {
+            *unsaved = true;
+            return;
+        }
         let docs = self.definitions();
         let generations = crate::runtime::Generations {
             changes: self.generation,

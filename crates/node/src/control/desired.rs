@@ -18,7 +18,13 @@ impl<R: NodeRuntime> Control<R> {
     pub fn put_desired(&mut self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
         fence(self.desired_generation, body.generation)?;
         body.check()?;
+        let held = self.definitions();
+        // A document as held compiled when it came: only the others are
+        // checked (with 1,000 networks, a change is one compile, not 1,000).
         for (i, doc) in body.networks.iter().enumerate() {
+            if held.get(&doc.name) == Some(doc) {
+                continue;
+            }
             prism_netdoc::compile(doc, &self.port_names).map_err(|e| {
                 let inner = if e.field.is_empty() {
                     String::new()
@@ -30,7 +36,9 @@ impl<R: NodeRuntime> Control<R> {
             })?;
         }
         let generation = body.generation;
-        let steps = plan(body, &self.definitions());
+        let steps = plan(body, &held);
+        // Saved once at the end, whatever the number of networks changed.
+        self.save_deferred = Some(false);
         let networks = execute(steps, |name, step| {
             let desired = match step {
                 Step::Remove => None,
@@ -39,7 +47,8 @@ impl<R: NodeRuntime> Control<R> {
             };
             self.apply(name, desired).map(drop).map_err(ApiError::from)
         });
-        if self.desired_generation != generation {
+        let unsaved = self.save_deferred.take() == Some(true);
+        if unsaved || self.desired_generation != generation {
             self.desired_generation = generation;
             self.save_only();
         }

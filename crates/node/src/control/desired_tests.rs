@@ -139,3 +139,29 @@ fn one_network_failing_does_not_stop_the_others() {
     assert_eq!(again.networks[0].action, DesiredAction::Added);
     assert!(again.complete());
 }
+
+#[test]
+fn a_whole_state_is_saved_once_whatever_it_holds() {
+    let (mut c, _) = control();
+    let names: Vec<String> = (0..20).map(|i| format!("pc-{i:02}")).collect();
+    let all: Vec<(&str, TierChoice)> = names
+        .iter()
+        .map(|n| (n.as_str(), TierChoice::Software))
+        .collect();
+    let a = c.put_desired(state(2, &all)).unwrap();
+    assert!(a.complete());
+    // Saved once (each save writes every network: twenty saves of a
+    // growing state made a node of 1,024 networks take 6 s), and whole.
+    assert_eq!(c.runtime.saves, 1);
+    let saved = c.runtime.saved.clone().unwrap().1;
+    assert_eq!(saved, names, "every network in the one save");
+    assert_eq!(c.runtime.saved_desired, 2);
+    // Half removed under a newer generation: once more.
+    let a = c.put_desired(state(3, &all[..10])).unwrap();
+    assert_eq!(a.networks.len(), 20);
+    assert_eq!(c.runtime.saves, 2);
+    assert_eq!(c.runtime.saved.clone().unwrap().1, names[..10]);
+    // Nothing new: nothing saved.
+    c.put_desired(state(3, &all[..10])).unwrap();
+    assert_eq!(c.runtime.saves, 2);
+}

@@ -33,9 +33,11 @@ pub(super) struct Fake {
     calls: Arc<Mutex<Vec<Call>>>,
     pub(super) fail_start: Option<RuntimeError>,
     /// The last desired state saved: (generation, network names).
-    saved: Option<(u64, Vec<String>)>,
+    pub(super) saved: Option<(u64, Vec<String>)>,
     /// The control plane's generation saved with it.
     pub(super) saved_desired: u64,
+    /// How many times the desired state was saved.
+    pub(super) saves: usize,
     /// The clock, set by the test.
     now: Arc<std::sync::atomic::AtomicU64>,
 }
@@ -109,6 +111,7 @@ impl NodeRuntime for Fake {
         docs: &BTreeMap<String, NetworkDoc>,
     ) -> Result<(), RuntimeError> {
         self.saved = Some((generations.changes, docs.keys().cloned().collect()));
+        self.saves += 1;
         self.saved_desired = generations.desired;
         Ok(())
     }
@@ -132,6 +135,7 @@ pub(super) fn control() -> (Control<Fake>, Arc<Mutex<Vec<Call>>>) {
         fail_start: None,
         saved: None,
         saved_desired: 0,
+        saves: 0,
         now: Default::default(),
     };
     let ports = vec!["a".to_string(), "b".to_string()];
