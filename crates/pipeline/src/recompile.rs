@@ -233,11 +233,7 @@ mod tests {
             };
             s = next;
             for _ in 0..40 {
-                let mut k = Key::default();
-                k.0[0] = u64::from(rng.random::<u32>() & 0x0a0f_0f0f) << 32
-                    | u64::from(rng.random::<u32>() & 0x0a0f_0f0f);
-                k.0[2] = u64::from(rng.random_range(0..12u16)) << 32;
-                k.0[4] = 6 << 48;
+                let k = random_key(&mut rng);
                 let got = matching::decide(&net.forwarding, &PacketInfo::default(), &k)
                     .ok()
                     .map(|a| net.actions[a as usize]);
