@@ -56,14 +56,19 @@ pub struct TreeClassifier {
     groups: Vec<Group>,
     /// Which groups share a tree: kept for the rebuilds.
     layout: tree_groups::Layout,
-    /// Tree rules still in force, by id: their group and slot.
-    slots: HashMap<RuleId, (u32, u32)>,
+    /// Tree rules still in force, by id: their group and slot. Shared
+    /// between a table and its copies until one removes a rule.
+    slots: Arc<HashMap<RuleId, (u32, u32)>>,
     /// Rules inserted since the build.
     added: Classifier,
     /// The trees' rules, best first: [`Group::rank`] indexes it.
     by_rank: Vec<Match>,
-    /// Every rule in force: for lookups the trees cannot answer.
-    all: Classifier,
+    /// Every rule in force: for lookups the trees cannot answer. Shared
+    /// between a table and its copies until one inserts or removes a rule;
+    /// [`Self::set_action`] leaves it as it is, so its actions may be old:
+    /// every answer from it takes the rule's action of now
+    /// ([`Self::current`]).
+    all: Arc<Classifier>,
     changes: usize,
 }
 
@@ -127,10 +132,10 @@ impl TreeClassifier {
         Self {
             groups,
             layout,
-            slots,
+            slots: Arc::new(slots),
             by_rank,
             added: Classifier::new(),
-            all,
+            all: Arc::new(all),
             changes: 0,
         }
     }
@@ -157,7 +162,7 @@ impl TreeClassifier {
     /// Inserts `rule`, replacing any rule with the same id. Returns the old one.
     pub fn insert(&mut self, rule: Rule) -> Option<Rule> {
         let old = self.take(rule.id);
-        self.all.insert(rule);
+        Arc::make_mut(&mut self.all).insert(rule);
         self.added.insert(rule);
         self.changed();
         old
@@ -168,23 +173,36 @@ impl TreeClassifier {
     /// (a rule's new next hop or port costs a copy, not an update).
     /// `false`, and nothing changed, where no rule `id` is in force.
     pub fn set_action(&mut self, id: RuleId, action: u32) -> bool {
-        let Some(mut rule) = self.all.get(id).copied() else {
-            return false;
-        };
-        rule.action = action;
-        self.all.insert(rule);
         match self.slots.get(&id) {
             Some(&(g, slot)) => {
                 let rank = self.groups[g as usize].rank[slot as usize];
-                if let Some(m) = self.by_rank.get_mut(rank as usize) {
-                    m.action = action;
+                match self.by_rank.get_mut(rank as usize) {
+                    Some(m) => m.action = action,
+                    None => return false,
                 }
             }
-            None => {
-                self.added.insert(rule);
-            }
+            None => match self.added.get(id).copied() {
+                Some(mut rule) => {
+                    rule.action = action;
+                    self.added.insert(rule);
+                }
+                None => return false,
+            },
         }
         true
+    }
+
+    /// `m` (an answer of `all`) with its rule's action of now.
+    fn current(&self, mut m: Match) -> Match {
+        let now = match self.slots.get(&m.id) {
+            Some(&(g, slot)) => {
+                let rank = self.groups[g as usize].rank[slot as usize];
+                self.by_rank.get(rank as usize).map(|r| r.action)
+            }
+            None => self.added.get(m.id).map(|r| r.action),
+        };
+        m.action = now.unwrap_or(m.action);
+        m
     }
 
     /// Removes the rule with `id`.
@@ -197,8 +215,17 @@ impl TreeClassifier {
     }
 
     fn take(&mut self, id: RuleId) -> Option<Rule> {
-        let old = self.all.remove(id)?;
-        if let Some((g, slot)) = self.slots.remove(&id) {
+        self.all.get(id)?;
+        let action = self
+            .current(Match {
+                id,
+                priority: 0,
+                action: 0,
+            })
+            .action;
+        let mut old = Arc::make_mut(&mut self.all).remove(id)?;
+        old.action = action;
+        if let Some((g, slot)) = Arc::make_mut(&mut self.slots).remove(&id) {
             let g = &mut self.groups[g as usize];
             g.dead[slot as usize] = true;
             g.any_dead = true;
@@ -218,7 +245,15 @@ impl TreeClassifier {
     /// Builds the trees again from the rules in force, in the same layout
     /// while it fits them (choosing one builds every candidate's trees).
     pub fn rebuild(&mut self) {
-        *self = Self::build_in(self.all.rules().copied().collect(), Some(&self.layout));
+        let rules = self
+            .all
+            .rules()
+            .map(|r| Rule {
+                action: self.current(r.as_match()).action,
+                ..*r
+            })
+            .collect();
+        *self = Self::build_in(rules, Some(&self.layout));
     }
 
     /// Which of [`split_tree::group`]'s groups share a tree: one bit mask
@@ -247,7 +282,7 @@ impl TreeClassifier {
                     }
                 }
                 Found::None => {}
-                Found::Unknown => return self.all.lookup(key),
+                Found::Unknown => return self.all.lookup(key).map(|m| self.current(m)),
             }
         }
         self.with_added(key, best)
@@ -259,7 +294,7 @@ impl TreeClassifier {
     #[inline]
     fn ranked(&self, key: &Key, best: u32, unknown: bool) -> Option<Match> {
         if unknown {
-            self.all.lookup(key)
+            self.all.lookup(key).map(|m| self.current(m))
         } else {
             self.with_added(key, self.by_rank.get(best as usize).copied())
         }
@@ -426,6 +461,7 @@ mod tests {
         fn agrees_with_linear(
             first in proptest::collection::vec(rule_strategy(), 0..60),
             ops in proptest::collection::vec(op_strategy(2), 0..150),
+            retargets in proptest::collection::vec((0u32..40, 1000u32..2000), 0..150),
             probes in proptest::collection::vec(probe_strategy(), 40),
         ) {
             let mut slow = LinearClassifier::new();
@@ -445,10 +481,20 @@ mod tests {
                 Ok(())
             };
             check(&fast, &slow)?;
-            for op in ops {
+            for (i, op) in ops.into_iter().enumerate() {
                 match op {
                     Op::Insert(r) => { fast.insert(r); slow.insert(r); }
                     Op::Remove(id) => { prop_assert_eq!(fast.remove(id).is_some(), slow.remove(id).is_some()); }
+                }
+                // And a rule's action changed in place: the trees keep it
+                // where it was, every answer (the tuple-space one for a
+                // walk that cannot say, and the rebuilds') takes the new.
+                if let Some(&(id, action)) = retargets.get(i) {
+                    let had = slow.remove(id);
+                    prop_assert_eq!(fast.set_action(id, action), had.is_some());
+                    if let Some(r) = had {
+                        slow.insert(Rule { action, ..r });
+                    }
                 }
                 prop_assert_eq!(fast.len(), slow.len());
                 check(&fast, &slow)?;
