@@ -173,18 +173,14 @@ impl TreeClassifier {
     /// (a rule's new next hop or port costs a copy, not an update).
     /// `false`, and nothing changed, where no rule `id` is in force.
     pub fn set_action(&mut self, id: RuleId, action: u32) -> bool {
-        match self.slots.get(&id) {
-            Some(&(g, slot)) => {
-                let rank = self.groups[g as usize].rank[slot as usize];
-                match self.by_rank.get_mut(rank as usize) {
-                    Some(m) => m.action = action,
-                    None => return false,
-                }
-            }
+        match self.rank(id) {
+            Some(rank) => match self.by_rank.get_mut(rank) {
+                Some(m) => m.action = action,
+                None => return false,
+            },
             None => match self.added.get(id).copied() {
-                Some(mut rule) => {
-                    rule.action = action;
-                    self.added.insert(rule);
+                Some(rule) => {
+                    self.added.insert(Rule { action, ..rule });
                 }
                 None => return false,
             },
@@ -192,17 +188,27 @@ impl TreeClassifier {
         true
     }
 
+    /// A tree rule's rank (none for a rule added since the build).
+    fn rank(&self, id: RuleId) -> Option<usize> {
+        let &(g, slot) = self.slots.get(&id)?;
+        Some(self.groups[g as usize].rank[slot as usize] as usize)
+    }
+
+    /// Rule `id`'s action of now (none where it is not in force): `all`
+    /// may hold an older one.
+    fn action_of(&self, id: RuleId) -> Option<u32> {
+        match self.rank(id) {
+            Some(rank) => self.by_rank.get(rank).map(|m| m.action),
+            None => self.added.get(id).map(|r| r.action),
+        }
+    }
+
     /// `m` (an answer of `all`) with its rule's action of now.
-    fn current(&self, mut m: Match) -> Match {
-        let now = match self.slots.get(&m.id) {
-            Some(&(g, slot)) => {
-                let rank = self.groups[g as usize].rank[slot as usize];
-                self.by_rank.get(rank as usize).map(|r| r.action)
-            }
-            None => self.added.get(m.id).map(|r| r.action),
-        };
-        m.action = now.unwrap_or(m.action);
-        m
+    fn current(&self, m: Match) -> Match {
+        Match {
+            action: self.action_of(m.id).unwrap_or(m.action),
+            ..m
+        }
     }
 
     /// Removes the rule with `id`.
@@ -215,16 +221,11 @@ impl TreeClassifier {
     }
 
     fn take(&mut self, id: RuleId) -> Option<Rule> {
-        self.all.get(id)?;
-        let action = self
-            .current(Match {
-                id,
-                priority: 0,
-                action: 0,
-            })
-            .action;
-        let mut old = Arc::make_mut(&mut self.all).remove(id)?;
-        old.action = action;
+        let action = self.action_of(id)?;
+        let old = Rule {
+            action,
+            ..Arc::make_mut(&mut self.all).remove(id)?
+        };
         if let Some((g, slot)) = Arc::make_mut(&mut self.slots).remove(&id) {
             let g = &mut self.groups[g as usize];
             g.dead[slot as usize] = true;
