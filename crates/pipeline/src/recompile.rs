@@ -65,29 +65,18 @@ pub(crate) fn rules_changed(
     if changed.iter().filter(|&&i| !same_match(i)).count() > now.len() / FEW + FEW {
         return None;
     }
-    let mut actions = old.actions.clone();
-    let mut index: HashMap<Action, u32> = actions
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (*a, i as u32))
-        .collect();
-    let mut intern = |a: &Action| -> u32 {
-        *index.entry(*a).or_insert_with(|| {
-            actions.push(*a);
-            (actions.len() - 1) as u32
-        })
-    };
+    let mut actions = Actions::from(old.actions.clone());
     let mut table = table.clone();
     for i in changed {
         let id = i as u32;
         match now.get(i) {
             Some(r) if same_match(i) => {
-                if !table.set_action(id, intern(&r.action)) {
+                if !table.set_action(id, actions.intern(&r.action)) {
                     return None;
                 }
             }
             Some(r) => {
-                let rule = Rule::new(id, r.priority, r.fields, intern(&r.action))
+                let rule = Rule::new(id, r.priority, r.fields, actions.intern(&r.action))
                     .with_ports(r.src_port, r.dst_port);
                 if !table.insert(rule) {
                     return None;
@@ -98,15 +87,43 @@ pub(crate) fn rules_changed(
             }
         }
     }
-    let mut default = spec_default.as_ref().map(&mut intern);
-    if actions.len() > now.len() + STALE_ACTIONS {
+    let mut default = spec_default.as_ref().map(|a| actions.intern(a));
+    if actions.list.len() > now.len() + STALE_ACTIONS {
         (actions, default) = compact(&mut table, now, spec_default)?;
     }
     Some(assemble(
         spec,
         Forwarding::Rules { table, default },
-        actions,
+        actions.list,
     ))
+}
+
+/// A network's action table being made: each action once, by index.
+#[derive(Default)]
+struct Actions {
+    list: Vec<Action>,
+    index: HashMap<Action, u32>,
+}
+
+impl From<Vec<Action>> for Actions {
+    fn from(list: Vec<Action>) -> Self {
+        let index = list
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (*a, i as u32))
+            .collect();
+        Self { list, index }
+    }
+}
+
+impl Actions {
+    /// `a`'s index, added at the end if it is new.
+    fn intern(&mut self, a: &Action) -> u32 {
+        *self.index.entry(*a).or_insert_with(|| {
+            self.list.push(*a);
+            (self.list.len() - 1) as u32
+        })
+    }
 }
 
 /// The actions the rules of `now` and `default` use, each once, and every
@@ -117,21 +134,14 @@ fn compact(
     table: &mut RuleTable,
     now: &[RuleSpec],
     default: &Option<Action>,
-) -> Option<(Vec<Action>, Option<u32>)> {
-    let mut actions = Vec::new();
-    let mut index: HashMap<Action, u32> = HashMap::new();
-    let mut intern = |a: &Action| -> u32 {
-        *index.entry(*a).or_insert_with(|| {
-            actions.push(*a);
-            (actions.len() - 1) as u32
-        })
-    };
+) -> Option<(Actions, Option<u32>)> {
+    let mut actions = Actions::default();
     for (i, r) in now.iter().enumerate() {
-        if !table.set_action(i as u32, intern(&r.action)) {
+        if !table.set_action(i as u32, actions.intern(&r.action)) {
             return None;
         }
     }
-    let default = default.as_ref().map(&mut intern);
+    let default = default.as_ref().map(|a| actions.intern(a));
     Some((actions, default))
 }
 
