@@ -116,15 +116,7 @@ pub(crate) fn measure(
 /// spreads the queues over more pages (with 4,096, 1,024 networks cost
 /// about 8% more per packet).
 pub fn pipeline_loop(s: &Substrate, frames: &[Vec<u8>], rounds: usize) -> impl FnMut() {
-    let mut p = Pipeline::new(
-        s.handle(),
-        PipelineConfig {
-            pool_packets: 4096,
-            queue_limit: 1024,
-            channel_capacity: 1024,
-            ..Default::default()
-        },
-    );
+    let mut p = Pipeline::new(s.handle(), bench_config());
     let mut batch: Vec<Packet> = Vec::with_capacity(32);
     let mut out: Vec<Packet> = Vec::with_capacity(64);
     let frames = frames.to_vec();
@@ -137,6 +129,16 @@ pub fn pipeline_loop(s: &Substrate, frames: &[Vec<u8>], rounds: usize) -> impl F
             p.pool.capacity(),
             "every packet forwarded or dropped"
         );
+    }
+}
+
+/// The benchmarks' pipeline: the node's queues, a pool for a few batches.
+pub(crate) fn bench_config() -> PipelineConfig {
+    PipelineConfig {
+        pool_packets: 4096,
+        queue_limit: 1024,
+        channel_capacity: 1024,
+        ..Default::default()
     }
 }
 

@@ -13,7 +13,7 @@
 
 use super::{BenchArgs, Figure, data, rules, wanted};
 use prism_io::datasets::read_filters;
-use prism_pipeline::{ForwardingSpec, Pipeline, PipelineConfig, Substrate};
+use prism_pipeline::{ForwardingSpec, Pipeline, Substrate};
 use prism_wire::EthernetAddress;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -97,13 +97,7 @@ fn forward(
     forwarded: &AtomicU64,
     stop: &AtomicBool,
 ) {
-    let cfg = PipelineConfig {
-        pool_packets: 4096,
-        queue_limit: 1024,
-        channel_capacity: 1024,
-        ..Default::default()
-    };
-    let mut p = Pipeline::new(handle, cfg);
+    let mut p = Pipeline::new(handle, crate::bench::bench_config());
     let mut batch = Vec::with_capacity(32);
     let mut out = Vec::with_capacity(64);
     while !stop.load(Ordering::Relaxed) {
