@@ -20,11 +20,7 @@ const PASSWORD: &str = "bench password 123";
 
 /// A software network `name` of 1 Mbit/s, provisioned at once.
 fn network(name: String) -> BookingRequest {
-    let spec = serde_json::json!({
-        "tier": "software",
-        "forwarding": "destination",
-        "route": [{"prefix": "10.1.0.0/16", "action": {"port": "b"}}]
-    });
+    let spec = prism_testkit::fake_node::software_spec();
     BookingRequest {
         provision: true,
         ..BookingRequest::network(name, spec, 1)

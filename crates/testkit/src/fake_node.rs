@@ -21,6 +21,16 @@ use std::sync::{Arc, Mutex};
 
 pub const SECRET: &str = "0c5d7e9f1a2b3c4d5e6f708192a3b4c5";
 
+/// A software network's spec that this node takes: destination routing,
+/// 10.1.0.0/16 out of port `b` (what tests and benchmarks book on it).
+pub fn software_spec() -> serde_json::Value {
+    serde_json::json!({
+        "tier": "software",
+        "forwarding": "destination",
+        "route": [{"prefix": "10.1.0.0/16", "action": {"port": "b"}}]
+    })
+}
+
 #[derive(Debug)]
 pub struct FakeNode {
     pub ports: Vec<String>,
