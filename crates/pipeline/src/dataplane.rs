@@ -17,8 +17,11 @@ use std::sync::Arc;
 pub use crate::spec::Tier;
 
 mod arenas;
+mod chunks;
 use arenas::Arenas;
 pub use arenas::{ArenaRef, OVERLAY_MAX};
+pub use chunks::CHUNK;
+use chunks::Chunk;
 
 /// Number of software channels (paper 001's DMA channels).
 pub const SOFTWARE_CHANNELS: usize = 4;
@@ -66,9 +69,35 @@ pub struct NetFast {
     pub destination: Option<ArenaRef>,
     /// A learning bridge: the pipeline decides with its learned table.
     pub bridge: bool,
-    /// The network's hops (`Network::hops`) start here in the hop arena.
+    /// The network's hops (`Network::hops`) start here in its chunk's
+    /// ([`chunks`]).
     hop_base: u32,
     actions: u32,
+}
+
+/// A network's record and its hop table, as [`Dataplane::fast`] finds
+/// them: the hops' place resolved once for all of its packets' lookups.
+#[derive(Debug, Clone, Copy)]
+pub struct Net<'a> {
+    pub fast: &'a NetFast,
+    hops: &'a [Option<Hop>],
+}
+
+impl<'a> Net<'a> {
+    /// The hop form of action `a` (`Some(None)`: the action is not a
+    /// plain hop; `None`: there is no action `a`).
+    #[inline(always)]
+    pub fn hop(&self, a: u32) -> Option<&'a Option<Hop>> {
+        self.hops.get(a as usize)
+    }
+}
+
+impl std::ops::Deref for Net<'_> {
+    type Target = NetFast;
+    #[inline(always)]
+    fn deref(&self) -> &NetFast {
+        self.fast
+    }
 }
 
 /// A destination table small enough for the arena.
@@ -99,18 +128,19 @@ pub struct Dataplane {
     pub mapping: Arc<Mapping>,
     pub default_network: Option<u16>,
     /// The WAN side: which ports face the wide area and the networks'
-    /// tunnels ([`crate::wan`]).
-    pub wan: WanTable,
-    /// Indexed by network id; removed networks leave a hole so ids stay
-    /// stable. Each compiled network is shared by every generation it is
-    /// unchanged in: a change to one network copies a pointer per other.
-    pub networks: Vec<Option<Arc<Network>>>,
-    /// Derived from `networks` by [`Dataplane::new`], by the same index.
-    fast: Vec<Option<NetFast>>,
+    /// tunnels ([`crate::wan`]); shared while no tunnel changes.
+    pub wan: Arc<WanTable>,
+    /// Network ids in use are below this; removed networks leave a hole
+    /// so ids stay stable.
+    len: usize,
+    /// The networks and their fast-path records by id, in chunks shared
+    /// with the generations they are unchanged in ([`chunks`]).
+    chunks: Vec<Arc<Chunk>>,
     arenas: Arenas,
-    hops: Vec<Option<Hop>>,
-    /// Some network's table is a rule set (stage 3 walks those in batches).
-    rule_tables: bool,
+    /// Networks whose table is a rule set (stage 3 walks those in
+    /// batches), and learning bridges.
+    rule_tables: u32,
+    bridges: u32,
 }
 
 impl Dataplane {
@@ -118,9 +148,11 @@ impl Dataplane {
         Self::new(0, ports, Arc::default(), None, Vec::new(), |_| 0, None)
     }
 
-    /// The data plane of `networks`, each dark (loading its slot's
-    /// module) until `dark_until_ns` of it; `prev`, the one it follows,
-    /// lends the arena places of the networks it shares (see [`arenas`]).
+    /// The data plane of `networks` (by id), each dark (loading its
+    /// slot's module) until `dark_until_ns` of it; `prev`, the one it
+    /// follows, lends the arena places of the networks it shares (see
+    /// [`arenas`]). Builds every record: [`Self::next`] builds only the
+    /// changed ones'.
     pub fn new(
         generation: u64,
         ports: u16,
@@ -131,62 +163,181 @@ impl Dataplane {
         prev: Option<&Dataplane>,
     ) -> Self {
         let (arenas, places) = Arenas::place(&networks, prev);
-        let mut hops = Vec::with_capacity(networks.iter().flatten().map(|n| n.hops.len()).sum());
-        let fast = networks
-            .iter()
-            .zip(places)
-            .map(|(n, destination)| {
-                let n = n.as_ref()?;
-                let hop_base = hops.len() as u32;
-                hops.extend_from_slice(&n.hops);
-                Some(NetFast {
-                    tier: n.tier,
-                    software_channel: n.software_channel,
-                    dark_until_ns: dark_until_ns(n),
-                    destination,
-                    bridge: matches!(n.forwarding, Forwarding::Bridge(_)),
-                    hop_base,
-                    actions: n.hops.len() as u32,
-                })
-            })
-            .collect();
+        let chunks = chunks::build(&networks, &places, &dark_until_ns);
         Self {
             generation,
             ports,
             mapping,
             default_network,
-            wan: WanTable::default(),
-            fast,
-            rule_tables: networks
-                .iter()
-                .flatten()
-                .any(|n| matches!(n.forwarding, Forwarding::Rules { .. })),
-            networks,
+            wan: Arc::default(),
+            len: networks.len(),
+            chunks,
             arenas,
-            hops,
+            rule_tables: 0,
+            bridges: 0,
         }
+        .counted()
+    }
+
+    /// The data plane that follows `self` with the networks of
+    /// `changed` (id, network or `None` for removed) in place of what
+    /// their ids held: the chunks holding them built again, every other
+    /// chunk shared, the changed destination tables added to the arenas'
+    /// overlay (a full build when it would fill). Its cost grows with the
+    /// changes, not with the networks held.
+    pub fn next(
+        &self,
+        generation: u64,
+        mapping: Arc<Mapping>,
+        default_network: Option<u16>,
+        changed: &[(u16, Option<Arc<Network>>)],
+        dark_until_ns: impl Fn(&Network) -> u64,
+    ) -> Self {
+        let kept =
+            |id: u16, n: &Arc<Network>| self.network_arc(id).is_some_and(|was| Arc::ptr_eq(was, n));
+        let tables: Vec<(u16, &LpmTable)> = (changed.iter())
+            .filter_map(|(id, n)| Some((*id, n.as_ref().filter(|n| !kept(*id, n))?)))
+            .filter_map(|(id, n)| Some((id, arena_table(n)?)))
+            .collect();
+        let Some((arenas, refs)) = self.arenas.with_overlay(tables.iter().map(|t| t.1)) else {
+            return self.rebuilt(generation, mapping, default_network, changed, dark_until_ns);
+        };
+        let placed = |id: u16| tables.iter().position(|t| t.0 == id).map(|k| refs[k]);
+        let len = (changed.iter().map(|(id, _)| usize::from(*id) + 1)).fold(self.len, usize::max);
+        let mut chunks = self.chunks.clone();
+        chunks.resize_with(len.div_ceil(CHUNK), Default::default);
+        let mut touched: Vec<usize> = Vec::with_capacity(changed.len());
+        for (id, n) in changed {
+            let (k, i) = (usize::from(*id) / CHUNK, usize::from(*id) % CHUNK);
+            Arc::make_mut(&mut chunks[k]).networks[i] = n.clone();
+            touched.push(k);
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        for k in touched {
+            let was = self.chunks.get(k);
+            let destination = |i: usize, n: &Network| match was.and_then(|c| c.networks[i].as_ref())
+            {
+                Some(w) if std::ptr::eq(&**w, n) => was.and_then(|c| c.fast[i]?.destination),
+                _ => placed((k * CHUNK + i) as u16),
+            };
+            Arc::make_mut(&mut chunks[k]).refresh(destination, &dark_until_ns);
+        }
+        Self {
+            generation,
+            ports: self.ports,
+            mapping,
+            default_network,
+            wan: self.wan.clone(),
+            len,
+            chunks,
+            arenas,
+            rule_tables: 0,
+            bridges: 0,
+        }
+        .counted()
+    }
+
+    /// [`Self::next`] by a full build (the arenas' overlay would fill).
+    fn rebuilt(
+        &self,
+        generation: u64,
+        mapping: Arc<Mapping>,
+        default_network: Option<u16>,
+        changed: &[(u16, Option<Arc<Network>>)],
+        dark_until_ns: impl Fn(&Network) -> u64,
+    ) -> Self {
+        let mut networks: Vec<Option<Arc<Network>>> =
+            self.network_slots().map(|n| n.cloned()).collect();
+        for (id, n) in changed {
+            let i = usize::from(*id);
+            if i >= networks.len() {
+                networks.resize(i + 1, None);
+            }
+            networks[i] = n.clone();
+        }
+        let (ports, wan) = (self.ports, self.wan.clone());
+        Self::new(
+            generation,
+            ports,
+            mapping,
+            default_network,
+            networks,
+            dark_until_ns,
+            None,
+        )
+        .with_wan(wan)
+    }
+
+    /// Sums the chunks' counts of rule tables and bridges.
+    fn counted(mut self) -> Self {
+        self.rule_tables = self.chunks.iter().map(|c| c.rule_tables).sum();
+        self.bridges = self.chunks.iter().map(|c| c.bridges).sum();
+        self
     }
 
     /// Whether some network's table is a rule set.
     #[inline]
     pub fn has_rule_tables(&self) -> bool {
-        self.rule_tables
+        self.rule_tables > 0
+    }
+
+    /// Whether some network is a learning bridge.
+    #[inline]
+    pub fn has_bridges(&self) -> bool {
+        self.bridges > 0
     }
 
     /// This data plane with `wan` as its WAN side.
-    pub fn with_wan(mut self, wan: WanTable) -> Self {
+    pub fn with_wan(mut self, wan: Arc<WanTable>) -> Self {
         self.wan = wan;
         self
     }
 
-    pub fn network(&self, id: u16) -> Option<&Network> {
-        self.networks.get(usize::from(id))?.as_deref()
+    /// Ids in use are below this (removed ones leave holes).
+    pub fn len(&self) -> usize {
+        self.len
     }
 
-    /// The fast path's record of network `id`.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every id's network, `None` for a hole, by id.
+    pub fn network_slots(&self) -> impl Iterator<Item = Option<&Arc<Network>>> {
+        (self.chunks.iter())
+            .flat_map(|c| c.networks.iter().map(Option::as_ref))
+            .take(self.len)
+    }
+
+    /// The ids whose network may differ from `old`'s: those of every
+    /// chunk not shared with it (a worker adopting `self` configures
+    /// only these).
+    pub fn changed_since<'a>(&'a self, old: &'a Dataplane) -> impl Iterator<Item = u16> + 'a {
+        (self.chunks.iter().enumerate())
+            .filter(|(k, c)| old.chunks.get(*k).is_none_or(|o| !Arc::ptr_eq(o, c)))
+            .flat_map(|(k, _)| k * CHUNK..((k + 1) * CHUNK).min(self.len))
+            .map(|id| id as u16)
+    }
+
+    pub fn network(&self, id: u16) -> Option<&Network> {
+        self.network_arc(id).map(|n| &**n)
+    }
+
+    fn network_arc(&self, id: u16) -> Option<&Arc<Network>> {
+        let id = usize::from(id);
+        self.chunks.get(id / CHUNK)?.networks[id % CHUNK].as_ref()
+    }
+
+    /// The fast path's record of network `id`, with its hops.
     #[inline(always)]
-    pub fn fast(&self, id: u16) -> Option<&NetFast> {
-        self.fast.get(usize::from(id)).and_then(Option::as_ref)
+    pub fn fast(&self, id: u16) -> Option<Net<'_>> {
+        let id = usize::from(id);
+        let c = self.chunks.get(id / CHUNK)?;
+        let fast = c.fast[id % CHUNK].as_ref()?;
+        let base = fast.hop_base as usize;
+        let hops = c.hops.get(base..base + fast.actions as usize)?;
+        Some(Net { fast, hops })
     }
 
     /// The action network `f` chooses for a packet: by its arena table when
@@ -246,16 +397,6 @@ impl Dataplane {
         .ok_or(MatchDrop::NoRoute)
     }
 
-    /// The hop form of action `a` of network `f` (`Some(None)`: the action
-    /// is not a plain hop; `None`: there is no action `a`).
-    #[inline(always)]
-    pub fn hop(&self, f: &NetFast, a: u32) -> Option<&Option<Hop>> {
-        if a >= f.actions {
-            return None;
-        }
-        self.hops.get((f.hop_base + a) as usize)
-    }
-
     /// Network `id`'s bridge, if it is one.
     #[inline]
     pub fn bridge(&self, id: u16) -> Option<&crate::bridge::Bridge> {
@@ -266,9 +407,8 @@ impl Dataplane {
     }
 
     pub fn network_id(&self, name: &str) -> Option<u16> {
-        self.networks
-            .iter()
-            .position(|n| n.as_ref().is_some_and(|n| n.name == name))
+        self.network_slots()
+            .position(|n| n.is_some_and(|n| n.name == name))
             .map(|i| i as u16)
     }
 }

@@ -30,6 +30,7 @@ use crate::reasons::{DropReason, NatDrop, WanDrop};
 use crate::wan::WanTable;
 use prism_wire::checksum::{checksum, update16, update32};
 use prism_wire::{PacketInfo, ethertype, protocol, vlan};
+use std::sync::Arc;
 
 const TCP_FIN_RST: u8 = 0x01 | 0x04;
 const ICMP_ECHO_REPLY: u8 = 0;
@@ -200,13 +201,20 @@ impl GatewayState {
         let Some(nat) = self.nat.as_mut() else {
             return;
         };
-        for (id, was) in old.networks.iter().enumerate() {
-            let id = id as u16;
-            let same = |n: &crate::Network| was.as_ref().is_some_and(|w| w.name == n.name);
-            let kept = new.network(id);
-            if was.is_some() && !(kept.is_some_and(same) && new.wan.nat_vlan(id).is_some()) {
+        let check = |id: u16| {
+            let Some(was) = old.network(id) else {
+                return;
+            };
+            let kept = new.network(id).is_some_and(|n| n.name == was.name);
+            if !(kept && new.wan.nat_vlan(id).is_some()) {
                 nat.forget(id);
             }
+        };
+        // Only the changed networks, while the WAN side is the same.
+        if Arc::ptr_eq(&old.wan, &new.wan) {
+            new.changed_since(old).for_each(check);
+        } else {
+            (0..old.len() as u16).for_each(check);
         }
     }
 

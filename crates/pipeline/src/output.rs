@@ -155,12 +155,22 @@ impl OutputStage {
     /// Adopts a new network configuration. Existing queues and buckets of
     /// networks whose settings did not change are kept.
     pub fn configure(&mut self, nets: &[OutputConfig]) {
-        for (i, n) in nets.iter().enumerate() {
-            if i >= self.buckets.len() {
-                self.buckets.push(None);
-                self.limited.push(false);
-                self.quanta.push(0);
-            }
+        self.configure_some(nets.len(), nets.iter().copied().enumerate());
+    }
+
+    /// Configures `len` networks, of which those in `nets` (by id) may
+    /// have changed: a data plane's change costs its changed networks.
+    pub fn configure_some(
+        &mut self,
+        len: usize,
+        nets: impl Iterator<Item = (usize, OutputConfig)>,
+    ) {
+        if self.buckets.len() < len {
+            self.buckets.resize(len, None);
+            self.limited.resize(len, false);
+            self.quanta.resize(len, 1514);
+        }
+        for (i, n) in nets {
             let keep = self.buckets[i].is_some_and(|b| Some((b.rate_bps, b.burst_bytes)) == n.rate);
             if !keep {
                 self.buckets[i] = n.rate.map(|(r, b)| TokenBucket::new(r, b));
@@ -170,7 +180,7 @@ impl OutputStage {
         }
         let limit = self.queue_limit;
         for port in &mut self.ports {
-            while port.queues.len() < nets.len() {
+            while port.queues.len() < len {
                 if port.fifo.capacity() < limit {
                     port.fifo.reserve_exact(limit);
                 }

@@ -115,23 +115,21 @@ impl Pipeline {
         &self.current
     }
 
+    /// Takes `dp` in force: what it costs grows with the networks that
+    /// changed since the data plane of now, not with those held.
     fn adopt(&mut self, dp: Arc<Dataplane>) {
-        self.counters.ensure(dp.networks.len());
-        let cfg: Vec<OutputConfig> = dp
-            .networks
-            .iter()
-            .map(|n| OutputConfig {
-                quantum: n.as_ref().map_or(1514, |n| n.quantum as usize),
-                rate: n.as_ref().and_then(|n| n.rate_limit),
-            })
-            .collect();
-        self.output.configure(&cfg);
-        self.needs_key = !(dp.mapping.is_empty() || dp.mapping.by_destination())
-            || dp
-                .networks
-                .iter()
-                .flatten()
-                .any(|n| matches!(n.forwarding, crate::matching::Forwarding::Rules { .. }));
+        self.counters.ensure(dp.len());
+        let cfg = |id: u16| {
+            let n = dp.network(id);
+            let c = OutputConfig {
+                quantum: n.map_or(1514, |n| n.quantum as usize),
+                rate: n.and_then(|n| n.rate_limit),
+            };
+            (usize::from(id), c)
+        };
+        (self.output).configure_some(dp.len(), dp.changed_since(&self.current).map(cfg));
+        self.needs_key =
+            !(dp.mapping.is_empty() || dp.mapping.by_destination()) || dp.has_rule_tables();
         self.gateway.adopt(&self.current, &dp);
         self.adopt_bridges(&dp);
         self.current = dp;
@@ -199,7 +197,7 @@ impl Pipeline {
         let whole = self.whole_batch_network(&dp, now_ns);
         let routed = whole.filter(|_| !need_key).and_then(|id| {
             let f = dp.fast(id)?;
-            Some((id, f, dp.destination_table(id, f)?))
+            Some((id, f, dp.destination_table(id, f.fast)?))
         });
         if let Some((id, f, table)) = routed {
             routed_batch::route_whole_batch(
@@ -300,10 +298,7 @@ impl Pipeline {
             if *fate != Fate::Pending {
                 continue;
             }
-            let Some(hop) = one
-                .or_else(|| dp.fast(*net))
-                .and_then(|f| dp.hop(f, *action))
-            else {
+            let Some(hop) = one.or_else(|| dp.fast(*net)).and_then(|f| f.hop(*action)) else {
                 continue;
             };
             seen = (seen.0 + 1, seen.1 + pkt.len() as u64);

@@ -22,7 +22,7 @@
 
 use crate::action::{self, Verdict};
 use crate::counters::{Counters, Stage};
-use crate::dataplane::{Dataplane, DestinationTable, NetFast};
+use crate::dataplane::{Dataplane, DestinationTable, Net};
 use crate::fate::{Fate, NO_NET};
 use crate::packet::Packet;
 use crate::reasons::{DropReason, MatchDrop};
@@ -51,7 +51,7 @@ impl Missed {
 pub(crate) fn route_whole_batch(
     dp: &Dataplane,
     id: u16,
-    f: &NetFast,
+    f: Net<'_>,
     table: DestinationTable<'_>,
     batch: &mut [Packet],
     net: &mut [u16],
@@ -123,13 +123,13 @@ enum Step {
 #[inline(always)]
 fn plain_hop(
     dp: &Dataplane,
-    f: &NetFast,
+    f: Net<'_>,
     table: DestinationTable<'_>,
     pkt: &mut Packet,
     p: PlainIpv4,
 ) -> Step {
     match dp.route(table, p.dst_ip) {
-        Ok(a) => match dp.hop(f, a) {
+        Ok(a) => match f.hop(a) {
             Some(Some(hop)) => Step::Done(action::apply_hop_plain(hop, pkt, p.l3_end)),
             _ => Step::General,
         },
@@ -142,7 +142,7 @@ fn plain_hop(
 fn general(
     dp: &Dataplane,
     id: u16,
-    f: &NetFast,
+    f: Net<'_>,
     pkt: &mut Packet,
     services: &mut ServiceScratch,
 ) -> Step {
@@ -150,12 +150,12 @@ fn general(
     if let Err(m) = prism_wire::parse_frame_into(pkt.data(), pkt.port, &mut info) {
         return Step::Unparsed(m);
     }
-    let a = match dp.decide(id, f, &info, &Key::default()) {
+    let a = match dp.decide(id, f.fast, &info, &Key::default()) {
         Some(Ok(a)) => a,
         Some(Err(r)) => return Step::Unacted(Some(r)),
         None => return Step::Unacted(None),
     };
-    let Some(hop) = dp.hop(f, a) else {
+    let Some(hop) = f.hop(a) else {
         return Step::Unacted(None);
     };
     Step::Done(match hop {

@@ -44,6 +44,14 @@ pub struct Substrate {
     /// While set, changes are not published (a scenario loading many
     /// networks publishes once at the end: `Self::batch`).
     deferred: bool,
+    /// The networks changed since the last publication (`None`: anything
+    /// may have, e.g. every slot's load time): the next data plane builds
+    /// only their records ([`Dataplane::next`]).
+    touched: Option<Vec<u16>>,
+    /// The WAN side published last; built again only when a change
+    /// touches tunnels or the WAN ports and address.
+    wan: Arc<crate::wan::WanTable>,
+    wan_stale: bool,
     /// Data planes published before, kept until no pipeline holds them:
     /// the last reference is dropped here, so freeing a replaced network
     /// (megabytes for a rule table) happens on the control thread, never
@@ -68,6 +76,9 @@ impl Substrate {
             wan_ports: Vec::new(),
             wan_address: None,
             deferred: false,
+            touched: Some(Vec::new()),
+            wan: Arc::default(),
+            wan_stale: false,
             retired: Vec::new(),
         }
     }
@@ -108,6 +119,7 @@ impl Substrate {
             });
         }
         self.wan_ports = ports.to_vec();
+        self.wan_stale = true;
         self.publish();
         Ok(())
     }
@@ -119,6 +131,7 @@ impl Substrate {
         address: Option<(prism_wire::Ipv4Address, prism_wire::EthernetAddress)>,
     ) {
         self.wan_address = address;
+        self.wan_stale = true;
         self.publish();
     }
 
@@ -267,6 +280,9 @@ impl Substrate {
         self.mapping_rules += spec.mapping.len();
         let old_mapping = self.specs[i].as_ref().map(|s| &s.mapping[..]);
         self.mapping_stale |= old_mapping.unwrap_or_default() != &spec.mapping[..];
+        let old_tunnels = self.specs[i].as_ref().map(|s| &s.tunnels[..]);
+        self.wan_stale |= old_tunnels.unwrap_or_default() != &spec.tunnels[..];
+        self.touch(id);
         self.index.insert(spec.name.clone(), id);
         self.specs[i] = Some(spec);
         self.compiled[i] = Some(Arc::new(net));
@@ -294,7 +310,9 @@ impl Substrate {
         if let Some(old) = self.specs[usize::from(id)].take() {
             self.mapping_rules -= old.mapping.len();
             self.mapping_stale |= !old.mapping.is_empty();
+            self.wan_stale |= !old.tunnels.is_empty();
         }
+        self.touch(id);
         self.index.remove(name);
         self.compiled[usize::from(id)] = None;
         if self.default_network == Some(id) {
@@ -366,6 +384,7 @@ impl Substrate {
                     slots: self.hw.profile.slots,
                 },
             })?;
+        self.touched = None;
         self.publish();
         Ok(r)
     }
@@ -404,6 +423,8 @@ impl Substrate {
         let (id, net, mut hw) = self.prepare(&spec)?;
         let changes: Vec<(usize, ModuleKind)> = net.slot.map(|s| (s, module)).into_iter().collect();
         let end = hw.reprogram(&changes);
+        // Every slot goes dark: every record is built again.
+        self.touched = None;
         self.commit(id, spec, net, hw);
         Ok(end)
     }
@@ -421,6 +442,13 @@ impl Substrate {
         Ok(())
     }
 
+    /// Network `id` changed: its record is built again at publication.
+    fn touch(&mut self, id: u16) {
+        if let Some(t) = &mut self.touched {
+            t.push(id);
+        }
+    }
+
     fn publish(&mut self) {
         if self.deferred {
             return;
@@ -429,22 +457,42 @@ impl Substrate {
         if std::mem::take(&mut self.mapping_stale) {
             self.mapping = Arc::new(self.build_mapping());
         }
-        let tunnels = self
-            .networks()
-            .flat_map(|(id, spec)| spec.tunnels.iter().map(move |t| (*t, id)));
-        let wan = crate::wan::WanTable::new(self.ports, &self.wan_ports, self.wan_address, tunnels);
+        if std::mem::take(&mut self.wan_stale) {
+            let tunnels =
+                (self.networks()).flat_map(|(id, spec)| spec.tunnels.iter().map(move |t| (*t, id)));
+            let (ports, wan, address) = (self.ports, &self.wan_ports, self.wan_address);
+            self.wan = Arc::new(crate::wan::WanTable::new(ports, wan, address, tunnels));
+        }
         let config = self.hw.config();
+        let dark_until_ns = |n: &Network| n.slot.map_or(0, |s| config[s].ready_ns);
         let prev = self.published.load();
-        let dp = Dataplane::new(
-            self.generation,
-            self.ports,
-            self.mapping.clone(),
-            self.default_network,
-            self.compiled.clone(),
-            |n| n.slot.map_or(0, |s| config[s].ready_ns),
-            Some(&prev),
-        )
-        .with_wan(wan);
+        let (generation, mapping) = (self.generation, self.mapping.clone());
+        let dp = match self.touched.replace(Vec::new()) {
+            Some(mut ids) => {
+                ids.sort_unstable();
+                ids.dedup();
+                let changed: Vec<_> = (ids.into_iter())
+                    .map(|id| (id, self.compiled[usize::from(id)].clone()))
+                    .collect();
+                prev.next(
+                    generation,
+                    mapping,
+                    self.default_network,
+                    &changed,
+                    dark_until_ns,
+                )
+            }
+            None => Dataplane::new(
+                generation,
+                self.ports,
+                mapping,
+                self.default_network,
+                self.compiled.clone(),
+                dark_until_ns,
+                Some(&prev),
+            ),
+        }
+        .with_wan(self.wan.clone());
         drop(prev);
         let old = self.published.swap(Arc::new(dp));
         self.retired.push(old);

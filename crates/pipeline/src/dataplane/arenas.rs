@@ -15,7 +15,7 @@
 //! [`OVERLAY_MAX`] entries of changes.
 
 use super::{Dataplane, Network, arena_table};
-use prism_tables::{LpmArena, LpmRef};
+use prism_tables::{LpmArena, LpmRef, LpmTable};
 use std::sync::Arc;
 
 /// Overlay entries (4 bytes each) before the arenas are built again.
@@ -61,6 +61,33 @@ impl Arenas {
         Self::build(networks)
     }
 
+    /// These arenas with `tables` added to a copy of the overlay, and
+    /// where each lies; `None` when the overlay would outgrow
+    /// [`OVERLAY_MAX`] (build them again whole).
+    pub(crate) fn with_overlay<'a>(
+        &self,
+        tables: impl Iterator<Item = &'a LpmTable> + Clone,
+    ) -> Option<(Self, Vec<ArenaRef>)> {
+        let added: usize = tables.clone().map(|t| t.entries().len()).sum();
+        if self.overlay.len() + added > OVERLAY_MAX {
+            return None;
+        }
+        let mut overlay = self.overlay.copy_with_room(added);
+        let refs = tables
+            .map(|t| {
+                Some(ArenaRef {
+                    table: overlay.add(t)?,
+                    overlay: true,
+                })
+            })
+            .collect::<Option<_>>()?;
+        let arenas = Self {
+            base: self.base.clone(),
+            overlay,
+        };
+        Some((arenas, refs))
+    }
+
     /// Every table in a new base.
     fn build(networks: &[Option<Arc<Network>>]) -> (Self, Vec<Option<ArenaRef>>) {
         let entries = networks
@@ -95,8 +122,8 @@ impl Arenas {
         prev: &Dataplane,
     ) -> Option<(Self, Vec<Option<ArenaRef>>)> {
         let kept = |id: usize, n: &Arc<Network>| {
-            let was = prev.networks.get(id)?.as_ref()?;
-            Arc::ptr_eq(n, was).then(|| prev.fast[id].and_then(|f| f.destination))
+            let was = prev.network_arc(id as u16)?;
+            Arc::ptr_eq(n, was).then(|| prev.fast(id as u16).and_then(|f| f.destination))
         };
         let mut added = 0;
         for (id, n) in networks.iter().enumerate() {

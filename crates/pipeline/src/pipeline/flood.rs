@@ -22,12 +22,7 @@ impl Pipeline {
     /// forgets what was learned in a network id that no longer holds the
     /// same bridge network.
     pub(super) fn adopt_bridges(&mut self, dp: &Dataplane) {
-        let any = dp
-            .networks
-            .iter()
-            .flatten()
-            .any(|n| matches!(n.forwarding, crate::matching::Forwarding::Bridge(_)));
-        if any && self.bridges.is_none() {
+        if dp.has_bridges() && self.bridges.is_none() {
             self.bridges = Some(Box::new(BridgeState::new(self.bridge_macs)));
         }
         let old = &self.current;

@@ -58,7 +58,7 @@ impl Pipeline {
             let early = if ruled { s.decided[i].take() } else { None };
             let decision = match early {
                 Some(d) => Some(d),
-                None => self.decide(dp, net, network, pkt, (&s.info[i], &s.key[i]), now_s),
+                None => self.decide(dp, net, network.fast, pkt, (&s.info[i], &s.key[i]), now_s),
             };
             match decision {
                 Some(Ok(FLOOD)) => s.fate[i] = Fate::Flood,

@@ -65,7 +65,7 @@ fn check(s: &Substrate, rng: &mut SmallRng, ids: &[u32]) {
         };
         let id = dp.network_id(&spec.name).unwrap();
         let f = dp.fast(id).unwrap();
-        let table = dp.destination_table(id, f).unwrap();
+        let table = dp.destination_table(id, f.fast).unwrap();
         for _ in 0..64 {
             let addr = (10 << 24) | (i << 16) | (rng.random::<u32>() & 0xffff);
             let got = dp

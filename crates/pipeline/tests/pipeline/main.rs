@@ -7,6 +7,7 @@ mod aead_oracles;
 mod against_etherparse;
 mod arenas;
 mod bridge;
+mod chunks;
 mod default_network;
 mod gateway;
 mod hop_fast_path;

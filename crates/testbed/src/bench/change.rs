@@ -5,11 +5,14 @@
 //! (hardware, each selected by its /24, 16 routes); a change rewrites one
 //! route's next-hop MAC of network i, i cycling over all of them.
 //!
-//! What stays O(networks) per change, and is in this figure: the pointer
-//! to each compiled network (shared, not copied: `Arc`), the fast-path
-//! records and hop table, and the arena copy of every small destination
-//! table (`prism_pipeline::dataplane`). The design-select table is built
-//! again only when mapping rules change (not here).
+//! What stays O(networks) per change, and is in this figure: a pointer
+//! per chunk of 64 networks' records (the chunk of the changed network is
+//! built again, the others shared: `prism_pipeline::dataplane`), and the
+//! hardware tier's slot table, copied to check a placement and scanned to
+//! choose a slot (O(slots): this benchmark's modelled device has a slot
+//! per network, 10,000; the real devices' profiles have at most 1,024).
+//! The design-select table is built again only when mapping rules change
+//! (not here), the WAN side only when tunnels do.
 
 use super::{BenchArgs, Figure, data, measure, wanted};
 use prism_io::datasets::read_filters;
