@@ -345,16 +345,21 @@ pub(crate) async fn flows(booked: &[&Booking], say: &dyn Fn(&str)) -> Result<Vec
 
 /// One-way latency through span3: host 1 to itself through node 1 (a
 /// single node's path), and to hosts 2 and 3 across the WAN bridge.
-pub(crate) async fn latencies(vlan: u16, say: &dyn Fn(&str)) -> Result<Vec<(String, f64, f64)>> {
+pub(crate) async fn latencies(
+    vlan: u16,
+    probes: u32,
+    say: &dyn Fn(&str),
+) -> Result<Vec<(String, f64, f64)>> {
     let mut out = Vec::new();
     for (to, path) in [
         (1, "node1 only"),
         (2, "node1 → WAN → node2"),
         (3, "node1 → WAN → node3"),
     ] {
-        let (p50, p99) = tokio::task::spawn_blocking(move || latency(1, to, vlan, 2000)).await??;
+        let (p50, p99) =
+            tokio::task::spawn_blocking(move || latency(1, to, vlan, probes)).await??;
         say(&format!(
-            "  latency {path:<20} p50 {p50:.1} µs, p99 {p99:.1} µs (2,000 frames, 1 ms apart)"
+            "  latency {path:<20} p50 {p50:.1} µs, p99 {p99:.1} µs ({probes} frames, 1 ms apart)"
         ));
         out.push((path.to_string(), p50, p99));
     }

@@ -50,6 +50,13 @@ fn networks_span_three_nodes_and_stay_apart_across_the_wan() {
         assert_eq!(f.got, FRAMES, "lost across the WAN: {f:?}");
         assert_eq!(f.wrong_vlan, 0, "delivered to another experiment: {f:?}");
     }
+    assert_eq!(o.latency.len(), 3, "{:?}", o.latency);
+    for (path, p50, p99) in &o.latency {
+        assert!(
+            0.0 < *p50 && p50 <= p99,
+            "{path}: p50 {p50} µs, p99 {p99} µs"
+        );
+    }
     assert_eq!(o.spoofed_delivered, 0);
     assert_eq!(o.spoof_drops, (o.spoofed / 2, o.spoofed / 2));
     let g = &o.gateway;
