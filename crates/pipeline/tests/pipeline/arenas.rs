@@ -12,7 +12,8 @@ use prism_wire::EthernetAddress;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-fn hop(mac: u8) -> Action {
+/// A plain hop out of port 1 to MAC 02:00:00:00:00:`mac`.
+pub(crate) fn hop(mac: u8) -> Action {
     Action {
         out_port: Some(1),
         set_dst_mac: Some(EthernetAddress([2, 0, 0, 0, 0, mac])),
@@ -22,14 +23,18 @@ fn hop(mac: u8) -> Action {
 
 /// Network `i`'s routes: prefixes around 10.i.0.0/16, random lengths
 /// (some longer than 24, so tables have second levels), random hops.
-fn spec(i: u32, rng: &mut SmallRng) -> NetworkSpec {
-    let routes = (0..rng.random_range(1..24))
+pub(crate) fn routes(i: u32, rng: &mut SmallRng) -> Vec<(Ipv4Prefix, Action)> {
+    (0..rng.random_range(1..24))
         .map(|_| {
             let addr = (10 << 24) | (i << 16) | (rng.random::<u32>() & 0xffff);
             let p = Ipv4Prefix::new(addr, rng.random_range(16..=30));
             (p, hop(rng.random()))
         })
-        .collect();
+        .collect()
+}
+
+fn spec(i: u32, rng: &mut SmallRng) -> NetworkSpec {
+    let routes = routes(i, rng);
     NetworkSpec {
         name: format!("n{i}"),
         tier: Tier::Hardware,

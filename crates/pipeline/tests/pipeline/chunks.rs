@@ -6,34 +6,17 @@
 //! moves over 200 networks of four kinds (four chunks), past several
 //! builds of the arenas.
 
+use crate::arenas::{hop, routes};
 use prism_pipeline::dataplane::{CHUNK, Dataplane};
 use prism_pipeline::*;
-use prism_tables::Ipv4Prefix;
-use prism_wire::EthernetAddress;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-
-fn hop(mac: u8) -> Action {
-    Action {
-        out_port: Some(1),
-        set_dst_mac: Some(EthernetAddress([2, 0, 0, 0, 0, mac])),
-        ..Action::default()
-    }
-}
 
 /// Network `i`, of one of four kinds: routed by destination (its table in
 /// the arenas) or by source (its own), a rule set with only a default,
 /// hardware or software, rate-limited or not.
 fn spec(i: u32, rng: &mut SmallRng) -> NetworkSpec {
-    let routes: Vec<_> = (0..rng.random_range(1..12))
-        .map(|_| {
-            let addr = (10 << 24) | (i << 16) | (rng.random::<u32>() & 0xffff);
-            (
-                Ipv4Prefix::new(addr, rng.random_range(16..=28)),
-                hop(rng.random()),
-            )
-        })
-        .collect();
+    let routes = routes(i, rng);
     let forwarding = match rng.random_range(0..4) {
         0 => ForwardingSpec::Source(routes),
         1 => ForwardingSpec::Rules {
