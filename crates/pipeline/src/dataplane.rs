@@ -75,6 +75,16 @@ pub struct NetFast {
     actions: u32,
 }
 
+/// What a generation built by [`Dataplane::next`] changes.
+#[derive(Debug, Clone)]
+pub struct Next<'a> {
+    pub generation: u64,
+    pub mapping: Arc<Mapping>,
+    pub default_network: Option<u16>,
+    /// The networks changed (id, network or `None` for removed).
+    pub changed: &'a [(u16, Option<Arc<Network>>)],
+}
+
 /// A network's record and its hop table, as [`Dataplane::fast`] finds
 /// them: the hops' place resolved once for all of its packets' lookups.
 #[derive(Debug, Clone, Copy)]
@@ -180,19 +190,12 @@ impl Dataplane {
     }
 
     /// The data plane that follows `self` with the networks of
-    /// `changed` (id, network or `None` for removed) in place of what
-    /// their ids held: the chunks holding them built again, every other
+    /// `g.changed` in place of what their ids held: the chunks holding them built again, every other
     /// chunk shared, the changed destination tables added to the arenas'
     /// overlay (a full build when it would fill). Its cost grows with the
     /// changes, not with the networks held.
-    pub fn next(
-        &self,
-        generation: u64,
-        mapping: Arc<Mapping>,
-        default_network: Option<u16>,
-        changed: &[(u16, Option<Arc<Network>>)],
-        dark_until_ns: impl Fn(&Network) -> u64,
-    ) -> Self {
+    pub fn next(&self, g: Next<'_>, dark_until_ns: impl Fn(&Network) -> u64) -> Self {
+        let changed = g.changed;
         let kept =
             |id: u16, n: &Arc<Network>| self.network_arc(id).is_some_and(|was| Arc::ptr_eq(was, n));
         let tables: Vec<(u16, &LpmTable)> = (changed.iter())
@@ -200,7 +203,7 @@ impl Dataplane {
             .filter_map(|(id, n)| Some((id, arena_table(n)?)))
             .collect();
         let Some((arenas, refs)) = self.arenas.with_overlay(tables.iter().map(|t| t.1)) else {
-            return self.rebuilt(generation, mapping, default_network, changed, dark_until_ns);
+            return self.rebuilt(g, dark_until_ns);
         };
         let placed = |id: u16| tables.iter().position(|t| t.0 == id).map(|k| refs[k]);
         let len = (changed.iter().map(|(id, _)| usize::from(*id) + 1)).fold(self.len, usize::max);
@@ -224,10 +227,10 @@ impl Dataplane {
             Arc::make_mut(&mut chunks[k]).refresh(destination, &dark_until_ns);
         }
         Self {
-            generation,
+            generation: g.generation,
             ports: self.ports,
-            mapping,
-            default_network,
+            mapping: g.mapping,
+            default_network: g.default_network,
             wan: self.wan.clone(),
             len,
             chunks,
@@ -239,17 +242,10 @@ impl Dataplane {
     }
 
     /// [`Self::next`] by a full build (the arenas' overlay would fill).
-    fn rebuilt(
-        &self,
-        generation: u64,
-        mapping: Arc<Mapping>,
-        default_network: Option<u16>,
-        changed: &[(u16, Option<Arc<Network>>)],
-        dark_until_ns: impl Fn(&Network) -> u64,
-    ) -> Self {
+    fn rebuilt(&self, g: Next<'_>, dark_until_ns: impl Fn(&Network) -> u64) -> Self {
         let mut networks: Vec<Option<Arc<Network>>> =
             self.network_slots().map(|n| n.cloned()).collect();
-        for (id, n) in changed {
+        for (id, n) in g.changed {
             let i = usize::from(*id);
             if i >= networks.len() {
                 networks.resize(i + 1, None);
@@ -257,11 +253,12 @@ impl Dataplane {
             networks[i] = n.clone();
         }
         let (ports, wan) = (self.ports, self.wan.clone());
+        let (generation, mapping, default) = (g.generation, g.mapping, g.default_network);
         Self::new(
             generation,
             ports,
             mapping,
-            default_network,
+            default,
             networks,
             dark_until_ns,
             None,

@@ -8,7 +8,7 @@
 //! run-time property so a later migration only calls [`Substrate::set_tier`].
 
 pub use crate::compile::compile;
-use crate::dataplane::{Dataplane, Network, SHARED_CHANNEL, SOFTWARE_CHANNELS, Tier};
+use crate::dataplane::{Dataplane, Network, Next, SHARED_CHANNEL, SOFTWARE_CHANNELS, Tier};
 use crate::device::{DeviceProfile, HardwareTier, ModuleKind, PlacementError};
 use crate::mapping::Mapping;
 use arc_swap::ArcSwap;
@@ -474,13 +474,14 @@ impl Substrate {
                 let changed: Vec<_> = (ids.into_iter())
                     .map(|id| (id, self.compiled[usize::from(id)].clone()))
                     .collect();
-                prev.next(
+                let default_network = self.default_network;
+                let g = Next {
                     generation,
                     mapping,
-                    self.default_network,
-                    &changed,
-                    dark_until_ns,
-                )
+                    default_network,
+                    changed: &changed,
+                };
+                prev.next(g, dark_until_ns)
             }
             None => Dataplane::new(
                 generation,
