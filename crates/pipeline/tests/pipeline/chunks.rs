@@ -135,3 +135,43 @@ fn a_data_plane_built_from_the_last_reads_as_one_built_whole() {
     }
     assert!(rebuilds >= 2, "{rebuilds} full builds: that path untried");
 }
+
+/// Frames out of port 1 for network `of`, and for every other network,
+/// after one pass of `frames` through `p` at `now`.
+fn pass(p: &mut Pipeline, frames: &[Vec<u8>], of: u16, now: u64) -> (usize, usize) {
+    let (mut batch, mut out) = (Vec::new(), Vec::new());
+    let (mut mine, mut others) = (0, 0);
+    for chunk in frames.chunks(32) {
+        batch.extend(chunk.iter().map(|f| p.pool.packet(f, 0, now).unwrap()));
+        p.process(&mut batch, now);
+        p.transmit(1, usize::MAX, &mut out);
+        mine += out.iter().filter(|f| f.network == of).count();
+        others += out.iter().filter(|f| f.network != of).count();
+        p.pool.recycle_all(&mut out);
+    }
+    (mine, others)
+}
+
+/// A worker adopting a data plane reconfigures the output of the networks
+/// whose chunk changed, and only those: a rate set on one network of the
+/// third chunk polices its next pass at once, the 199 others (in chunks
+/// shared with the generation before) pass whole, and the rate lifted
+/// passes it whole again.
+#[test]
+fn a_worker_polices_at_a_rate_set_under_it() {
+    let (n, of) = (200u16, 150u16);
+    let mut s = fixtures::prefix_networks(n, 16);
+    let frames = fixtures::prefix_traffic(n, 4 * usize::from(n), 64);
+    let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
+    let all = 4 * usize::from(n - 1);
+    assert_eq!(pass(&mut p, &frames, of, 0), (4, all));
+    let name = format!("net{of}");
+    let mut spec = s.spec(&name).unwrap().clone();
+    // 8 kbit/s with a bucket of 100 bytes: one 64-byte frame, not four.
+    spec.rate_limit = Some((8_000, 100));
+    s.replace_network(spec.clone()).unwrap();
+    assert_eq!(pass(&mut p, &frames, of, 1), (1, all));
+    spec.rate_limit = None;
+    s.replace_network(spec).unwrap();
+    assert_eq!(pass(&mut p, &frames, of, 2), (4, all));
+}

@@ -472,3 +472,35 @@ fn the_gateway_answers_arp_for_its_address_and_leased_ones_only() {
     let mut quiet = Node::new(vec![network("plain", 100, vec![])], Default::default());
     assert!(quiet.send(WAN, &who_has(WAN_IP), 0).is_none());
 }
+
+/// A network removed takes its NAT flows with it (the worker forgets them
+/// when it adopts the data plane without it); another network's stay.
+#[test]
+fn a_removed_network_leaves_no_flow_behind() {
+    let mut n = Node::new(
+        vec![
+            network("lab", 100, vec![nat(100)]),
+            network("app", 101, vec![nat(101)]),
+        ],
+        Default::default(),
+    );
+    n.send(LAN, &udp_out(100, H7, 4000), 0).unwrap();
+    n.send(LAN, &udp_out(101, H7, 4001), 0).unwrap();
+    assert_eq!(n.p.nat_stats().unwrap().live, 2);
+    n.s.remove_network("lab").unwrap();
+    // The next batch adopts the data plane without `lab`.
+    n.send(LAN, &udp_out(101, H7, 4001), 1).unwrap();
+    assert_eq!(
+        n.p.nat_stats().unwrap().live,
+        1,
+        "lab's flow forgotten, app's kept"
+    );
+    assert!(
+        n.send(WAN, &udp_back(WAN_IP, 4000), 2).is_none(),
+        "lab's answer has no way in"
+    );
+    assert!(
+        n.send(WAN, &udp_back(WAN_IP, 4001), 2).is_some(),
+        "app's still comes back"
+    );
+}
