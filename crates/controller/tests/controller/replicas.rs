@@ -90,13 +90,21 @@ async fn a_replica_whose_background_dies_is_replaced_within_five_seconds() {
 async fn until_led(ctl: &Controller, not: Option<&str>) -> prism_controller::leader::Leader {
     let t = Instant::now();
     loop {
-        if let Some(l) = ctl.leader().await.unwrap()
+        let seen = ctl.leader().await.unwrap();
+        if let Some(l) = &seen
             && Some(l.replica.as_str()) != not
             && l.expires_ms > ctl.now_ms()
         {
-            return l;
+            return l.clone();
         }
-        assert!(t.elapsed() < Duration::from_secs(10), "no new leader");
+        // Says whether the dead holder kept renewing (its task not
+        // stopped) or its lease ran out and no one took it (the others'
+        // claims not made or not answered).
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "no new leader in 10 s: the lease {seen:?} at {} ms",
+            ctl.now_ms()
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
