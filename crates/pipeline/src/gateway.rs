@@ -201,20 +201,19 @@ impl GatewayState {
         let Some(nat) = self.nat.as_mut() else {
             return;
         };
-        let check = |id: u16| {
+        // While the WAN side is the same, no network's NAT changed (a
+        // change to one builds the WAN side again): nothing to forget.
+        if Arc::ptr_eq(&old.wan, &new.wan) {
+            return;
+        }
+        for id in 0..old.len() as u16 {
             let Some(was) = old.network(id) else {
-                return;
+                continue;
             };
             let kept = new.network(id).is_some_and(|n| n.name == was.name);
             if !(kept && new.wan.nat_vlan(id).is_some()) {
                 nat.forget(id);
             }
-        };
-        // Only the changed networks, while the WAN side is the same.
-        if Arc::ptr_eq(&old.wan, &new.wan) {
-            new.changed_since(old).for_each(check);
-        } else {
-            (0..old.len() as u16).for_each(check);
         }
     }
 
