@@ -183,7 +183,19 @@ impl Controller {
     /// Renews or claims the lead; on taking it, resumes what was left
     /// half done. The token now held, if any.
     async fn keep_lead(&self, held: Option<i64>) -> Option<i64> {
-        let now = match self.lead().await {
+        let asked = std::time::Instant::now();
+        let claimed = self.lead().await;
+        // A claim slower than the lease's lifetime loses the lease while
+        // it waits: say so, with how long it took.
+        let took = asked.elapsed();
+        if took.as_millis() as i64 > self.settings.lead_ttl_ms / 2 {
+            eprintln!(
+                "prism controller: replica {}: claiming the background lease took {:.1} s",
+                self.replica,
+                took.as_secs_f64()
+            );
+        }
+        let now = match claimed {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("prism controller: the background lease: {e}");

@@ -184,10 +184,31 @@ pub fn redact(target: &str) -> String {
     }
 }
 
+/// Starts a transaction, safe to cancel (every transaction starts here).
+///
+/// sqlx 0.8.6's `Pool::begin` is not: on PostgreSQL, cancelled after its
+/// `BEGIN` is sent and before the answer (an aborted task, a client that
+/// hung up, a timeout), it returns the connection to the pool inside a
+/// transaction that nothing ends (launchbadge/sqlx#2054, fixed for SQLite
+/// only; transact-rs/sqlx#4393). The next borrower's statements then run
+/// in it, uncommitted, and hold their row locks for good: a replica's
+/// claim of the background lease did, and no replica could take the lease
+/// again (the replicas test, one run in 26 under load). Begun in a task of
+/// its own, a `BEGIN` is always seen through; a caller gone meanwhile
+/// drops the transaction, which rolls it back before the connection is
+/// used again.
+pub async fn begin(pool: &Pool) -> Result<Tx> {
+    let pool = pool.clone();
+    tokio::spawn(async move { pool.begin().await })
+        .await
+        .map_err(|e| Error::internal(format!("starting a transaction: {e}")))?
+        .map_err(Into::into)
+}
+
 /// Starts a transaction that frees shared capacity across projects (the
 /// reapers): it first writes the `bookings` lock row.
 pub async fn booking_tx(pool: &Pool) -> Result<Tx> {
-    let mut tx = pool.begin().await?;
+    let mut tx = begin(pool).await?;
     take_lock(&mut tx, "bookings").await?;
     Ok(tx)
 }
@@ -203,7 +224,7 @@ pub async fn booking_tx(pool: &Pool) -> Result<Tx> {
 /// two transactions wait on each other in a circle (the reapers take
 /// `bookings` alone, and only free).
 pub async fn project_tx(pool: &Pool, project_id: &str, shared: bool) -> Result<Tx> {
-    let mut tx = pool.begin().await?;
+    let mut tx = begin(pool).await?;
     take_lock(&mut tx, &format!("project:{project_id}")).await?;
     if shared {
         take_lock(&mut tx, "bookings").await?;
@@ -223,6 +244,9 @@ async fn take_lock(tx: &mut Tx, name: &str) -> Result<()> {
     .await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod cancel_tests;
 
 #[cfg(test)]
 mod tests {

@@ -69,7 +69,7 @@ impl Controller {
     /// not called again), and the node goes down once its timeout passes.
     pub async fn revoke_node_key(&self, p: &Principal, id: &str) -> Result<()> {
         p.require_admin()?;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = crate::db::begin(&self.pool).await?;
         if !keys::revoke(&mut tx, id, self.now_ms()).await? {
             return Err(Error::not_found("such live node key"));
         }
@@ -113,7 +113,7 @@ impl Controller {
     pub async fn heartbeat(&self, caller: &NodeCaller, h: Heartbeat) -> Result<HeartbeatAnswer> {
         check_heartbeat(caller, &h)?;
         let now = self.now_ms();
-        let mut tx = self.pool.begin().await?;
+        let mut tx = crate::db::begin(&self.pool).await?;
         let certified = match &h.csr {
             Some(csr) => Some(self.certify(&mut tx, caller, csr).await?),
             None => None,

@@ -62,7 +62,7 @@ impl Controller {
             now: self.now_ms(),
         };
         store::insert_node(&self.pool, &node).await?;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = crate::db::begin(&self.pool).await?;
         self.record_wan(&mut tx, &id, info.wan.as_ref()).await?;
         tx.commit().await?;
         self.reconcile_node(&id).await;

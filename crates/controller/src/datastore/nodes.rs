@@ -305,7 +305,7 @@ pub(crate) async fn record_converged(
     errors: &[(String, String)],
     now: i64,
 ) -> Result<()> {
-    let mut tx = pool.begin().await?;
+    let mut tx = crate::db::begin(pool).await?;
     // A spanning network is ready when its last node converges: every
     // other part's node has reached its generation.
     for b in ready {

@@ -39,7 +39,7 @@ pub(crate) async fn upsert_service_level<'q>(
     l: &'q ServiceLevel,
     now: i64,
 ) -> Result<()> {
-    let mut tx = pool.begin().await?;
+    let mut tx = crate::db::begin(pool).await?;
     sqlx::query("DELETE FROM service_levels WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM projects WHERE service_level = $1)")
         .bind(&l.name)
         .execute(&mut *tx)
@@ -81,7 +81,7 @@ pub(crate) async fn service_levels(pool: &Pool) -> Result<Vec<ServiceLevel>> {
 /// `service_level` if there is no such level, at `name` if the name is
 /// taken.
 pub(crate) async fn insert_project(pool: &Pool, v: &ProjectView, owner_id: &str) -> Result<()> {
-    let mut tx = pool.begin().await?;
+    let mut tx = crate::db::begin(pool).await?;
     let level = sqlx::query("SELECT name FROM service_levels WHERE name = $1")
         .bind(&v.service_level)
         .fetch_optional(&mut *tx)
@@ -218,7 +218,7 @@ pub(crate) async fn set_member(
     user_id: &str,
     role: Role,
 ) -> Result<()> {
-    let mut tx = pool.begin().await?;
+    let mut tx = crate::db::begin(pool).await?;
     sqlx::query("DELETE FROM members WHERE project_id = $1 AND user_id = $2")
         .bind(project_id)
         .bind(user_id)

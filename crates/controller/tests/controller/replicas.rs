@@ -63,7 +63,7 @@ async fn a_replica_whose_background_dies_is_replaced_within_five_seconds() {
     let b = ctl.as_replica("b");
     let task_a = a.spawn_background();
     let task_b = b.spawn_background();
-    let first = until_led(&ctl, None).await;
+    let first = until_led(&ctl, &target, None).await;
     let (dead, survivor) = if first.replica == "a" {
         (task_a, task_b)
     } else {
@@ -72,7 +72,7 @@ async fn a_replica_whose_background_dies_is_replaced_within_five_seconds() {
     // A kill: the task ends without stepping down.
     dead.abort();
     let t = Instant::now();
-    let next = until_led(&ctl, Some(&first.replica)).await;
+    let next = until_led(&ctl, &target, Some(&first.replica)).await;
     let took = t.elapsed();
     eprintln!(
         "fail-over: {} after {:.2} s (token {} → {})",
@@ -87,7 +87,11 @@ async fn a_replica_whose_background_dies_is_replaced_within_five_seconds() {
 }
 
 /// Waits (up to 10 s) for a leader other than `not`.
-async fn until_led(ctl: &Controller, not: Option<&str>) -> prism_controller::leader::Leader {
+async fn until_led(
+    ctl: &Controller,
+    target: &str,
+    not: Option<&str>,
+) -> prism_controller::leader::Leader {
     let t = Instant::now();
     loop {
         let seen = ctl.leader().await.unwrap();
@@ -99,14 +103,45 @@ async fn until_led(ctl: &Controller, not: Option<&str>) -> prism_controller::lea
         }
         // Says whether the dead holder kept renewing (its task not
         // stopped) or its lease ran out and no one took it (the others'
-        // claims not made or not answered).
-        assert!(
-            t.elapsed() < Duration::from_secs(10),
-            "no new leader in 10 s: the lease {seen:?} at {} ms",
-            ctl.now_ms()
-        );
+        // claims not made or not answered: the sessions say which, and
+        // what a waiting claim waits for).
+        if t.elapsed() > Duration::from_secs(10) {
+            panic!(
+                "no new leader in 10 s: the lease {seen:?} at {} ms; the database's sessions: {}",
+                ctl.now_ms(),
+                sessions(target).await
+            );
+        }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// What PostgreSQL's sessions on `target` do and wait for (empty on
+/// SQLite).
+async fn sessions(target: &str) -> String {
+    use sqlx::Connection;
+    if !target.starts_with("postgres") {
+        return String::new();
+    }
+    let Ok(mut c) = sqlx::PgConnection::connect(target).await else {
+        return "(cannot connect)".into();
+    };
+    // pid, state, what it waits for, its last statement.
+    type Session = (
+        i32,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let rows: Vec<Session> = sqlx::query_as(
+        "SELECT pid, state, wait_event_type, wait_event, left(query, 120) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .fetch_all(&mut c)
+    .await
+    .unwrap_or_default();
+    format!("{rows:?}")
 }
 
 /// Replica b reads node n1's desired state and its request is held in the
