@@ -53,24 +53,40 @@ impl Controller {
         let mut b = store::in_project(&self.pool, id, &m.project_id)
             .await?
             .ok_or_else(|| Error::not_found(format!("booking `{id}`")))?;
-        b.parts = parts::parts(&self.pool, id)
-            .await?
-            .iter()
-            .map(|p| p.view())
-            .collect();
-        b.s_tag = parts::s_tag_of(&self.pool, id).await?;
+        if b.resource_type == NETWORK {
+            b.parts = parts::parts(&self.pool, id)
+                .await?
+                .iter()
+                .map(|p| p.view())
+                .collect();
+            b.s_tag = parts::s_tag_of(&self.pool, id).await?;
+        }
         Ok(b)
     }
 
+    /// Booking `id` read in `tx`. Only a network has parts and an S-tag
+    /// (`check_request` refuses parts to other types): another type's
+    /// booking is one statement.
     pub(crate) async fn booking_tx_row(&self, tx: &mut Tx, id: &str) -> Result<Booking> {
         let mut b = store::by_id(tx, id).await?;
-        b.parts = parts::parts(&mut **tx, id)
-            .await?
-            .iter()
-            .map(|p| p.view())
-            .collect();
-        b.s_tag = parts::s_tag_of(&mut **tx, id).await?;
+        if b.resource_type == NETWORK {
+            b.parts = parts::parts(&mut **tx, id)
+                .await?
+                .iter()
+                .map(|p| p.view())
+                .collect();
+            b.s_tag = parts::s_tag_of(&mut **tx, id).await?;
+        }
         Ok(b)
+    }
+
+    /// The ids of the nodes booking `b` (read with its parts) is on: its
+    /// parts' nodes if it spans nodes, else its node, if any.
+    pub(crate) async fn node_ids_of(&self, tx: &mut Tx, b: &Booking) -> Result<Vec<String>> {
+        if b.parts.is_empty() {
+            return Ok(b.ids.node.iter().cloned().collect());
+        }
+        parts::part_nodes(&mut **tx, &b.id).await
     }
 
     pub async fn get_booking(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
@@ -163,8 +179,6 @@ impl Controller {
         let id = secrets::new_id();
         let shared = registry::shares_capacity(&rtype.name) || r.nat || !r.parts.is_empty();
         let mut tx = db::project_tx(&self.pool, &m.project_id, shared).await?;
-        self.refuse_duplicate(&mut tx, &m.project_id, &r.name)
-            .await?;
         // The quota first: refused as such (409) whatever the nodes have
         // left; an `auto` network's tier count once placed.
         let explicit = match asked_tier {
@@ -224,16 +238,6 @@ impl Controller {
             return self.provision(p, project, &id).await;
         }
         Ok(b)
-    }
-
-    /// The project's live booking of the same name refused.
-    async fn refuse_duplicate(&self, tx: &mut Tx, project_id: &str, name: &str) -> Result<()> {
-        if store::live_name_taken(tx, project_id, name).await? {
-            return Err(
-                Error::conflict(format!("the project has a booking `{name}`")).with_field("name"),
-            );
-        }
-        Ok(())
     }
 
     /// Compiles the documents booking `b` becomes on its node or nodes,
@@ -432,11 +436,7 @@ impl Controller {
     /// A new generation for every node booking `b` is on (a spanning
     /// network's parts' nodes, else its node).
     pub(crate) async fn bump_generation(&self, tx: &mut Tx, b: &Booking) -> Result<()> {
-        let mut nodes = parts::part_nodes(&mut **tx, &b.id).await?;
-        if nodes.is_empty() {
-            nodes.extend(b.ids.node.clone());
-        }
-        for node in nodes {
+        for node in self.node_ids_of(tx, b).await? {
             crate::datastore::nodes::bump_generation(tx, &node).await?;
         }
         Ok(())

@@ -43,6 +43,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "active booking indexes",
         include_str!("../migrations/0009_active_booking_indexes.sql"),
     ),
+    (
+        10,
+        "unique live names",
+        include_str!("../migrations/0010_unique_live_names.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

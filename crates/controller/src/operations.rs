@@ -28,10 +28,7 @@ impl Controller {
         b: &Booking,
         kind: &str,
     ) -> Result<Option<OpRecord>> {
-        let mut nodes = crate::datastore::parts::part_nodes(&mut **tx, &b.id).await?;
-        if nodes.is_empty() {
-            nodes.extend(b.ids.node.clone());
-        }
+        let nodes = self.node_ids_of(tx, b).await?;
         if nodes.is_empty() {
             return Ok(None);
         }

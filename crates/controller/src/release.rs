@@ -7,6 +7,7 @@ use crate::datastore::{bookings, operations};
 use crate::db;
 use crate::error::{Error, Result};
 use crate::model::{AllocationState, Booking};
+use crate::registry::NETWORK;
 
 impl Controller {
     pub async fn release(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
@@ -15,32 +16,40 @@ impl Controller {
             .await?;
         let b = self.booking_in(&m, id).await?;
         p.may_touch(&m, Operation::BookingsRelease, &b.ids.user)?;
-        self.release_as(id, &p.user_id, "release").await
+        let shared = bookings::shares(&b.resource_type, b.ids.node.is_some(), b.vlan.is_some());
+        self.release_as(id, &m.project_id, shared, &p.user_id, "release")
+            .await
     }
 
-    /// Releases booking `id` (a user's release, or the reaper's expiry):
-    /// frees its VLAN and capacity, takes it out of its node's desired
-    /// state and reconciles the node.
-    pub(crate) async fn release_as(&self, id: &str, user_id: &str, event: &str) -> Result<Booking> {
+    /// Releases booking `id` of project `project_id` (`shared`: it holds
+    /// shared capacity, `bookings::shares`): frees its VLAN and capacity,
+    /// takes it out of its node's desired state and reconciles the node.
+    async fn release_as(
+        &self,
+        id: &str,
+        project_id: &str,
+        shared: bool,
+        user_id: &str,
+        event: &str,
+    ) -> Result<Booking> {
         let now = self.now_ms();
-        let (project_id, shared) = bookings::lock_scope(&self.pool, id)
-            .await?
-            .ok_or_else(|| Error::not_found("such booking"))?;
-        let mut tx = db::project_tx(&self.pool, &project_id, shared).await?;
+        let mut tx = db::project_tx(&self.pool, project_id, shared).await?;
         let cur = self.booking_tx_row(&mut tx, id).await?;
         if cur.released_ms.is_some() {
             return Err(Error::conflict("the booking is released already"));
         }
-        let project_id = cur.ids.project.clone();
         let op = self.begin_operation(&mut tx, &cur, "release").await?;
         bookings::set_released(&mut tx, id, now).await?;
-        crate::datastore::parts::free_tunnels(&mut tx, id).await?;
-        self.release_publics_of(&mut tx, id, now).await?;
+        // Tunnel addresses, S-tags and public addresses are a network's.
+        if cur.resource_type == NETWORK {
+            crate::datastore::parts::free_tunnels(&mut tx, id).await?;
+            self.release_publics_of(&mut tx, id, now).await?;
+        }
         let mut b = cur;
         b.allocation_state = AllocationState::Unallocated;
         b.released_ms = Some(now);
         self.bump_generation(&mut tx, &b).await?;
-        self.account(&mut tx, event, &b, &project_id, user_id)
+        self.account(&mut tx, event, &b, project_id, user_id)
             .await?;
         self.commit_audited(tx, 200).await?;
         self.finish_operation(op).await?;

@@ -4,7 +4,7 @@
 //! their own modules.
 
 use super::{Pool, Tx};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::{
     AllocationState, Booking, BookingIds, BookingRequest, OperationalState, node_network_name,
 };
@@ -93,7 +93,14 @@ pub(crate) async fn insert(
         .bind(held_until)
         .bind(i64::from(r.nat))
         .execute(&mut **tx)
-        .await?;
+        .await
+        // The id is new and random: the violation is the live name's
+        // (index `bookings_active_name`).
+        .map_err(|e| match super::unique_violation(&e) {
+            true => Error::conflict(format!("the project has a booking `{}`", r.name))
+                .with_field("name"),
+            false => e.into(),
+        })?;
     if let Some(v) = b.vlan {
         sqlx::query("INSERT INTO vlans (vlan, project_id, booking_id) VALUES ($1, $2, $3)")
             .bind(v)
@@ -179,18 +186,6 @@ pub(crate) async fn page(
     rows.iter().map(booking_of).collect()
 }
 
-/// Whether the project has a live booking named `name`.
-pub(crate) async fn live_name_taken(tx: &mut Tx, project_id: &str, name: &str) -> Result<bool> {
-    Ok(sqlx::query(
-        "SELECT 1 FROM bookings WHERE project_id = $1 AND name = $2 AND released_ms IS NULL",
-    )
-    .bind(project_id)
-    .bind(name)
-    .fetch_optional(&mut **tx)
-    .await?
-    .is_some())
-}
-
 /// The VLANs bookings hold, in order.
 pub(crate) async fn used_vlans(tx: &mut Tx) -> Result<Vec<i64>> {
     let rows = sqlx::query("SELECT vlan FROM vlans ORDER BY vlan")
@@ -253,28 +248,17 @@ pub(crate) async fn set_released(tx: &mut Tx, id: &str, now: i64) -> Result<()> 
     Ok(())
 }
 
+/// Whether a booking of type `rtype`, on a node or not, with a VLAN or
+/// not, holds shared capacity: its changes take the `bookings` lock row
+/// too (`db::project_tx`).
+pub(crate) fn shares(rtype: &str, on_node: bool, has_vlan: bool) -> bool {
+    crate::registry::shares_capacity(rtype) || on_node || has_vlan
+}
+
 /// Expires, set by set, every lease past its end (and hold past its
 /// hold) at `now`: accounted, an `expire` operation recorded per node,
 /// tunnels, S-tags and VLANs freed, nodes' generations raised, the
 /// bookings released. The nodes concerned, and how many bookings.
-/// Booking `id`'s project and whether it holds shared capacity (a node's,
-/// a VLAN, or it is a built-in type that may: `db::project_tx`).
-pub(crate) async fn lock_scope(pool: &Pool, id: &str) -> Result<Option<(String, bool)>> {
-    let Some(r) =
-        sqlx::query("SELECT project_id, resource_type, node_id, vlan FROM bookings WHERE id = $1")
-            .bind(id)
-            .fetch_optional(pool)
-            .await?
-    else {
-        return Ok(None);
-    };
-    let rtype: String = r.try_get("resource_type")?;
-    let holds = r.try_get::<Option<String>, _>("node_id")?.is_some()
-        || r.try_get::<Option<i64>, _>("vlan")?.is_some();
-    let shared = crate::registry::shares_capacity(&rtype) || holds;
-    Ok(Some((r.try_get("project_id")?, shared)))
-}
-
 pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, usize)> {
     const DUE: &str = "released_ms IS NULL AND expires_ms <= $1";
     let nodes = sqlx::query(&format!(

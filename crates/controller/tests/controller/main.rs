@@ -11,6 +11,7 @@ mod gateway;
 mod heartbeats;
 mod leases;
 mod logins;
+mod names;
 mod node_identities;
 mod one_process;
 mod portal;
