@@ -21,7 +21,23 @@ pub struct Principal {
     pub project_id: Option<String>,
     /// An API key's operations; `None` for a session token.
     pub key_operations: Option<Vec<Operation>>,
+    /// The project the request's path names, read with the credential
+    /// (`Controller::authenticate_in`), so the request's project check
+    /// asks the database nothing more.
+    pub(crate) seen: Option<std::sync::Arc<SeenProject>>,
 }
+
+/// A project by name as a caller saw it: their membership and its
+/// service level, or `None` if there is no such project.
+#[derive(Debug)]
+pub(crate) struct SeenProject {
+    pub name: String,
+    pub found: ProjectSeen,
+}
+
+/// What a project looks like to a caller: their membership (if any) and
+/// its service level; `None`: no such project.
+pub(crate) type ProjectSeen = Option<(Membership, prism_controller_api::projects::ServiceLevel)>;
 
 /// What the caller is in a project, found by `crate::identity::membership`.
 #[derive(Debug, Clone)]
@@ -34,6 +50,14 @@ pub struct Membership {
 }
 
 impl Principal {
+    /// Project `name` as read with the credential, if it was.
+    pub(crate) fn seen(&self, name: &str) -> Option<&ProjectSeen> {
+        self.seen
+            .as_deref()
+            .filter(|s| s.name == name)
+            .map(|s| &s.found)
+    }
+
     /// Whether the caller may see the project at all: 404 otherwise.
     pub fn sees(&self, m: Option<&Membership>) -> bool {
         let Some(m) = m else { return false };

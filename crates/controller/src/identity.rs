@@ -1,11 +1,12 @@
 //! Users, sessions, API keys and authentication.
 
-use crate::authz::{Operation, Principal};
+use crate::authz::{Operation, Principal, SeenProject};
 use crate::controller::Controller;
 use crate::datastore::identity as store;
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::{self, KEY_PREFIX, TOKEN_PREFIX};
 use std::net::IpAddr;
+use std::sync::Arc;
 
 /// A session's default and longest life (FABRIC's tokens last an hour).
 pub const SESSION_TTL_S: i64 = 3600;
@@ -167,6 +168,17 @@ impl Controller {
     /// The principal a bearer secret stands for; 401 unless it is a live
     /// session token or API key.
     pub async fn authenticate(&self, bearer: Option<&str>) -> Result<Principal> {
+        self.authenticate_in(bearer, None).await
+    }
+
+    /// As [`Self::authenticate`], reading with the credential the project
+    /// named `project` (a request's path names it) as the caller sees it:
+    /// one round trip for both.
+    pub async fn authenticate_in(
+        &self,
+        bearer: Option<&str>,
+        project: Option<&str>,
+    ) -> Result<Principal> {
         let missing = || {
             Error::unauthorized(
                 "this call needs `Authorization: Bearer <token or API key>` (`prism ctl login`)",
@@ -176,9 +188,21 @@ impl Controller {
         if !(secret.starts_with(TOKEN_PREFIX) || secret.starts_with(KEY_PREFIX)) {
             return Err(missing());
         }
-        let c = store::credential_by_digest(&self.pool, &secrets::digest(secret))
-            .await?
-            .ok_or_else(|| Error::unauthorized("unknown token or API key"))?;
+        let digest = secrets::digest(secret);
+        let (c, seen) = match project {
+            Some(name) => match store::credential_in_project(&self.pool, &digest, name).await? {
+                Some((c, found)) => {
+                    let name = name.to_string();
+                    (Some(c), Some(Arc::new(SeenProject { name, found })))
+                }
+                None => (None, None),
+            },
+            None => (
+                store::credential_by_digest(&self.pool, &digest).await?,
+                None,
+            ),
+        };
+        let c = c.ok_or_else(|| Error::unauthorized("unknown token or API key"))?;
         if c.revoked_ms.is_some() {
             return Err(Error::unauthorized("this token or API key was revoked"));
         }
@@ -194,6 +218,7 @@ impl Controller {
             is_admin: c.is_admin,
             project_id: c.project_id,
             key_operations: c.operations,
+            seen,
         })
     }
 

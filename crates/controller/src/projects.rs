@@ -115,7 +115,10 @@ impl Controller {
         name: &str,
         op: Operation,
     ) -> Result<(Membership, ServiceLevel)> {
-        let found = store::project_and_level(&self.pool, name, &p.user_id).await?;
+        let found = match p.seen(name) {
+            Some(found) => found.clone(),
+            None => store::project_and_level(&self.pool, name, &p.user_id).await?,
+        };
         if !p.sees(found.as_ref().map(|f| &f.0)) {
             return Err(Error::not_found(format!("project `{name}`")));
         }

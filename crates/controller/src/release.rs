@@ -39,7 +39,7 @@ impl Controller {
             return Err(Error::conflict("the booking is released already"));
         }
         let op = self.begin_operation(&mut tx, &cur, "release").await?;
-        bookings::set_released(&mut tx, id, now).await?;
+        bookings::set_released(&mut tx, id, now, cur.vlan.is_some()).await?;
         // Tunnel addresses, S-tags and public addresses are a network's.
         if cur.resource_type == NETWORK {
             crate::datastore::parts::free_tunnels(&mut tx, id).await?;

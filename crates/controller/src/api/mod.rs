@@ -202,14 +202,20 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
                 .await;
             return e.into_response();
         }
-        if let Ok(p) = app.ctl.authenticate(Some(token)).await {
+        let project = project_in_path(&path);
+        if let Ok(p) = app
+            .ctl
+            .authenticate_in(Some(token), project.as_deref())
+            .await
+        {
             req.extensions_mut()
                 .insert(portal::SessionCookie(token.clone()));
             return as_principal(app, Some(p), req, next).await;
         }
     }
+    let project = project_in_path(&path);
     let principal = match bearer {
-        Some(b) => match app.ctl.authenticate(Some(&b)).await {
+        Some(b) => match app.ctl.authenticate_in(Some(&b), project.as_deref()).await {
             Ok(p) => Some(p),
             Err(e) => {
                 if method != Method::GET {
@@ -223,6 +229,17 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
         None => None,
     };
     as_principal(app, principal, req, next).await
+}
+
+/// The project a path names (`/v1/projects/{name}…`), decoded as the
+/// handlers' `Path` decodes it: read with the caller's credential. A name
+/// decoded otherwise only costs the project's own read again.
+fn project_in_path(path: &str) -> Option<String> {
+    let segment = path.strip_prefix("/v1/projects/")?.split('/').next()?;
+    let name = percent_encoding::percent_decode_str(segment)
+        .decode_utf8()
+        .ok()?;
+    (!name.is_empty()).then(|| name.into_owned())
 }
 
 /// Serves a request as `principal` (none: anonymous), rate-limited per
@@ -414,4 +431,21 @@ pub async fn serve_until_signalled(
         eprintln!("prism controller: giving up the background lease: {e}");
     }
     served
+}
+
+#[cfg(test)]
+mod tests {
+    use super::project_in_path;
+
+    #[test]
+    fn the_project_a_path_names_is_decoded_as_its_handler_decodes_it() {
+        let p = |s: &str| project_in_path(s);
+        assert_eq!(p("/v1/projects/exp/bookings").as_deref(), Some("exp"));
+        assert_eq!(p("/v1/projects/exp").as_deref(), Some("exp"));
+        assert_eq!(p("/v1/projects/a%20b/usage").as_deref(), Some("a b"));
+        assert_eq!(p("/v1/projects/%FF/usage"), None, "not UTF-8");
+        assert_eq!(p("/v1/projects//bookings"), None);
+        assert_eq!(p("/v1/projects"), None);
+        assert_eq!(p("/v1/nodes/n1"), None);
+    }
 }

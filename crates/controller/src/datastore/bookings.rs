@@ -232,8 +232,8 @@ pub(crate) async fn set_operational(tx: &mut Tx, id: &str, state: OperationalSta
     Ok(())
 }
 
-/// Released at `now`: unallocated, its VLAN free.
-pub(crate) async fn set_released(tx: &mut Tx, id: &str, now: i64) -> Result<()> {
+/// Released at `now`: unallocated, its VLAN (`vlan`: it has one) free.
+pub(crate) async fn set_released(tx: &mut Tx, id: &str, now: i64, vlan: bool) -> Result<()> {
     sqlx::query(
         "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $2 WHERE id = $1",
     )
@@ -241,10 +241,12 @@ pub(crate) async fn set_released(tx: &mut Tx, id: &str, now: i64) -> Result<()> 
     .bind(now)
     .execute(&mut **tx)
     .await?;
-    sqlx::query("DELETE FROM vlans WHERE booking_id = $1")
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
+    if vlan {
+        sqlx::query("DELETE FROM vlans WHERE booking_id = $1")
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+    }
     Ok(())
 }
 

@@ -140,6 +140,46 @@ pub(crate) async fn credential_by_digest(
     }))
 }
 
+/// The credential of `digest` with project `project` as its user sees it,
+/// in one query (a request's path names its project: the two reads every
+/// project call makes, as one round trip).
+pub(crate) async fn credential_in_project(
+    pool: &Pool,
+    digest: &str,
+    project: &str,
+) -> Result<Option<(CredentialRow, crate::authz::ProjectSeen)>> {
+    let row = sqlx::query(
+        "SELECT c.id AS cred_id, c.user_id AS cred_user_id, u.name AS user_name, \
+           u.is_admin AS user_is_admin, c.project_id AS cred_project_id, \
+           c.operations AS cred_operations, c.expires_ms AS cred_expires_ms, \
+           c.revoked_ms AS cred_revoked_ms, p.id AS project_id, m.role AS role, s.* \
+         FROM credentials c JOIN users u ON u.id = c.user_id \
+         LEFT JOIN projects p ON p.name = $2 \
+         LEFT JOIN service_levels s ON s.name = p.service_level \
+         LEFT JOIN members m ON m.project_id = p.id AND m.user_id = c.user_id \
+         WHERE c.digest = $1",
+    )
+    .bind(digest)
+    .bind(project)
+    .fetch_optional(pool)
+    .await?;
+    let Some(r) = row else { return Ok(None) };
+    let c = CredentialRow {
+        id: r.try_get("cred_id")?,
+        user_id: r.try_get("cred_user_id")?,
+        user: r.try_get("user_name")?,
+        is_admin: r.try_get::<i64, _>("user_is_admin")? != 0,
+        project_id: r.try_get("cred_project_id")?,
+        operations: r
+            .try_get::<Option<String>, _>("cred_operations")?
+            .as_deref()
+            .map(ops_from_json),
+        expires_ms: r.try_get("cred_expires_ms")?,
+        revoked_ms: r.try_get("cred_revoked_ms")?,
+    };
+    Ok(Some((c, super::projects::project_of_row(&r, project)?)))
+}
+
 /// Revokes credential `id` at `now` (again if it was revoked before: a
 /// logout twice is one logout).
 pub(crate) async fn revoke(pool: &Pool, id: &str, now: i64) -> Result<()> {

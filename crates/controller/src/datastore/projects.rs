@@ -173,9 +173,23 @@ pub(crate) async fn project_and_level(
     .fetch_optional(pool)
     .await?;
     let Some(r) = row else { return Ok(None) };
-    let level = level_of(&r)?;
+    project_of_row(&r, name)
+}
+
+/// Project `name` as a row with its `project_id`, the caller's `role` and
+/// its service level's columns reads (`project_and_level`, and the
+/// credential read with the project a path names): `None` where
+/// `project_id` is NULL (no such project).
+pub(crate) fn project_of_row(
+    r: &sqlx::any::AnyRow,
+    name: &str,
+) -> Result<Option<(Membership, ServiceLevel)>> {
+    let Some(project_id) = r.try_get::<Option<String>, _>("project_id")? else {
+        return Ok(None);
+    };
+    let level = level_of(r)?;
     let m = Membership {
-        project_id: r.try_get("project_id")?,
+        project_id,
         project: name.to_string(),
         service_level_ops: level.operations.clone(),
         role: r
