@@ -99,7 +99,7 @@ pub fn lock_sqlite(db: &str) -> Result<SqliteLock> {
 
 /// Opens the database and brings its schema to the latest version. A
 /// database given as a file path gets its directory made if missing.
-pub async fn open(target: &str) -> Result<(Engine, Pool, Option<SqliteLock>)> {
+pub async fn open(target: &str, connections: u32) -> Result<(Engine, Pool, Option<SqliteLock>)> {
     install_default_drivers();
     let (engine, url) = url_for(target);
     let is_path = !target.contains("://") && !target.starts_with("sqlite:");
@@ -117,7 +117,7 @@ pub async fn open(target: &str) -> Result<(Engine, Pool, Option<SqliteLock>)> {
         (Engine::Sqlite, true) => Some(lock_sqlite(target)?),
         _ => None,
     };
-    let pool = connect(engine, &url, target).await?;
+    let pool = connect(engine, &url, target, connections).await?;
     migrator()
         .run(&pool)
         .await
@@ -125,14 +125,14 @@ pub async fn open(target: &str) -> Result<(Engine, Pool, Option<SqliteLock>)> {
     Ok((engine, pool, lock))
 }
 
-/// The pool: one connection for SQLite (in WAL mode), eight for
-/// PostgreSQL.
-async fn connect(engine: Engine, url: &str, target: &str) -> Result<Pool> {
+/// The pool: one connection for SQLite (in WAL mode), `connections` (at
+/// least one) for PostgreSQL.
+async fn connect(engine: Engine, url: &str, target: &str, connections: u32) -> Result<Pool> {
     // One SQLite connection: SQLite serializes writers anyway, and one
     // connection never meets SQLITE_BUSY between its own transactions.
     let max = match engine {
         Engine::Sqlite => 1,
-        Engine::Postgres => 8,
+        Engine::Postgres => connections.max(1),
     };
     AnyPoolOptions::new()
         .max_connections(max)
@@ -251,7 +251,7 @@ async fn take_lock(tx: &mut Tx, name: &str) -> Result<()> {
 }
 
 #[cfg(test)]
-mod cancel_tests;
+mod pool_tests;
 
 #[cfg(test)]
 mod tests {

@@ -50,7 +50,7 @@ pub use accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 pub use authz::{Operation, Principal};
 pub use bookings::VLAN_POOL;
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use controller::{Controller, Settings, TUNNEL_POOL};
+pub use controller::{Controller, DB_CONNECTIONS, Settings, TUNNEL_POOL};
 pub use db::{Engine, redact, url_for};
 pub use error::{Error, ErrorCode, QuotaDetail};
 pub use gateway::{PublicAddress, PublicAddressRequest};

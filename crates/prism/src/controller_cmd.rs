@@ -51,6 +51,9 @@ pub struct ServeArgs {
     /// thirds of it; a revoked node key ends renewal).
     #[arg(long, default_value_t = 24.0)]
     node_cert_hours: f64,
+    /// Connections this replica keeps to PostgreSQL (R replicas: ~8/R each, docs/deploy.md).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    db_connections: u32,
     #[command(flatten)]
     transport: Transport,
 }
@@ -119,24 +122,17 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
 
 /// `prism controller serve`.
 async fn serve(args: &ServeArgs) -> Result<()> {
-    let ServeArgs {
-        db,
-        listen,
-        node_credential_file,
-        hold,
-        argon2,
-        node_cert_hours,
-        transport,
-    } = args;
-    let node_secret = node_credential_file.as_deref().map(read_secret_file);
+    let (db, listen, transport) = (&args.db, &args.listen, &args.transport);
+    let node_secret = args.node_credential_file.as_deref().map(read_secret_file);
     let node_secret = node_secret.transpose().map_err(anyhow::Error::msg)?;
     let (node_ca, certified) = prism_controller::transport::node_ca(&transport.tls_dir)?;
     let settings = Settings {
         node_secret,
-        hold_s: *hold,
-        password_cost: *argon2,
+        hold_s: args.hold,
+        password_cost: args.argon2,
         node_ca,
-        node_cert_life_ms: (node_cert_hours * 3_600_000.0) as i64,
+        node_cert_life_ms: (args.node_cert_hours * 3_600_000.0) as i64,
+        db_connections: args.db_connections,
         ..Settings::default()
     };
     let ctl = Controller::open(db, settings).await?;

@@ -108,6 +108,9 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     let settings = Settings {
         rate_per_s: 1e9,
         rate_burst: 1e9,
+        // The replicas share the server's connections as a deployment
+        // would (`prism controller serve --db-connections`).
+        db_connections: prism_controller::DB_CONNECTIONS.div_ceil(u32::from(a.replicas)),
         ..Settings::default()
     };
     let ctl = Controller::open_with_clock(&db, settings, Arc::new(clock.clone())).await?;
@@ -139,19 +142,7 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     }
     let pairs = (a.pairs / a.clients) * a.clients;
     let s = book_and_release(a, &users).await?;
-    println!(
-        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over {}{}, {} replica(s), {} project(s))",
-        pairs as f64 / s,
-        a.clients,
-        if a.tls { "HTTPS" } else { "HTTP" },
-        if a.no_keep_alive {
-            ", a connection per request"
-        } else {
-            " with keep-alive"
-        },
-        a.replicas,
-        a.projects
-    );
+    say_bookings(a, pairs, s, ctl.settings().db_connections);
     let who = ctl.authenticate(Some(user_token.as_str())).await?;
     let s = book_and_release_in_library(a, &ctl, &who).await?;
     println!(
@@ -172,6 +163,24 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     );
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
+}
+
+/// The bookings-per-second line of the HTTP run.
+fn say_bookings(a: &BenchControllerArgs, pairs: usize, s: f64, connections: u32) {
+    println!(
+        "  bookings: {pairs} allocate + release pairs in {s:.2} s = {:.0} bookings/s ({} clients over {}{}, {} replica(s) of {} database connection(s), {} project(s))",
+        pairs as f64 / s,
+        a.clients,
+        if a.tls { "HTTPS" } else { "HTTP" },
+        if a.no_keep_alive {
+            ", a connection per request"
+        } else {
+            " with keep-alive"
+        },
+        a.replicas,
+        connections,
+        a.projects
+    );
 }
 
 /// `ctl`'s API served on a free port (over TLS with the lab CA in

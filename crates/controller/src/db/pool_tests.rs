@@ -1,4 +1,4 @@
-//! A transaction cancelled while its `BEGIN` is on the wire leaves its
+//! The pool. A transaction cancelled while its `BEGIN` is on the wire leaves its
 //! connection clean (`db::begin`): the next statement on that connection
 //! commits. On PostgreSQL (`PRISM_TEST_POSTGRES`) the pool reaches the
 //! server through a proxy that holds the server's answers, so the
@@ -43,7 +43,7 @@ async fn a_transaction_cancelled_while_it_begins_leaves_its_connection_clean() {
         .unwrap();
     // Seen from another connection: committed, not inside a transaction
     // the cancelled begin left open.
-    let other = connect(engine_of(&direct), &direct, "the test's database")
+    let other = connect(engine_of(&direct), &direct, "the test's database", 1)
         .await
         .unwrap();
     let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM t")
@@ -51,6 +51,22 @@ async fn a_transaction_cancelled_while_it_begins_leaves_its_connection_clean() {
         .await
         .unwrap();
     assert_eq!(n, 1, "the insert ran inside a transaction nothing ended");
+}
+
+/// A replica keeps the PostgreSQL connections it is given (replicas on
+/// one server divide them); SQLite keeps one, whatever it is given.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pool_keeps_the_connections_it_is_given() {
+    install_default_drivers();
+    let (target, want, _dir) = match std::env::var("PRISM_TEST_POSTGRES") {
+        Ok(base) => (fresh_postgres(&base).await, 3, None),
+        Err(_) => {
+            let dir = tempdir::Dir::new();
+            (dir.0.join("t.db").display().to_string(), 1, Some(dir))
+        }
+    };
+    let (_, pool, _lock) = open(&target, 3).await.unwrap();
+    assert_eq!(pool.options().get_max_connections(), want);
 }
 
 fn engine_of(url: &str) -> Engine {
@@ -64,8 +80,22 @@ async fn sqlite() -> (Pool, String, Option<tempdir::Dir>) {
     let dir = tempdir::Dir::new();
     let path = dir.0.join("t.db").display().to_string();
     let (_, url) = url_for(&path);
-    let pool = connect(Engine::Sqlite, &url, &path).await.unwrap();
+    let pool = connect(Engine::Sqlite, &url, &path, 1).await.unwrap();
     (pool, url, Some(dir))
+}
+
+/// A new database on the server `base` names: its URL.
+async fn fresh_postgres(base: &str) -> String {
+    let name = format!("prism_test_{}", uuid::Uuid::new_v4().simple());
+    let admin = connect(Engine::Postgres, base, "PRISM_TEST_POSTGRES", 1)
+        .await
+        .unwrap();
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&admin)
+        .await
+        .unwrap();
+    let (head, _) = base.rsplit_once('/').expect("a URL ending in /database");
+    format!("{head}/{name}")
 }
 
 /// A new database on the server `base` names; a pool reaching it through
@@ -75,16 +105,8 @@ async fn postgres_through_proxy(
     base: &str,
     armed: Arc<AtomicBool>,
 ) -> (Pool, String, Option<tempdir::Dir>) {
-    let name = format!("prism_test_{}", uuid::Uuid::new_v4().simple());
-    let admin = connect(Engine::Postgres, base, "PRISM_TEST_POSTGRES")
-        .await
-        .unwrap();
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&admin)
-        .await
-        .unwrap();
-    let (head, _) = base.rsplit_once('/').expect("a URL ending in /database");
-    let direct = format!("{head}/{name}");
+    let direct = fresh_postgres(base).await;
+    let (head, name) = direct.rsplit_once('/').unwrap();
     let (creds, server) = head.rsplit_once('@').expect("a URL with user@host:port");
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     // In clear, so the proxy sees the `BEGIN` (Debian's server offers TLS).
