@@ -146,6 +146,11 @@ impl Controller {
         self.engine
     }
 
+    /// The connections this replica's pool keeps at most (SQLite: one).
+    pub fn db_connections(&self) -> u32 {
+        self.pool.options().get_max_connections()
+    }
+
     pub fn settings(&self) -> &Settings {
         &self.settings
     }

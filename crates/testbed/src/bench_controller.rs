@@ -142,7 +142,7 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     }
     let pairs = (a.pairs / a.clients) * a.clients;
     let s = book_and_release(a, &users).await?;
-    say_bookings(a, pairs, s, ctl.settings().db_connections);
+    say_bookings(a, pairs, s, ctl.db_connections());
     let who = ctl.authenticate(Some(user_token.as_str())).await?;
     let s = book_and_release_in_library(a, &ctl, &who).await?;
     println!(
