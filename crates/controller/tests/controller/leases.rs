@@ -4,7 +4,7 @@
 //! and are accounted; quotas refuse with their numbers; parallel requests
 //! never over-book; a node that lost its networks gets them back.
 
-use crate::common::{Harness, START_MS, network};
+use crate::common::{Harness, START_MS, network, probe};
 use prism_controller::{
     Action, AllocationState, ErrorCode, NODE_PREFIX, OperationalState, STANDARD, ServiceLevel,
 };
@@ -439,22 +439,12 @@ async fn a_booking_commits_its_audit_row_with_it() {
 /// project's bookings meanwhile are not counted against it.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_projects_quota_holds_under_concurrent_bookings_of_a_type_without_node() {
-    use prism_controller::{GenericOp, ResourceType, ServiceLevel};
     let h = Harness::start().await;
     let mut level = ServiceLevel::standard();
     level.name = "five".into();
     level.max_lease_hours = 5;
     h.admin.put_service_level(&level).await.unwrap();
-    h.admin
-        .register_type(&ResourceType {
-            name: "probe".into(),
-            description: "no node".into(),
-            schema: serde_json::json!({"type": "object"}),
-            operations: vec![GenericOp::Get, GenericOp::Release],
-            builtin: false,
-        })
-        .await
-        .unwrap();
+    h.register_probe().await;
     h.user("fay").await;
     h.project("p", "fay", "five").await;
     h.project("q", "fay", "five").await;
@@ -465,16 +455,7 @@ async fn a_projects_quota_holds_under_concurrent_bookings_of_a_type_without_node
             let (ctl, fay) = (h.ctl.clone(), fay.clone());
             let project = if i % 4 == 3 { "q" } else { "p" };
             tokio::spawn(async move {
-                let r = prism_controller::BookingRequest {
-                    name: format!("b{i}"),
-                    resource_type: "probe".into(),
-                    spec: serde_json::json!({}),
-                    bandwidth_mbps: 0,
-                    lease_s: Some(3600),
-                    provision: false,
-                    parts: Vec::new(),
-                    nat: false,
-                };
+                let r = probe(&format!("b{i}"));
                 (project, ctl.allocate(&fay, project, r).await.is_ok())
             })
         })

@@ -4,36 +4,14 @@
 //! type, and however many ask at once; a released booking's name is free
 //! again; another project's bookings are not in the way.
 
-use crate::common::{Harness, network};
-use prism_controller::{BookingRequest, ErrorCode, GenericOp, ResourceType, STANDARD};
-
-fn probe(name: &str) -> BookingRequest {
-    BookingRequest {
-        name: name.into(),
-        resource_type: "probe".into(),
-        spec: serde_json::json!({}),
-        bandwidth_mbps: 0,
-        lease_s: Some(3600),
-        provision: false,
-        parts: Vec::new(),
-        nat: false,
-    }
-}
+use crate::common::{Harness, network, probe};
+use prism_controller::{ErrorCode, STANDARD};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_live_name_is_booked_once_until_released_even_by_sixteen_at_once() {
     let h = Harness::start().await;
     h.node("n1", 4, 1000).await;
-    h.admin
-        .register_type(&ResourceType {
-            name: "probe".into(),
-            description: "no node".into(),
-            schema: serde_json::json!({"type": "object"}),
-            operations: vec![GenericOp::Get, GenericOp::Release],
-            builtin: false,
-        })
-        .await
-        .unwrap();
+    h.register_probe().await;
     let fay = h.user("fay").await;
     h.project("p", "fay", STANDARD).await;
     h.project("q", "fay", STANDARD).await;

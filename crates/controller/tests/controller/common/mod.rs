@@ -156,6 +156,23 @@ impl Harness {
 
     /// A fake node with ports `a`, `b`, `c` and `slots` hardware slots,
     /// registered.
+    /// Registers resource type `probe`: any object, no node.
+    pub async fn register_probe(&self) {
+        self.admin
+            .register_type(&prism_controller::ResourceType {
+                name: "probe".into(),
+                description: "no node".into(),
+                schema: json!({"type": "object"}),
+                operations: vec![
+                    prism_controller::GenericOp::Get,
+                    prism_controller::GenericOp::Release,
+                ],
+                builtin: false,
+            })
+            .await
+            .unwrap();
+    }
+
     pub async fn node(&self, name: &str, slots: u16, sw_mbps: i64) -> Arc<FakeNode> {
         self.register(name, FakeNode::new(&["a", "b", "c"], slots), sw_mbps)
             .await
@@ -207,6 +224,20 @@ pub fn network(name: &str, tier: &str, mbps: i64, provision: bool) -> BookingReq
         bandwidth_mbps: mbps,
         lease_s: None,
         provision,
+        parts: Vec::new(),
+        nat: false,
+    }
+}
+
+/// A booking of type `probe` (`Harness::register_probe`) for an hour.
+pub fn probe(name: &str) -> BookingRequest {
+    BookingRequest {
+        name: name.into(),
+        resource_type: "probe".into(),
+        spec: json!({}),
+        bandwidth_mbps: 0,
+        lease_s: Some(3600),
+        provision: false,
         parts: Vec::new(),
         nat: false,
     }
