@@ -32,4 +32,7 @@ if [ "$(id -u)" -eq 0 ] && [ -z "${PRISM_POSTGRES_URL:-}" ]; then
         su postgres -c "dropdb -p $pg_port $db"
     done
     export PRISM_POSTGRES_URL="postgres://prism_test:prism-test@127.0.0.1:$pg_port/postgres"
+    # The local cluster's: scripts/release-postgres.sh drops the tests'
+    # databases in it at the end.
+    export PRISM_POSTGRES_LOCAL=1
 fi
