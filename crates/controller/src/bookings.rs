@@ -43,6 +43,22 @@ fn asked_tier(
     }
 }
 
+/// Reads network `b`'s parts and S-tag on `conn` (the pool's, or a
+/// transaction's). Only a network has them (`check_request`
+/// refuses parts to other types): another type's booking reads nothing.
+async fn with_parts(b: &mut Booking, conn: &mut sqlx::AnyConnection) -> Result<()> {
+    if b.resource_type != NETWORK {
+        return Ok(());
+    }
+    b.parts = parts::parts(&mut *conn, &b.id)
+        .await?
+        .iter()
+        .map(|p| p.view())
+        .collect();
+    b.s_tag = parts::s_tag_of(&mut *conn, &b.id).await?;
+    Ok(())
+}
+
 /// Hours, rounded up, of `ms`.
 pub(crate) fn hours_up(ms: i64) -> i64 {
     ms.max(0).saturating_add(3_599_999) / 3_600_000
@@ -54,29 +70,15 @@ impl Controller {
             .await?
             .ok_or_else(|| Error::not_found(format!("booking `{id}`")))?;
         if b.resource_type == NETWORK {
-            b.parts = parts::parts(&self.pool, id)
-                .await?
-                .iter()
-                .map(|p| p.view())
-                .collect();
-            b.s_tag = parts::s_tag_of(&self.pool, id).await?;
+            with_parts(&mut b, &mut *self.pool.acquire().await?).await?;
         }
         Ok(b)
     }
 
-    /// Booking `id` read in `tx`. Only a network has parts and an S-tag
-    /// (`check_request` refuses parts to other types): another type's
-    /// booking is one statement.
+    /// Booking `id` read in `tx`, with its parts.
     pub(crate) async fn booking_tx_row(&self, tx: &mut Tx, id: &str) -> Result<Booking> {
         let mut b = store::by_id(tx, id).await?;
-        if b.resource_type == NETWORK {
-            b.parts = parts::parts(&mut **tx, id)
-                .await?
-                .iter()
-                .map(|p| p.view())
-                .collect();
-            b.s_tag = parts::s_tag_of(&mut **tx, id).await?;
-        }
+        with_parts(&mut b, tx).await?;
         Ok(b)
     }
 

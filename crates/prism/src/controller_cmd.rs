@@ -52,7 +52,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 24.0)]
     node_cert_hours: f64,
     /// Connections this replica keeps to PostgreSQL (R replicas: ~8/R each, docs/deploy.md).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, default_value_t = prism_controller::DB_CONNECTIONS, value_parser = clap::value_parser!(u32).range(1..=1000))]
     db_connections: u32,
     #[command(flatten)]
     transport: Transport,
