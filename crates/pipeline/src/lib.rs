@@ -31,6 +31,7 @@ pub mod reasons;
 mod recompile;
 pub mod reconfig;
 mod routed_batch;
+mod ruled_batch;
 mod scratch;
 pub mod services;
 pub mod software;

@@ -102,6 +102,12 @@ pub fn rule_action(m: Option<Match>, default: Option<u32>) -> Result<u32, MatchD
     m.map(|m| m.action).or(default).ok_or(MatchDrop::NoRoute)
 }
 
+/// A network's rule table and its default action, for a batch's walk.
+pub(crate) struct Rules<'a> {
+    pub table: &'a RuleTable,
+    pub default: Option<u32>,
+}
+
 /// The rule table of `f`, if it is one: the pipeline looks its packets'
 /// keys up a batch at a time ([`RuleTable::lookup_batch`]).
 #[inline]

@@ -23,6 +23,7 @@ use crate::output::{OutputConfig, OutputStage};
 use crate::packet::{Packet, PacketPool};
 use crate::reasons::{DropReason, MapDrop, SoftwareDrop};
 use crate::routed_batch;
+use crate::ruled_batch;
 use crate::scratch::Scratch;
 use crate::services::ServiceScratch;
 use crate::software::SoftwareChannels;
@@ -195,24 +196,37 @@ impl Pipeline {
         // rule, a rule table, a tap.
         let need_key = self.needs_key || self.tap.is_some();
         let whole = self.whole_batch_network(&dp, now_ns);
-        let routed = whole.filter(|_| !need_key).and_then(|id| {
-            let f = dp.fast(id)?;
-            Some((id, f, dp.destination_table(id, f.fast)?))
-        });
-        if let Some((id, f, table)) = routed {
-            routed_batch::route_whole_batch(
-                &dp,
-                id,
-                f,
-                table,
-                batch,
-                &mut s.net[..n],
-                &mut s.fate[..n],
-                &mut self.counters,
-                &mut self.services,
-            );
-        } else {
-            self.stages(&dp, batch, &mut s, whole, need_key, now_ns);
+        // A batch of one network, known up front, with no tap to report each
+        // stage: the network's table alone reads keys, so a destination
+        // table takes one pass per packet and a rule table three passes.
+        let one_pass = whole.filter(|_| self.tap.is_none());
+        match one_pass.and_then(|id| Some((id, dp.fast(id)?))) {
+            Some((id, f)) if let Some(table) = dp.destination_table(id, f.fast) => {
+                routed_batch::route_whole_batch(
+                    &dp,
+                    id,
+                    f,
+                    table,
+                    batch,
+                    &mut s.net[..n],
+                    &mut s.fate[..n],
+                    &mut self.counters,
+                    &mut self.services,
+                )
+            }
+            Some((id, f)) if let Some(rules) = dp.rule_table(id) => {
+                ruled_batch::classify_whole_batch(
+                    &dp,
+                    id,
+                    f,
+                    rules,
+                    batch,
+                    &mut s,
+                    &mut self.counters,
+                    &mut self.services,
+                )
+            }
+            _ => self.stages(&dp, batch, &mut s, whole, need_key, now_ns),
         }
         let (net, fate, info) = (&s.net[..n], &s.fate[..n], &s.info[..n]);
         // Stage 5: software hand-off or output queue. One network's batch

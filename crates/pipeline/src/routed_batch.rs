@@ -30,19 +30,6 @@ use crate::services::ServiceScratch;
 use prism_tables::Key;
 use prism_wire::{Malformed, PacketInfo, PlainIpv4};
 
-/// Packets and bytes some stage did not see in a batch: counted on the
-/// rare paths only, so the common one adds nothing per packet.
-#[derive(Default, Clone, Copy)]
-struct Missed(usize, u64);
-
-impl Missed {
-    #[inline(always)]
-    fn add(&mut self, bytes: u64) {
-        self.0 += 1;
-        self.1 += bytes;
-    }
-}
-
 /// Parses, maps to network `id` (whose fast record is `f` and destination
 /// table `table`), looks up and applies the action of every packet of `batch`, writing `net` and `fate`
 /// (both as long as the batch, `fate` all pending) and the counters of
@@ -60,12 +47,9 @@ pub(crate) fn route_whole_batch(
     services: &mut ServiceScratch,
 ) {
     let mut rx = 0u64;
-    // Packets the parser dropped (not mapped), and packets mapped that
-    // stage 4 did not see (dropped by the lookup, or an action missing).
-    let (mut unparsed, mut unacted) = (Missed::default(), Missed::default());
+    let mut missed = Missed::default();
     for ((pkt, net), fate) in batch.iter_mut().zip(net.iter_mut()).zip(fate.iter_mut()) {
-        let len = pkt.len() as u64;
-        rx += len;
+        rx += pkt.len() as u64;
         let plain = prism_wire::plain_ipv4(pkt.data());
         let step = match plain {
             Some(p) => plain_hop(dp, f, table, pkt, p),
@@ -75,38 +59,76 @@ pub(crate) fn route_whole_batch(
             Step::General => general(dp, id, f, pkt, services),
             done => done,
         };
+        missed.settle(step, pkt.len() as u64, id, net, fate);
+    }
+    missed.count(counters, id, batch.len(), rx);
+}
+
+/// Packets and bytes of a one-pass batch that some stage did not see:
+/// counted on the rare paths only, so the common one adds nothing per
+/// packet.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Missed {
+    /// Dropped by the parser (not mapped).
+    unparsed: Count,
+    /// Mapped, but not seen by stage 4: dropped by the lookup, or the
+    /// action it named is missing.
+    unacted: Count,
+}
+
+impl Missed {
+    /// Writes a packet's `step` as its fate (and its network, when it was
+    /// mapped), counting what its stages missed.
+    #[inline(always)]
+    pub(crate) fn settle(&mut self, step: Step, len: u64, id: u16, net: &mut u16, fate: &mut Fate) {
         match step {
             Step::Unparsed(m) => {
-                unparsed.add(len);
+                self.unparsed.add(len);
                 *fate = Fate::Drop(NO_NET, DropReason::Parse(m));
-                continue;
+                return;
             }
             Step::Unacted(r) => {
-                unacted.add(len);
+                self.unacted.add(len);
                 if let Some(r) = r {
                     *fate = Fate::Drop(id, DropReason::Match(r));
                 }
             }
             Step::Done(v) => *fate = Fate::of(v, id),
-            Step::General => unreachable!("taken by `general` above"),
+            Step::General => unreachable!("taken by the general path first"),
         }
         *net = id;
     }
-    let n = batch.len();
-    counters.rx_packets += n as u64;
-    counters.rx_bytes += rx;
-    counters.stages[Stage::Parse as usize].add_batch(n, rx);
-    let mapped = (n - unparsed.0, rx - unparsed.1);
-    let c = &mut counters.networks[usize::from(id)];
-    c.rx_packets += mapped.0 as u64;
-    c.rx_bytes += mapped.1;
-    counters.stages[Stage::Mapping as usize].add_batch(mapped.0, mapped.1);
-    counters.stages[Stage::Matching as usize].add_batch(mapped.0, mapped.1);
-    counters.stages[Stage::Action as usize].add_batch(mapped.0 - unacted.0, mapped.1 - unacted.1);
+
+    /// Stages 1 to 4's counters for a batch of `n` packets and `rx` bytes,
+    /// all for network `id`, as the staged loops would leave them.
+    pub(crate) fn count(&self, counters: &mut Counters, id: u16, n: usize, rx: u64) {
+        counters.rx_packets += n as u64;
+        counters.rx_bytes += rx;
+        counters.stages[Stage::Parse as usize].add_batch(n, rx);
+        let mapped = (n - self.unparsed.0, rx - self.unparsed.1);
+        let c = &mut counters.networks[usize::from(id)];
+        c.rx_packets += mapped.0 as u64;
+        c.rx_bytes += mapped.1;
+        counters.stages[Stage::Mapping as usize].add_batch(mapped.0, mapped.1);
+        counters.stages[Stage::Matching as usize].add_batch(mapped.0, mapped.1);
+        let acted = (mapped.0 - self.unacted.0, mapped.1 - self.unacted.1);
+        counters.stages[Stage::Action as usize].add_batch(acted.0, acted.1);
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Count(usize, u64);
+
+impl Count {
+    #[inline(always)]
+    fn add(&mut self, bytes: u64) {
+        self.0 += 1;
+        self.1 += bytes;
+    }
 }
 
 /// How far one packet got.
-enum Step {
+pub(crate) enum Step {
     /// The parser dropped it.
     Unparsed(Malformed),
     /// Mapped, but no action ran: the lookup dropped it (`Some`), or the
@@ -150,18 +172,32 @@ fn general(
     if let Err(m) = prism_wire::parse_frame_into(pkt.data(), pkt.port, &mut info) {
         return Step::Unparsed(m);
     }
-    let a = match dp.decide(id, f.fast, &info, &Key::default()) {
-        Some(Ok(a)) => a,
-        Some(Err(r)) => return Step::Unacted(Some(r)),
-        None => return Step::Unacted(None),
-    };
+    match dp.decide(id, f.fast, &info, &Key::default()) {
+        Some(Ok(a)) => act(dp, id, f, a, pkt, &info, services),
+        Some(Err(r)) => Step::Unacted(Some(r)),
+        None => Step::Unacted(None),
+    }
+}
+
+/// Applies action `a` of network `id` (record `f`) to a parsed packet:
+/// its hop form where it has one, else the general action.
+#[inline(never)]
+pub(crate) fn act(
+    dp: &Dataplane,
+    id: u16,
+    f: Net<'_>,
+    a: u32,
+    pkt: &mut Packet,
+    info: &PacketInfo,
+    services: &mut ServiceScratch,
+) -> Step {
     let Some(hop) = f.hop(a) else {
         return Step::Unacted(None);
     };
     Step::Done(match hop {
-        Some(hop) => action::apply_hop(hop, pkt, &info),
+        Some(hop) => action::apply_hop(hop, pkt, info),
         None => match dp.network(id).and_then(|n| n.actions.get(a as usize)) {
-            Some(general) => action::apply(general, pkt, &info, services),
+            Some(general) => action::apply(general, pkt, info, services),
             None => return Step::Unacted(None),
         },
     })

@@ -22,6 +22,9 @@ pub(crate) struct Scratch {
     /// One network's keys gathered for a batch walk, and their indices.
     pub(crate) rule_keys: Vec<Key>,
     pub(crate) rule_index: Vec<u32>,
+    /// Where a plain frame's IPv4 packet ends, 0 for any other frame
+    /// (`crate::ruled_batch`).
+    pub(crate) plain_end: Vec<u16>,
 }
 
 impl Scratch {
@@ -34,6 +37,7 @@ impl Scratch {
             self.fate.resize(n, Fate::Pending);
             self.matched.resize(n, None);
             self.decided.resize(n, None);
+            self.plain_end.resize(n, 0);
             self.rule_keys.reserve(n);
             self.rule_index.reserve(n);
         }

@@ -285,21 +285,42 @@ fn parse_plain_ipv4(
 ) -> Option<Result<(), Malformed>> {
     let (eth, ip, l4) = plain_header(frame)?;
     *info = PacketInfo {
-        key: FlowKey {
-            in_port,
-            dst_mac: mac48(eth, 0),
-            src_mac: mac48(eth, 6),
-            ethertype: ethertype::IPV4,
-            src_ip: ip.src,
-            dst_ip: ip.dst,
-            proto: ip.proto,
-            ..FlowKey::default()
-        },
+        key: plain_key(eth, &ip, in_port),
         l3_offset: ethernet::HEADER_LEN as u16,
         l3_end: (ethernet::HEADER_LEN + ip.total) as u16,
         ..PacketInfo::default()
     };
     Some(read_l4(&ip, l4, &mut info.key))
+}
+
+/// A plain frame's key but for its ports.
+#[inline(always)]
+fn plain_key(eth: &[u8; 14], ip: &Ipv4Fields, in_port: u16) -> FlowKey {
+    FlowKey {
+        in_port,
+        dst_mac: mac48(eth, 0),
+        src_mac: mac48(eth, 6),
+        ethertype: ethertype::IPV4,
+        src_ip: ip.src,
+        dst_ip: ip.dst,
+        proto: ip.proto,
+        ..FlowKey::default()
+    }
+}
+
+/// [`plain_ipv4`] with the frame's whole key, as [`parse_frame_into`]
+/// gives it: what a rule table reads of a plain frame, returned by value
+/// so that a caller building its own packed key keeps it in registers.
+#[inline(always)]
+pub fn plain_ipv4_key(frame: &[u8], in_port: u16) -> Option<(FlowKey, PlainIpv4)> {
+    let (eth, ip, l4) = plain_header(frame)?;
+    let mut key = plain_key(eth, &ip, in_port);
+    read_l4(&ip, l4, &mut key).ok()?;
+    let p = PlainIpv4 {
+        dst_ip: ip.dst,
+        l3_end: (ethernet::HEADER_LEN + ip.total) as u16,
+    };
+    Some((key, p))
 }
 
 /// A plain frame's Ethernet header, IPv4 fields and L4 bytes (up to the
@@ -578,6 +599,9 @@ mod tests {
             });
             let want = plain.map(|i| PlainIpv4 { dst_ip: i.key.dst_ip, l3_end: i.l3_end });
             proptest::prop_assert_eq!(plain_ipv4(&f), want, "{:?}", parsed);
+            // And its whole key, as the general parser reads it.
+            let keyed = plain.map(|i| (i.key, want.unwrap()));
+            proptest::prop_assert_eq!(plain_ipv4_key(&f, port), keyed, "{:?}", parsed);
         }
     }
 

@@ -32,7 +32,7 @@ pub use icmp::{Icmpv4Packet, Icmpv4Repr};
 pub use ipv4::{Ipv4Address, Ipv4Packet, Ipv4Repr, protocol};
 pub use key::{
     FlowKey, Malformed, PacketInfo, PlainIpv4, VLAN_PRESENT, parse_frame, parse_frame_into,
-    plain_ipv4,
+    plain_ipv4, plain_ipv4_key,
 };
 pub use tcp::{TcpPacket, TcpRepr};
 pub use udp::{UdpPacket, UdpRepr};

@@ -1,8 +1,9 @@
 //! A batch whose network is known up front (no mapping rule, a hardware
-//! default network routing by destination) goes through stages 1 to 4 in
-//! one pass per packet (`routed_batch`); with a mapping rule the same
-//! network's packets take the staged loops. The staged loops are the
-//! reference: on random batches (plain, tagged, IPIP, with options, bad
+//! default network) goes through stages 1 to 4 in one pass per packet
+//! when the network routes by destination (`routed_batch`), in three
+//! passes when its table is a rule set (`ruled_batch`: keys, the trees'
+//! walk, actions); with a mapping rule the same network's packets take the
+//! staged loops. The staged loops are the reference: on random batches (plain, tagged, IPIP, with options, bad
 //! checksums, cut short, TTLs near expiry, not IPv4; routed to hops, to
 //! general actions, to drops, to software, or to no route) both paths must
 //! send the same bytes out of each port and to software, and leave the same
@@ -60,9 +61,51 @@ fn routes(big: bool) -> Vec<(Ipv4Prefix, Action)> {
     r
 }
 
+/// The routes as a rule table: each a rule on the destination prefix and
+/// one on the inner destination (an IPIP packet's), longer prefixes first; above them one on more fields (UDP from
+/// 10.0.0.0/24 to port 9 of 10.2.0.0/17, the frames' own addresses and
+/// port: out of port 1, not 2); no default (no rule: no route).
+fn rules(big: bool) -> ForwardingSpec {
+    let p = |s: &str| s.parse::<Ipv4Prefix>().unwrap();
+    let rule = |priority, fields, dst_port, action| RuleSpec {
+        priority,
+        fields,
+        src_port: PortRange::ANY,
+        dst_port,
+        action,
+    };
+    let mut rules: Vec<RuleSpec> = routes(big)
+        .into_iter()
+        .flat_map(|(to, a)| {
+            let at = u32::from(to.len());
+            [
+                rule(at, Ternary::default().dst_ip(to), PortRange::ANY, a),
+                rule(at, Ternary::default().inner_dst_ip(to), PortRange::ANY, a),
+            ]
+        })
+        .collect();
+    let fields = Ternary::default()
+        .src_ip(p("10.0.0.0/24"))
+        .dst_ip(p("10.2.0.0/17"))
+        .proto(17, 0xff);
+    let port9 = PortRange { lo: 9, hi: 9 };
+    rules.push(rule(100, fields, port9, routes(false)[0].1));
+    ForwardingSpec::Rules {
+        rules,
+        default: None,
+    }
+}
+
+/// The network's table: destination routes, or the same as rules.
+#[derive(Debug, Clone, Copy)]
+enum Table {
+    Routes,
+    Rules,
+}
+
 /// The network, reached by default; with `rule`, also by a mapping rule
 /// (which sends every batch through the staged loops).
-fn substrate(rule: bool, big: bool) -> Substrate {
+fn substrate(rule: bool, big: bool, table: Table) -> Substrate {
     let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 3);
     let mapping = if rule {
         vec![MappingRule {
@@ -78,7 +121,10 @@ fn substrate(rule: bool, big: bool) -> Substrate {
         name: "n".into(),
         tier: Tier::Hardware,
         mapping,
-        forwarding: ForwardingSpec::Destination(routes(big)),
+        forwarding: match table {
+            Table::Routes => ForwardingSpec::Destination(routes(big)),
+            Table::Rules => rules(big),
+        },
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
@@ -189,8 +235,19 @@ proptest! {
         batches in proptest::collection::vec(proptest::collection::vec(frame(), 0..40), 1..4),
         big in any::<bool>(),
     ) {
-        let (fast, a) = run(&substrate(false, big), &batches);
-        let (staged, b) = run(&substrate(true, big), &batches);
+        let (fast, a) = run(&substrate(false, big, Table::Routes), &batches);
+        let (staged, b) = run(&substrate(true, big, Table::Routes), &batches);
+        prop_assert_eq!(fast, staged);
+        prop_assert_eq!(format!("{:#?}", a.counters()), format!("{:#?}", b.counters()));
+    }
+
+    #[test]
+    fn three_passes_for_a_rule_table_are_the_staged_loops(
+        batches in proptest::collection::vec(proptest::collection::vec(frame(), 0..40), 1..4),
+        big in any::<bool>(),
+    ) {
+        let (fast, a) = run(&substrate(false, big, Table::Rules), &batches);
+        let (staged, b) = run(&substrate(true, big, Table::Rules), &batches);
         prop_assert_eq!(fast, staged);
         prop_assert_eq!(format!("{:#?}", a.counters()), format!("{:#?}", b.counters()));
     }
@@ -198,7 +255,8 @@ proptest! {
 
 /// The frames the property test makes reach every outcome: out of both
 /// ports, to software, and dropped for each of the reasons the one-pass
-/// path names (so the comparison above is not of empty batches).
+/// path names (so the comparison above is not of empty batches); and the
+/// rule table's rule on more fields than the destination wins for some.
 #[test]
 fn the_batches_reach_every_outcome() {
     let mut runner = proptest::test_runner::TestRunner::deterministic();
@@ -206,7 +264,17 @@ fn the_batches_reach_every_outcome() {
         .map(|_| frame().new_tree(&mut runner).unwrap().current())
         .collect();
     let batches: Vec<Vec<Vec<u8>>> = frames.chunks(32).map(<[_]>::to_vec).collect();
-    let (seen, p) = run(&substrate(false, false), &batches);
+    let routed = reaches_every_outcome(&substrate(false, false, Table::Routes), &batches);
+    let ruled = reaches_every_outcome(&substrate(false, false, Table::Rules), &batches);
+    assert!(
+        ruled > routed,
+        "out of port 1: {ruled} by rules, {routed} by routes"
+    );
+}
+
+/// Frames out of port 1.
+fn reaches_every_outcome(s: &Substrate, batches: &[Vec<Vec<u8>>]) -> usize {
+    let (seen, p) = run(s, batches);
     let p = p.snapshot();
     assert!(seen[1].len() > 100 && seen[2].len() > 50, "{p:?}");
     assert!(!seen[3 + 1].is_empty(), "to software");
@@ -223,13 +291,14 @@ fn the_batches_reach_every_outcome() {
         "{:?}",
         p.unmapped_drops
     );
+    seen[1].len()
 }
 
 /// A tap armed on the same network makes the batch take the staged loops,
 /// which report each packet's stages: the one-pass path writes no trace.
 #[test]
 fn a_tap_keeps_its_trace_of_every_packet() {
-    let s = substrate(false, false);
+    let s = substrate(false, false, Table::Routes);
     let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
     p.arm_tap(TapRequest {
         network: Some(0),
