@@ -81,6 +81,12 @@ impl Missed {
     /// mapped), counting what its stages missed.
     #[inline(always)]
     pub(crate) fn settle(&mut self, step: Step, len: u64, id: u16, net: &mut u16, fate: &mut Fate) {
+        // The common outcome first, by a branch rather than the jump table
+        // the match compiles to (2% of a 64-byte packet's cycles).
+        if let Step::Done(Verdict::Output(port)) = step {
+            (*net, *fate) = (id, Fate::Output(port));
+            return;
+        }
         match step {
             Step::Unparsed(m) => {
                 self.unparsed.add(len);
