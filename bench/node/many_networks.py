@@ -6,8 +6,11 @@ A node (`prism node --fresh`, device nac-tcam: 1,024 slots, paper 001's
 data planes) runs in a network namespace of its own with two veth ports;
 one `PUT /v1/desired` over its Unix socket brings N networks (each mapped
 by its VLAN on port a, 16 routes to port b); then one network's route
-changes (the whole desired state sent again, as the controller sends it),
-`--changes` times. Reported: the time of the first call, each change's
+changes 20 times with the whole desired state sent again (as the
+controller sends a node its first state, or one that holds no other),
+then 20 times as a change to the state the node holds (`PATCH
+/v1/desired`, the one network put: as the controller sends every later
+state). Reported: the time of the first call, each change's
 time (median and the slowest), the node's resident memory (VmRSS) before
 and after and its peak (VmHWM). Root only; the namespace is removed after.
 
@@ -116,11 +119,26 @@ def main():
             replaced = [x for x in answer["networks"] if x["action"] == "replaced"]
             if len(replaced) != 1:
                 sys.exit(f"many_networks: change {k}: {len(replaced)} replaced")
+        patched = []
+        generation = 2 + changes - 1
+        for k in range(changes):
+            i = (k * 104729 + 1) % n
+            docs[i] = network(i, hop=k + 100)
+            t = time.perf_counter()
+            answer = call(sock, "PATCH", "/v1/desired", {"base": generation, "generation": generation + 1,
+                                                        "scope": "pc-", "put": [docs[i]]})
+            patched.append(time.perf_counter() - t)
+            generation += 1
+            replaced = [x for x in answer["networks"] if x["action"] == "replaced"]
+            if len(replaced) != 1 or len(answer["networks"]) != n:
+                sys.exit(f"many_networks: change {k} as a PATCH: {len(replaced)} replaced of {len(answer['networks'])}")
         after = memory(pid)
         print(f"prism node (nac-tcam, {len(info.get('ports', [])) or 2} ports), {n} hardware networks of 16 routes through PUT /v1/desired on its Unix socket:")
         print(f"  all {n} in one call: {first * 1e3:.0f} ms")
         print(f"  one network's route changed, all {n} sent again: median {statistics.median(times) * 1e3:.1f} ms, "
               f"slowest {max(times) * 1e3:.1f} ms ({changes} changes)")
+        print(f"  the same as a change to the state held (PATCH, one network put): median "
+              f"{statistics.median(patched) * 1e3:.1f} ms, slowest {max(patched) * 1e3:.1f} ms ({changes} changes)")
         print(f"  resident memory: {before['VmRSS']:.0f} MiB before, {after['VmRSS']:.0f} MiB after "
               f"(peak {after['VmHWM']:.0f} MiB)")
     finally:

@@ -94,8 +94,9 @@ pub struct Controller {
     /// Resource types as read from the database, with their compiled
     /// schemas: types are never changed once registered, so a cache.
     pub(crate) types: Arc<Mutex<HashMap<String, Arc<crate::model::Compiled>>>>,
-    /// One reconciliation at a time per node.
-    pub(crate) node_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+    /// One reconciliation at a time per node; the lock guards the desired
+    /// state this replica last saw the node accept (`crate::reconcile`).
+    pub(crate) node_locks: Arc<Mutex<HashMap<String, NodeLock>>>,
     /// An SQLite file's lock, held while any clone lives (`db::SqliteLock`).
     _sqlite_lock: Option<Arc<db::SqliteLock>>,
     /// What an unknown user's login verifies, at the configured cost.
@@ -103,6 +104,11 @@ pub struct Controller {
     /// This replica's name for the background lease (`crate::leader`).
     pub(crate) replica: Arc<String>,
 }
+
+/// One reconciliation at a time per node (`crate::reconcile`); what it
+/// guards is the desired state this replica last saw the node accept,
+/// whole (`None`: none yet, or a call failed since).
+pub(crate) type NodeLock = Arc<tokio::sync::Mutex<Option<prism_node_api::DesiredState>>>;
 
 impl Controller {
     /// Opens (creating and migrating) the database at `target`: a file
@@ -159,7 +165,7 @@ impl Controller {
         self.clock.now_ms()
     }
 
-    pub(crate) fn node_lock(&self, node_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+    pub(crate) fn node_lock(&self, node_id: &str) -> NodeLock {
         let mut m = self.node_locks.lock().unwrap_or_else(|e| e.into_inner());
         m.entry(node_id.to_string()).or_default().clone()
     }

@@ -5,14 +5,20 @@
 //! `pc-`): the node adds, replaces and removes the controller's networks
 //! in one reconciliation, leaves any other network alone, answers per
 //! network, and refuses a generation older than one it holds, so a stale
-//! controller cannot undo a newer state.
+//! controller cannot undo a newer state. Once a node has accepted a state
+//! from this replica, the next goes as the change from it (`PATCH
+//! /v1/desired`: what was added, replaced, removed), which the node makes
+//! whole and converges to alike; a node that does not hold that state
+//! (another replica sent since, the node restarted) refuses the change,
+//! and the whole state goes instead. A change costs the node what changed,
+//! not every network it holds.
 
 use crate::controller::Controller;
 use crate::datastore::{bookings, nodes};
 use crate::error::Result;
 use crate::model::{NODE_PREFIX, OperationalState, node_doc, node_network_name};
 use prism_netdoc::NetworkDoc;
-use prism_node_api::{ApiError, DesiredAction, DesiredState, ErrorCode};
+use prism_node_api::{ApiError, DesiredAction, DesiredChange, DesiredState, ErrorCode};
 use std::collections::BTreeMap;
 
 /// What one pass did to a node.
@@ -50,8 +56,8 @@ impl Controller {
     /// the bookings concerned, never raised.
     pub async fn reconcile_node(&self, id: &str) -> Converged {
         let lock = self.node_lock(id);
-        let _held = lock.lock().await;
-        match self.converge(id).await {
+        let mut accepted = lock.lock().await;
+        match self.converge(id, &mut accepted).await {
             Ok(c) => c,
             Err(e) => {
                 let _ = nodes::set_last_error(&self.pool, id, &e.to_string()).await;
@@ -60,47 +66,51 @@ impl Controller {
         }
     }
 
-    async fn converge(&self, id: &str) -> Result<Converged> {
+    async fn converge(&self, id: &str, accepted: &mut Option<DesiredState>) -> Result<Converged> {
         let (name, address, generation) = nodes::address_and_generation(&self.pool, id).await?;
         let mut desired = self.desired_networks(id).await?;
         let client = self.node_client(&name, &address).await?;
         let mut refused: Vec<(String, String)> = Vec::new();
+        let state = |desired: &[Desired]| DesiredState {
+            generation: u64::try_from(generation).unwrap_or(0),
+            scope: NODE_PREFIX.to_string(),
+            networks: desired.iter().map(|(_, _, d)| d.clone()).collect(),
+        };
+        // The change from what the node accepted last, if it still holds
+        // it; if the node refuses it, the whole state goes instead.
+        let mut applied = None;
+        if let Some(from) = accepted.take() {
+            let body = state(&desired);
+            match client
+                .patch_desired(&DesiredChange::between(&from, &body))
+                .await
+            {
+                Ok(a) => (applied, *accepted) = (Some(a), Some(body)),
+                Err(e) if e.api().is_some() => {}
+                Err(e) => return self.not_converged(id, generation, &e).await,
+            }
+        }
         // A document the node refuses whole (it should not: the controller
         // compiled it at booking) fails its booking and the rest go again.
         let applied = loop {
-            let body = DesiredState {
-                generation: u64::try_from(generation).unwrap_or(0),
-                scope: NODE_PREFIX.to_string(),
-                networks: desired.iter().map(|(_, _, d)| d.clone()).collect(),
-            };
+            if let Some(a) = applied.take() {
+                break a;
+            }
+            let body = state(&desired);
             match client.put_desired(&body).await {
-                Ok(a) => break a,
+                Ok(a) => {
+                    *accepted = Some(body);
+                    break a;
+                }
                 Err(e) => {
-                    let api = e.api();
-                    if let Some(i) = api.and_then(refused_network)
+                    if let Some(i) = e.api().and_then(refused_network)
                         && i < desired.len()
                     {
                         let (booking, _, _) = desired.remove(i);
                         refused.push((booking, e.to_string()));
                         continue;
                     }
-                    if api.is_some_and(|a| a.code == ErrorCode::StaleGeneration)
-                        && self.overtaken(id, generation).await?
-                    {
-                        // Another replica (or a later pass) sent a newer
-                        // state meanwhile: the node holds what it should.
-                        return Ok(Converged::default());
-                    }
-                    let why = match api {
-                        Some(a) if a.code == ErrorCode::StaleGeneration => format!(
-                            "the node holds a newer desired state than generation {generation} ({}); \
-                             was the database restored? `prism node --fresh` makes the node forget it",
-                            a.message
-                        ),
-                        _ => format!("unreachable: {e}"),
-                    };
-                    nodes::set_last_error(&self.pool, id, &why).await?;
-                    return Ok(Converged::default());
+                    return self.not_converged(id, generation, &e).await;
                 }
             }
         };
@@ -108,6 +118,33 @@ impl Controller {
         nodes::record_converged(&self.pool, id, generation, &ready, &refused, self.now_ms())
             .await?;
         Ok(c)
+    }
+
+    /// Records why node `id` did not take generation `generation` (`e`),
+    /// unless another replica or a later pass has sent a newer one since.
+    async fn not_converged(
+        &self,
+        id: &str,
+        generation: i64,
+        e: &prism_node_api::ClientError,
+    ) -> Result<Converged> {
+        let api = e.api();
+        if api.is_some_and(|a| a.code == ErrorCode::StaleGeneration)
+            && self.overtaken(id, generation).await?
+        {
+            // The node holds what it should.
+            return Ok(Converged::default());
+        }
+        let why = match api {
+            Some(a) if a.code == ErrorCode::StaleGeneration => format!(
+                "the node holds a newer desired state than generation {generation} ({}); \
+                 was the database restored? `prism node --fresh` makes the node forget it",
+                a.message
+            ),
+            _ => format!("unreachable: {e}"),
+        };
+        nodes::set_last_error(&self.pool, id, &why).await?;
+        Ok(Converged::default())
     }
 
     /// The node's desired networks, by network name: each booking's id,

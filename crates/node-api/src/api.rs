@@ -5,7 +5,7 @@
 //! Methods block (a change may start a container): the server runs each on
 //! a blocking thread, so reads are not held up behind a slow change.
 
-use crate::desired::{DesiredApplied, DesiredState};
+use crate::desired::{DesiredApplied, DesiredChange, DesiredState};
 use crate::error::ApiError;
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
@@ -43,4 +43,8 @@ pub trait NodeApi: Send + Sync + 'static {
     /// reconciliation; 409 `stale_generation` if `body.generation` is older
     /// than the last accepted (see `crate::desired`).
     fn put_desired(&self, body: DesiredState) -> Result<DesiredApplied, ApiError>;
+    /// Converges to the state `body` makes of the last accepted one, as
+    /// [`Self::put_desired`] of it; 409 `base_mismatch` if the node's last
+    /// accepted state since it started is not `body.base`.
+    fn patch_desired(&self, body: DesiredChange) -> Result<DesiredApplied, ApiError>;
 }

@@ -2,7 +2,7 @@
 //! with the control plane's credential. Used by `prism ctl`, the tests and
 //! (next) the controller.
 
-use crate::desired::{DesiredApplied, DesiredState};
+use crate::desired::{DesiredApplied, DesiredChange, DesiredState};
 use crate::error::ApiError;
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
@@ -486,6 +486,12 @@ impl NodeClient {
     /// Converges the scope's networks to `b` (`PUT /v1/desired`).
     pub async fn put_desired(&self, b: &DesiredState) -> Result<DesiredApplied, ClientError> {
         self.call("PUT", "/v1/desired".into(), Some(b)).await
+    }
+
+    /// Converges to a change of the state the node holds
+    /// (`PATCH /v1/desired`).
+    pub async fn patch_desired(&self, b: &DesiredChange) -> Result<DesiredApplied, ClientError> {
+        self.call("PATCH", "/v1/desired".into(), Some(b)).await
     }
 
     /// The node's metrics, OpenMetrics text.

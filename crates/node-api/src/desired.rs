@@ -30,6 +30,89 @@ pub struct DesiredState {
     pub networks: Vec<NetworkDoc>,
 }
 
+/// `PATCH /v1/desired`: the desired state of generation `base`, which
+/// the node holds, changed into generation `generation`: the networks of
+/// `put` added or replaced, those named in `remove` gone, every other
+/// network of the base state kept as it was sent. The node converges to
+/// the whole state this makes exactly as to a `PUT` of it, so a change
+/// costs what changed, not every network of the node. Refused (409
+/// `base_mismatch`) unless the node's last accepted state is `base`, of
+/// the same scope, since it started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DesiredChange {
+    /// The generation the change applies to.
+    pub base: u64,
+    /// The generation it makes (fenced as a `PUT`'s).
+    pub generation: u64,
+    /// The scope of the base state.
+    pub scope: String,
+    /// Networks added or replaced, as documents.
+    #[serde(default)]
+    pub put: Vec<NetworkDoc>,
+    /// Names of networks removed.
+    #[serde(default)]
+    pub remove: Vec<String>,
+}
+
+impl DesiredChange {
+    /// The change from `from` to `to` (two states of one scope): what
+    /// `to` lists that `from` does not list alike, and the names `from`
+    /// lists that `to` does not.
+    pub fn between(from: &DesiredState, to: &DesiredState) -> Self {
+        let was: BTreeMap<&str, &NetworkDoc> =
+            from.networks.iter().map(|d| (d.name.as_str(), d)).collect();
+        let now: BTreeSet<&str> = to.networks.iter().map(|d| d.name.as_str()).collect();
+        Self {
+            base: from.generation,
+            generation: to.generation,
+            scope: to.scope.clone(),
+            put: (to.networks.iter())
+                .filter(|d| was.get(d.name.as_str()) != Some(d))
+                .cloned()
+                .collect(),
+            remove: (was.keys())
+                .filter(|n| !now.contains(*n))
+                .map(|n| n.to_string())
+                .collect(),
+        }
+    }
+
+    /// The whole state this change makes of `held`, the last state the
+    /// node accepted (`None`: none since it started); refused when `held`
+    /// is not this change's base.
+    pub fn apply_to(self, held: Option<&DesiredState>) -> Result<DesiredState, ApiError> {
+        let held = match held {
+            Some(h) if h.generation == self.base && h.scope == self.scope => h,
+            _ => {
+                let has = held.map_or("none since it started".to_string(), |h| {
+                    format!("generation {} of scope `{}`", h.generation, h.scope)
+                });
+                return Err(ApiError::new(
+                    ErrorCode::BaseMismatch,
+                    format!(
+                        "this node holds {has}, not generation {} of scope `{}`: send the whole state",
+                        self.base, self.scope
+                    ),
+                )
+                .with_field("base"));
+            }
+        };
+        let gone: BTreeSet<&str> = self.remove.iter().map(String::as_str).collect();
+        let put: BTreeSet<&str> = self.put.iter().map(|d| d.name.as_str()).collect();
+        let mut networks: Vec<NetworkDoc> = (held.networks.iter())
+            .filter(|d| !gone.contains(d.name.as_str()) && !put.contains(d.name.as_str()))
+            .cloned()
+            .collect();
+        networks.extend(self.put);
+        Ok(DesiredState {
+            generation: self.generation,
+            scope: self.scope,
+            networks,
+        })
+    }
+}
+
 /// What a reconciliation did to one network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -268,6 +351,75 @@ mod tests {
             ]
         );
         assert_eq!(out[1].error.as_ref().unwrap().code, ErrorCode::Capacity);
+    }
+
+    /// A change between two states made whole on the first gives the
+    /// second (as a set: the kept networks come before the put ones), and
+    /// carries only what differs.
+    #[test]
+    fn a_change_made_whole_on_its_base_is_the_state_it_was_taken_to() {
+        let mut changed = doc("pc-changed");
+        changed.tier = prism_netdoc::TierChoice::Software;
+        let state = |generation, names: &[&str], extra: Option<&NetworkDoc>| DesiredState {
+            generation,
+            scope: "pc-".into(),
+            networks: names.iter().map(|n| doc(n)).chain(extra.cloned()).collect(),
+        };
+        let from = state(3, &["pc-gone", "pc-same", "pc-changed"], None);
+        let to = state(5, &["pc-same", "pc-new"], Some(&changed));
+        let change = DesiredChange::between(&from, &to);
+        let names = |d: &[NetworkDoc]| d.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
+        assert_eq!((change.base, change.generation), (3, 5));
+        assert_eq!(names(&change.put), ["pc-new", "pc-changed"]);
+        assert_eq!(change.remove, ["pc-gone"]);
+        let whole = change.apply_to(Some(&from)).unwrap();
+        let by_name = |s: &DesiredState| -> BTreeMap<String, NetworkDoc> {
+            s.networks
+                .iter()
+                .map(|d| (d.name.clone(), d.clone()))
+                .collect()
+        };
+        assert_eq!((whole.generation, &whole.scope), (5, &to.scope));
+        assert_eq!(by_name(&whole), by_name(&to));
+        assert_eq!(whole.networks.len(), to.networks.len());
+        // No change at all: an empty one, which makes the same state.
+        let none = DesiredChange::between(&to, &to);
+        assert!(none.put.is_empty() && none.remove.is_empty());
+        assert_eq!(by_name(&none.apply_to(Some(&to)).unwrap()), by_name(&to));
+    }
+
+    /// Only on the state it names: not another generation, not another
+    /// scope, not on a node that holds none since it started.
+    #[test]
+    fn a_change_is_refused_on_any_state_but_its_base() {
+        let held = DesiredState {
+            generation: 3,
+            scope: "pc-".into(),
+            networks: vec![doc("pc-a")],
+        };
+        let change = |base, scope: &str| DesiredChange {
+            base,
+            generation: 4,
+            scope: scope.into(),
+            put: vec![],
+            remove: vec!["pc-a".into()],
+        };
+        for (c, held) in [
+            (change(2, "pc-"), Some(&held)),
+            (change(3, "qa-"), Some(&held)),
+            (change(3, "pc-"), None),
+        ] {
+            let e = c.apply_to(held).unwrap_err();
+            assert_eq!(e.code, ErrorCode::BaseMismatch, "{e:?}");
+            assert_eq!(e.field.as_deref(), Some("base"));
+        }
+        assert!(
+            change(3, "pc-")
+                .apply_to(Some(&held))
+                .unwrap()
+                .networks
+                .is_empty()
+        );
     }
 
     #[test]

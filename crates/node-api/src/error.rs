@@ -27,6 +27,10 @@ pub enum ErrorCode {
     /// A desired state older than one the node has accepted (409): the
     /// sender is behind and must not overwrite what is newer.
     StaleGeneration,
+    /// A change to a desired state the node does not hold (409): the
+    /// generation it names as its base is not the node's, or the node
+    /// restarted since; the sender sends the whole state instead.
+    BaseMismatch,
     /// The body is larger than the node accepts (413).
     PayloadTooLarge,
     /// Not ready yet (503).
@@ -42,9 +46,10 @@ impl ErrorCode {
             ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::Conflict | ErrorCode::Capacity | ErrorCode::StaleGeneration => {
-                StatusCode::CONFLICT
-            }
+            ErrorCode::Conflict
+            | ErrorCode::Capacity
+            | ErrorCode::StaleGeneration
+            | ErrorCode::BaseMismatch => StatusCode::CONFLICT,
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,

@@ -54,6 +54,7 @@ impl Modify for BearerAuth {
         server::events,
         server::power,
         server::put_desired,
+        server::patch_desired,
     ),
     modifiers(&BearerAuth),
     security(("control_plane" = [])),

@@ -8,7 +8,7 @@
 
 use crate::api::NodeApi;
 use crate::auth::{Credential, require_bearer};
-use crate::desired::{DesiredApplied, DesiredState};
+use crate::desired::{DesiredApplied, DesiredChange, DesiredState};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::{CONTENT_TYPE, NodeMetrics};
 use crate::types::{
@@ -317,6 +317,20 @@ pub(crate) async fn put_desired<A: NodeApi>(
     blocking(a, move |a| a.put_desired(b)).await.map(Json)
 }
 
+/// Converges to a change of the desired state the node holds: the
+/// networks added, replaced and removed since generation `base`, the rest
+/// as the base state sent them. What the control plane sends when the
+/// node holds its last state (a change then costs what changed); 409
+/// `base_mismatch` when it does not (the sender sends the whole state).
+#[utoipa::path(patch, path = "/v1/desired", tag = "networks", request_body = DesiredChange,
+    responses((status = 200, body = DesiredApplied), (status = "default", body = ApiError)))]
+pub(crate) async fn patch_desired<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Body(b): Body<DesiredChange>,
+) -> Ans<DesiredApplied> {
+    blocking(a, move |a| a.patch_desired(b)).await.map(Json)
+}
+
 /// The largest request body: a route table as large as a device profile
 /// allows (a million routes per slot, about 100 bytes each as JSON).
 pub const MAX_BODY: usize = 128 << 20;
@@ -350,7 +364,7 @@ pub fn router_with_body_limit<A: NodeApi>(api: Arc<A>, limit: usize) -> Router {
         .route(PATHS[13], post(reconfigure::<A>))
         .route(PATHS[14], get(events::<A>))
         .route(PATHS[15], get(power::<A>))
-        .route(PATHS[16], put(put_desired::<A>))
+        .route(PATHS[16], put(put_desired::<A>).patch(patch_desired::<A>))
         .fallback(|| async { ApiError::not_found("no such path (see docs/api/node.json)") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

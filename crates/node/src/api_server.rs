@@ -15,8 +15,8 @@ use crate::runtime::NodeRuntime;
 use crate::taps::TapSource;
 use prism_netdoc::{NetworkDoc, Rate, RateLimitDoc, TierChoice};
 use prism_node_api::{
-    ApiError, Changed, DesiredApplied, DesiredState, ErrorCode, NetworkDetail, NetworkView,
-    NodeApi, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody, ReconfigureBody,
+    ApiError, Changed, DesiredApplied, DesiredChange, DesiredState, ErrorCode, NetworkDetail,
+    NetworkView, NodeApi, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody, ReconfigureBody,
     Reconfiguring, RegionPowerView, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView,
     Tier, TierBody,
 };
@@ -344,6 +344,10 @@ where
 
     fn put_desired(&self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
         self.lock().put_desired(body)
+    }
+
+    fn patch_desired(&self, body: DesiredChange) -> Result<DesiredApplied, ApiError> {
+        self.lock().patch_desired(body)
     }
 }
 

@@ -123,6 +123,9 @@ pub struct Control<R: NodeRuntime> {
     generation: u64,
     /// The control plane's generation last accepted (`desired`).
     desired_generation: u64,
+    /// The desired state last accepted since the node started, as sent:
+    /// what a change (`PATCH /v1/desired`) applies to.
+    last_desired: Option<prism_node_api::DesiredState>,
     /// Per network, its moves between the tiers since the node started.
     moves: BTreeMap<String, u64>,
     /// What changes did beyond the obvious, for the node's log.
@@ -162,6 +165,7 @@ impl<R: NodeRuntime> Control<R> {
             routers: BTreeMap::new(),
             generation: 0,
             desired_generation: 0,
+            last_desired: None,
             moves: BTreeMap::new(),
             events: Vec::new(),
             ops: Vec::new(),

@@ -10,10 +10,10 @@
 
 use prism_netdoc::{NetworkDoc, TierChoice};
 use prism_node_api::{
-    ApiError, Changed, Credential, DesiredApplied, DesiredState, ErrorCode, EventKind, Listener,
-    NetworkDetail, NetworkView, NodeApi, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
-    ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, SlotsInfo, StrategyName, TapAnswer,
-    TapBody, TapView, Tier, TierBody,
+    ApiError, Changed, Credential, DesiredApplied, DesiredChange, DesiredState, ErrorCode,
+    EventKind, Listener, NetworkDetail, NetworkView, NodeApi, NodeEvent, NodeInfo, PortView,
+    PowerView, RateLimitBody, ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, SlotsInfo,
+    StrategyName, TapAnswer, TapBody, TapView, Tier, TierBody,
 };
 use prism_pipeline::CounterSnapshot;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,6 +49,12 @@ pub struct FakeNode {
     /// checked, while `held_desired` is (a request late in the network).
     pub hold_next_desired: AtomicBool,
     pub held_desired: AtomicBool,
+    /// The desired state last accepted, as a node keeps it for a change
+    /// (`PATCH /v1/desired`); `None`: as after a restart.
+    pub last_desired: Mutex<Option<DesiredState>>,
+    /// Changes (`PATCH /v1/desired`) accepted, and refused for their base.
+    pub patches: std::sync::atomic::AtomicUsize,
+    pub patches_refused: std::sync::atomic::AtomicUsize,
     /// What it reports as its WAN port (`with_wan`).
     pub wan: Mutex<Option<prism_node_api::WanInfo>>,
     /// Its TLS listener's reports of refused handshakes (`serve_tls`).
@@ -123,6 +129,9 @@ impl FakeNode {
             desired_generation: Default::default(),
             hold_next_desired: AtomicBool::new(false),
             held_desired: AtomicBool::new(false),
+            last_desired: Mutex::new(None),
+            patches: Default::default(),
+            patches_refused: Default::default(),
             wan: Mutex::new(None),
             refusals: Arc::default(),
             traffic: Mutex::default(),
@@ -417,6 +426,7 @@ impl NodeApi for FakeNode {
         for doc in &body.networks {
             self.check(doc)?;
         }
+        *self.last_desired.lock().unwrap() = Some(body.clone());
         let generation = body.generation;
         let current = self
             .docs
@@ -440,6 +450,20 @@ impl NodeApi for FakeNode {
             generation,
             networks,
         })
+    }
+    /// As a node does: the change made whole from the last state accepted.
+    fn patch_desired(&self, body: DesiredChange) -> Result<DesiredApplied, ApiError> {
+        self.up()?;
+        prism_node_api::reconcile::fence(
+            self.desired_generation.load(Ordering::SeqCst),
+            body.generation,
+        )?;
+        let held = self.last_desired.lock().unwrap().clone();
+        let whole = body.apply_to(held.as_ref()).inspect_err(|_| {
+            self.patches_refused.fetch_add(1, Ordering::SeqCst);
+        })?;
+        self.patches.fetch_add(1, Ordering::SeqCst);
+        self.put_desired(whole)
     }
     /// One record echoing the request: its count as the timestamp, "00" as
     /// the frame of a capture, the network asked for.

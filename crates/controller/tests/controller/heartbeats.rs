@@ -198,6 +198,7 @@ async fn the_desired_state_is_fenced_by_generation() {
     // Forgotten (same boot id: only the heartbeat's generation tells).
     node.docs.lock().unwrap().clear();
     node.desired_generation.store(0, Ordering::SeqCst);
+    *node.last_desired.lock().unwrap() = None;
     n1.heartbeat(&beat(&node, "n1", &addr, "boot-1"))
         .await
         .unwrap();
@@ -219,6 +220,47 @@ async fn the_desired_state_is_fenced_by_generation() {
         "{why}"
     );
     assert!(v.applied_generation < v.generation);
+}
+
+/// Once a node has accepted a state from the controller, the next goes as
+/// a change to it (`PATCH /v1/desired`); a node that no longer holds that
+/// state (restarted) refuses the change and is sent the whole state, and
+/// holds every network either way.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_node_is_sent_changes_and_the_whole_state_when_it_holds_no_other() {
+    let h = Harness::start().await;
+    let node = h.node("n1", 4, 100).await;
+    let patches = || node.patches.load(Ordering::SeqCst);
+    assert_eq!(
+        patches(),
+        0,
+        "the first state (none, at registration) goes whole"
+    );
+    let (fay, first) = book_one(&h, "hardware").await;
+    let after_one = patches();
+    assert!(after_one >= 1, "the next as a change");
+    let b = fay
+        .book("p", &network("b", "hardware", 1, true))
+        .await
+        .unwrap();
+    assert!(patches() > after_one);
+    let mut want = vec![first, b.node_network.unwrap()];
+    want.sort();
+    assert_eq!(node.names(), want);
+
+    // Restarted: the change is refused, the whole state goes.
+    *node.last_desired.lock().unwrap() = None;
+    let c = fay
+        .book("p", &network("c", "hardware", 1, true))
+        .await
+        .unwrap();
+    assert_eq!(node.patches_refused.load(Ordering::SeqCst), 1);
+    want.push(c.node_network.unwrap());
+    want.sort();
+    assert_eq!(node.names(), want);
+    let v = &h.admin.list_nodes().await.unwrap()[0];
+    assert_eq!(v.applied_generation, v.generation);
+    assert_eq!(v.last_error, None);
 }
 
 /// A hung node (it takes the connection and never answers: here its

@@ -6,18 +6,21 @@
 //! that does not compile refuses the whole state before anything changes.
 //! Networks that are valid but cannot be placed (no slot, a router that
 //! fails to start) are reported as failed, the rest still applied, and the
-//! generation is held: sending it again retries them.
+//! generation is held: sending it again retries them. A change to the
+//! last accepted state (`PATCH /v1/desired`) is made whole here and
+//! converged to as if it had been sent whole.
 
 use super::Control;
 use crate::runtime::NodeRuntime;
 use prism_node_api::reconcile::{Step, execute, fence, plan};
-use prism_node_api::{ApiError, DesiredApplied, DesiredState};
+use prism_node_api::{ApiError, DesiredApplied, DesiredChange, DesiredState};
 
 impl<R: NodeRuntime> Control<R> {
     /// Converges the networks of `body.scope` to `body.networks`.
     pub fn put_desired(&mut self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
         fence(self.desired_generation, body.generation)?;
         body.check()?;
+        let sent = body.clone();
         let held = self.definitions();
         // A document as held compiled when it came: only the others are
         // checked (with 1,000 networks, a change is one compile, not 1,000).
@@ -52,9 +55,18 @@ impl<R: NodeRuntime> Control<R> {
             self.desired_generation = generation;
             self.save_only();
         }
+        self.last_desired = Some(sent);
         Ok(DesiredApplied {
             generation,
             networks,
         })
+    }
+
+    /// Converges to the state `body` makes of the last accepted one
+    /// (refused whole, nothing changed, if that is not `body.base`).
+    pub fn patch_desired(&mut self, body: DesiredChange) -> Result<DesiredApplied, ApiError> {
+        fence(self.desired_generation, body.generation)?;
+        let whole = body.apply_to(self.last_desired.as_ref())?;
+        self.put_desired(whole)
     }
 }

@@ -165,3 +165,64 @@ fn a_whole_state_is_saved_once_whatever_it_holds() {
     c.put_desired(state(3, &all[..10])).unwrap();
     assert_eq!(c.runtime.saves, 2);
 }
+
+/// A change (`PATCH /v1/desired`) on the state last accepted converges as
+/// the whole state it makes would (the same actions, the same networks),
+/// and is refused, nothing changed, on any other base: an older or newer
+/// generation, or after a restart (the node keeps the state it was sent
+/// in memory only).
+#[test]
+fn a_change_converges_as_its_whole_state_and_only_on_its_base() {
+    use prism_node_api::DesiredChange;
+    let (hw, sw) = (TierChoice::Hardware, TierChoice::Software);
+    let first = state(4, &[("pc-a", hw), ("pc-b", sw), ("pc-c", hw)]);
+    let next = state(5, &[("pc-a", sw), ("pc-c", hw), ("pc-d", hw)]);
+    let (mut whole, _) = control();
+    let (mut changed, _) = control();
+    whole.put_desired(first.clone()).unwrap();
+    changed.put_desired(first.clone()).unwrap();
+    let by_put = whole.put_desired(next.clone()).unwrap();
+    let change = DesiredChange::between(&first, &next);
+    assert_eq!(
+        (change.put.len(), change.remove.len()),
+        (2, 1),
+        "{change:?}"
+    );
+    let mut stale = change.clone();
+    stale.base = 3;
+    let e = changed.patch_desired(stale).unwrap_err();
+    assert_eq!(e.code, ErrorCode::BaseMismatch);
+    assert!(
+        changed.view("pc-b").is_some(),
+        "the refused change removed nothing"
+    );
+    assert_eq!(changed.desired_generation(), 4);
+    let by_patch = changed.patch_desired(change.clone()).unwrap();
+    let sorted = |a: &prism_node_api::DesiredApplied| {
+        let mut v = actions(a);
+        v.sort_by(|x, y| x.0.cmp(&y.0));
+        v
+    };
+    assert_eq!(sorted(&by_patch), sorted(&by_put));
+    assert_eq!(changed.desired_generation(), 5);
+    for name in ["pc-a", "pc-b", "pc-c", "pc-d"] {
+        let (w, c) = (whole.view(name), changed.view(name));
+        assert_eq!(w.map(|v| v.tier), c.map(|v| v.tier), "{name}");
+    }
+    // Its base is now 5: the same change again is refused, as it is by a
+    // node that restarted (a fresh control holding no state it was sent).
+    let e = changed.patch_desired(change).unwrap_err();
+    assert_eq!(e.code, ErrorCode::BaseMismatch);
+    let (mut restarted, _) = control();
+    let e = restarted
+        .patch_desired(DesiredChange::between(&first, &next))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BaseMismatch);
+    // An older generation is fenced first, as a whole state's is.
+    let mut older = DesiredChange::between(&next, &state(2, &[]));
+    older.base = 5;
+    assert_eq!(
+        changed.patch_desired(older).unwrap_err().code,
+        ErrorCode::StaleGeneration
+    );
+}
