@@ -26,8 +26,18 @@ pub fn path(state_dir: &Path) -> PathBuf {
     state_dir.join("desired.json")
 }
 
+/// [`SavedState`] as written: the documents borrowed, not copied (a node
+/// of 1,024 networks copied them all for every change it saved).
+#[derive(Debug, Serialize)]
+pub struct SavedStateRef<'a> {
+    pub generation: u64,
+    pub desired_generation: u64,
+    pub scenario_text: &'a str,
+    pub networks: Vec<&'a NetworkDoc>,
+}
+
 /// Writes `s` so that a reader sees the old state or the new one, whole.
-pub fn store(state_dir: &Path, s: &SavedState) -> std::io::Result<()> {
+pub fn store(state_dir: &Path, s: &SavedStateRef<'_>) -> std::io::Result<()> {
     let p = path(state_dir);
     let tmp = p.with_extension("json.new");
     let text = serde_json::to_vec_pretty(s).map_err(std::io::Error::other)?;
@@ -79,7 +89,13 @@ mod tests {
             scenario_text: "[[port]]\nname = \"a\"\n".into(),
             networks: vec![doc],
         };
-        store(&dir, &s).unwrap();
+        let written = SavedStateRef {
+            generation: s.generation,
+            desired_generation: s.desired_generation,
+            scenario_text: &s.scenario_text,
+            networks: s.networks.iter().collect(),
+        };
+        store(&dir, &written).unwrap();
         assert_eq!(load(&dir), Ok(Some(s)));
         std::fs::write(path(&dir), b"{\"generation\": 1}").unwrap();
         assert!(load(&dir).unwrap_err().contains("desired.json"));

@@ -265,11 +265,11 @@ impl NodeRuntime for LinuxRuntime {
         let Some(text) = &self.opts.persist else {
             return Ok(());
         };
-        let s = crate::saved::SavedState {
+        let s = crate::saved::SavedStateRef {
             generation: generations.changes,
             desired_generation: generations.desired,
-            scenario_text: text.clone(),
-            networks: docs.values().cloned().collect(),
+            scenario_text: text,
+            networks: docs.values().collect(),
         };
         crate::saved::store(&self.opts.state_dir, &s).map_err(RuntimeError::failed)
     }
