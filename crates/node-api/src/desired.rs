@@ -79,30 +79,30 @@ impl DesiredChange {
     }
 
     /// The whole state this change makes of `held`, the last state the
-    /// node accepted (`None`: none since it started); refused when `held`
+    /// node accepted (`None`: none since it started), which it takes (its
+    /// documents move, none is copied); refused, `held` left, when `held`
     /// is not this change's base.
-    pub fn apply_to(self, held: Option<&DesiredState>) -> Result<DesiredState, ApiError> {
-        let held = match held {
-            Some(h) if h.generation == self.base && h.scope == self.scope => h,
-            _ => {
-                let has = held.map_or("none since it started".to_string(), |h| {
+    pub fn apply_to(self, held: &mut Option<DesiredState>) -> Result<DesiredState, ApiError> {
+        let base = |h: &mut DesiredState| h.generation == self.base && h.scope == self.scope;
+        let Some(held) = held.take_if(base) else {
+            let has = held
+                .as_ref()
+                .map_or("none since it started".to_string(), |h| {
                     format!("generation {} of scope `{}`", h.generation, h.scope)
                 });
-                return Err(ApiError::new(
-                    ErrorCode::BaseMismatch,
-                    format!(
-                        "this node holds {has}, not generation {} of scope `{}`: send the whole state",
-                        self.base, self.scope
-                    ),
-                )
-                .with_field("base"));
-            }
+            return Err(ApiError::new(
+                ErrorCode::BaseMismatch,
+                format!(
+                    "this node holds {has}, not generation {} of scope `{}`: send the whole state",
+                    self.base, self.scope
+                ),
+            )
+            .with_field("base"));
         };
         let gone: BTreeSet<&str> = self.remove.iter().map(String::as_str).collect();
         let put: BTreeSet<&str> = self.put.iter().map(|d| d.name.as_str()).collect();
-        let mut networks: Vec<NetworkDoc> = (held.networks.iter())
+        let mut networks: Vec<NetworkDoc> = (held.networks.into_iter())
             .filter(|d| !gone.contains(d.name.as_str()) && !put.contains(d.name.as_str()))
-            .cloned()
             .collect();
         networks.extend(self.put);
         Ok(DesiredState {
@@ -209,20 +209,20 @@ pub enum Step {
 /// The steps from `current` (every network on the node, by name) to
 /// `body`: removals first (they free slots the others may need), then
 /// the listed networks in the order sent.
-pub fn plan(body: DesiredState, current: &BTreeMap<String, NetworkDoc>) -> Vec<(String, Step)> {
+pub fn plan(body: &DesiredState, current: &BTreeMap<String, NetworkDoc>) -> Vec<(String, Step)> {
     let listed: BTreeSet<&str> = body.networks.iter().map(|n| n.name.as_str()).collect();
     let mut steps: Vec<(String, Step)> = current
         .keys()
         .filter(|n| n.starts_with(&body.scope) && !listed.contains(n.as_str()))
         .map(|n| (n.clone(), Step::Remove))
         .collect();
-    for doc in body.networks {
+    for doc in &body.networks {
         let step = match current.get(&doc.name) {
-            Some(cur) if *cur == doc => Step::Unchanged,
+            Some(cur) if cur == doc => Step::Unchanged,
             Some(_) => Step::Replace(doc.clone()),
             None => Step::Add(doc.clone()),
         };
-        steps.push((doc.name, step));
+        steps.push((doc.name.clone(), step));
     }
     steps
 }
@@ -326,7 +326,7 @@ mod tests {
             scope: "pc-".into(),
             networks: vec![doc("pc-new"), doc("pc-same"), changed.clone()],
         };
-        let steps = plan(body, &on_node);
+        let steps = plan(&body, &on_node);
         assert_eq!(
             steps,
             vec![
@@ -372,7 +372,7 @@ mod tests {
         assert_eq!((change.base, change.generation), (3, 5));
         assert_eq!(names(&change.put), ["pc-new", "pc-changed"]);
         assert_eq!(change.remove, ["pc-gone"]);
-        let whole = change.apply_to(Some(&from)).unwrap();
+        let whole = change.apply_to(&mut Some(from.clone())).unwrap();
         let by_name = |s: &DesiredState| -> BTreeMap<String, NetworkDoc> {
             s.networks
                 .iter()
@@ -385,7 +385,10 @@ mod tests {
         // No change at all: an empty one, which makes the same state.
         let none = DesiredChange::between(&to, &to);
         assert!(none.put.is_empty() && none.remove.is_empty());
-        assert_eq!(by_name(&none.apply_to(Some(&to)).unwrap()), by_name(&to));
+        assert_eq!(
+            by_name(&none.apply_to(&mut Some(to.clone())).unwrap()),
+            by_name(&to)
+        );
     }
 
     /// Only on the state it names: not another generation, not another
@@ -404,22 +407,21 @@ mod tests {
             put: vec![],
             remove: vec!["pc-a".into()],
         };
-        for (c, held) in [
-            (change(2, "pc-"), Some(&held)),
-            (change(3, "qa-"), Some(&held)),
+        for (c, mut held) in [
+            (change(2, "pc-"), Some(held.clone())),
+            (change(3, "qa-"), Some(held.clone())),
             (change(3, "pc-"), None),
         ] {
-            let e = c.apply_to(held).unwrap_err();
+            let before = held.clone();
+            let e = c.apply_to(&mut held).unwrap_err();
             assert_eq!(e.code, ErrorCode::BaseMismatch, "{e:?}");
             assert_eq!(e.field.as_deref(), Some("base"));
+            assert_eq!(held, before, "a refused change leaves what is held");
         }
-        assert!(
-            change(3, "pc-")
-                .apply_to(Some(&held))
-                .unwrap()
-                .networks
-                .is_empty()
-        );
+        let mut held = Some(held);
+        let whole = change(3, "pc-").apply_to(&mut held).unwrap();
+        assert!(whole.networks.is_empty());
+        assert_eq!(held, None, "taken");
     }
 
     #[test]

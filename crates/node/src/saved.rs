@@ -1,13 +1,14 @@
 //! The node's desired state on disk: every network's document as the API
 //! last accepted it, with the scenario the node started from, in
 //! `<state dir>/desired.json`, replaced atomically (write, then rename) at
-//! every change. A node started again on the same, unchanged scenario
+//! every change, each unchanged document's JSON reused ([`Fragments`]). A node started again on the same, unchanged scenario
 //! restores those networks instead of the scenario's: a restart, or a
 //! `kill -9`, loses nothing the API was told. When the controller of the
 //! control plane exists, it is the source of truth and this is its cache.
 
 use prism_netdoc::NetworkDoc;
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,28 +27,58 @@ pub fn path(state_dir: &Path) -> PathBuf {
     state_dir.join("desired.json")
 }
 
-/// [`SavedState`] as written: the documents borrowed, not copied (a node
-/// of 1,024 networks copied them all for every change it saved).
-#[derive(Debug, Serialize)]
-pub struct SavedStateRef<'a> {
-    pub generation: u64,
-    pub desired_generation: u64,
-    pub scenario_text: &'a str,
-    pub networks: Vec<&'a NetworkDoc>,
-}
-
-/// Writes `s` so that a reader sees the old state or the new one, whole.
-pub fn store(state_dir: &Path, s: &SavedStateRef<'_>) -> std::io::Result<()> {
+/// Writes `text` (a [`SavedState`] as JSON) so that a reader sees the old
+/// state or the new one, whole.
+pub fn store(state_dir: &Path, text: &[u8]) -> std::io::Result<()> {
     let p = path(state_dir);
     let tmp = p.with_extension("json.new");
-    let text = serde_json::to_vec_pretty(s).map_err(std::io::Error::other)?;
     {
         use std::io::Write;
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&text)?;
+        f.write_all(text)?;
         f.sync_all()?;
     }
     std::fs::rename(&tmp, &p)
+}
+
+/// Each network's document as last written, with its JSON: a state is
+/// written with only the documents that changed serialised again
+/// (serialising every one at every change was most of what a change cost a
+/// node of 1,024 networks).
+#[derive(Debug, Default)]
+pub struct Fragments(HashMap<String, (NetworkDoc, String)>);
+
+impl Fragments {
+    /// A [`SavedState`] of `docs` as JSON, as `serde_json` writes it.
+    pub fn render(
+        &mut self,
+        generation: u64,
+        desired_generation: u64,
+        scenario_text: &str,
+        docs: &BTreeMap<String, NetworkDoc>,
+    ) -> Result<Vec<u8>, serde_json::Error> {
+        self.0.retain(|name, _| docs.contains_key(name));
+        let mut out = format!(
+            "{{\"generation\":{generation},\"desired_generation\":{desired_generation},\"scenario_text\":{},\"networks\":[",
+            serde_json::to_string(scenario_text)?
+        );
+        for (i, (name, doc)) in docs.iter().enumerate() {
+            let fresh = match self.0.get(name) {
+                Some((was, _)) => was != doc,
+                None => true,
+            };
+            if fresh {
+                self.0
+                    .insert(name.clone(), (doc.clone(), serde_json::to_string(doc)?));
+            }
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&self.0[name].1);
+        }
+        out.push_str("]}\n");
+        Ok(out.into_bytes())
+    }
 }
 
 /// The saved state, if there is one (`Err` names the file if it does not read).
@@ -89,18 +120,67 @@ mod tests {
             scenario_text: "[[port]]\nname = \"a\"\n".into(),
             networks: vec![doc],
         };
-        let written = SavedStateRef {
-            generation: s.generation,
-            desired_generation: s.desired_generation,
-            scenario_text: &s.scenario_text,
-            networks: s.networks.iter().collect(),
+        let mut fragments = Fragments::default();
+        let by_name = |s: &SavedState| -> BTreeMap<String, NetworkDoc> {
+            s.networks
+                .iter()
+                .map(|d| (d.name.clone(), d.clone()))
+                .collect()
         };
-        store(&dir, &written).unwrap();
+        let render = |f: &mut Fragments, s: &SavedState| {
+            f.render(
+                s.generation,
+                s.desired_generation,
+                &s.scenario_text,
+                &by_name(s),
+            )
+            .unwrap()
+        };
+        store(&dir, &render(&mut fragments, &s)).unwrap();
         assert_eq!(load(&dir), Ok(Some(s)));
         std::fs::write(path(&dir), b"{\"generation\": 1}").unwrap();
         assert!(load(&dir).unwrap_err().contains("desired.json"));
         forget(&dir).unwrap();
         forget(&dir).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// What the fragments write is what `serde_json` writes for the whole
+    /// state, after documents change, go and come: a fragment kept for a
+    /// document that changed would differ.
+    #[test]
+    fn fragments_write_what_serde_writes_as_documents_change() {
+        let doc = |name: &str, kind: &str| -> NetworkDoc {
+            let text = format!(
+                r#"{{"name": "{name}", "tier": "software", "forwarding": "source", "router": {{"kind": "{kind}"}}}}"#
+            );
+            prism_netdoc::from_json(text.as_bytes()).unwrap()
+        };
+        let mut fragments = Fragments::default();
+        let mut docs: BTreeMap<String, NetworkDoc> = ["a", "b", "c"]
+            .iter()
+            .map(|n| (n.to_string(), doc(n, "kernel")))
+            .collect();
+        for step in 0..3 {
+            match step {
+                1 => {
+                    docs.insert("b".into(), doc("b", "prism"));
+                    docs.remove("a");
+                }
+                2 => {
+                    docs.insert("a".into(), doc("a", "prism"));
+                }
+                _ => {}
+            }
+            let text = fragments.render(step, 9, "x = \"y\"\n", &docs).unwrap();
+            let whole = SavedState {
+                generation: step,
+                desired_generation: 9,
+                scenario_text: "x = \"y\"\n".into(),
+                networks: docs.values().cloned().collect(),
+            };
+            let want = serde_json::to_string(&whole).unwrap() + "\n";
+            assert_eq!(String::from_utf8(text).unwrap(), want, "step {step}");
+        }
     }
 }

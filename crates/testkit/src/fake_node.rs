@@ -426,7 +426,6 @@ impl NodeApi for FakeNode {
         for doc in &body.networks {
             self.check(doc)?;
         }
-        *self.last_desired.lock().unwrap() = Some(body.clone());
         let generation = body.generation;
         let current = self
             .docs
@@ -435,7 +434,9 @@ impl NodeApi for FakeNode {
             .iter()
             .map(|d| (d.name.clone(), d.clone()))
             .collect();
-        let networks = execute(plan(body, &current), |name, step| {
+        let steps = plan(&body, &current);
+        *self.last_desired.lock().unwrap() = Some(body);
+        let networks = execute(steps, |name, step| {
             match step {
                 Step::Add(d) => self.add_network(d),
                 Step::Replace(d) => self.replace_network(name, d),
@@ -458,8 +459,8 @@ impl NodeApi for FakeNode {
             self.desired_generation.load(Ordering::SeqCst),
             body.generation,
         )?;
-        let held = self.last_desired.lock().unwrap().clone();
-        let whole = body.apply_to(held.as_ref()).inspect_err(|_| {
+        let whole = body.apply_to(&mut self.last_desired.lock().unwrap());
+        let whole = whole.inspect_err(|_| {
             self.patches_refused.fetch_add(1, Ordering::SeqCst);
         })?;
         self.patches.fetch_add(1, Ordering::SeqCst);

@@ -20,7 +20,6 @@ impl<R: NodeRuntime> Control<R> {
     pub fn put_desired(&mut self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
         fence(self.desired_generation, body.generation)?;
         body.check()?;
-        let sent = body.clone();
         let held = self.definitions();
         // A document as held compiled when it came: only the others are
         // checked (with 1,000 networks, a change is one compile, not 1,000).
@@ -39,7 +38,7 @@ impl<R: NodeRuntime> Control<R> {
             })?;
         }
         let generation = body.generation;
-        let steps = plan(body, &held);
+        let steps = plan(&body, &held);
         // Saved once at the end, whatever the number of networks changed.
         self.save_deferred = Some(false);
         let networks = execute(steps, |name, step| {
@@ -55,7 +54,7 @@ impl<R: NodeRuntime> Control<R> {
             self.desired_generation = generation;
             self.save_only();
         }
-        self.last_desired = Some(sent);
+        self.last_desired = Some(body);
         Ok(DesiredApplied {
             generation,
             networks,
@@ -66,7 +65,7 @@ impl<R: NodeRuntime> Control<R> {
     /// (refused whole, nothing changed, if that is not `body.base`).
     pub fn patch_desired(&mut self, body: DesiredChange) -> Result<DesiredApplied, ApiError> {
         fence(self.desired_generation, body.generation)?;
-        let whole = body.apply_to(self.last_desired.as_ref())?;
+        let whole = body.apply_to(&mut self.last_desired)?;
         self.put_desired(whole)
     }
 }

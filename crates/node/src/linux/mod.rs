@@ -46,6 +46,8 @@ pub struct LinuxRuntime {
     pub epoch: std::time::Instant,
     /// What it did beyond the obvious (fallbacks, limits), for the log.
     pub events: Vec<String>,
+    /// The saved state's documents as last written (`crate::saved`).
+    saved: crate::saved::Fragments,
 }
 
 impl LinuxRuntime {
@@ -65,6 +67,7 @@ impl LinuxRuntime {
             workers: Vec::new(),
             next_owner: 0,
             epoch: std::time::Instant::now(),
+            saved: Default::default(),
             events: Vec::new(),
         }
     }
@@ -265,13 +268,9 @@ impl NodeRuntime for LinuxRuntime {
         let Some(text) = &self.opts.persist else {
             return Ok(());
         };
-        let s = crate::saved::SavedStateRef {
-            generation: generations.changes,
-            desired_generation: generations.desired,
-            scenario_text: text,
-            networks: docs.values().collect(),
-        };
-        crate::saved::store(&self.opts.state_dir, &s).map_err(RuntimeError::failed)
+        let (g, d) = (generations.changes, generations.desired);
+        let json = (self.saved.render(g, d, text, docs)).map_err(RuntimeError::failed)?;
+        crate::saved::store(&self.opts.state_dir, &json).map_err(RuntimeError::failed)
     }
 
     fn shutdown(&mut self) -> Vec<RuntimeError> {
