@@ -164,24 +164,38 @@ impl DesiredState {
                     .with_field("scope"),
             );
         }
-        let mut seen = BTreeSet::new();
-        for (i, n) in self.networks.iter().enumerate() {
-            let field = format!("networks[{i}].name");
-            if !n.name.starts_with(&self.scope) {
-                return Err(ApiError::invalid(format!(
-                    "`{}` is outside the scope `{}`",
-                    n.name, self.scope
-                ))
-                .with_field(field));
-            }
-            if !seen.insert(n.name.as_str()) {
-                return Err(
-                    ApiError::invalid(format!("`{}` is listed twice", n.name)).with_field(field)
-                );
-            }
-        }
-        Ok(())
+        check_names(&self.scope, &self.networks, "networks")
     }
+}
+
+impl DesiredChange {
+    /// [`DesiredState::check`] for the networks put (`put[0].name`):
+    /// checked before the change takes the state it applies to, so a
+    /// refused change leaves it.
+    pub fn check(&self) -> Result<(), ApiError> {
+        check_names(&self.scope, &self.put, "put")
+    }
+}
+
+/// Every document of list `field` named inside `scope`, none twice.
+fn check_names(scope: &str, docs: &[NetworkDoc], field: &str) -> Result<(), ApiError> {
+    let mut seen = BTreeSet::new();
+    for (i, n) in docs.iter().enumerate() {
+        let field = format!("{field}[{i}].name");
+        if !n.name.starts_with(scope) {
+            return Err(ApiError::invalid(format!(
+                "`{}` is outside the scope `{}`",
+                n.name, scope
+            ))
+            .with_field(field));
+        }
+        if !seen.insert(n.name.as_str()) {
+            return Err(
+                ApiError::invalid(format!("`{}` is listed twice", n.name)).with_field(field)
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The fence: `sent` is refused when older than `held`, the generation

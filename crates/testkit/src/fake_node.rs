@@ -459,6 +459,10 @@ impl NodeApi for FakeNode {
             self.desired_generation.load(Ordering::SeqCst),
             body.generation,
         )?;
+        body.check()?;
+        for doc in &body.put {
+            self.check(doc)?;
+        }
         let whole = body.apply_to(&mut self.last_desired.lock().unwrap());
         let whole = whole.inspect_err(|_| {
             self.patches_refused.fetch_add(1, Ordering::SeqCst);

@@ -12,8 +12,10 @@
 
 use super::Control;
 use crate::runtime::NodeRuntime;
+use prism_netdoc::NetworkDoc;
 use prism_node_api::reconcile::{Step, execute, fence, plan};
 use prism_node_api::{ApiError, DesiredApplied, DesiredChange, DesiredState};
+use std::collections::BTreeMap;
 
 impl<R: NodeRuntime> Control<R> {
     /// Converges the networks of `body.scope` to `body.networks`.
@@ -21,22 +23,7 @@ impl<R: NodeRuntime> Control<R> {
         fence(self.desired_generation, body.generation)?;
         body.check()?;
         let held = self.definitions();
-        // A document as held compiled when it came: only the others are
-        // checked (with 1,000 networks, a change is one compile, not 1,000).
-        for (i, doc) in body.networks.iter().enumerate() {
-            if held.get(&doc.name) == Some(doc) {
-                continue;
-            }
-            prism_netdoc::compile(doc, &self.port_names).map_err(|e| {
-                let inner = if e.field.is_empty() {
-                    String::new()
-                } else {
-                    format!(".{}", e.field)
-                };
-                ApiError::invalid(format!("network `{}`: {}", doc.name, e.message))
-                    .with_field(format!("networks[{i}]{inner}"))
-            })?;
-        }
+        self.compile_new(&body.networks, "networks", &held)?;
         let generation = body.generation;
         let steps = plan(&body, &held);
         // Saved once at the end, whatever the number of networks changed.
@@ -65,7 +52,36 @@ impl<R: NodeRuntime> Control<R> {
     /// (refused whole, nothing changed, if that is not `body.base`).
     pub fn patch_desired(&mut self, body: DesiredChange) -> Result<DesiredApplied, ApiError> {
         fence(self.desired_generation, body.generation)?;
+        body.check()?;
+        self.compile_new(&body.put, "put", &self.definitions())?;
         let whole = body.apply_to(&mut self.last_desired)?;
         self.put_desired(whole)
+    }
+
+    /// Compiles each document of list `field` that differs from the one
+    /// held (a document as held compiled when it came: with 1,000 networks,
+    /// a change is one compile, not 1,000); the error names the document's
+    /// field (`networks[2].route[0]...`).
+    fn compile_new(
+        &self,
+        docs: &[NetworkDoc],
+        field: &str,
+        held: &BTreeMap<String, NetworkDoc>,
+    ) -> Result<(), ApiError> {
+        for (i, doc) in docs.iter().enumerate() {
+            if held.get(&doc.name) == Some(doc) {
+                continue;
+            }
+            prism_netdoc::compile(doc, &self.port_names).map_err(|e| {
+                let inner = if e.field.is_empty() {
+                    String::new()
+                } else {
+                    format!(".{}", e.field)
+                };
+                ApiError::invalid(format!("network `{}`: {}", doc.name, e.message))
+                    .with_field(format!("{field}[{i}]{inner}"))
+            })?;
+        }
+        Ok(())
     }
 }

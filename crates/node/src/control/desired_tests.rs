@@ -226,3 +226,45 @@ fn a_change_converges_as_its_whole_state_and_only_on_its_base() {
         ErrorCode::StaleGeneration
     );
 }
+
+/// A change refused for what it puts (a document that does not compile,
+/// a name outside the scope) names the field in the change (`put[0]...`)
+/// and leaves the state it would have applied to: the same base then
+/// takes a valid change.
+#[test]
+fn a_refused_change_names_its_field_and_leaves_its_base() {
+    use prism_node_api::DesiredChange;
+    let (mut c, _) = control();
+    let first = state(4, &[("pc-a", TierChoice::Hardware)]);
+    c.put_desired(first.clone()).unwrap();
+    let next = state(
+        5,
+        &[
+            ("pc-a", TierChoice::Hardware),
+            ("pc-b", TierChoice::Hardware),
+        ],
+    );
+    let good = DesiredChange::between(&first, &next);
+    let mut bad = good.clone();
+    bad.put[0].route[0].action.port = Some(prism_netdoc::PortRef::Name("nowhere".into()));
+    let e = c.patch_desired(bad).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput);
+    assert!(
+        e.field.as_deref().unwrap_or("").starts_with("put[0]."),
+        "{e:?}"
+    );
+    let mut outside = good.clone();
+    outside.put[0].name = "qa-b".into();
+    let e = c.patch_desired(outside).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("put[0].name"), "{e:?}");
+    assert!(c.view("pc-b").is_none(), "nothing applied");
+    assert_eq!(c.desired_generation(), 4);
+    let a = c.patch_desired(good).unwrap();
+    assert_eq!(
+        actions(&a),
+        [
+            ("pc-a".into(), DesiredAction::Unchanged),
+            ("pc-b".into(), DesiredAction::Added)
+        ]
+    );
+}
