@@ -92,27 +92,27 @@ impl Controller {
         }
         // A document the node refuses whole (it should not: the controller
         // compiled it at booking) fails its booking and the rest go again.
-        let applied = loop {
-            if let Some(a) = applied.take() {
-                break a;
-            }
-            let body = state(&desired);
-            match client.put_desired(&body).await {
-                Ok(a) => {
-                    *accepted = Some(body);
-                    break a;
-                }
-                Err(e) => {
-                    if let Some(i) = e.api().and_then(refused_network)
-                        && i < desired.len()
-                    {
-                        let (booking, _, _) = desired.remove(i);
-                        refused.push((booking, e.to_string()));
-                        continue;
+        let applied = match applied {
+            Some(a) => a,
+            None => loop {
+                let body = state(&desired);
+                match client.put_desired(&body).await {
+                    Ok(a) => {
+                        *accepted = Some(body);
+                        break a;
                     }
-                    return self.not_converged(id, generation, &e).await;
+                    Err(e) => {
+                        if let Some(i) = e.api().and_then(refused_network)
+                            && i < desired.len()
+                        {
+                            let (booking, _, _) = desired.remove(i);
+                            refused.push((booking, e.to_string()));
+                            continue;
+                        }
+                        return self.not_converged(id, generation, &e).await;
+                    }
                 }
-            }
+            },
         };
         let (c, ready) = tally(desired, applied.networks, &mut refused);
         nodes::record_converged(&self.pool, id, generation, &ready, &refused, self.now_ms())

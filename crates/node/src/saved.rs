@@ -1,13 +1,15 @@
 //! The node's desired state on disk: every network's document as the API
 //! last accepted it, with the scenario the node started from, in
 //! `<state dir>/desired.json`, replaced atomically (write, then rename) at
-//! every change, each unchanged document's JSON reused ([`Fragments`]). A node started again on the same, unchanged scenario
-//! restores those networks instead of the scenario's: a restart, or a
-//! `kill -9`, loses nothing the API was told. When the controller of the
+//! every change, each unchanged document's JSON reused ([`Fragments`]). A
+//! node started again on the same, unchanged scenario restores those
+//! networks instead of the scenario's: a restart, or a `kill -9`, loses
+//! nothing the API was told. When the controller of the
 //! control plane exists, it is the source of truth and this is its cache.
 
 use prism_netdoc::NetworkDoc;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -46,7 +48,16 @@ pub fn store(state_dir: &Path, text: &[u8]) -> std::io::Result<()> {
 /// (serialising every one at every change was most of what a change cost a
 /// node of 1,024 networks).
 #[derive(Debug, Default)]
-pub struct Fragments(HashMap<String, (NetworkDoc, String)>);
+pub struct Fragments(HashMap<String, (NetworkDoc, Box<RawValue>)>);
+
+/// [`SavedState`] as written: each document's JSON as kept.
+#[derive(Serialize)]
+struct Written<'a> {
+    generation: u64,
+    desired_generation: u64,
+    scenario_text: &'a str,
+    networks: Vec<&'a RawValue>,
+}
 
 impl Fragments {
     /// A [`SavedState`] of `docs` as JSON, as `serde_json` writes it.
@@ -58,26 +69,22 @@ impl Fragments {
         docs: &BTreeMap<String, NetworkDoc>,
     ) -> Result<Vec<u8>, serde_json::Error> {
         self.0.retain(|name, _| docs.contains_key(name));
-        let mut out = format!(
-            "{{\"generation\":{generation},\"desired_generation\":{desired_generation},\"scenario_text\":{},\"networks\":[",
-            serde_json::to_string(scenario_text)?
-        );
-        for (i, (name, doc)) in docs.iter().enumerate() {
-            let fresh = match self.0.get(name) {
-                Some((was, _)) => was != doc,
-                None => true,
-            };
-            if fresh {
-                self.0
-                    .insert(name.clone(), (doc.clone(), serde_json::to_string(doc)?));
+        for (name, doc) in docs {
+            if self.0.get(name).is_none_or(|(was, _)| was != doc) {
+                let json = serde_json::value::to_raw_value(doc)?;
+                self.0.insert(name.clone(), (doc.clone(), json));
             }
-            if i > 0 {
-                out.push(',');
-            }
-            out.push_str(&self.0[name].1);
         }
-        out.push_str("]}\n");
-        Ok(out.into_bytes())
+        let networks = docs.keys().map(|name| &*self.0[name].1).collect();
+        let written = Written {
+            generation,
+            desired_generation,
+            scenario_text,
+            networks,
+        };
+        let mut out = serde_json::to_vec(&written)?;
+        out.push(b'\n');
+        Ok(out)
     }
 }
 

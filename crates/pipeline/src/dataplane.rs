@@ -375,8 +375,7 @@ impl Dataplane {
     /// Network `id`'s rule table, if its table is one: resolved once for
     /// a batch of that network's packets.
     pub(crate) fn rule_table(&self, id: u16) -> Option<matching::Rules<'_>> {
-        let (table, default) = matching::rules_batch(&self.network(id)?.forwarding)?;
-        Some(matching::Rules { table, default })
+        matching::rules_batch(&self.network(id)?.forwarding)
     }
 
     /// Entries in the destination-table arenas: the base shared with

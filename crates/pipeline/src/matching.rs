@@ -103,7 +103,8 @@ pub fn rule_action(m: Option<Match>, default: Option<u32>) -> Result<u32, MatchD
 }
 
 /// A network's rule table and its default action, for a batch's walk.
-pub(crate) struct Rules<'a> {
+#[derive(Debug, Clone, Copy)]
+pub struct Rules<'a> {
     pub table: &'a RuleTable,
     pub default: Option<u32>,
 }
@@ -111,9 +112,12 @@ pub(crate) struct Rules<'a> {
 /// The rule table of `f`, if it is one: the pipeline looks its packets'
 /// keys up a batch at a time ([`RuleTable::lookup_batch`]).
 #[inline]
-pub fn rules_batch(f: &Forwarding) -> Option<(&RuleTable, Option<u32>)> {
+pub fn rules_batch(f: &Forwarding) -> Option<Rules<'_>> {
     match f {
-        Forwarding::Rules { table, default } => Some((table, *default)),
+        Forwarding::Rules { table, default } => Some(Rules {
+            table,
+            default: *default,
+        }),
         _ => None,
     }
 }

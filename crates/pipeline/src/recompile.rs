@@ -298,7 +298,8 @@ mod tests {
             s = next;
             most = most.max(net.actions.len());
             let keys: Vec<Key> = (0..32).map(|_| random_key(&mut rng)).collect();
-            let (table, default) = rules_batch(&net.forwarding).expect("a rule table");
+            let matching::Rules { table, default } =
+                rules_batch(&net.forwarding).expect("a rule table");
             let mut found = vec![None; keys.len()];
             table.lookup_batch(&keys, &mut found);
             for (k, m) in keys.iter().zip(&found) {

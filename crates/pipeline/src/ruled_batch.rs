@@ -32,8 +32,8 @@ use crate::scratch::Scratch;
 use crate::services::ServiceScratch;
 use prism_tables::Key;
 
-/// Parses the first `n` packets of `batch` into keys, classifies them with
-/// network `id`'s rule table together, and applies each one's action,
+/// Parses the packets of `batch` into keys, classifies them with network
+/// `id`'s rule table together, and applies each one's action,
 /// writing `s.net` and `s.fate` (all pending) and the counters of stages 1
 /// to 4.
 #[allow(clippy::too_many_arguments)]
@@ -57,7 +57,7 @@ pub(crate) fn classify_whole_batch(
             Fate::Drop(_, _) => continue, // the parser's, counted by `keys`
             _ => match matching::rule_action(s.matched[i], rules.default) {
                 Err(r) => Step::Unacted(Some(r)),
-                Ok(a) if end != 0 => plain(dp, id, f, a, pkt, end, s, i, services),
+                Ok(a) if end != 0 => plain(dp, (id, f, a), pkt, end, &mut s.info[i], services),
                 Ok(a) => act(dp, id, f, a, pkt, &s.info[i], services),
             },
         };
@@ -102,23 +102,18 @@ fn keys(batch: &[Packet], s: &mut Scratch, missed: &mut Missed, id: u16) -> u64 
 /// Action `a` applied to a plain frame whose IPv4 packet ends at `end`:
 /// a hop rewrites it from that alone; a general action reads its headers,
 /// parsed here (a plain frame parses).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn plain(
     dp: &Dataplane,
-    id: u16,
-    f: Net<'_>,
-    a: u32,
+    (id, f, a): (u16, Net<'_>, u32),
     pkt: &mut Packet,
     end: u16,
-    s: &mut Scratch,
-    i: usize,
+    info: &mut prism_wire::PacketInfo,
     services: &mut ServiceScratch,
 ) -> Step {
     if let Some(Some(hop)) = f.hop(a) {
         return Step::Done(action::apply_hop_plain(hop, pkt, end));
     }
-    let info = &mut s.info[i];
     match prism_wire::parse_frame_into(pkt.data(), pkt.port, info) {
         Ok(()) => act(dp, id, f, a, pkt, info, services),
         Err(m) => Step::Unparsed(m),

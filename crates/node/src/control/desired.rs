@@ -53,7 +53,9 @@ impl<R: NodeRuntime> Control<R> {
     pub fn patch_desired(&mut self, body: DesiredChange) -> Result<DesiredApplied, ApiError> {
         fence(self.desired_generation, body.generation)?;
         body.check()?;
-        self.compile_new(&body.put, "put", &self.definitions())?;
+        // What a change puts differs from what was sent: each compiled
+        // (a copy of every held document to skip some would cost more).
+        self.compile_new(&body.put, "put", &BTreeMap::new())?;
         let whole = body.apply_to(&mut self.last_desired)?;
         self.put_desired(whole)
     }

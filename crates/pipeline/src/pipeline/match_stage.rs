@@ -84,7 +84,7 @@ fn classify_rule_tables(dp: &Dataplane, s: &mut Scratch, n: usize) {
             .then(|| dp.network(id))
             .flatten()
             .and_then(|net| matching::rules_batch(&net.forwarding));
-        let Some((table, default)) = table else {
+        let Some(matching::Rules { table, default }) = table else {
             start += 1;
             continue;
         };

@@ -100,7 +100,7 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
         let kind = dp
             .network(0)
             .and_then(|n| prism_pipeline::matching::rules_batch(&n.forwarding))
-            .map_or("no rule table", |(t, _)| t.kind());
+            .map_or("no rule table", |r| r.table.kind());
         let note = format!(
             "{} rules ({kind}, compiled in {build_ms:.0} ms), {what}: parse+key+rules+TTL/MACs+out",
             rules.len()
