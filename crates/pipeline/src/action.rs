@@ -200,12 +200,18 @@ fn decrement_ttl(pkt: &mut Packet, routed: usize) -> Result<(), ActionDrop> {
     else {
         return Err(ActionDrop::NotIpv4);
     };
+    ttl_step(h)
+}
+
+/// Decrements the TTL of `h`, an IPv4 header's first 12 bytes (TTL at 8,
+/// checksum at 10), with the checksum updated (RFC 1624).
+#[inline(always)]
+fn ttl_step(h: &mut [u8; 12]) -> Result<(), ActionDrop> {
     if h[8] <= 1 {
         return Err(ActionDrop::TtlExpired);
     }
-    let old = u16::from_be_bytes([h[8], h[9]]);
     h[8] -= 1;
-    let c = prism_wire::checksum::update16(u16::from_be_bytes([h[10], h[11]]), old, old - 0x0100);
+    let c = prism_wire::checksum::ttl_decremented(u16::from_be_bytes([h[10], h[11]]));
     h[10..12].copy_from_slice(&c.to_be_bytes());
     Ok(())
 }
@@ -372,7 +378,22 @@ pub fn apply_hop_plain(hop: &Hop, pkt: &mut Packet, l3_end: u16) -> Verdict {
         };
         return apply_hop(hop, pkt, &info);
     }
-    apply_hop_at(hop, pkt, Some((l3_end, prism_wire::ethernet::HEADER_LEN)))
+    pkt.truncate(usize::from(l3_end));
+    // Its Ethernet and IPv4 headers, read once: no bounds check per field.
+    let Some(f) = pkt.data_mut().first_chunk_mut::<34>() else {
+        return Verdict::Drop(ActionDrop::NotIpv4); // not a plain frame
+    };
+    if hop.decrement_ttl
+        && let Some(ip) = f[14..].first_chunk_mut::<12>()
+        && let Err(r) = ttl_step(ip)
+    {
+        return Verdict::Drop(r);
+    }
+    match &hop.macs {
+        Some(both) => f[..12].copy_from_slice(both),
+        None => rewrite_macs(pkt, hop.set_dst_mac, hop.set_src_mac),
+    }
+    Verdict::Output(hop.port)
 }
 
 /// A hop on a frame whose routed IPv4 header starts at `routed.1` and whose

@@ -194,6 +194,20 @@ fn sum20(h: &[u8; 20]) -> u64 {
     w(0) + w(4) + w(8) + w(12) + w(16)
 }
 
+/// [`sum20`] with the words in the machine's byte order: no byte swap per
+/// word, and the same verdict from [`sums_to_ones`]. On a little-endian
+/// machine a word read this way is its two big-endian 16-bit halves each
+/// byte-swapped, and a byte-swapped half is 256 times the half modulo
+/// 0xffff (2^16 = 1 there); so this sum is 256 times the big-endian one
+/// modulo 0xffff, and 256 is prime to 0xffff: one is a non-zero multiple
+/// of 0xffff exactly when the other is. For a header with no options (a
+/// sum with other words added must keep their order).
+#[inline(always)]
+fn sum20_native(h: &[u8; 20]) -> u64 {
+    let w = |i: usize| u64::from(u32::from_ne_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]));
+    w(0) + w(4) + w(8) + w(12) + w(16)
+}
+
 /// Whether a header's words, summed as plain integers into `acc`, make
 /// the one's-complement sum 0xffff that a correct checksum gives. Since
 /// 2^16 = 1 modulo 0xffff, folding the carries back in keeps the sum's
@@ -333,7 +347,7 @@ fn plain_header(frame: &[u8]) -> Option<(&[u8; 14], Ipv4Fields, &[u8])> {
         return None;
     }
     let total = usize::from(u16::from_be_bytes([h[2], h[3]]));
-    if total < 20 || rest.len() < total || !sums_to_ones(sum20(h)) {
+    if total < 20 || rest.len() < total || !sums_to_ones(sum20_native(h)) {
         return None;
     }
     let ip = fields20(h, 20, total);
@@ -587,6 +601,20 @@ mod tests {
                 proptest::prop_assert_eq!(r, want);
                 proptest::prop_assert_eq!(fast, any);
             }
+        }
+
+        /// The checksum's verdict is the same from words in either byte
+        /// order, for any header, its checksum right or not.
+        #[test]
+        fn either_byte_order_checks_the_same(mut h in proptest::array::uniform20(proptest::prelude::any::<u8>()), fix: bool) {
+            if fix {
+                h[10..12].fill(0);
+                let c = crate::checksum::checksum(&h);
+                h[10..12].copy_from_slice(&c.to_be_bytes());
+            }
+            let want = crate::checksum::checksum(&h) == 0 && h != [0; 20];
+            proptest::prop_assert_eq!(sums_to_ones(sum20(&h)), want);
+            proptest::prop_assert_eq!(sums_to_ones(sum20_native(&h)), want);
         }
 
         /// `plain_ipv4` accepts exactly the plain frames the parser
