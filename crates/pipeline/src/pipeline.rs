@@ -444,12 +444,30 @@ impl Pipeline {
     pub fn transmit(&mut self, port: u16, max_bytes: usize, out: &mut Vec<Packet>) -> usize {
         let start = out.len();
         let sent = self.output.dequeue(port, max_bytes, out);
+        // Counted per run of one network's packets (DRR sends a network's
+        // packets together): a sum in registers, where an add to its
+        // counters per packet chained every packet to the last one's store.
+        let mut run = (0u16, 0u64, 0u64);
         for p in &out[start..] {
-            let c = &mut self.counters.networks[usize::from(p.network)];
-            c.tx_packets += 1;
-            c.tx_bytes += p.len() as u64;
+            if p.network != run.0 {
+                self.count_tx(run);
+                run = (p.network, 0, 0);
+            }
+            run.1 += 1;
+            run.2 += p.len() as u64;
         }
+        self.count_tx(run);
         sent
+    }
+
+    /// Adds a run of `(network, packets, bytes)` sent to its counters.
+    #[inline(always)]
+    fn count_tx(&mut self, (net, packets, bytes): (u16, u64, u64)) {
+        if packets > 0 {
+            let c = &mut self.counters.networks[usize::from(net)];
+            c.tx_packets += packets;
+            c.tx_bytes += bytes;
+        }
     }
 
     /// Arms a trace or capture (replacing one armed before).
