@@ -212,11 +212,16 @@ fn sum20_native(h: &[u8; 20]) -> u64 {
 /// the one's-complement sum 0xffff that a correct checksum gives. Since
 /// 2^16 = 1 modulo 0xffff, folding the carries back in keeps the sum's
 /// residue modulo 0xffff and ends in 1..=0xffff for a non-zero sum: it is
-/// 0xffff exactly when `acc` is a non-zero multiple of 0xffff. One
-/// division by a constant instead of four folds.
+/// 0xffff exactly when `acc` is a non-zero multiple of 0xffff. Tested by
+/// one multiplication (Granlund and Montgomery's test for an odd divisor):
+/// times the divisor's inverse modulo 2^64, the multiples `k * 0xffff` of
+/// a u64 become `k` itself, at most `u64::MAX / 0xffff`, and every other
+/// value becomes more; less one, zero (the empty sum) wraps to the top.
+/// Where the remainder took a multiply, a shift and a subtraction.
 #[inline(always)]
 fn sums_to_ones(acc: u64) -> bool {
-    acc != 0 && acc.is_multiple_of(0xffff)
+    const INVERSE: u64 = 0xfffe_fffe_fffe_ffff; // 0xffff * INVERSE = 1 mod 2^64
+    acc.wrapping_mul(INVERSE).wrapping_sub(1) < u64::MAX / 0xffff
 }
 
 #[inline(always)]
@@ -600,6 +605,14 @@ mod tests {
                 let want = parse_any(&f, port, &mut any);
                 proptest::prop_assert_eq!(r, want);
                 proptest::prop_assert_eq!(fast, any);
+            }
+        }
+
+        /// The divisibility test by multiplication is the remainder's.
+        #[test]
+        fn sums_to_ones_is_a_non_zero_multiple(x: u64, k in 0u64..=u64::MAX / 0xffff) {
+            for v in [x, k * 0xffff, k * 0xffff + 1, 0, 0xffff, u64::MAX, u64::MAX - 1] {
+                proptest::prop_assert_eq!(sums_to_ones(v), v != 0 && v % 0xffff == 0, "{:#x}", v);
             }
         }
 
