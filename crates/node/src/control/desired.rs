@@ -24,8 +24,18 @@ impl<R: NodeRuntime> Control<R> {
         body.check()?;
         let held = self.definitions();
         self.compile_new(&body.networks, "networks", &held)?;
+        Ok(self.converge(body, &held))
+    }
+
+    /// Converges to `body`, every document of which compiles, from the
+    /// networks `held` (`Self::definitions`).
+    fn converge(
+        &mut self,
+        body: DesiredState,
+        held: &BTreeMap<String, NetworkDoc>,
+    ) -> DesiredApplied {
         let generation = body.generation;
-        let steps = plan(&body, &held);
+        let steps = plan(&body, held);
         // Saved once at the end, whatever the number of networks changed.
         self.save_deferred = Some(false);
         let networks = execute(steps, |name, step| {
@@ -42,10 +52,10 @@ impl<R: NodeRuntime> Control<R> {
             self.save_only();
         }
         self.last_desired = Some(body);
-        Ok(DesiredApplied {
+        DesiredApplied {
             generation,
             networks,
-        })
+        }
     }
 
     /// Converges to the state `body` makes of the last accepted one
@@ -57,7 +67,10 @@ impl<R: NodeRuntime> Control<R> {
         // (a copy of every held document to skip some would cost more).
         self.compile_new(&body.put, "put", &BTreeMap::new())?;
         let whole = body.apply_to(&mut self.last_desired)?;
-        self.put_desired(whole)
+        // The rest of the state compiled when it came (a state is accepted
+        // only whole), so only the put documents were compiled.
+        let held = self.definitions();
+        Ok(self.converge(whole, &held))
     }
 
     /// Compiles each document of list `field` that differs from the one
