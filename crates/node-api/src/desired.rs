@@ -223,15 +223,22 @@ pub enum Step {
 /// The steps from `current` (every network on the node, by name) to
 /// `body`: removals first (they free slots the others may need), then
 /// the listed networks in the order sent.
-pub fn plan(body: &DesiredState, current: &BTreeMap<String, NetworkDoc>) -> Vec<(String, Step)> {
+/// `current` may hold its documents owned or borrowed (a node reads its
+/// own without copying them).
+pub fn plan<K, D>(body: &DesiredState, current: &BTreeMap<K, D>) -> Vec<(String, Step)>
+where
+    K: std::borrow::Borrow<str> + Ord,
+    D: std::borrow::Borrow<NetworkDoc>,
+{
     let listed: BTreeSet<&str> = body.networks.iter().map(|n| n.name.as_str()).collect();
     let mut steps: Vec<(String, Step)> = current
         .keys()
-        .filter(|n| n.starts_with(&body.scope) && !listed.contains(n.as_str()))
-        .map(|n| (n.clone(), Step::Remove))
+        .map(|n| n.borrow())
+        .filter(|n| n.starts_with(&body.scope) && !listed.contains(n))
+        .map(|n| (n.to_string(), Step::Remove))
         .collect();
     for doc in &body.networks {
-        let step = match current.get(&doc.name) {
+        let step = match current.get(doc.name.as_str()).map(|d| d.borrow()) {
             Some(cur) if cur == doc => Step::Unchanged,
             Some(_) => Step::Replace(doc.clone()),
             None => Step::Add(doc.clone()),

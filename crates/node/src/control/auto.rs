@@ -25,6 +25,7 @@ use prism_netdoc::{NetworkDoc, PlacementDoc, TierChoice};
 use prism_node_api::{ErrorCode, EventKind};
 use prism_pipeline::Tier;
 use prism_placement::{Capacity, Decision, Request, State, policy_by_name};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// How often the node evaluates automatic placement.
@@ -296,6 +297,22 @@ impl<R: NodeRuntime> Control<R> {
         self.docs
             .iter()
             .map(|(n, d)| (n.clone(), self.definition_of(n, d)))
+            .collect()
+    }
+
+    /// [`Self::definitions`] without copying a document: only an
+    /// automatic network's is copied (its tier reads `auto`).
+    pub fn definitions_borrowed(&self) -> BTreeMap<&str, Cow<'_, NetworkDoc>> {
+        self.docs
+            .iter()
+            .map(|(n, d)| {
+                let d = if self.auto.accepted.contains_key(n) {
+                    Cow::Owned(self.definition_of(n, d))
+                } else {
+                    Cow::Borrowed(d)
+                };
+                (n.as_str(), d)
+            })
             .collect()
     }
 

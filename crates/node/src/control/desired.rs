@@ -15,6 +15,7 @@ use crate::runtime::NodeRuntime;
 use prism_netdoc::NetworkDoc;
 use prism_node_api::reconcile::{Step, execute, fence, plan};
 use prism_node_api::{ApiError, DesiredApplied, DesiredChange, DesiredState};
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 impl<R: NodeRuntime> Control<R> {
@@ -22,20 +23,15 @@ impl<R: NodeRuntime> Control<R> {
     pub fn put_desired(&mut self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
         fence(self.desired_generation, body.generation)?;
         body.check()?;
-        let held = self.definitions();
-        self.compile_new(&body.networks, "networks", &held)?;
-        Ok(self.converge(body, &held))
+        self.compile_new(&body.networks, "networks", &self.definitions_borrowed())?;
+        Ok(self.converge(body))
     }
 
     /// Converges to `body`, every document of which compiles, from the
-    /// networks `held` (`Self::definitions`).
-    fn converge(
-        &mut self,
-        body: DesiredState,
-        held: &BTreeMap<String, NetworkDoc>,
-    ) -> DesiredApplied {
+    /// networks held.
+    fn converge(&mut self, body: DesiredState) -> DesiredApplied {
         let generation = body.generation;
-        let steps = plan(&body, held);
+        let steps = plan(&body, &self.definitions_borrowed());
         // Saved once at the end, whatever the number of networks changed.
         self.save_deferred = Some(false);
         let networks = execute(steps, |name, step| {
@@ -65,26 +61,25 @@ impl<R: NodeRuntime> Control<R> {
         body.check()?;
         // What a change puts differs from what was sent: each compiled
         // (a copy of every held document to skip some would cost more).
-        self.compile_new(&body.put, "put", &BTreeMap::new())?;
+        self.compile_new(&body.put, "put", &BTreeMap::<&str, NetworkDoc>::new())?;
         let whole = body.apply_to(&mut self.last_desired)?;
         // The rest of the state compiled when it came (a state is accepted
         // only whole), so only the put documents were compiled.
-        let held = self.definitions();
-        Ok(self.converge(whole, &held))
+        Ok(self.converge(whole))
     }
 
     /// Compiles each document of list `field` that differs from the one
     /// held (a document as held compiled when it came: with 1,000 networks,
     /// a change is one compile, not 1,000); the error names the document's
     /// field (`networks[2].route[0]...`).
-    fn compile_new(
+    fn compile_new<D: Borrow<NetworkDoc>>(
         &self,
         docs: &[NetworkDoc],
         field: &str,
-        held: &BTreeMap<String, NetworkDoc>,
+        held: &BTreeMap<&str, D>,
     ) -> Result<(), ApiError> {
         for (i, doc) in docs.iter().enumerate() {
-            if held.get(&doc.name) == Some(doc) {
+            if held.get(doc.name.as_str()).map(|d| d.borrow()) == Some(doc) {
                 continue;
             }
             prism_netdoc::compile(doc, &self.port_names).map_err(|e| {

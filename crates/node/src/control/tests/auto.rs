@@ -98,3 +98,29 @@ fn an_automatic_network_needs_a_bandwidth_and_can_be_fixed_again() {
         "no longer automatic"
     );
 }
+
+/// A desired state that sends an automatic network again as it was sent
+/// (tier `auto`) leaves it where the node moved it: the held definition
+/// the reconciler compares reads `auto`, not the tier chosen.
+#[test]
+fn an_automatic_network_sent_again_is_unchanged() {
+    let (mut c, calls) = auto_control();
+    let state = |generation| prism_node_api::DesiredState {
+        generation,
+        scope: "pc-".into(),
+        networks: vec![auto_doc("pc-x")],
+    };
+    let first = c.put_desired(state(1)).unwrap();
+    assert_eq!(
+        first.networks[0].action,
+        prism_node_api::DesiredAction::Added
+    );
+    assert_eq!(c.view("pc-x").unwrap().tier, Tier::Software);
+    take(&calls);
+    let again = c.put_desired(state(2)).unwrap();
+    assert_eq!(
+        again.networks[0].action,
+        prism_node_api::DesiredAction::Unchanged
+    );
+    assert!(take(&calls).is_empty(), "nothing re-applied");
+}
