@@ -379,7 +379,10 @@ pub fn apply_hop_plain(hop: &Hop, pkt: &mut Packet, l3_end: u16) -> Verdict {
         return apply_hop(hop, pkt, &info);
     }
     pkt.truncate(usize::from(l3_end));
-    // Its Ethernet and IPv4 headers, read once: no bounds check per field.
+    // Its Ethernet and IPv4 headers as one 34-byte view, read once: one
+    // bounds check, constant offsets after it. `apply_hop_at` with the
+    // header at 14 does the same with a check per write (tried: 31.5
+    // cycles a 64-byte packet against 29.8).
     let Some(f) = pkt.data_mut().first_chunk_mut::<34>() else {
         return Verdict::Drop(ActionDrop::NotIpv4); // not a plain frame
     };

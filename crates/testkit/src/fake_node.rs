@@ -16,6 +16,7 @@ use prism_node_api::{
     StrategyName, TapAnswer, TapBody, TapView, Tier, TierBody,
 };
 use prism_pipeline::CounterSnapshot;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -427,14 +428,12 @@ impl NodeApi for FakeNode {
             self.check(doc)?;
         }
         let generation = body.generation;
-        let current = self
-            .docs
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|d| (d.name.clone(), d.clone()))
-            .collect();
-        let steps = plan(&body, &current);
+        let steps = {
+            let docs = self.docs.lock().unwrap();
+            let current: BTreeMap<&str, &NetworkDoc> =
+                docs.iter().map(|d| (d.name.as_str(), d)).collect();
+            plan(&body, &current)
+        };
         *self.last_desired.lock().unwrap() = Some(body);
         let networks = execute(steps, |name, step| {
             match step {
