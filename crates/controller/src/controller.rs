@@ -49,6 +49,9 @@ pub struct Settings {
     /// one replica's (bench-controller: 3 replicas of 8 connections on two
     /// cores booked 793-871/s, of 3 each 975-1,055/s).
     pub db_connections: u32,
+    /// Open an SQLite database that other users may read (refused unless
+    /// set: it holds password hashes and token digests).
+    pub allow_readable_db: bool,
 }
 
 /// The connections to PostgreSQL a lone replica keeps.
@@ -81,6 +84,7 @@ impl Default for Settings {
             node_ca: None,
             node_cert_life_ms: NODE_CERT_LIFE_MS,
             db_connections: DB_CONNECTIONS,
+            allow_readable_db: false,
         }
     }
 }
@@ -122,7 +126,8 @@ impl Controller {
         settings: Settings,
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
-        let (engine, pool, sqlite_lock) = db::open(target, settings.db_connections).await?;
+        let (engine, pool, sqlite_lock) =
+            db::open(target, settings.db_connections, settings.allow_readable_db).await?;
         // An unusable Argon2 cost is refused before anything is served.
         let dummy_hash = crate::secrets::dummy_hash(settings.password_cost)
             .map_err(crate::error::Error::invalid)?;

@@ -8,6 +8,9 @@ use crate::error::{Error, Result};
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use std::borrow::Cow;
+use std::os::unix::fs::OpenOptionsExt;
+
+mod private;
 
 pub type Pool = sqlx::AnyPool;
 pub type Tx = sqlx::Transaction<'static, sqlx::Any>;
@@ -83,6 +86,7 @@ pub fn lock_sqlite(db: &str) -> Result<SqliteLock> {
         .create(true)
         .truncate(false)
         .write(true)
+        .mode(0o600)
         .open(&path)
         .map_err(|e| Error::internal(format!("{path}: {e}")))?;
     match f.try_lock() {
@@ -98,8 +102,13 @@ pub fn lock_sqlite(db: &str) -> Result<SqliteLock> {
 }
 
 /// Opens the database and brings its schema to the latest version. A
-/// database given as a file path gets its directory made if missing.
-pub async fn open(target: &str, connections: u32) -> Result<(Engine, Pool, Option<SqliteLock>)> {
+/// database given as a file path gets its directory made if missing, and
+/// an SQLite file is made private (`private::prepare`).
+pub async fn open(
+    target: &str,
+    connections: u32,
+    allow_readable: bool,
+) -> Result<(Engine, Pool, Option<SqliteLock>)> {
     install_default_drivers();
     let (engine, url) = url_for(target);
     let is_path = !target.contains("://") && !target.starts_with("sqlite:");
@@ -108,8 +117,7 @@ pub async fn open(target: &str, connections: u32) -> Result<(Engine, Pool, Optio
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
     {
-        std::fs::create_dir_all(d)
-            .map_err(|e| crate::error::Error::internal(format!("creating {}: {e}", d.display())))?;
+        private::create_dir(d)?;
     }
     // Taken before the file is opened: a second process is refused before
     // it touches the database.
@@ -117,6 +125,9 @@ pub async fn open(target: &str, connections: u32) -> Result<(Engine, Pool, Optio
         (Engine::Sqlite, true) => Some(lock_sqlite(target)?),
         _ => None,
     };
+    if let Some(file) = private::sqlite_file(target) {
+        private::prepare(&file, allow_readable)?;
+    }
     let pool = connect(engine, &url, target, connections).await?;
     migrator()
         .run(&pool)

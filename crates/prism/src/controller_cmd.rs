@@ -54,6 +54,10 @@ pub struct ServeArgs {
     /// Connections this replica keeps to PostgreSQL (R replicas: ~8/R each, docs/deploy.md).
     #[arg(long, default_value_t = prism_controller::DB_CONNECTIONS, value_parser = clap::value_parser!(u32).range(1..=1000))]
     db_connections: u32,
+    /// Open an SQLite database file that other users may read (it holds
+    /// password hashes and token digests: refused otherwise).
+    #[arg(long)]
+    allow_readable_db: bool,
     #[command(flatten)]
     transport: Transport,
 }
@@ -78,6 +82,9 @@ pub enum ControllerCmd {
         tls_name: Vec<String>,
         #[arg(long, value_name = "DIR", default_value = DEFAULT_TLS_DIR)]
         tls_dir: PathBuf,
+        /// Open an SQLite database file that other users may read.
+        #[arg(long)]
+        allow_readable_db: bool,
     },
 }
 
@@ -94,6 +101,7 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
                 argon2,
                 tls_name,
                 tls_dir,
+                allow_readable_db,
             } => {
                 let password = crate::ctl_controller::read_password()?;
                 if !tls_name.is_empty() {
@@ -104,6 +112,7 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
                 }
                 let settings = Settings {
                     password_cost: *argon2,
+                    allow_readable_db: *allow_readable_db,
                     ..Settings::default()
                 };
                 let ctl = Controller::open(db, settings).await?;
@@ -133,6 +142,7 @@ async fn serve(args: &ServeArgs) -> Result<()> {
         node_ca,
         node_cert_life_ms: (args.node_cert_hours * 3_600_000.0) as i64,
         db_connections: args.db_connections,
+        allow_readable_db: args.allow_readable_db,
         ..Settings::default()
     };
     let ctl = Controller::open(db, settings).await?;
