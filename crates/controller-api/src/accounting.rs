@@ -49,6 +49,13 @@ pub struct AuditEntry {
     pub method: String,
     pub path: String,
     pub status: i64,
+    /// What the call was beyond its method and path: `admin-override:
+    /// project P, RESOURCE` when an administrator acted in a project
+    /// beyond what a membership of theirs would allow (not a member, a
+    /// role without the operation, not the resource's creator or an
+    /// owner).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Which page of the audit log (`GET /v1/audit`).

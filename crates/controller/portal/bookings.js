@@ -3,7 +3,7 @@
 // at its field.
 
 import { render } from "./app.js";
-import { P, api, enc, go, h, left, mayChange, roleIn, say, state, stateBadge, when } from "./core.js";
+import { P, api, enc, go, h, left, mayChange, overriding, roleIn, say, state, stateBadge, when } from "./core.js";
 
 export function quotaBars(q) {
   const rows = [["Hardware networks", q.hw_networks], ["Software networks", q.sw_networks],
@@ -69,8 +69,11 @@ export async function bookingsPage(main, project, params) {
   const role = roleIn(project);
   main.replaceChildren(
     h("h1", {}, `Bookings of ${project}`),
-    h("p", {}, `Your role: ${role || "none"}. `,
-      role && role !== "viewer" ? h("a", { href: `#/p/${enc(project)}/book` }, "Book a network") : ""),
+    overriding(project)
+      ? h("p", { id: "override", class: "hint" }, "You are not a member of this project: as an administrator you may change anything in it (the operator's override), and each change is written to the audit log as admin-override. ",
+        h("a", { href: `#/p/${enc(project)}/book` }, "Book a network"))
+      : h("p", {}, `Your role: ${role || "none"}. `,
+        role && role !== "viewer" ? h("a", { href: `#/p/${enc(project)}/book` }, "Book a network") : ""),
     quotaBars(quota),
     bookingFilter(project, name, st),
     h("table", { "aria-label": "Bookings" },

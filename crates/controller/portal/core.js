@@ -110,7 +110,14 @@ export function roleIn(project) {
 
 export function mayChange(project, booking) {
   const role = roleIn(project);
-  return role === "owner" || (role === "member" && booking.user === state.session.user);
+  return role === "owner" || (role === "member" && booking.user === state.session.user) || state.session.admin;
+}
+
+// Whether the administrator signed in is not a member of the project: what
+// they change there is the operator's override, audited as such.
+export function overriding(project) {
+  const p = state.projects.find((x) => x.name === project);
+  return Boolean(state.session.admin && p && !p.role);
 }
 
 export function stateBadge(s) {

@@ -81,8 +81,9 @@ export async function auditPage(main, params) {
   if (page.next) older.set("after", page.next);
   main.replaceChildren(h("h1", {}, "Audit log"), h("p", {}, "Every change made through the API, newest first."), form,
     h("table", { "aria-label": "Audit log" },
-      h("thead", {}, h("tr", {}, ["When", "Who", "Call", "Status"].map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", {}, page.items.map((a) => h("tr", {}, h("td", {}, when(a.at_ms)), h("td", {}, a.principal), h("td", {}, `${a.method} ${a.path}`), h("td", {}, a.status))))),
+      h("thead", {}, h("tr", {}, ["When", "Who", "Call", "Status", "Note"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, page.items.map((a) => h("tr", {}, h("td", {}, when(a.at_ms)), h("td", {}, a.principal), h("td", {}, `${a.method} ${a.path}`), h("td", {}, a.status),
+        h("td", {}, a.note ? h("strong", {}, a.note) : ""))))),
     h("div", { class: "pager" }, after ? h("a", { href: `#/audit?${new URLSearchParams({ ...(who && { principal: who }), ...(path && { path }) })}` }, "Newest") : "",
       page.next ? h("a", { href: `#/audit?${older}`, id: "audit-older" }, "Older") : ""));
 }

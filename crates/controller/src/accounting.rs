@@ -110,11 +110,26 @@ impl Controller {
             method: method.to_string(),
             path: path.to_string(),
             status: i64::from(status),
+            note: None,
         }
     }
 
     pub async fn audit(&self, principal: Option<&str>, method: &str, path: &str, status: u16) {
-        let entry = self.audit_entry(principal, method, path, status);
+        self.audit_noted(principal, method, path, status, None)
+            .await
+    }
+
+    /// An audit entry with a note (`crate::audit_scope::note_admin_override`).
+    pub async fn audit_noted(
+        &self,
+        principal: Option<&str>,
+        method: &str,
+        path: &str,
+        status: u16,
+        note: Option<String>,
+    ) {
+        let mut entry = self.audit_entry(principal, method, path, status);
+        entry.note = note;
         let r = store::insert_audit(&self.pool, &entry).await;
         if let Err(e) = r {
             eprintln!("prism controller: audit log: {e}");

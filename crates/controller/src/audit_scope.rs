@@ -20,13 +20,32 @@ tokio::task_local! {
     static PENDING: Arc<PendingAudit>;
 }
 
-/// Who asked what; the status written with it, if it was.
+/// Who asked what; the status written with it, if it was; what the call
+/// was beyond its method and path (an administrator's override).
 #[derive(Debug)]
 pub struct PendingAudit {
     principal: Option<String>,
     method: String,
     path: String,
     written: AtomicU16,
+    note: std::sync::Mutex<Option<String>>,
+}
+
+/// Notes that the request being served is an administrator acting in
+/// project `project` on `resource` (or the project itself) beyond what a
+/// membership would allow: its audit entry says `admin-override`.
+pub(crate) fn note_admin_override(project: &str, resource: Option<&str>) {
+    let note = match resource {
+        Some(r) => format!("admin-override: project {project}, {r}"),
+        None => format!("admin-override: project {project}"),
+    };
+    let _ = PENDING.try_with(|p| {
+        let mut n = p.note.lock().unwrap_or_else(|e| e.into_inner());
+        // The resource's note says more than the project's.
+        if n.as_ref().is_none_or(|old| old.len() < note.len()) {
+            *n = Some(note);
+        }
+    });
 }
 
 impl PendingAudit {
@@ -36,6 +55,7 @@ impl PendingAudit {
             method: method.into(),
             path: path.into(),
             written: AtomicU16::new(0),
+            note: Default::default(),
         })
     }
 
@@ -55,6 +75,11 @@ impl PendingAudit {
     pub fn principal(&self) -> Option<&str> {
         self.principal.as_deref()
     }
+
+    /// The note its entry carries, if any (`note_admin_override`).
+    pub fn note(&self) -> Option<String> {
+        self.note.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 impl Controller {
@@ -67,7 +92,8 @@ impl Controller {
             .ok()
             .filter(|p| p.written().is_none());
         if let Some(p) = &pending {
-            let entry = self.audit_entry(p.principal(), &p.method, &p.path, status);
+            let mut entry = self.audit_entry(p.principal(), &p.method, &p.path, status);
+            entry.note = p.note();
             store::insert_audit_in(&mut tx, &entry).await?;
         }
         tx.commit().await?;

@@ -2,8 +2,12 @@
 //! caller's project (else 404: another project's resources are invisible),
 //! then the caller must have the right to the operation: the member's role,
 //! the project's service level and, for an API key, the key's own list must
-//! all allow it. An admin may do anything.
+//! all allow it. Then, for a change to one resource, the caller must be
+//! its creator or a project owner. An administrator may do anything, in
+//! any project (the operator's override), and each change they make
+//! beyond their own membership's rights is audited as `admin-override`.
 
+use crate::audit_scope::note_admin_override;
 use crate::error::{Error, Result};
 use crate::model::Role;
 
@@ -65,7 +69,10 @@ impl Principal {
         scoped_ok && (self.is_admin || m.role.is_some())
     }
 
-    /// Checks `op` in the project `m`, which the caller sees.
+    /// Checks `op` in the project `m`, which the caller sees. An
+    /// administrator may call any operation in any project (the
+    /// operator's override); one their membership would not allow is
+    /// noted in the request's audit entry as `admin-override`.
     pub fn may(&self, m: &Membership, op: Operation) -> Result<()> {
         if let Some(ops) = &self.key_operations
             && !ops.contains(&op)
@@ -75,9 +82,17 @@ impl Principal {
                 op.as_str()
             )));
         }
-        if self.is_admin {
-            return Ok(());
+        match self.member_may(m, op) {
+            Err(_) if self.is_admin => {
+                note_admin_override(&m.project, None);
+                Ok(())
+            }
+            r => r,
         }
+    }
+
+    /// What the caller's membership of `m` allows, administrator or not.
+    fn member_may(&self, m: &Membership, op: Operation) -> Result<()> {
         let role = m.role.ok_or_else(|| Error::not_found("such project"))?;
         if !Operation::of_role(role).contains(&op) {
             return Err(Error::forbidden(format!(
@@ -95,17 +110,29 @@ impl Principal {
         Ok(())
     }
 
-    /// Checks `op` on one resource (a booking, a key): VANI's per-resource
-    /// rights, here its creator's, a project owner's or an admin's.
-    pub fn may_touch(&self, m: &Membership, op: Operation, booker_id: &str) -> Result<()> {
+    /// Checks `op` on one resource (`resource`: a booking, a key, a public
+    /// address, named for the audit log) created by `booker_id`: VANI's
+    /// per-resource rights, its creator's or a project owner's; an
+    /// administrator's as an override, noted in the audit entry.
+    pub fn may_touch(
+        &self,
+        m: &Membership,
+        op: Operation,
+        booker_id: &str,
+        resource: &str,
+    ) -> Result<()> {
         self.may(m, op)?;
-        if !self.is_admin && m.role != Some(Role::Owner) && booker_id != self.user_id {
-            return Err(Error::forbidden(format!(
-                "only its creator or a project owner may call `{}` on it",
-                op.as_str()
-            )));
+        if m.role == Some(Role::Owner) || booker_id == self.user_id {
+            return Ok(());
         }
-        Ok(())
+        if self.is_admin {
+            note_admin_override(&m.project, Some(resource));
+            return Ok(());
+        }
+        Err(Error::forbidden(format!(
+            "only its creator or a project owner may call `{}` on it",
+            op.as_str()
+        )))
     }
 
     pub fn require_admin(&self) -> Result<()> {

@@ -316,7 +316,12 @@ impl Controller {
             .project_for(p, project, Operation::BookingsCreate)
             .await?;
         let b = self.booking_in(&m, id).await?;
-        p.may_touch(&m, Operation::BookingsCreate, &b.ids.user)?;
+        p.may_touch(
+            &m,
+            Operation::BookingsCreate,
+            &b.ids.user,
+            &format!("booking {id}"),
+        )?;
         let now = self.now_ms();
         let mut tx = db::project_tx(&self.pool, &m.project_id, true).await?;
         let cur = self.booking_tx_row(&mut tx, id).await?;
@@ -361,7 +366,12 @@ impl Controller {
             .project_level_for(p, project, Operation::BookingsRenew)
             .await?;
         let b = self.booking_in(&m, id).await?;
-        p.may_touch(&m, Operation::BookingsRenew, &b.ids.user)?;
+        p.may_touch(
+            &m,
+            Operation::BookingsRenew,
+            &b.ids.user,
+            &format!("booking {id}"),
+        )?;
         if lease_s < 60 {
             return Err(Error::invalid("at least 60 seconds").with_field("lease_s"));
         }
@@ -406,7 +416,12 @@ impl Controller {
             .project_for(p, project, Operation::BookingsAction)
             .await?;
         let b = self.booking_in(&m, id).await?;
-        p.may_touch(&m, Operation::BookingsAction, &b.ids.user)?;
+        p.may_touch(
+            &m,
+            Operation::BookingsAction,
+            &b.ids.user,
+            &format!("booking {id}"),
+        )?;
         if b.allocation_state != AllocationState::Provisioned || b.node.is_none() {
             return Err(Error::conflict(
                 "only a provisioned network is started or stopped",

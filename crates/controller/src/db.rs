@@ -51,6 +51,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "unique live names",
         include_str!("../migrations/0010_unique_live_names.sql"),
     ),
+    (
+        11,
+        "audit note",
+        include_str!("../migrations/0011_audit_note.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

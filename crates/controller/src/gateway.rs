@@ -161,7 +161,12 @@ impl Controller {
             .booking_in(&m, &r.booking)
             .await
             .map_err(|e| e.with_field("booking"))?;
-        p.may_touch(&m, Operation::BookingsCreate, &b.ids.user)?;
+        p.may_touch(
+            &m,
+            Operation::BookingsCreate,
+            &b.ids.user,
+            &format!("booking {}", b.id),
+        )?;
         if b.allocation_state != AllocationState::Provisioned || b.node.is_none() {
             return Err(
                 Error::conflict("only a provisioned network has public addresses")
@@ -297,7 +302,7 @@ impl Controller {
         let (a, user_id) = store::active(&self.pool, &m.project_id, address)
             .await?
             .ok_or_else(|| Error::not_found(format!("public address `{address}`")))?;
-        p.may_touch(&m, op, &user_id)?;
+        p.may_touch(&m, op, &user_id, &format!("public address {address}"))?;
         let b = self.booking_in(&m, &a.booking).await?;
         Ok((m.project_id, a, b.expires_ms))
     }

@@ -303,12 +303,7 @@ impl Controller {
         let owner = store::api_key_creator(&self.pool, id, &m.project_id)
             .await?
             .ok_or_else(|| Error::not_found("such API key"))?;
-        p.may_touch(&m, Operation::KeysManage, &owner)?;
-        if owner != p.user_id && !p.is_admin && m.role != Some(crate::model::Role::Owner) {
-            return Err(Error::forbidden(
-                "only its creator or a project owner may revoke a key",
-            ));
-        }
+        p.may_touch(&m, Operation::KeysManage, &owner, &format!("API key {id}"))?;
         store::revoke_api_key(&self.pool, id, self.now_ms()).await
     }
 }

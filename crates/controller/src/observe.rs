@@ -199,7 +199,12 @@ impl Controller {
             .project_for(p, project, Operation::BookingsAction)
             .await?;
         let b = self.booking_in(&m, id).await?;
-        p.may_touch(&m, Operation::BookingsAction, &b.ids.user)?;
+        p.may_touch(
+            &m,
+            Operation::BookingsAction,
+            &b.ids.user,
+            &format!("booking {id}"),
+        )?;
         let refusal = "only a provisioned network is traced or captured";
         let (node, network, client) = self.placed(&b, refusal).await?;
         let client = client.with_timeout(std::time::Duration::from_millis(wait + 5000));

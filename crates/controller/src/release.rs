@@ -15,7 +15,12 @@ impl Controller {
             .project_for(p, project, Operation::BookingsRelease)
             .await?;
         let b = self.booking_in(&m, id).await?;
-        p.may_touch(&m, Operation::BookingsRelease, &b.ids.user)?;
+        p.may_touch(
+            &m,
+            Operation::BookingsRelease,
+            &b.ids.user,
+            &format!("booking {id}"),
+        )?;
         let shared = bookings::shares(&b.resource_type, b.ids.node.is_some(), b.vlan.is_some());
         self.release_as(id, &m.project_id, shared, &p.user_id, "release")
             .await

@@ -94,6 +94,8 @@ pub async fn create_key(
     ))
 }
 
+/// Revokes an API key of the project: its creator, a project owner, or an
+/// administrator (an override, audited as `admin-override`).
 #[utoipa::path(delete, path = "/v1/projects/{project}/api-keys/{id}", tag = "identity",
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 204), (status = 403, body = Error), (status = 404, body = Error)))]

@@ -57,7 +57,7 @@ pub struct UsageQuery {
 
 #[utoipa::path(get, path = "/v1/projects/{project}/bookings", tag = "bookings",
     params(("project" = String, Path), ListQuery),
-    responses((status = 200, body = Page<Booking>), (status = 404, body = Error)))]
+    responses((status = 200, body = Page<Booking>), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
 pub async fn list(
     State(app): State<App>,
     Caller(p): Caller,
@@ -89,7 +89,7 @@ pub async fn create(
 /// A booking's allocation and operational state (GENI's Status).
 #[utoipa::path(get, path = "/v1/projects/{project}/bookings/{id}", tag = "bookings",
     params(("project" = String, Path), ("id" = String, Path)),
-    responses((status = 200, body = Booking), (status = 404, body = Error)))]
+    responses((status = 200, body = Booking), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
 pub async fn status(
     State(app): State<App>,
     Caller(p): Caller,
@@ -114,7 +114,8 @@ pub async fn counters(
 }
 
 /// Traces the next packets of the booking's network through the node's
-/// stages (its booker or a project owner): each stage's decision. Answers
+/// stages (its booker, a project owner or an administrator: an override,
+/// audited as `admin-override`): each stage's decision. Answers
 /// when it has them or the wait is over (`timed_out`).
 #[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/trace", tag = "bookings",
     params(("project" = String, Path), ("id" = String, Path)), request_body = TraceRequest,
@@ -131,7 +132,8 @@ pub async fn trace(
 }
 
 /// Captures the next frames of the booking's network at ingress and egress
-/// (its booker or a project owner): a pcapng file, a port an interface,
+/// (its booker, a project owner or an administrator: an override, audited
+/// as `admin-override`): a pcapng file, a port an interface,
 /// each frame's direction in its flags.
 #[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/capture", tag = "bookings",
     params(("project" = String, Path), ("id" = String, Path)), request_body = CaptureRequest,
@@ -162,6 +164,9 @@ pub async fn capture(
 
 /// Releases a booking: its network leaves its node, its VLAN and quota
 /// are freed, and the release is accounted.
+///
+/// Its creator, a project owner, or an administrator (an override,
+/// audited as `admin-override`).
 #[utoipa::path(delete, path = "/v1/projects/{project}/bookings/{id}", tag = "bookings",
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 200, body = Booking), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
@@ -173,6 +178,11 @@ pub async fn release(
     Ok(Json(app.ctl.release(&p, &project, &id).await?))
 }
 
+/// Provisions an allocated booking: applies it to its node and starts
+/// its lease.
+///
+/// Its creator, a project owner, or an administrator (an override,
+/// audited as `admin-override`).
 #[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/provision", tag = "bookings",
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 200, body = Booking), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
@@ -186,6 +196,9 @@ pub async fn provision(
 
 /// Renews a lease; the answer says the end granted (the service level's
 /// longest lease clamps it).
+///
+/// Its creator, a project owner, or an administrator (an override,
+/// audited as `admin-override`).
 #[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/renew", tag = "bookings", request_body = RenewRequest,
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 200, body = Renewed), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
@@ -199,6 +212,9 @@ pub async fn renew(
 }
 
 /// Starts or stops a provisioned network (an operational action).
+///
+/// Its creator, a project owner, or an administrator (an override,
+/// audited as `admin-override`).
 #[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/action", tag = "bookings", request_body = ActionRequest,
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 200, body = Booking), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
@@ -212,7 +228,7 @@ pub async fn act(
 }
 
 #[utoipa::path(get, path = "/v1/projects/{project}/quota", tag = "bookings", params(("project" = String, Path)),
-    responses((status = 200, body = QuotaView), (status = 404, body = Error)))]
+    responses((status = 200, body = QuotaView), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
 pub async fn quota(
     State(app): State<App>,
     Caller(p): Caller,
@@ -224,7 +240,7 @@ pub async fn quota(
 /// Resource-hours and bandwidth-hours per user and tier over a range, as
 /// JSON or CSV.
 #[utoipa::path(get, path = "/v1/projects/{project}/usage", tag = "accounting", params(("project" = String, Path), UsageQuery),
-    responses((status = 200, description = "The report: JSON, or CSV with `format=csv`", content((UsageReport = "application/json"), (String = "text/csv"))), (status = 404, body = Error)))]
+    responses((status = 200, description = "The report: JSON, or CSV with `format=csv`", content((UsageReport = "application/json"), (String = "text/csv"))), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
 pub async fn usage(
     State(app): State<App>,
     Caller(p): Caller,

@@ -270,7 +270,9 @@ async fn as_principal(
     let status = resp.status().as_u16();
     let login = path == "/v1/login" || path == "/portal/login";
     if method != Method::GET && !login && pending.written() != Some(status) {
-        app.ctl.audit(who, method.as_str(), &path, status).await;
+        app.ctl
+            .audit_noted(who, method.as_str(), &path, status, pending.note())
+            .await;
     }
     resp
 }
@@ -377,6 +379,16 @@ pub fn router(ctl: Controller) -> Router {
 /// HTTP is allowed).
 pub async fn serve(ctl: Controller, listener: tokio::net::TcpListener) -> std::io::Result<()> {
     serve_with(ctl, listener, None, Limits::default()).await
+}
+
+/// Serves `router` (the API's, wrapped: a test's recorder) in plain HTTP
+/// on `listener` until the task is dropped.
+pub async fn serve_router(
+    router: Router,
+    listener: tokio::net::TcpListener,
+) -> std::io::Result<()> {
+    let stats = Arc::new(prism_http::ServeStats::default());
+    prism_http::serve(router, listener, None, Limits::default(), stats).await
 }
 
 /// Serves the API on `listener`, in TLS with `tls`, until the task is

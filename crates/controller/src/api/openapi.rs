@@ -94,7 +94,7 @@ impl Modify for BearerAuth {
 #[openapi(
     info(
         title = "Prism controller API",
-        description = "Prism's control and management plane (paper 002, VANI): users, projects, roles and service levels; bookings as leases (allocate, provision, renew, release) of virtual networks on nodes; quotas, accounting and audit. Every error has the `Error` body; its `code` decides the status.",
+        description = "Prism's control and management plane (paper 002, VANI): users, projects, roles and service levels; bookings as leases (allocate, provision, renew, release) of virtual networks on nodes; quotas, accounting and audit. Every error has the `Error` body; its `code` decides the status. Authorization: another project's resources answer 404; an operation the caller's role, the project's service level or the API key does not allow answers 403; a change to one booking, API key or public address needs its creator or a project owner. An administrator may call any operation in any project, as the operator's override: each change made so beyond their own membership's rights is written to the audit log with the note `admin-override: project P, RESOURCE`.",
         license(name = "Apache-2.0")
     ),
     paths(

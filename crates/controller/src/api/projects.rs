@@ -68,7 +68,7 @@ pub async fn create_project(
 }
 
 #[utoipa::path(get, path = "/v1/projects/{project}", tag = "projects", params(("project" = String, Path)),
-    responses((status = 200, body = ProjectView), (status = 404, body = Error)))]
+    responses((status = 200, body = ProjectView), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
 pub async fn get_project(
     State(app): State<App>,
     Caller(p): Caller,
@@ -78,7 +78,7 @@ pub async fn get_project(
 }
 
 #[utoipa::path(get, path = "/v1/projects/{project}/members", tag = "projects", params(("project" = String, Path)),
-    responses((status = 200, body = Vec<MemberView>), (status = 404, body = Error)))]
+    responses((status = 200, body = Vec<MemberView>), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
 pub async fn list_members(
     State(app): State<App>,
     Caller(p): Caller,

@@ -38,7 +38,7 @@ pub struct PublicQuery {
 /// The project's public addresses.
 #[utoipa::path(get, path = "/v1/projects/{project}/public-addresses", tag = "gateway",
     params(("project" = String, Path), PublicQuery),
-    responses((status = 200, body = Vec<PublicAddress>), (status = 404, body = Error)))]
+    responses((status = 200, body = Vec<PublicAddress>), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
 pub async fn list(
     State(app): State<App>,
     Caller(p): Caller,
@@ -71,7 +71,9 @@ pub async fn lease(
     ))
 }
 
-/// Renews a public address's lease (never past its booking's end).
+/// Renews a public address's lease (never past its booking's end): its
+/// leaser, a project owner, or an administrator (an override, audited as
+/// `admin-override`).
 #[utoipa::path(post, path = "/v1/projects/{project}/public-addresses/{address}/renew", tag = "gateway",
     request_body = RenewRequest, params(("project" = String, Path), ("address" = String, Path)),
     responses((status = 200, body = Renewed), (status = 403, body = Error), (status = 404, body = Error)))]
@@ -88,7 +90,9 @@ pub async fn renew(
     ))
 }
 
-/// Releases a public address: from now, traffic to it is dropped.
+/// Releases a public address: from now, traffic to it is dropped. Its
+/// leaser, a project owner, or an administrator (an override, audited as
+/// `admin-override`).
 #[utoipa::path(delete, path = "/v1/projects/{project}/public-addresses/{address}", tag = "gateway",
     params(("project" = String, Path), ("address" = String, Path)),
     responses((status = 200, body = PublicAddress), (status = 403, body = Error), (status = 404, body = Error)))]

@@ -65,7 +65,8 @@ pub async fn node_events(
 /// Registers a node (administrators): the controller asks the node what
 /// it is, with the control plane's credential, before recording it.
 #[utoipa::path(post, path = "/v1/nodes", tag = "nodes", request_body = NodeRequest,
-    responses((status = 201, body = NodeView), (status = 403, body = Error), (status = 502, body = Error)))]
+    responses((status = 201, body = NodeView), (status = 403, body = Error),
+        (status = 409, description = "a node of that name is registered", body = Error), (status = 502, body = Error)))]
 pub async fn register_node(
     State(app): State<App>,
     Caller(p): Caller,
@@ -87,7 +88,8 @@ pub async fn list_types(
 
 /// Registers a resource type at run time (administrators).
 #[utoipa::path(post, path = "/v1/resource-types", tag = "registry", request_body = ResourceType,
-    responses((status = 201, body = ResourceType), (status = 400, body = Error), (status = 403, body = Error)))]
+    responses((status = 201, body = ResourceType), (status = 400, body = Error), (status = 403, body = Error),
+        (status = 409, description = "a type of that name is registered", body = Error)))]
 pub async fn register_type(
     State(app): State<App>,
     Caller(p): Caller,

@@ -79,7 +79,7 @@ pub(crate) async fn provisioned_between(
         .collect()
 }
 
-const INSERT_AUDIT: &str = "INSERT INTO audit (id, at_ms, principal, method, path, status) VALUES ($1, $2, $3, $4, $5, $6)";
+const INSERT_AUDIT: &str = "INSERT INTO audit (id, at_ms, principal, method, path, status, note) VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 fn audit_query(e: &AuditEntry) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
     sqlx::query(INSERT_AUDIT)
@@ -89,6 +89,7 @@ fn audit_query(e: &AuditEntry) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::A
         .bind(&e.method)
         .bind(&e.path)
         .bind(e.status)
+        .bind(&e.note)
 }
 
 pub(crate) async fn insert_audit(pool: &Pool, e: &AuditEntry) -> Result<()> {
@@ -124,8 +125,9 @@ pub(crate) async fn audit_page(
     } else {
         (">", "ASC")
     };
-    let mut sql =
-        String::from("SELECT id, at_ms, principal, method, path, status FROM audit WHERE 1 = 1");
+    let mut sql = String::from(
+        "SELECT id, at_ms, principal, method, path, status, note FROM audit WHERE 1 = 1",
+    );
     let mut n = 0;
     let mut next = || {
         n += 1;
@@ -170,6 +172,7 @@ pub(crate) async fn audit_page(
                 method: r.try_get(3)?,
                 path: r.try_get(4)?,
                 status: r.try_get(5)?,
+                note: r.try_get(6)?,
             })
         })
         .collect()

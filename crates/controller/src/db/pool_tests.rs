@@ -65,7 +65,7 @@ async fn a_pool_keeps_the_connections_it_is_given() {
             (dir.0.join("t.db").display().to_string(), 1, Some(dir))
         }
     };
-    let (_, pool, _lock) = open(&target, 3).await.unwrap();
+    let (_, pool, _lock) = open(&target, 3, false).await.unwrap();
     assert_eq!(pool.options().get_max_connections(), want);
 }
 

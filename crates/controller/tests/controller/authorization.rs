@@ -31,8 +31,9 @@ struct Case {
     path: &'static str,
     body: Option<Value>,
     prep: Prep,
-    /// anonymous, other project, viewer, member, owner, admin.
-    expect: [u16; 6],
+    /// anonymous, other project, viewer, member, owner, admin, and an
+    /// API key of the owner's without the operation.
+    expect: [u16; 7],
 }
 
 fn cases() -> Vec<Case> {
@@ -55,91 +56,91 @@ fn cases() -> Vec<Case> {
             "/v1/whoami",
             None,
             Nothing,
-            [401, 200, 200, 200, 200, 200],
+            [401, 200, 200, 200, 200, 200, 200],
         ),
         c(
             "GET",
             "/v1/service-levels",
             None,
             Nothing,
-            [401, 200, 200, 200, 200, 200],
+            [401, 200, 200, 200, 200, 200, 200],
         ),
         c(
             "GET",
             "/v1/projects",
             None,
             Nothing,
-            [401, 200, 200, 200, 200, 200],
+            [401, 200, 200, 200, 200, 200, 200],
         ),
         c(
             "GET",
             "/v1/resource-types",
             None,
             Nothing,
-            [401, 200, 200, 200, 200, 200],
+            [401, 200, 200, 200, 200, 200, 200],
         ),
         c(
             "GET",
             "/v1/users",
             None,
             Nothing,
-            [401, 403, 403, 403, 403, 200],
+            [401, 403, 403, 403, 403, 200, 403],
         ),
         c(
             "POST",
             "/v1/users",
             Some(json!({"name": "{n}", "password": "long enough password"})),
             Nothing,
-            [401, 403, 403, 403, 403, 201],
+            [401, 403, 403, 403, 403, 201, 403],
         ),
         c(
             "PUT",
             "/v1/service-levels/standard",
             Some(level),
             Nothing,
-            [401, 403, 403, 403, 403, 200],
+            [401, 403, 403, 403, 403, 200, 403],
         ),
         c(
             "POST",
             "/v1/projects",
             Some(json!({"name": "{n}", "service_level": "standard", "owner": "owner"})),
             Nothing,
-            [401, 403, 403, 403, 403, 201],
+            [401, 403, 403, 403, 403, 201, 403],
         ),
         c(
             "GET",
             "/v1/nodes",
             None,
             Nothing,
-            [401, 403, 403, 403, 403, 200],
+            [401, 403, 403, 403, 403, 200, 403],
         ),
         c(
             "POST",
             "/v1/nodes",
             Some(json!({"name": "{n}", "address": "127.0.0.1:1"})),
             Nothing,
-            [401, 403, 403, 403, 403, 502],
+            [401, 403, 403, 403, 403, 502, 403],
         ),
         c(
             "GET",
             "/v1/node-keys",
             None,
             Nothing,
-            [401, 403, 403, 403, 403, 200],
+            [401, 403, 403, 403, 403, 200, 403],
         ),
         c(
             "POST",
             "/v1/node-keys",
             Some(json!({"node": "{n}"})),
             Nothing,
-            [401, 403, 403, 403, 403, 201],
+            [401, 403, 403, 403, 403, 201, 403],
         ),
         c(
             "DELETE",
             "/v1/node-keys/{nk}",
             None,
             NodeKey,
-            [401, 403, 403, 403, 403, 204],
+            [401, 403, 403, 403, 403, 204, 403],
         ),
         // A user's token, an administrator's included, is not a node key.
         c(
@@ -147,7 +148,7 @@ fn cases() -> Vec<Case> {
             "/v1/nodes/heartbeat",
             Some(heartbeat),
             Nothing,
-            [401, 401, 401, 401, 401, 401],
+            [401, 401, 401, 401, 401, 401, 401],
         ),
         c(
             "POST",
@@ -156,189 +157,189 @@ fn cases() -> Vec<Case> {
                 json!({"name": "{n}", "description": "d", "schema": {"type": "object"}, "operations": ["get", "release"]}),
             ),
             Nothing,
-            [401, 403, 403, 403, 403, 201],
+            [401, 403, 403, 403, 403, 201, 403],
         ),
         c(
             "GET",
             "/v1/audit",
             None,
             Nothing,
-            [401, 403, 403, 403, 403, 200],
+            [401, 403, 403, 403, 403, 200, 403],
         ),
         c(
             "GET",
             "/v1/projects/p",
             None,
             Nothing,
-            [401, 404, 200, 200, 200, 200],
+            [401, 404, 200, 200, 200, 200, 403],
         ),
         c(
             "GET",
             "/v1/projects/p/members",
             None,
             Nothing,
-            [401, 404, 200, 200, 200, 200],
+            [401, 404, 200, 200, 200, 200, 403],
         ),
         c(
             "PUT",
             "/v1/projects/p/members/{u}",
             Some(json!({"role": "member"})),
             Member,
-            [401, 404, 403, 403, 200, 200],
+            [401, 404, 403, 403, 200, 200, 403],
         ),
         c(
             "DELETE",
             "/v1/projects/p/members/{u}",
             None,
             Member,
-            [401, 404, 403, 403, 204, 204],
+            [401, 404, 403, 403, 204, 204, 403],
         ),
         c(
             "GET",
             "/v1/projects/p/api-keys",
             None,
             Nothing,
-            [401, 404, 403, 200, 200, 200],
+            [401, 404, 403, 200, 200, 200, 403],
         ),
         c(
             "POST",
             "/v1/projects/p/api-keys",
             Some(json!({"name": "k", "operations": ["bookings.read"]})),
             Nothing,
-            [401, 404, 403, 201, 201, 201],
+            [401, 404, 403, 201, 201, 201, 403],
         ),
         c(
             "DELETE",
             "/v1/projects/p/api-keys/{k}",
             None,
             Key,
-            [401, 404, 403, 403, 204, 204],
+            [401, 404, 403, 403, 204, 204, 403],
         ),
         c(
             "GET",
             "/v1/projects/p/bookings",
             None,
             Nothing,
-            [401, 404, 200, 200, 200, 200],
+            [401, 404, 200, 200, 200, 200, 403],
         ),
         c(
             "POST",
             "/v1/projects/p/bookings",
             Some(book),
             Nothing,
-            [401, 404, 403, 201, 201, 201],
+            [401, 404, 403, 201, 201, 201, 403],
         ),
         c(
             "GET",
             "/v1/projects/p/bookings/{b}",
             None,
             Booking,
-            [401, 404, 200, 200, 200, 200],
+            [401, 404, 200, 200, 200, 200, 403],
         ),
         c(
             "POST",
             "/v1/projects/p/bookings/{b}/provision",
             None,
             Held,
-            [401, 404, 403, 403, 200, 200],
+            [401, 404, 403, 403, 200, 200, 403],
         ),
         c(
             "POST",
             "/v1/projects/p/bookings/{b}/renew",
             Some(json!({"lease_s": 3600})),
             Booking,
-            [401, 404, 403, 403, 200, 200],
+            [401, 404, 403, 403, 200, 200, 403],
         ),
         c(
             "GET",
             "/v1/projects/p/bookings/{b}/counters",
             None,
             Booking,
-            [401, 404, 200, 200, 200, 200],
+            [401, 404, 200, 200, 200, 200, 403],
         ),
         c(
             "POST",
             "/v1/projects/p/bookings/{b}/trace",
             Some(json!({"count": 1, "timeout_ms": 10})),
             Booking,
-            [401, 404, 403, 403, 200, 200],
+            [401, 404, 403, 403, 200, 200, 403],
         ),
         c(
             "POST",
             "/v1/projects/p/bookings/{b}/capture",
             Some(json!({"count": 1, "timeout_ms": 10})),
             Booking,
-            [401, 404, 403, 403, 200, 200],
+            [401, 404, 403, 403, 200, 200, 403],
         ),
         c(
             "GET",
             "/v1/nodes/n1/hardware",
             None,
             Nothing,
-            [401, 403, 403, 403, 403, 200],
+            [401, 403, 403, 403, 403, 200, 403],
         ),
         c(
             "GET",
             "/v1/nodes/n1/events",
             None,
             Nothing,
-            [401, 403, 403, 403, 403, 200],
+            [401, 403, 403, 403, 403, 200, 403],
         ),
         c(
             "POST",
             "/v1/projects/p/bookings/{b}/action",
             Some(json!({"action": "stop"})),
             Booking,
-            [401, 404, 403, 403, 200, 200],
+            [401, 404, 403, 403, 200, 200, 403],
         ),
         c(
             "DELETE",
             "/v1/projects/p/bookings/{b}",
             None,
             Booking,
-            [401, 404, 403, 403, 200, 200],
+            [401, 404, 403, 403, 200, 200, 403],
         ),
         c(
             "GET",
             "/v1/projects/p/quota",
             None,
             Nothing,
-            [401, 404, 200, 200, 200, 200],
+            [401, 404, 200, 200, 200, 200, 403],
         ),
         c(
             "GET",
             "/v1/projects/p/usage",
             None,
             Nothing,
-            [401, 404, 200, 200, 200, 200],
+            [401, 404, 200, 200, 200, 200, 403],
         ),
         c(
             "GET",
             "/v1/projects/p/public-addresses",
             None,
             Nothing,
-            [401, 404, 200, 200, 200, 200],
+            [401, 404, 200, 200, 200, 200, 403],
         ),
         c(
             "POST",
             "/v1/projects/p/public-addresses",
             Some(json!({"booking": "{b}", "internal": "10.0.0.6"})),
             Public,
-            [401, 404, 403, 403, 201, 201],
+            [401, 404, 403, 403, 201, 201, 403],
         ),
         c(
             "POST",
             "/v1/projects/p/public-addresses/{a}/renew",
             Some(json!({"lease_s": 3600})),
             Public,
-            [401, 404, 403, 403, 200, 200],
+            [401, 404, 403, 403, 200, 200, 403],
         ),
         c(
             "DELETE",
             "/v1/projects/p/public-addresses/{a}",
             None,
             Public,
-            [401, 404, 403, 403, 200, 200],
+            [401, 404, 403, 403, 200, 200, 403],
         ),
     ]
 }
@@ -371,14 +372,32 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
         .set_member("p", "member", &MemberRequest { role: Role::Member })
         .await
         .unwrap();
-    let who: [(&str, ControllerClient); 6] = [
+    // The owner's API keys, each without some operation: the usage
+    // report's for every case but the usage report, a reader's for it.
+    let key_with = |op: Operation| {
+        let owner = owner.clone();
+        async move {
+            let r = ApiKeyRequest {
+                name: format!("only-{}", op.as_str().replace('.', "-")),
+                operations: vec![op],
+                ttl_s: None,
+            };
+            let k = owner.create_api_key("p", &r).await.unwrap();
+            owner.with_token(k.key)
+        }
+    };
+    let usage_key = key_with(Operation::UsageRead).await;
+    let read_key = key_with(Operation::BookingsRead).await;
+    let who: [(&str, ControllerClient); 7] = [
         ("anonymous", h.anonymous()),
         ("other project", other),
         ("viewer", viewer),
         ("member", member),
         ("owner", owner.clone()),
         ("admin", h.admin.clone()),
+        ("a key without the operation", usage_key),
     ];
+    const ADMIN: usize = 5;
     let mut n = 0;
     let mut wrong = Vec::new();
     let paths = cases();
@@ -462,7 +481,22 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                 let b = b.to_string().replace("{n}", &format!("n{n}"));
                 b.replace("{b}", &booking).into_bytes()
             });
+            let client = match (i, case.path.ends_with("/usage")) {
+                (6, true) => &read_key,
+                _ => client,
+            };
             let (status, answer) = client.raw(case.method, &path, body).await.unwrap();
+            // The administrator's calls in the project, the owner's on
+            // its resources (which only the case touches: a member's
+            // path the owner's preparation touched too).
+            let in_p = case.path.starts_with("/v1/projects/p/");
+            let prepared = matches!(case.prep, Prep::Member);
+            let own = name == &"owner" && case.path.contains('{') && !prepared;
+            if case.method != "GET" && in_p && (i == ADMIN || own) {
+                let overrides = i == ADMIN;
+                let who = if i == ADMIN { "admin" } else { "owner" };
+                check_override_audit(&h, who, case.method, &path, overrides).await;
+            }
             let want = case.expect[i];
             if status != want {
                 wrong.push(format!(
@@ -517,6 +551,74 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
             "{p} is not in the matrix"
         );
     }
+}
+
+/// The audit entry of `who`'s call `method path` (one each in the matrix):
+/// an administrator's in a project they are not a member of says
+/// `admin-override` and names the project (and the resource, for a
+/// booking, key, member or address); anyone else's, and an
+/// administrator's own business, says nothing.
+async fn check_override_audit(h: &Harness, who: &str, method: &str, path: &str, overrides: bool) {
+    let q = prism_controller::AuditQuery {
+        principal: Some(who.to_string()),
+        path: Some(path.to_string()),
+        limit: Some(1000),
+        ..Default::default()
+    };
+    let page = h.admin.audit_where(&q).await.unwrap();
+    let mut mine = page
+        .items
+        .iter()
+        .filter(|e| e.path == path && e.method == method);
+    let entry = mine
+        .next()
+        .unwrap_or_else(|| panic!("{method} {path}: no audit entry"));
+    assert!(mine.next().is_none(), "{method} {path}: one audit entry");
+    match (&entry.note, overrides) {
+        (Some(n), true) => {
+            assert!(n.starts_with("admin-override: project p"), "{path}: {n}");
+            let resource = path
+                .split('/')
+                .nth(5)
+                .filter(|_| !path.contains("/members/"));
+            if let Some(id) = resource {
+                assert!(n.contains(id), "{path}: the note names the resource: {n}");
+            }
+        }
+        (None, false) => {}
+        (n, _) => panic!("{method} {path} by {who}: note {n:?}, expected an override: {overrides}"),
+    }
+}
+
+/// A name taken answers 409 where a name is given: a node's, a resource
+/// type's (each status the document lists).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_name_taken_answers_409() {
+    let h = Harness::start().await;
+    let n = crate::common::fake_node::FakeNode::new(&["a"], 1);
+    let address = n.serve();
+    let node = prism_controller::NodeRequest {
+        name: "n1".into(),
+        address,
+        hw_mbps: 1,
+        sw_mbps: 1,
+    };
+    h.admin.register_node(&node).await.unwrap();
+    let e = h.admin.register_node(&node).await.unwrap_err();
+    assert_eq!(e.status(), Some(409), "{e}");
+    h.register_probe().await;
+    let probe = prism_controller::ResourceType {
+        name: "probe".into(),
+        description: "again".into(),
+        schema: json!({"type": "object"}),
+        operations: vec![
+            prism_controller::GenericOp::Get,
+            prism_controller::GenericOp::Release,
+        ],
+        builtin: false,
+    };
+    let e = h.admin.register_type(&probe).await.unwrap_err();
+    assert_eq!(e.status(), Some(409), "{e}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

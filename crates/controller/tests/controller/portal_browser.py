@@ -332,6 +332,17 @@ def operator(browser):
     rows = log.locator("tbody tr").all_inner_texts()
     assert rows and all("fay" in r and "/bookings" in r for r in rows), rows
     shot(page, "audit")
+    # Not a member of p: the page says that a change here is the
+    # operator's override, and the audit log marks the renewal as one.
+    page.evaluate("location.hash = '#/p/p/bookings'")
+    expect(page.locator("#override")).to_contain_text("admin-override")
+    page.locator("tr[data-booking=busy]").get_by_role("button", name="Renew").click()
+    expect(page.get_by_role("status")).to_contain_text("renew busy: ends")
+    page.get_by_role("link", name="Audit").click()
+    page.get_by_label("Who").fill("admin")
+    page.get_by_label("Path contains").fill("/renew")
+    page.get_by_role("button", name="Filter").click()
+    expect(log.locator("tbody tr").first).to_contain_text("admin-override: project p, booking")
     ctx.close()
 
 

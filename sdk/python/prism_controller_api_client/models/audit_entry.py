@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -28,6 +30,11 @@ class AuditEntry:
             method (str):
             path (str):
             status (int):
+            note (None | str | Unset): What the call was beyond its method and path: `admin-override:
+                project P, RESOURCE` when an administrator acted in a project
+                beyond what a membership of theirs would allow (not a member, a
+                role without the operation, not the resource's creator or an
+                owner).
      """
 
     id: str
@@ -36,6 +43,7 @@ class AuditEntry:
     method: str
     path: str
     status: int
+    note: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -55,6 +63,12 @@ class AuditEntry:
 
         status = self.status
 
+        note: None | str | Unset
+        if isinstance(self.note, Unset):
+            note = UNSET
+        else:
+            note = self.note
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -66,6 +80,8 @@ class AuditEntry:
             "path": path,
             "status": status,
         })
+        if note is not UNSET:
+            field_dict["note"] = note
 
         return field_dict
 
@@ -86,6 +102,16 @@ class AuditEntry:
 
         status = d.pop("status")
 
+        def _parse_note(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        note = _parse_note(d.pop("note", UNSET))
+
+
         audit_entry = cls(
             id=id,
             at_ms=at_ms,
@@ -93,6 +119,7 @@ class AuditEntry:
             method=method,
             path=path,
             status=status,
+            note=note,
         )
 
 

@@ -6,6 +6,8 @@
 
 pub use prism_testkit::fake_node;
 
+pub mod statuses;
+
 use fake_node::{FakeNode, SECRET};
 use prism_controller::{
     BookingRequest, Controller, ControllerClient, LoginRequest, ManualClock, NodeRequest,
@@ -23,7 +25,30 @@ pub struct Harness {
     pub clock: ManualClock,
     pub admin: ControllerClient,
     pub target: String,
+    /// Every (method, route, status) served: checked against the OpenAPI
+    /// document when the harness is dropped (`statuses`).
+    pub seen: statuses::Seen,
     _dir: Option<TempDir>,
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        let seen = self.seen.lock().unwrap();
+        // The administrator's login at least: the recorder sees routes.
+        assert!(
+            seen.iter().any(|(_, route, _)| route == "/v1/login"),
+            "the status recorder saw no route"
+        );
+        let wrong = statuses::undocumented(&seen);
+        assert!(
+            wrong.is_empty(),
+            "the API answered statuses docs/api/controller.json does not list:\n{}",
+            wrong.join("\n")
+        );
+    }
 }
 
 pub struct TempDir(pub std::path::PathBuf);
@@ -81,7 +106,11 @@ impl Harness {
         ctl.bootstrap_admin("admin", PASSWORD).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
-        tokio::spawn(prism_controller::api::serve(ctl.clone(), listener));
+        let seen = statuses::Seen::default();
+        let router = prism_controller::api::router(ctl.clone()).layer(
+            axum::middleware::from_fn_with_state(seen.clone(), statuses::record),
+        );
+        tokio::spawn(prism_controller::api::serve_router(router, listener));
         let anon = ControllerClient::new(&addr, None);
         let t = anon.login(&login("admin", None)).await.unwrap();
         let admin = anon.with_token(Some(t.token));
@@ -91,6 +120,7 @@ impl Harness {
             clock,
             admin,
             target,
+            seen,
             _dir: dir,
         }
     }

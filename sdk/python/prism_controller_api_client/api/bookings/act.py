@@ -132,6 +132,9 @@ def sync_detailed(
 ) -> Response[Booking | Error]:
     """ Starts or stops a provisioned network (an operational action).
 
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -169,6 +172,9 @@ def sync(
 ) -> Booking | Error | None:
     """ Starts or stops a provisioned network (an operational action).
 
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -200,6 +206,9 @@ async def asyncio_detailed(
 
 ) -> Response[Booking | Error]:
     """ Starts or stops a provisioned network (an operational action).
+
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
 
     Args:
         project (str):
@@ -237,6 +246,9 @@ async def asyncio(
 
 ) -> Booking | Error | None:
     """ Starts or stops a provisioned network (an operational action).
+
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
 
     Args:
         project (str):

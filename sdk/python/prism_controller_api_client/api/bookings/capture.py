@@ -130,7 +130,8 @@ def sync_detailed(
 
 ) -> Response[Error]:
     """ Captures the next frames of the booking's network at ingress and egress
-    (its booker or a project owner): a pcapng file, a port an interface,
+    (its booker, a project owner or an administrator: an override, audited
+    as `admin-override`): a pcapng file, a port an interface,
     each frame's direction in its flags.
 
     Args:
@@ -169,7 +170,8 @@ def sync(
 
 ) -> Error | None:
     """ Captures the next frames of the booking's network at ingress and egress
-    (its booker or a project owner): a pcapng file, a port an interface,
+    (its booker, a project owner or an administrator: an override, audited
+    as `admin-override`): a pcapng file, a port an interface,
     each frame's direction in its flags.
 
     Args:
@@ -203,7 +205,8 @@ async def asyncio_detailed(
 
 ) -> Response[Error]:
     """ Captures the next frames of the booking's network at ingress and egress
-    (its booker or a project owner): a pcapng file, a port an interface,
+    (its booker, a project owner or an administrator: an override, audited
+    as `admin-override`): a pcapng file, a port an interface,
     each frame's direction in its flags.
 
     Args:
@@ -242,7 +245,8 @@ async def asyncio(
 
 ) -> Error | None:
     """ Captures the next frames of the booking's network at ingress and egress
-    (its booker or a project owner): a pcapng file, a port an interface,
+    (its booker, a project owner or an administrator: an override, audited
+    as `admin-override`): a pcapng file, a port an interface,
     each frame's direction in its flags.
 
     Args:

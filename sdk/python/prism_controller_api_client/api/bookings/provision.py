@@ -121,7 +121,12 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
 
 ) -> Response[Booking | Error]:
-    """ 
+    """ Provisions an allocated booking: applies it to its node and starts
+    its lease.
+
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -154,7 +159,12 @@ def sync(
     client: AuthenticatedClient | Client,
 
 ) -> Booking | Error | None:
-    """ 
+    """ Provisions an allocated booking: applies it to its node and starts
+    its lease.
+
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -182,7 +192,12 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 
 ) -> Response[Booking | Error]:
-    """ 
+    """ Provisions an allocated booking: applies it to its node and starts
+    its lease.
+
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -215,7 +230,12 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 
 ) -> Booking | Error | None:
-    """ 
+    """ Provisions an allocated booking: applies it to its node and starts
+    its lease.
+
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
+
     Args:
         project (str):
         id (str):

@@ -124,6 +124,9 @@ def sync_detailed(
     """ Releases a booking: its network leaves its node, its VLAN and quota
     are freed, and the release is accounted.
 
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -159,6 +162,9 @@ def sync(
     """ Releases a booking: its network leaves its node, its VLAN and quota
     are freed, and the release is accounted.
 
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -188,6 +194,9 @@ async def asyncio_detailed(
 ) -> Response[Booking | Error]:
     """ Releases a booking: its network leaves its node, its VLAN and quota
     are freed, and the release is accounted.
+
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
 
     Args:
         project (str):
@@ -223,6 +232,9 @@ async def asyncio(
 ) -> Booking | Error | None:
     """ Releases a booking: its network leaves its node, its VLAN and quota
     are freed, and the release is accounted.
+
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
 
     Args:
         project (str):

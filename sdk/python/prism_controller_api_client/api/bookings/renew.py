@@ -133,6 +133,9 @@ def sync_detailed(
     """ Renews a lease; the answer says the end granted (the service level's
     longest lease clamps it).
 
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -171,6 +174,9 @@ def sync(
     """ Renews a lease; the answer says the end granted (the service level's
     longest lease clamps it).
 
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -203,6 +209,9 @@ async def asyncio_detailed(
 ) -> Response[Error | Renewed]:
     """ Renews a lease; the answer says the end granted (the service level's
     longest lease clamps it).
+
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
 
     Args:
         project (str):
@@ -241,6 +250,9 @@ async def asyncio(
 ) -> Error | Renewed | None:
     """ Renews a lease; the answer says the end granted (the service level's
     longest lease clamps it).
+
+     Its creator, a project owner, or an administrator (an override,
+    audited as `admin-override`).
 
     Args:
         project (str):

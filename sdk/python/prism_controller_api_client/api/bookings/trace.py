@@ -138,7 +138,8 @@ def sync_detailed(
 
 ) -> Response[Error | TapAnswer]:
     """ Traces the next packets of the booking's network through the node's
-    stages (its booker or a project owner): each stage's decision. Answers
+    stages (its booker, a project owner or an administrator: an override,
+    audited as `admin-override`): each stage's decision. Answers
     when it has them or the wait is over (`timed_out`).
 
     Args:
@@ -177,7 +178,8 @@ def sync(
 
 ) -> Error | TapAnswer | None:
     """ Traces the next packets of the booking's network through the node's
-    stages (its booker or a project owner): each stage's decision. Answers
+    stages (its booker, a project owner or an administrator: an override,
+    audited as `admin-override`): each stage's decision. Answers
     when it has them or the wait is over (`timed_out`).
 
     Args:
@@ -211,7 +213,8 @@ async def asyncio_detailed(
 
 ) -> Response[Error | TapAnswer]:
     """ Traces the next packets of the booking's network through the node's
-    stages (its booker or a project owner): each stage's decision. Answers
+    stages (its booker, a project owner or an administrator: an override,
+    audited as `admin-override`): each stage's decision. Answers
     when it has them or the wait is over (`timed_out`).
 
     Args:
@@ -250,7 +253,8 @@ async def asyncio(
 
 ) -> Error | TapAnswer | None:
     """ Traces the next packets of the booking's network through the node's
-    stages (its booker or a project owner): each stage's decision. Answers
+    stages (its booker, a project owner or an administrator: an override,
+    audited as `admin-override`): each stage's decision. Answers
     when it has them or the wait is over (`timed_out`).
 
     Args:

@@ -114,7 +114,9 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
 
 ) -> Response[Error | PublicAddress]:
-    """ Releases a public address: from now, traffic to it is dropped.
+    """ Releases a public address: from now, traffic to it is dropped. Its
+    leaser, a project owner, or an administrator (an override, audited as
+    `admin-override`).
 
     Args:
         project (str):
@@ -148,7 +150,9 @@ def sync(
     client: AuthenticatedClient | Client,
 
 ) -> Error | PublicAddress | None:
-    """ Releases a public address: from now, traffic to it is dropped.
+    """ Releases a public address: from now, traffic to it is dropped. Its
+    leaser, a project owner, or an administrator (an override, audited as
+    `admin-override`).
 
     Args:
         project (str):
@@ -177,7 +181,9 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 
 ) -> Response[Error | PublicAddress]:
-    """ Releases a public address: from now, traffic to it is dropped.
+    """ Releases a public address: from now, traffic to it is dropped. Its
+    leaser, a project owner, or an administrator (an override, audited as
+    `admin-override`).
 
     Args:
         project (str):
@@ -211,7 +217,9 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 
 ) -> Error | PublicAddress | None:
-    """ Releases a public address: from now, traffic to it is dropped.
+    """ Releases a public address: from now, traffic to it is dropped. Its
+    leaser, a project owner, or an administrator (an override, audited as
+    `admin-override`).
 
     Args:
         project (str):

@@ -123,7 +123,9 @@ def sync_detailed(
     body: RenewRequest,
 
 ) -> Response[Error | Renewed]:
-    """ Renews a public address's lease (never past its booking's end).
+    """ Renews a public address's lease (never past its booking's end): its
+    leaser, a project owner, or an administrator (an override, audited as
+    `admin-override`).
 
     Args:
         project (str):
@@ -160,7 +162,9 @@ def sync(
     body: RenewRequest,
 
 ) -> Error | Renewed | None:
-    """ Renews a public address's lease (never past its booking's end).
+    """ Renews a public address's lease (never past its booking's end): its
+    leaser, a project owner, or an administrator (an override, audited as
+    `admin-override`).
 
     Args:
         project (str):
@@ -192,7 +196,9 @@ async def asyncio_detailed(
     body: RenewRequest,
 
 ) -> Response[Error | Renewed]:
-    """ Renews a public address's lease (never past its booking's end).
+    """ Renews a public address's lease (never past its booking's end): its
+    leaser, a project owner, or an administrator (an override, audited as
+    `admin-override`).
 
     Args:
         project (str):
@@ -229,7 +235,9 @@ async def asyncio(
     body: RenewRequest,
 
 ) -> Error | Renewed | None:
-    """ Renews a public address's lease (never past its booking's end).
+    """ Renews a public address's lease (never past its booking's end): its
+    leaser, a project owner, or an administrator (an override, audited as
+    `admin-override`).
 
     Args:
         project (str):

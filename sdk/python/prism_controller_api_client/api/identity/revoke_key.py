@@ -110,7 +110,9 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
 
 ) -> Response[Any | Error]:
-    """ 
+    """ Revokes an API key of the project: its creator, a project owner, or an
+    administrator (an override, audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -143,7 +145,9 @@ def sync(
     client: AuthenticatedClient | Client,
 
 ) -> Any | Error | None:
-    """ 
+    """ Revokes an API key of the project: its creator, a project owner, or an
+    administrator (an override, audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -171,7 +175,9 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 
 ) -> Response[Any | Error]:
-    """ 
+    """ Revokes an API key of the project: its creator, a project owner, or an
+    administrator (an override, audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
@@ -204,7 +210,9 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 
 ) -> Any | Error | None:
-    """ 
+    """ Revokes an API key of the project: its creator, a project owner, or an
+    administrator (an override, audited as `admin-override`).
+
     Args:
         project (str):
         id (str):
