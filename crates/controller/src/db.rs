@@ -56,6 +56,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "audit note",
         include_str!("../migrations/0011_audit_note.sql"),
     ),
+    (
+        12,
+        "node revoked",
+        include_str!("../migrations/0012_node_revoked.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

@@ -26,6 +26,13 @@ pub struct NodeCaller {
     pub node: String,
 }
 
+/// A node key refused: why, and the node it was for if it is known.
+#[derive(Debug)]
+pub(crate) struct NodeRefused {
+    pub error: Error,
+    pub node: Option<String>,
+}
+
 /// `host:port`, the port a number.
 fn check_address(a: &str) -> Result<()> {
     let ok = a.len() <= 255
@@ -66,30 +73,46 @@ impl Controller {
 
     /// Revokes a node key: the node's next heartbeat is refused, the
     /// certificates issued under it are no longer accepted (the node is
-    /// not called again), and the node goes down once its timeout passes.
+    /// not called again), and, unless it has another live key, the node
+    /// is down at once (nothing is placed on it).
     pub async fn revoke_node_key(&self, p: &Principal, id: &str) -> Result<()> {
         p.require_admin()?;
+        let now = self.now_ms();
         let mut tx = crate::db::begin(&self.pool).await?;
-        if !keys::revoke(&mut tx, id, self.now_ms()).await? {
-            return Err(Error::not_found("such live node key"));
-        }
+        let node = keys::revoke(&mut tx, id, now)
+            .await?
+            .ok_or_else(|| Error::not_found("such live node key"))?;
         self.revoke_node_certificates(&mut tx, id).await?;
+        nodes::mark_revoked(&mut tx, &node, now).await?;
         tx.commit().await?;
         Ok(())
     }
 
     /// The node a `prn_` key stands for; 401 unless it is live.
     pub async fn authenticate_node(&self, bearer: &str) -> Result<NodeCaller> {
+        self.node_key(bearer).await.map_err(|r| r.error)
+    }
+
+    /// As [`Self::authenticate_node`]; a refusal names the node when the
+    /// key is known (a revoked one), for the audit log.
+    pub(crate) async fn node_key(
+        &self,
+        bearer: &str,
+    ) -> std::result::Result<NodeCaller, NodeRefused> {
+        let refused = |error, node| NodeRefused { error, node };
         if !bearer.starts_with(NODE_KEY_PREFIX) {
-            return Err(Error::unauthorized(
-                "a heartbeat needs `Authorization: Bearer <node key>` (`prism ctl node-key`)",
-            ));
+            let why = "a heartbeat needs `Authorization: Bearer <node key>` (`prism ctl node-key`)";
+            return Err(refused(Error::unauthorized(why), None));
         }
-        let (key_id, node, revoked) = keys::by_digest(&self.pool, &secrets::digest(bearer))
-            .await?
-            .ok_or_else(|| Error::unauthorized("unknown node key"))?;
+        let found = keys::by_digest(&self.pool, &secrets::digest(bearer))
+            .await
+            .map_err(|e| refused(e, None))?;
+        let Some((key_id, node, revoked)) = found else {
+            return Err(refused(Error::unauthorized("unknown node key"), None));
+        };
         if revoked {
-            return Err(Error::unauthorized("this node key was revoked"));
+            let e = Error::unauthorized("this node key was revoked");
+            return Err(refused(e, Some(node)));
         }
         Ok(NodeCaller { key_id, node })
     }

@@ -3,7 +3,8 @@
 use crate::authz::{Operation, Principal, SeenProject};
 use crate::controller::Controller;
 use crate::datastore::identity as store;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
+use crate::login_guard::Reserved;
 use crate::secrets::{self, KEY_PREFIX, TOKEN_PREFIX};
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -85,7 +86,13 @@ impl Controller {
             Some(a) => format!("login:{} from {a}", r.user),
             None => format!("login:{}", r.user),
         };
-        if let Some(left_ms) = self.login_blocked(&r.user, source).await? {
+        let ttl = r.ttl_s.unwrap_or(SESSION_TTL_S);
+        if !(1..=SESSION_MAX_TTL_S).contains(&ttl) {
+            return Err(
+                Error::invalid(format!("1 to {SESSION_MAX_TTL_S} seconds")).with_field("ttl_s")
+            );
+        }
+        if let Reserved::Blocked(left_ms) = self.login_reserve(&r.user, source).await? {
             let e = Error::rate_limited(
                 "too many failed logins for this user or from this address; wait",
                 u64::try_from(left_ms).unwrap_or(0).div_ceil(1000),
@@ -93,24 +100,18 @@ impl Controller {
             self.audit(Some(&who), "POST", "/v1/login", 429).await;
             return Err(e);
         }
-        match self.check_login(&r).await {
-            Ok(t) => {
-                self.login_succeeded(&r.user, source).await?;
-                self.audit(Some(&who), "POST", "/v1/login", 201).await;
-                Ok(t)
-            }
-            Err(e) => {
-                if e.code == ErrorCode::Unauthorized {
-                    self.login_failed(&r.user, source).await?;
-                }
-                self.audit(Some(&who), "POST", "/v1/login", e.code.http_status())
-                    .await;
-                Err(e)
-            }
+        let answer = self.check_login(&r, ttl).await;
+        if answer.is_ok() {
+            self.login_succeeded(&r.user, source).await?;
         }
+        let status = answer
+            .as_ref()
+            .map_or_else(|e| e.code.http_status(), |_| 201);
+        self.audit(Some(&who), "POST", "/v1/login", status).await;
+        answer
     }
 
-    async fn check_login(&self, r: &LoginRequest) -> Result<TokenView> {
+    async fn check_login(&self, r: &LoginRequest, ttl: i64) -> Result<TokenView> {
         // No such user: a dummy hash is verified all the same, so the
         // time taken does not tell which names exist.
         let (user_id, hash) = match store::password_hash(&self.pool, &r.user).await? {
@@ -135,12 +136,6 @@ impl Controller {
             }
             None => None,
         };
-        let ttl = r.ttl_s.unwrap_or(SESSION_TTL_S);
-        if !(1..=SESSION_MAX_TTL_S).contains(&ttl) {
-            return Err(
-                Error::invalid(format!("1 to {SESSION_MAX_TTL_S} seconds")).with_field("ttl_s")
-            );
-        }
         let (token, digest) = secrets::new_secret(TOKEN_PREFIX);
         let id = secrets::new_id();
         let now = self.now_ms();

@@ -60,6 +60,7 @@ pub use heartbeat::{
 pub use identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
+pub use login_guard::{FREE_FAILURES as LOGIN_FREE_FAILURES, MAX_BLOCK_MS as LOGIN_MAX_BLOCK_MS};
 pub use model::{
     Action, ActionRequest, AllocationState, Booking, BookingRequest, GenericOp, ListQuery,
     NODE_PREFIX, OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed,

@@ -3,7 +3,10 @@
 //! blocks that name (and that address) for twice as long as the last, up
 //! to a ceiling, and a blocked login is refused with 429 and when to try
 //! again — before the password is even checked, so a guesser learns
-//! nothing from it. A success clears the name's and the address's count.
+//! nothing from it. Each attempt is counted as a failure before its
+//! password is checked (a reservation; a success clears it), so guesses
+//! sent at once cannot all pass the check for a block before any is
+//! counted. A success clears the name's and the address's count.
 //!
 //! The counts are in the database (`datastore::login_strikes`), so that
 //! every replica of the controller counts the same guesses, kept with the
@@ -39,35 +42,50 @@ fn block_ms(failures: i64) -> Option<i64> {
     (beyond > 0).then(|| (FIRST_BLOCK_MS << (beyond - 1).min(20)).min(MAX_BLOCK_MS))
 }
 
-impl Controller {
-    /// Milliseconds until `user` (from `source`) may try again, if either
-    /// is blocked now.
-    pub(crate) async fn login_blocked(
-        &self,
-        user: &str,
-        source: Option<IpAddr>,
-    ) -> Result<Option<i64>> {
-        let until = store::blocked_until(&self.pool, &keys(user, source)).await?;
-        let now = self.now_ms();
-        Ok(until.map(|u| u - now).filter(|left| *left > 0))
-    }
+/// What a login attempt's reservation found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reserved {
+    /// Counted as a failure in advance: the password may be checked.
+    Counted,
+    /// The name or the address is blocked for this many ms more: nothing
+    /// counted, the password must not be checked.
+    Blocked(i64),
+}
 
-    /// Counts a failed login; the block it starts, if any (ms).
-    pub(crate) async fn login_failed(
+impl Controller {
+    /// Counts a login attempt as a failure *before* its password is
+    /// checked (a success clears it): so guesses sent at once are counted
+    /// as they arrive, and the one that reaches the allowance blocks the
+    /// name and the address for the rest before they are checked. N
+    /// simultaneous guesses get no more checks than N sent one by one.
+    pub(crate) async fn login_reserve(
         &self,
         user: &str,
         source: Option<IpAddr>,
-    ) -> Result<Option<i64>> {
+    ) -> Result<Reserved> {
         let now = self.now_ms();
-        let mut longest = None;
+        let mut tx = crate::db::begin(&self.pool).await?;
+        let mut counted = Vec::new();
+        // Always the name first, then the address: no two attempts wait
+        // on each other's rows in a circle.
         for k in keys(user, source) {
-            let failures = store::count_failure(&self.pool, &k, now).await?;
-            if let Some(b) = block_ms(failures) {
-                store::block(&self.pool, &k, now + b).await?;
-                longest = longest.max(Some(b));
+            match store::reserve_failure(&mut tx, &k, now).await? {
+                Some(failures) => counted.push((k, failures)),
+                None => {
+                    drop(tx);
+                    let until = store::blocked_until(&self.pool, &keys(user, source)).await?;
+                    let left = until.map_or(1, |u| (u - now).max(1));
+                    return Ok(Reserved::Blocked(left));
+                }
             }
         }
-        Ok(longest)
+        for (k, failures) in &counted {
+            if let Some(b) = block_ms(*failures) {
+                store::block(&mut tx, k, now + b).await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(Reserved::Counted)
     }
 
     /// A login succeeded: the name's and the address's counts start over.

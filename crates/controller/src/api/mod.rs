@@ -71,7 +71,8 @@ pub const PATHS: [&str; 33] = [
     "/v1/audit",
 ];
 
-/// A token bucket per credential (429 past `rate_per_s`).
+/// A token bucket per credential, and per source address for requests
+/// without one (429 past `rate_per_s`).
 #[derive(Debug)]
 struct Limiter {
     rate: f64,
@@ -243,7 +244,7 @@ fn project_in_path(path: &str) -> Option<String> {
 }
 
 /// Serves a request as `principal` (none: anonymous), rate-limited per
-/// credential, its change audited.
+/// credential (anonymous: per source address), its change audited.
 async fn as_principal(
     app: App,
     principal: Option<Principal>,
@@ -252,9 +253,17 @@ async fn as_principal(
 ) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_string();
-    let key = principal
-        .as_ref()
-        .map_or_else(|| "anonymous".to_string(), |p| p.credential_id.clone());
+    // Requests without a credential are limited per source address: a
+    // flood from one address must not stop every other address's logins.
+    let peer = req
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0.ip());
+    let key = match (&principal, peer) {
+        (Some(p), _) => p.credential_id.clone(),
+        (None, Some(ip)) => format!("anonymous:{ip}"),
+        (None, None) => "anonymous".to_string(),
+    };
     if !app.limiter.allow(&key) {
         return rate_limited();
     }
@@ -288,13 +297,16 @@ fn rate_limited() -> Response {
 async fn as_node(app: App, bearer: &str, mut req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_string();
-    let node = match app.ctl.authenticate_node(bearer).await {
+    let node = match app.ctl.node_key(bearer).await {
         Ok(n) => n,
-        Err(e) => {
+        Err(refused) => {
+            // A revoked key's refusal is the node's own entry.
+            let who = refused.node.map(|n| format!("node:{n}"));
+            let status = refused.error.code.status().as_u16();
             app.ctl
-                .audit(None, method.as_str(), &path, e.code.status().as_u16())
+                .audit(who.as_deref(), method.as_str(), &path, status)
                 .await;
-            return e.into_response();
+            return refused.error.into_response();
         }
     };
     if !app.limiter.allow(&node.key_id) {

@@ -1,6 +1,6 @@
 //! Failed logins by key (`user:NAME`, `addr:IP`): the SQL.
 
-use super::Pool;
+use super::{Pool, Tx};
 use crate::error::Result;
 use sqlx::Row;
 
@@ -19,29 +19,35 @@ pub(crate) async fn blocked_until(pool: &Pool, keys: &[String]) -> Result<Option
     Ok(latest)
 }
 
-/// Counts one more failure of `key` at `now`: the failures now counted.
-/// One statement, so failures on replicas at once are all counted.
-pub(crate) async fn count_failure(pool: &Pool, key: &str, now: i64) -> Result<i64> {
+/// Reserves one more failure of `key` at `now`, unless it is blocked:
+/// the failures now counted, or `None` (blocked: nothing counted). One
+/// statement, so attempts on replicas at once are each counted once, and
+/// in the caller's transaction, which holds the row until it blocks it.
+pub(crate) async fn reserve_failure(tx: &mut Tx, key: &str, now: i64) -> Result<Option<i64>> {
     let r = sqlx::query(
         "INSERT INTO login_strikes (key, failures, blocked_until_ms, last_ms) VALUES ($1, 1, 0, $2) \
          ON CONFLICT (key) DO UPDATE SET failures = login_strikes.failures + 1, last_ms = $2 \
+         WHERE login_strikes.blocked_until_ms <= $2 \
          RETURNING failures",
     )
     .bind(key)
     .bind(now)
-    .fetch_one(pool)
+    .fetch_optional(&mut **tx)
     .await?;
-    Ok(r.try_get("failures")?)
+    Ok(match r {
+        Some(r) => Some(r.try_get("failures")?),
+        None => None,
+    })
 }
 
 /// Blocks `key` until `until` (never shortening a longer block).
-pub(crate) async fn block(pool: &Pool, key: &str, until: i64) -> Result<()> {
+pub(crate) async fn block(tx: &mut Tx, key: &str, until: i64) -> Result<()> {
     sqlx::query(
         "UPDATE login_strikes SET blocked_until_ms = $2 WHERE key = $1 AND blocked_until_ms < $2",
     )
     .bind(key)
     .bind(until)
-    .execute(pool)
+    .execute(&mut **tx)
     .await?;
     Ok(())
 }

@@ -44,15 +44,20 @@ pub(crate) async fn all(pool: &Pool) -> Result<Vec<NodeKeyView>> {
         .collect()
 }
 
-/// Revokes key `id` at `now`; false if there is no such live key.
-pub(crate) async fn revoke(tx: &mut super::Tx, id: &str, now: i64) -> Result<bool> {
-    let done =
-        sqlx::query("UPDATE node_keys SET revoked_ms = $2 WHERE id = $1 AND revoked_ms IS NULL")
-            .bind(id)
-            .bind(now)
-            .execute(&mut **tx)
-            .await?;
-    Ok(done.rows_affected() > 0)
+/// Revokes key `id` at `now`: the node it was for, or `None` if there is
+/// no such live key.
+pub(crate) async fn revoke(tx: &mut super::Tx, id: &str, now: i64) -> Result<Option<String>> {
+    let r = sqlx::query(
+        "UPDATE node_keys SET revoked_ms = $2 WHERE id = $1 AND revoked_ms IS NULL RETURNING node_name",
+    )
+    .bind(id)
+    .bind(now)
+    .fetch_optional(&mut **tx)
+    .await?;
+    Ok(match r {
+        Some(r) => Some(r.try_get(0)?),
+        None => None,
+    })
 }
 
 /// The key whose secret has `digest`: (id, node name, revoked).

@@ -241,7 +241,7 @@ pub(crate) async fn upsert_from_heartbeat(
             let rebooted = r.try_get::<Option<String>, _>(2)?.as_deref() != Some(&h.boot_id);
             let generation: i64 = r.try_get(3)?;
             let applied: i64 = r.try_get(4)?;
-            sqlx::query("UPDATE nodes SET address = $2, device = $3, slots = $4, ports = $5, boot_id = $6, last_seen_ms = $7, hw_mbps = COALESCE($8, hw_mbps), sw_mbps = COALESCE($9, sw_mbps) WHERE id = $1")
+            sqlx::query("UPDATE nodes SET address = $2, device = $3, slots = $4, ports = $5, boot_id = $6, last_seen_ms = $7, hw_mbps = COALESCE($8, hw_mbps), sw_mbps = COALESCE($9, sw_mbps), revoked_ms = NULL WHERE id = $1")
                 .bind(&id)
                 .bind(&h.address)
                 .bind(&h.info.device)
@@ -326,14 +326,40 @@ pub(crate) async fn record_converged(
     }
     let error = (!errors.is_empty())
         .then(|| format!("{} network(s) refused; see their bookings", errors.len()));
-    sqlx::query("UPDATE nodes SET applied_generation = $2, last_seen_ms = $3, last_error = $4 WHERE id = $1")
-        .bind(id)
-        .bind(if errors.is_empty() { generation } else { generation - 1 })
-        .bind(now)
-        .bind(error)
-        .execute(&mut *tx)
-        .await?;
+    // A node whose key was revoked stays down, and says why, whatever it
+    // answers.
+    sqlx::query(
+        "UPDATE nodes SET applied_generation = $2, \
+         last_seen_ms = CASE WHEN revoked_ms IS NULL THEN $3 ELSE last_seen_ms END, \
+         last_error = CASE WHEN revoked_ms IS NULL THEN $4 ELSE last_error END WHERE id = $1",
+    )
+    .bind(id)
+    .bind(if errors.is_empty() {
+        generation
+    } else {
+        generation - 1
+    })
+    .bind(now)
+    .bind(error)
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
+    Ok(())
+}
+
+/// Node `name`'s last live key was revoked at `now` (if it has no other):
+/// it is down at once, and says why, until a heartbeat with a live key.
+pub(crate) async fn mark_revoked(tx: &mut Tx, name: &str, now: i64) -> Result<()> {
+    sqlx::query(
+        "UPDATE nodes SET revoked_ms = $2, last_seen_ms = 0, \
+         last_error = 'its node key was revoked: down until it sends a heartbeat with a live key' \
+         WHERE name = $1 AND NOT EXISTS \
+         (SELECT 1 FROM node_keys WHERE node_name = $1 AND revoked_ms IS NULL)",
+    )
+    .bind(name)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 

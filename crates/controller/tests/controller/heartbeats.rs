@@ -162,11 +162,32 @@ async fn node_keys_are_refused_where_they_do_not_belong() {
         "nothing registered"
     );
 
-    // Revoked: refused from the next heartbeat on.
+    // Revoked: down at once (the clock has not moved), refused from the
+    // next heartbeat on, and the refusal is the node's own audit entry.
     n1.heartbeat(&b).await.unwrap();
+    assert!(h.admin.list_nodes().await.unwrap()[0].up);
     h.admin.revoke_node_key(&id).await.unwrap();
+    let v = &h.admin.list_nodes().await.unwrap()[0];
+    assert!(!v.up, "a revoked node is down at once");
+    let why = v.last_error.clone().unwrap_or_default();
+    assert!(why.contains("revoked"), "{why}");
     assert_eq!(status(n1.heartbeat(&b).await).0, 401);
+    let audit = h.admin.audit(None).await.unwrap().items;
+    let refused = audit
+        .iter()
+        .filter(|e| e.path == "/v1/nodes/heartbeat" && e.status == 401)
+        .map(|e| e.principal.as_str())
+        .collect::<Vec<_>>();
+    assert_eq!(
+        refused.last(),
+        Some(&"node:n1"),
+        "the revoked key's heartbeat is audited under its node: {refused:?}"
+    );
     assert_eq!(status(h.admin.revoke_node_key(&id).await).0, 404);
+    // A new key for it: up again with its next heartbeat.
+    let (again, _) = keyed(&h, "n1").await;
+    again.heartbeat(&b).await.unwrap();
+    assert!(h.admin.list_nodes().await.unwrap()[0].up);
     // Members may not make keys.
     let fay = h.user("fay").await;
     assert_eq!(status(fay.create_node_key("n3").await).0, 403);

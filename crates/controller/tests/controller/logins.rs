@@ -146,3 +146,98 @@ async fn guesses_spread_over_replicas_are_counted_together() {
     h.clock.advance_ms(1000);
     other.login_from(login("ann", None), from).await.unwrap();
 }
+
+/// A login over a raw HTTP/1.1 connection from `source` (a loopback
+/// address of its own): the status line and headers.
+async fn raw_login_from(addr: &str, source: &str, body: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{source}:0").parse().unwrap()).unwrap();
+    let mut s = socket.connect(addr.parse().unwrap()).await.unwrap();
+    let req = format!(
+        "POST /v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    out.to_ascii_lowercase()
+}
+
+/// Fifty wrong passwords sent at once, for one name or from one address
+/// under fifty names, get no more password checks than guesses sent one
+/// by one would: the free failures and the one that starts the block
+/// (each attempt is counted before its password is checked).
+#[tokio::test(flavor = "multi_thread")]
+async fn fifty_guesses_at_once_get_no_more_checks_than_the_allowance() {
+    let h = Harness::start().await;
+    h.user("ann").await;
+    let allowance = prism_controller::LOGIN_FREE_FAILURES as usize + 1;
+    for names in [false, true] {
+        let guesses = (0..50).map(|i| {
+            let anon = h.anonymous();
+            let user = if names {
+                format!("name{i}")
+            } else {
+                "ann".into()
+            };
+            async move { anon.login(&attempt(&user, "guess")).await.unwrap_err() }
+        });
+        let answers = futures_join_all(guesses).await;
+        let checked = answers.iter().filter(|e| e.status() == Some(401)).count();
+        let refused = answers.iter().filter(|e| e.status() == Some(429)).count();
+        let what = if names {
+            "fifty names from one address"
+        } else {
+            "one name"
+        };
+        assert_eq!(checked + refused, 50, "{what}: only 401 and 429");
+        assert!(
+            checked <= allowance,
+            "{what}: {checked} of 50 guesses sent at once were checked (allowance {allowance})"
+        );
+        // Both the name's and the address's blocks pass; the next round
+        // starts from a clean address.
+        h.clock.advance_ms(prism_controller::LOGIN_MAX_BLOCK_MS + 1);
+        h.anonymous().login(&login("ann", None)).await.unwrap();
+    }
+}
+
+/// Every future of `fs`, run at once, in order.
+async fn futures_join_all<F: std::future::Future + Send + 'static>(
+    fs: impl Iterator<Item = F>,
+) -> Vec<F::Output>
+where
+    F::Output: Send + 'static,
+{
+    let handles: Vec<_> = fs.map(tokio::spawn).collect();
+    let mut out = Vec::new();
+    for h in handles {
+        out.push(h.await.unwrap());
+    }
+    out
+}
+
+/// Requests without a token are limited per source address: a flood from
+/// one address is refused (429) while another address logs in.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flood_without_a_token_from_one_address_leaves_others_logging_in() {
+    let mut s = crate::common::settings();
+    (s.rate_per_s, s.rate_burst) = (2.0, 10.0);
+    let h = Harness::start_with(s).await;
+    let flood = h.anonymous();
+    let mut limited = 0;
+    for _ in 0..40 {
+        let (status, _) = flood.raw("GET", "/v1/whoami", None).await.unwrap();
+        limited += usize::from(status == 429);
+    }
+    assert!(limited >= 25, "{limited} of 40 anonymous requests refused");
+    let body = serde_json::json!({"user": "admin", "password": PASSWORD}).to_string();
+    let head = raw_login_from(&h.addr, "127.0.0.2", &body).await;
+    assert!(
+        head.starts_with("http/1.1 201"),
+        "another address logs in: {head}"
+    );
+    let (status, _) = flood.raw("GET", "/v1/whoami", None).await.unwrap();
+    assert_eq!(status, 429, "the flooding address is still limited");
+}
