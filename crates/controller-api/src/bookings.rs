@@ -106,6 +106,12 @@ pub struct Booking {
     /// Outgoing NAT through its node's gateway.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub nat: bool,
+    /// A change to it (provision, start, stop, release, expiry) is not yet
+    /// taken by its node(s): a released network may still be on its node
+    /// (the node's `last_error` says why); the controller converges the
+    /// node in the background.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub converging: bool,
     /// Internal ids (not in the API): the booker's, the project's, the node's;
     /// and the lease asked for, which provisioning starts.
     #[serde(skip)]

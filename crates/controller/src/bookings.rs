@@ -349,7 +349,7 @@ impl Controller {
         self.account(&mut tx, "provision", &b, &m.project_id, &p.user_id)
             .await?;
         tx.commit().await?;
-        self.finish_operation(op).await?;
+        self.node_changed(op, self.pass_wait()).await;
         self.booking_in(&m, id).await
     }
 
@@ -446,8 +446,19 @@ impl Controller {
         store::set_operational(&mut tx, id, state).await?;
         self.bump_generation(&mut tx, &b).await?;
         tx.commit().await?;
-        self.finish_operation(op).await?;
+        // A network started is answered ready (or failed) when its node
+        // answers in time; a stop only waits a moment for its node.
+        let wait = match action {
+            Action::Start => self.pass_wait(),
+            Action::Stop => self.change_wait(),
+        };
+        self.node_changed(op, wait).await;
         self.booking_in(&m, id).await
+    }
+
+    /// How long a release or a stop waits for its node before answering.
+    pub(crate) fn change_wait(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.settings.change_wait_ms)
     }
 
     /// A new generation for every node booking `b` is on (a spanning

@@ -20,9 +20,14 @@ pub struct Settings {
     /// A node not heard from for this long is down: nothing is placed on it.
     pub node_timeout_ms: i64,
     /// A call to a node that has not answered in this long has failed (a
-    /// hung node must not hold a booking, a reconciliation or its node's
-    /// lock for ever).
+    /// hung node must not hold a pass over it for ever; no other node's
+    /// work and no API answer waits for it, `crate::node_work`).
     pub node_call_timeout_ms: u64,
+    /// A connection to a node not made in this long has failed.
+    pub node_connect_timeout_ms: u64,
+    /// How long a release or a stop waits for its node before answering
+    /// with the node's convergence pending (`converging`).
+    pub change_wait_ms: u64,
     /// Requests per second per credential before 429, and the burst.
     pub rate_per_s: f64,
     pub rate_burst: f64,
@@ -54,6 +59,12 @@ pub struct Settings {
     pub allow_readable_db: bool,
 }
 
+/// A call to a node: well under a client's patience (a node takes a
+/// whole desired state of software networks in well under a second).
+pub const NODE_CALL_TIMEOUT_MS: u64 = 10_000;
+/// A connection to a node.
+pub const NODE_CONNECT_TIMEOUT_MS: u64 = 3_000;
+
 /// The connections to PostgreSQL a lone replica keeps.
 pub const DB_CONNECTIONS: u32 = 8;
 
@@ -72,7 +83,9 @@ impl Default for Settings {
             reaper_every_ms: 1000,
             reconcile_every_ms: 2000,
             node_timeout_ms: 10_000,
-            node_call_timeout_ms: prism_node_api::CALL_TIMEOUT.as_millis() as u64,
+            node_call_timeout_ms: NODE_CALL_TIMEOUT_MS,
+            node_connect_timeout_ms: NODE_CONNECT_TIMEOUT_MS,
+            change_wait_ms: 250,
             rate_per_s: 200.0,
             rate_burst: 400.0,
             node_secret: None,
@@ -107,6 +120,8 @@ pub struct Controller {
     pub(crate) dummy_hash: Arc<String>,
     /// This replica's name for the background lease (`crate::leader`).
     pub(crate) replica: Arc<String>,
+    /// Each node's passes, apart (`crate::node_work`).
+    pub(crate) work: Arc<crate::node_work::NodeWork>,
 }
 
 /// One reconciliation at a time per node (`crate::reconcile`); what it
@@ -141,6 +156,7 @@ impl Controller {
             _sqlite_lock: sqlite_lock.map(Arc::new),
             dummy_hash: Arc::new(dummy_hash),
             replica: Arc::new(uuid::Uuid::new_v4().to_string()),
+            work: Default::default(),
         };
         c.seed().await?;
         Ok(c)
@@ -200,7 +216,9 @@ impl Controller {
                             eprintln!("prism controller: reaper: {e}");
                         }
                     }
-                    _ = rec.tick(), if token.is_some() => c.reconcile_all().await,
+                    _ = rec.tick(), if token.is_some() => {
+                        c.kick_every_node().await;
+                    }
                 }
             }
         })

@@ -61,6 +61,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "node revoked",
         include_str!("../migrations/0012_node_revoked.sql"),
     ),
+    (
+        13,
+        "operations started",
+        include_str!("../migrations/0013_operations_started.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

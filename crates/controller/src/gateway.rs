@@ -207,7 +207,7 @@ impl Controller {
         store::insert(&mut tx, &row).await?;
         let node_id = self.bump_public_node(&mut tx, &address).await?;
         tx.commit().await?;
-        self.reconcile_node(&node_id).await;
+        self.kick(&node_id).wait_at_most(self.pass_wait()).await;
         self.public_in(&m.project_id, &address).await
     }
 
@@ -345,7 +345,7 @@ impl Controller {
         let node_id = self.bump_public_node(&mut tx, address).await?;
         store::release(&mut tx, address, self.now_ms()).await?;
         tx.commit().await?;
-        self.reconcile_node(&node_id).await;
+        self.kick(&node_id).wait_at_most(self.pass_wait()).await;
         self.public_in(&project_id, address).await
     }
 
@@ -355,16 +355,14 @@ impl Controller {
     }
 
     /// The reaper's share: public addresses past their end, or whose
-    /// booking is released or past its end, released; their nodes
-    /// reconciled. Returns how many.
+    /// booking is released or past its end, released; their nodes asked
+    /// for a pass. Returns how many.
     pub(crate) async fn reap_public(&self) -> Result<usize> {
         let now = self.now_ms();
         let mut tx = db::booking_tx(&self.pool).await?;
         let (nodes, n) = store::expire_due(&mut tx, now).await?;
         tx.commit().await?;
-        for node in nodes {
-            self.reconcile_node(&node).await;
-        }
+        self.kick_all(&nodes);
         Ok(n)
     }
 

@@ -124,9 +124,9 @@ impl Controller {
         let c = self.clone();
         let id = id.to_string();
         if wan_moved {
-            tokio::spawn(async move { c.reconcile_all().await });
+            tokio::spawn(async move { c.kick_every_node().await });
         } else if behind {
-            tokio::spawn(async move { c.reconcile_node(&id).await });
+            c.kick(&id);
         }
     }
 

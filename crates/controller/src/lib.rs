@@ -32,6 +32,7 @@ mod live;
 mod login_guard;
 mod model;
 mod node_identity;
+mod node_work;
 mod nodes;
 mod observe;
 mod operations;

@@ -95,7 +95,8 @@ impl Controller {
             token: None,
             tls,
         })
-        .with_timeout(self.node_call_timeout()))
+        .with_timeout(self.node_call_timeout())
+        .with_connect_timeout(self.node_connect_timeout()))
     }
 
     /// Revokes the certificates issued under node key `key_id`, in the

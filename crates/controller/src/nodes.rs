@@ -28,10 +28,25 @@ impl Controller {
             token: self.settings.node_secret.clone(),
         })
         .with_timeout(self.node_call_timeout())
+        .with_connect_timeout(self.node_connect_timeout())
     }
 
     pub(crate) fn node_call_timeout(&self) -> std::time::Duration {
         std::time::Duration::from_millis(self.settings.node_call_timeout_ms)
+    }
+
+    /// How long a call that needs its node's answer (a provision, a
+    /// start, a public address) waits for the pass over it: as long as
+    /// one pass can take, so a failing node's own error is recorded
+    /// first; no longer, whatever passes are queued before it.
+    pub(crate) fn pass_wait(&self) -> std::time::Duration {
+        self.node_connect_timeout()
+            + self.node_call_timeout()
+            + std::time::Duration::from_millis(500)
+    }
+
+    pub(crate) fn node_connect_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.settings.node_connect_timeout_ms)
     }
 
     /// Registers a node: the controller asks it what it is, with its
@@ -65,7 +80,7 @@ impl Controller {
         let mut tx = crate::db::begin(&self.pool).await?;
         self.record_wan(&mut tx, &id, info.wan.as_ref()).await?;
         tx.commit().await?;
-        self.reconcile_node(&id).await;
+        self.kick(&id).wait_at_most(self.pass_wait()).await;
         self.node_view(&id).await
     }
 

@@ -10,6 +10,7 @@ use crate::db::Tx;
 use crate::error::Result;
 use crate::model::Booking;
 use crate::secrets;
+use std::time::Duration;
 
 /// A node operation recorded before it starts.
 #[derive(Debug, Clone)]
@@ -41,42 +42,47 @@ impl Controller {
         Ok(Some(OpRecord { steps }))
     }
 
-    /// Carries out a recorded operation: the node converges to its desired
-    /// state (which the operation's transaction changed), then the
-    /// operation is done. The booking's operational state says how the
-    /// node took it.
-    pub(crate) async fn finish_operation(&self, op: Option<OpRecord>) -> Result<()> {
-        let Some(op) = op else { return Ok(()) };
-        for (id, node) in &op.steps {
-            self.reconcile_node(node).await;
-            store::mark_done(&self.pool, id, self.now_ms()).await?;
+    /// Carries out a recorded operation: its nodes are asked for a pass
+    /// (`crate::node_work`), which marks it done once the node has taken
+    /// the desired state its transaction changed; waits for those passes
+    /// at most `wait`. Whether they finished (the booking's operational
+    /// state says how the node took it; if not, it is `converging`).
+    pub(crate) async fn node_changed(&self, op: Option<OpRecord>, wait: Duration) -> bool {
+        let Some(op) = op else { return true };
+        let tickets = self.kick_all(op.steps.iter().map(|(_, node)| node));
+        // The passes run side by side; waiting for each in turn takes as
+        // long as the slowest.
+        let all = async {
+            for t in tickets {
+                t.wait().await;
+            }
+        };
+        if tokio::time::timeout(wait, all).await.is_ok() {
+            return true;
         }
-        Ok(())
+        let why = format!(
+            "convergence pending: the node has not taken its desired state within {wait:?}; \
+             its pass goes on in the background"
+        );
+        for (_, node) in &op.steps {
+            let _ = crate::datastore::nodes::note_pending(&self.pool, node, &why).await;
+        }
+        false
     }
 
     /// Finishes what a previous run started and did not finish (killed
-    /// between recording an operation and its node's convergence).
+    /// between recording an operation and its node's convergence, or a
+    /// node that did not answer): a pass over each node concerned, whose
+    /// success marks them done. Returns how many nodes.
     pub async fn resume(&self) -> Result<usize> {
-        let ops = store::unfinished(&self.pool).await?;
-        let mut nodes: Vec<&String> = Vec::new();
-        for n in ops.iter().filter_map(|(_, n)| n.as_ref()) {
-            if !nodes.contains(&n) {
-                nodes.push(n);
-            }
-        }
-        for n in &nodes {
-            self.reconcile_node(n).await;
-        }
-        for (id, _) in &ops {
-            store::mark_done(&self.pool, id, self.now_ms()).await?;
-        }
-        if !ops.is_empty() {
+        let nodes = store::nodes_unfinished(&self.pool).await?;
+        self.kick_all(&nodes);
+        if !nodes.is_empty() {
             eprintln!(
-                "prism controller: resumed {} interrupted operation(s) on {} node(s)",
-                ops.len(),
+                "prism controller: resuming unfinished operations on {} node(s)",
                 nodes.len()
             );
         }
-        Ok(ops.len())
+        Ok(nodes.len())
     }
 }

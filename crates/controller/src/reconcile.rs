@@ -28,20 +28,27 @@ pub struct Converged {
     pub replaced: usize,
     pub removed: usize,
     pub failed: usize,
+    /// The node holds the generation read for the pass (or a newer one).
+    pub reached: bool,
 }
 
 impl Controller {
-    /// Reconciles every node (the background loop).
-    pub async fn reconcile_all(&self) {
-        let ids = match nodes::node_ids(&self.pool).await {
-            Ok(ids) => ids,
+    /// Asks for a pass over every node, each in its own task
+    /// (`crate::node_work`): the background loop's period.
+    pub(crate) async fn kick_every_node(&self) -> Vec<crate::node_work::Ticket> {
+        match nodes::node_ids(&self.pool).await {
+            Ok(ids) => self.kick_all(&ids),
             Err(e) => {
                 eprintln!("prism controller: reconcile: {e}");
-                return;
+                Vec::new()
             }
-        };
-        for id in ids {
-            self.reconcile_node(&id).await;
+        }
+    }
+
+    /// A pass over every node, side by side; returns when all are done.
+    pub async fn reconcile_all(&self) {
+        for t in self.kick_every_node().await {
+            t.wait().await;
         }
     }
 
@@ -52,8 +59,9 @@ impl Controller {
         Ok(now > sent)
     }
 
-    /// One pass over node `id`; failures are recorded on the node and on
-    /// the bookings concerned, never raised.
+    /// One pass over node `id`, here and now (the background's passes go
+    /// through `crate::node_work`, one at a time per node); failures are
+    /// recorded on the node and on the bookings concerned, never raised.
     pub async fn reconcile_node(&self, id: &str) -> Converged {
         let lock = self.node_lock(id);
         let mut accepted = lock.lock().await;
@@ -114,9 +122,10 @@ impl Controller {
                 }
             },
         };
-        let (c, ready) = tally(desired, applied.networks, &mut refused);
+        let (mut c, ready) = tally(desired, applied.networks, &mut refused);
         nodes::record_converged(&self.pool, id, generation, &ready, &refused, self.now_ms())
             .await?;
+        c.reached = true;
         Ok(c)
     }
 
@@ -133,7 +142,10 @@ impl Controller {
             && self.overtaken(id, generation).await?
         {
             // The node holds what it should.
-            return Ok(Converged::default());
+            return Ok(Converged {
+                reached: true,
+                ..Converged::default()
+            });
         }
         let why = match api {
             Some(a) if a.code == ErrorCode::StaleGeneration => format!(

@@ -3,7 +3,7 @@
 
 use crate::authz::{Operation, Principal};
 use crate::controller::Controller;
-use crate::datastore::{bookings, operations};
+use crate::datastore::bookings;
 use crate::db;
 use crate::error::{Error, Result};
 use crate::model::{AllocationState, Booking};
@@ -57,13 +57,15 @@ impl Controller {
         self.account(&mut tx, event, &b, project_id, user_id)
             .await?;
         self.commit_audited(tx, 200).await?;
-        self.finish_operation(op).await?;
+        let converged = self.node_changed(op, self.change_wait()).await;
+        b.converging = !converged;
         Ok(b)
     }
 
     /// Releases every lease past its end (and every hold past its hold)
-    /// in one transaction, set by set, then reconciles each node concerned
-    /// once. Returns how many.
+    /// in one transaction, set by set, then asks each node concerned for
+    /// a pass, which it does in its own time (`crate::node_work`): a lease
+    /// ends on time whatever its node does. Returns how many.
     pub async fn reap(&self) -> Result<usize> {
         self.forget_old_login_strikes().await?;
         let mut n = self.reap_public().await?;
@@ -72,10 +74,7 @@ impl Controller {
         let (nodes, expired) = bookings::expire_due(&mut tx, now).await?;
         n += expired;
         tx.commit().await?;
-        for node in nodes {
-            self.reconcile_node(&node).await;
-            operations::mark_expiries_done(&self.pool, &node, self.now_ms()).await?;
-        }
+        self.kick_all(&nodes);
         Ok(n)
     }
 }

@@ -177,6 +177,12 @@ const IDLE_MAX: usize = 64;
 /// trace waiting for packets gets its own wait on top).
 pub const CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// How long a connection (TCP, and TLS's handshake) may take to open,
+/// unless told (`NodeClient::with_connect_timeout`): a node that is up
+/// accepts in milliseconds; one whose address drops packets must not hold
+/// its caller for the kernel's SYN retries (about two minutes).
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// The longest a trace or capture waits for its packets (`TapBody`).
 const TAP_MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
@@ -186,6 +192,7 @@ pub struct NodeClient {
     /// Connections kept open between calls (`keeping_connections`).
     idle: Option<std::sync::Arc<std::sync::Mutex<Vec<Sender>>>>,
     timeout: std::time::Duration,
+    connect_timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for NodeClient {
@@ -201,6 +208,7 @@ impl NodeClient {
             endpoint,
             idle: None,
             timeout: CALL_TIMEOUT,
+            connect_timeout: CONNECT_TIMEOUT,
         }
     }
 
@@ -208,6 +216,13 @@ impl NodeClient {
     /// `timeout` instead of [`CALL_TIMEOUT`].
     pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// The same client with a connection not opened within `timeout`
+    /// failed (`ClientError::Timeout`) instead of [`CONNECT_TIMEOUT`].
+    pub fn with_connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.connect_timeout = timeout;
         self
     }
 
@@ -232,6 +247,7 @@ impl NodeClient {
             endpoint: self.endpoint.with_token(token),
             idle: self.idle.clone(),
             timeout: self.timeout,
+            connect_timeout: self.connect_timeout,
         }
     }
 
@@ -316,8 +332,21 @@ impl NodeClient {
         }
     }
 
-    /// A new connection to the endpoint, its HTTP/1.1 handshake done.
+    /// A new connection to the endpoint, its HTTP/1.1 handshake done,
+    /// within the connect timeout.
     async fn open(&self) -> Result<Sender, ClientError> {
+        let after = self.connect_timeout;
+        tokio::time::timeout(after, self.open_unbounded())
+            .await
+            .unwrap_or_else(|_| {
+                Err(ClientError::Timeout {
+                    what: format!("connecting to {:?}", self.endpoint),
+                    after,
+                })
+            })
+    }
+
+    async fn open_unbounded(&self) -> Result<Sender, ClientError> {
         let connect = |source| ClientError::Connect {
             at: self.endpoint.clone(),
             source,

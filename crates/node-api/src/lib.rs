@@ -18,7 +18,7 @@ mod types;
 
 pub use api::NodeApi;
 pub use auth::{Credential, MIN_SECRET_LEN, read_secret_file};
-pub use client::{CALL_TIMEOUT, ClientError, Endpoint, NodeClient};
+pub use client::{CALL_TIMEOUT, CONNECT_TIMEOUT, ClientError, Endpoint, NodeClient};
 pub use desired::{DesiredAction, DesiredApplied, DesiredChange, DesiredOutcome, DesiredState};
 /// Planning and carrying out a desired state, for any `NodeApi`.
 pub mod reconcile {

@@ -307,6 +307,9 @@ async fn drive(
     for (b, _) in &bookings {
         alice.release("demo", &b.id).await?;
     }
+    // A release answers from the database; its node converges in the
+    // background, which each booking's `converging` follows.
+    converged(&alice, bookings.iter().map(|(b, _)| b.id.as_str())).await?;
     out.left_on_nodes = left_on_nodes(dir).await?;
     say(&format!(
         "  released the leases: {} networks left on the nodes",
@@ -510,6 +513,25 @@ async fn leaks(bookings: &[(Booking, usize)]) -> Result<u64> {
 }
 
 /// The controller's networks still on the nodes (asked of each node).
+/// Waits (up to 15 s) until no booking of `ids` is converging.
+async fn converged(alice: &ControllerClient, ids: impl Iterator<Item = &str>) -> Result<()> {
+    let ids: Vec<&str> = ids.collect();
+    let t = std::time::Instant::now();
+    loop {
+        let mut pending = 0;
+        for id in &ids {
+            pending += usize::from(alice.booking("demo", id).await?.converging);
+        }
+        if pending == 0 {
+            return Ok(());
+        }
+        if t.elapsed() > std::time::Duration::from_secs(15) {
+            anyhow::bail!("{pending} released booking(s) not converged on their nodes in 15 s");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 async fn left_on_nodes(dir: &Path) -> Result<Vec<String>> {
     let mut left = Vec::new();
     for i in 1..=NODES {

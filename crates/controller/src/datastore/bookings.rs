@@ -12,7 +12,9 @@ use crate::registry::NETWORK;
 use prism_placement::Tier;
 use sqlx::Row;
 
-pub(crate) const BOOKING_SELECT: &str = "SELECT b.*, p.name AS project_name, u.name AS user_name, n.name AS node_name \
+pub(crate) const BOOKING_SELECT: &str = "SELECT b.*, p.name AS project_name, u.name AS user_name, n.name AS node_name, \
+     CAST(CASE WHEN EXISTS (SELECT 1 FROM operations o WHERE o.booking_id = b.id AND o.state = 'started') \
+     THEN 1 ELSE 0 END AS BIGINT) AS converging \
      FROM bookings b JOIN projects p ON p.id = b.project_id JOIN users u ON u.id = b.user_id \
      LEFT JOIN nodes n ON n.id = b.node_id";
 
@@ -47,6 +49,7 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
         parts: Vec::new(),
         s_tag: None,
         nat: r.try_get::<i64, _>("nat")? != 0,
+        converging: r.try_get::<i64, _>("converging")? != 0,
         ids: BookingIds {
             user: r.try_get("user_id")?,
             project: r.try_get("project_id")?,

@@ -293,6 +293,20 @@ pub(crate) async fn set_last_error(pool: &Pool, id: &str, why: &str) -> Result<(
     Ok(())
 }
 
+/// Says on node `id` why it is behind (`why`), if it still is and has no
+/// other error to show: a change waited for it in vain, its pass goes on.
+pub(crate) async fn note_pending(pool: &Pool, id: &str, why: &str) -> Result<()> {
+    sqlx::query(
+        "UPDATE nodes SET last_error = $2 WHERE id = $1 AND applied_generation < generation \
+         AND last_error IS NULL",
+    )
+    .bind(id)
+    .bind(why)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
 /// Records one reconciliation pass of node `id` at `now`: its bookings
 /// `ready` or failed (`errors`: booking, why), and the generation reached
 /// (the one before while any network failed, so the next heartbeat tries

@@ -27,33 +27,35 @@ pub(crate) async fn insert_started(
     Ok(())
 }
 
-pub(crate) async fn mark_done(pool: &Pool, id: &str, now: i64) -> Result<()> {
-    sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE id = $1")
-        .bind(id)
-        .bind(now)
-        .execute(pool)
-        .await?;
+/// Operations `ids` are done at `now`.
+pub(crate) async fn mark_done(pool: &Pool, ids: &[String], now: i64) -> Result<()> {
+    let mut tx = crate::db::begin(pool).await?;
+    for id in ids {
+        sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE id = $1")
+            .bind(id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
     Ok(())
 }
 
-/// The operations still `started`, oldest first: (id, node id).
-pub(crate) async fn unfinished(pool: &Pool) -> Result<Vec<(String, Option<String>)>> {
+/// The operations still `started` on node `node_id`.
+pub(crate) async fn started_on(pool: &Pool, node_id: &str) -> Result<Vec<String>> {
+    let rows = sqlx::query("SELECT id FROM operations WHERE node_id = $1 AND state = 'started'")
+        .bind(node_id)
+        .fetch_all(pool)
+        .await?;
+    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+}
+
+/// The nodes with operations still `started`.
+pub(crate) async fn nodes_unfinished(pool: &Pool) -> Result<Vec<String>> {
     let rows = sqlx::query(
-        "SELECT id, node_id FROM operations WHERE state = 'started' ORDER BY started_ms",
+        "SELECT DISTINCT node_id FROM operations WHERE state = 'started' AND node_id IS NOT NULL",
     )
     .fetch_all(pool)
     .await?;
-    rows.iter()
-        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
-        .collect()
-}
-
-/// The reaper's `expire` operations on node `node_id` are done.
-pub(crate) async fn mark_expiries_done(pool: &Pool, node_id: &str, now: i64) -> Result<()> {
-    sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE node_id = $1 AND kind = 'expire' AND state = 'started'")
-        .bind(node_id)
-        .bind(now)
-        .execute(pool)
-        .await?;
-    Ok(())
+    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
 }

@@ -178,9 +178,8 @@ async fn node_keys_are_refused_where_they_do_not_belong() {
         .filter(|e| e.path == "/v1/nodes/heartbeat" && e.status == 401)
         .map(|e| e.principal.as_str())
         .collect::<Vec<_>>();
-    assert_eq!(
-        refused.last(),
-        Some(&"node:n1"),
+    assert!(
+        refused.contains(&"node:n1"),
         "the revoked key's heartbeat is audited under its node: {refused:?}"
     );
     assert_eq!(status(h.admin.revoke_node_key(&id).await).0, 404);

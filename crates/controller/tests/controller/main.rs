@@ -9,6 +9,7 @@ mod api_fuzz;
 mod authorization;
 mod gateway;
 mod heartbeats;
+mod hung_node;
 mod leases;
 mod logins;
 mod names;

@@ -221,6 +221,7 @@ async fn two_experiments_on_the_same_addresses_get_their_own_tunnels_and_vlans()
         1,
         "green's lease ended, blue's did not"
     );
+    _h.ctl.settle().await;
     assert_eq!(nodes[0].names().len(), 1);
     assert_eq!(nodes[1].names().len(), 1);
     let last = alice.book("exp", &spanning("last", two())).await.unwrap();

@@ -51,6 +51,10 @@ class PageBookingItemsItem:
             parts (list[PartView] | Unset): A network spanning nodes: its parts (`node` is the first part's).
             s_tag (int | None | Unset): A bridged network's S-tag on the wide area (802.1ad), unique.
             nat (bool | Unset): Outgoing NAT through its node's gateway.
+            converging (bool | Unset): A change to it (provision, start, stop, release, expiry) is not yet
+                taken by its node(s): a released network may still be on its node
+                (the node's `last_error` says why); the controller converges the
+                node in the background.
      """
 
     id: str
@@ -74,6 +78,7 @@ class PageBookingItemsItem:
     parts: list[PartView] | Unset = UNSET
     s_tag: int | None | Unset = UNSET
     nat: bool | Unset = UNSET
+    converging: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -165,6 +170,8 @@ class PageBookingItemsItem:
 
         nat = self.nat
 
+        converging = self.converging
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -201,6 +208,8 @@ class PageBookingItemsItem:
             field_dict["s_tag"] = s_tag
         if nat is not UNSET:
             field_dict["nat"] = nat
+        if converging is not UNSET:
+            field_dict["converging"] = converging
 
         return field_dict
 
@@ -342,6 +351,8 @@ class PageBookingItemsItem:
 
         nat = d.pop("nat", UNSET)
 
+        converging = d.pop("converging", UNSET)
+
         page_booking_items_item = cls(
             id=id,
             project=project,
@@ -364,6 +375,7 @@ class PageBookingItemsItem:
             parts=parts,
             s_tag=s_tag,
             nat=nat,
+            converging=converging,
         )
 
 
