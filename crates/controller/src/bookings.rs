@@ -289,23 +289,24 @@ impl Controller {
         Ok(())
     }
 
-    /// The lowest VLAN of the pool no booking holds.
+    /// A VLAN of the pool no booking holds (`crate::pools`: never used
+    /// first, then released longest ago, none within the hold-down).
     async fn take_vlan(&self, tx: &mut Tx) -> Result<i64> {
-        let mut want = *VLAN_POOL.start();
-        for v in store::used_vlans(tx).await? {
-            if v == want {
-                want += 1;
-            } else if v > want {
-                break;
-            }
-        }
-        if !VLAN_POOL.contains(&want) {
-            return Err(Error::new(
+        use crate::datastore::pool_releases::{VLANS, released};
+        let used = store::used_vlans(tx).await?;
+        let released = crate::pools::parsed(released(tx, VLANS).await?);
+        let cutoff = self.now_ms() - self.settings.pool_hold_down_ms;
+        match crate::pools::pick(VLAN_POOL, &used, &released, cutoff, 1) {
+            Some(v) => Ok(v[0]),
+            None => Err(Error::new(
                 crate::error::ErrorCode::NoCapacity,
-                "the VLAN pool is exhausted",
-            ));
+                format!(
+                    "the VLAN pool is exhausted ({} released in the last {} s are held down)",
+                    crate::pools::held(&released, cutoff),
+                    self.settings.pool_hold_down_ms / 1000
+                ),
+            )),
         }
-        Ok(want)
     }
 
     /// Provisions an allocated booking: records the operation, makes it

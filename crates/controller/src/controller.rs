@@ -38,6 +38,9 @@ pub struct Settings {
     pub tunnel_pool: prism_netdoc::Prefix,
     /// The S-tags bridged networks spanning nodes take (802.1ad VIDs).
     pub s_tag_pool: std::ops::RangeInclusive<u16>,
+    /// How long a released VLAN, tunnel address or S-tag is not handed
+    /// out again (`crate::pools`; docs/wan.md, "Threat model").
+    pub pool_hold_down_ms: i64,
     /// Argon2id's cost for new password hashes.
     pub password_cost: crate::secrets::PasswordCost,
     /// How long the background lease lasts unrenewed (`crate::leader`),
@@ -65,6 +68,10 @@ pub const NODE_CALL_TIMEOUT_MS: u64 = 10_000;
 /// A connection to a node.
 pub const NODE_CONNECT_TIMEOUT_MS: u64 = 3_000;
 
+/// A released pool value's hold-down: far longer than a frame is in flight
+/// or a working node takes to converge (seconds).
+pub const POOL_HOLD_DOWN_MS: i64 = 300_000;
+
 /// The connections to PostgreSQL a lone replica keeps.
 pub const DB_CONNECTIONS: u32 = 8;
 
@@ -91,6 +98,7 @@ impl Default for Settings {
             node_secret: None,
             tunnel_pool: prism_netdoc::Prefix(TUNNEL_POOL.parse().expect("a prefix")),
             s_tag_pool: 2..=4094,
+            pool_hold_down_ms: POOL_HOLD_DOWN_MS,
             password_cost: Default::default(),
             lead_ttl_ms: 3000,
             lead_every_ms: 500,

@@ -66,6 +66,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "operations started",
         include_str!("../migrations/0013_operations_started.sql"),
     ),
+    (
+        14,
+        "pool releases",
+        include_str!("../migrations/0014_pool_releases.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

@@ -47,7 +47,7 @@ impl Controller {
         bookings::set_released(&mut tx, id, now, cur.vlan.is_some()).await?;
         // Tunnel addresses, S-tags and public addresses are a network's.
         if cur.resource_type == NETWORK {
-            crate::datastore::parts::free_tunnels(&mut tx, id).await?;
+            crate::datastore::parts::free_tunnels(&mut tx, id, now).await?;
             self.release_publics_of(&mut tx, id, now).await?;
         }
         let mut b = cur;

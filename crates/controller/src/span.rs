@@ -27,6 +27,7 @@ use crate::nodes::Placement;
 use prism_netdoc::{ActionDoc, Addr, Endpoints, Mac, NetworkDoc, PortRef, Prefix, RouteDoc};
 use prism_netdoc::{TierChoice, TunnelDoc};
 use prism_placement::Tier;
+use std::collections::HashMap;
 use std::net::Ipv4Addr;
 
 /// The most parts a network may have.
@@ -192,27 +193,28 @@ impl Controller {
 
     /// Takes `n` tunnel addresses, the lowest the pool has free.
     async fn take_tunnels(&self, tx: &mut Tx, booking: &str, n: usize) -> Result<Vec<Ipv4Addr>> {
+        use crate::datastore::pool_releases::{TUNNELS, released};
         let pool = self.settings.tunnel_pool.0;
         let used = parts::used_tunnels(tx).await?;
+        let released: HashMap<Ipv4Addr, i64> = crate::pools::parsed(released(tx, TUNNELS).await?);
+        let released = released
+            .into_iter()
+            .map(|(a, at)| (u32::from(a), at))
+            .collect();
+        let cutoff = self.now_ms() - self.settings.pool_hold_down_ms;
         let size = 1u64 << (32 - u32::from(pool.len()));
-        let mut out = Vec::new();
         // The pool's first and last addresses are its network and broadcast.
-        for off in 1..size.saturating_sub(1) {
-            let a = pool.addr() + off as u32;
-            if used.binary_search(&a).is_err() {
-                out.push(Ipv4Addr::from(a));
-                if out.len() == n {
-                    break;
-                }
-            }
-        }
-        if out.len() < n {
-            return Err(Error::conflict(format!(
-                "the tunnel address pool {} is exhausted",
-                self.settings.tunnel_pool.0
+        let all = (1..size.saturating_sub(1)).map(|off| pool.addr() + off as u32);
+        let out = crate::pools::pick(all, &used, &released, cutoff, n).ok_or_else(|| {
+            Error::conflict(format!(
+                "the tunnel address pool {} is exhausted ({} released in the last {} s are held down)",
+                self.settings.tunnel_pool.0,
+                crate::pools::held(&released, cutoff),
+                self.settings.pool_hold_down_ms / 1000
             ))
-            .with_field("parts"));
-        }
+            .with_field("parts")
+        })?;
+        let out: Vec<Ipv4Addr> = out.into_iter().map(Ipv4Addr::from).collect();
         for a in &out {
             parts::insert_tunnel(tx, *a, booking).await?;
         }
@@ -281,20 +283,25 @@ impl Controller {
         }
     }
 
-    /// Takes the lowest free S-tag of the pool for bridged booking `id`.
+    /// Takes a free S-tag of the pool for bridged booking `id`
+    /// (`crate::pools`' order and hold-down).
     pub(crate) async fn take_s_tag(&self, tx: &mut Tx, id: &str) -> Result<i64> {
+        use crate::datastore::pool_releases::{S_TAGS, released};
         let used = parts::used_s_tags(tx).await?;
+        let released = crate::pools::parsed(released(tx, S_TAGS).await?);
+        let cutoff = self.now_ms() - self.settings.pool_hold_down_ms;
         let pool = &self.settings.s_tag_pool;
-        let tag = (i64::from(*pool.start())..=i64::from(*pool.end()))
-            .find(|t| used.binary_search(t).is_err())
-            .ok_or_else(|| {
-                Error::conflict(format!(
-                    "the S-tag pool {}..={} is exhausted",
-                    pool.start(),
-                    pool.end()
-                ))
-                .with_field("parts")
-            })?;
+        let all = i64::from(*pool.start())..=i64::from(*pool.end());
+        let tag = crate::pools::pick(all, &used, &released, cutoff, 1).ok_or_else(|| {
+            Error::conflict(format!(
+                "the S-tag pool {}..={} is exhausted ({} released in the last {} s are held down)",
+                pool.start(),
+                pool.end(),
+                crate::pools::held(&released, cutoff),
+                self.settings.pool_hold_down_ms / 1000
+            ))
+            .with_field("parts")
+        })?[0];
         parts::insert_s_tag(tx, tag, id).await?;
         Ok(tag)
     }
@@ -405,8 +412,10 @@ fn bridge_doc(b: &crate::model::Booking, me: &Part, wan: &NodeWan) -> Result<Net
     let mut bridge = doc.bridge.take().unwrap_or_default();
     bridge.port = vec![member(&side, None), member(&wan.port, Some(tag as u16))];
     doc.bridge = Some(bridge);
+    // Under the S-tag, the booking's own VLAN only.
     doc.tunnel = vec![TunnelDoc {
         s_tag: Some(tag as u16),
+        c_tag: b.vlan.map(|v| v as u16),
         ..TunnelDoc::default()
     }];
     Ok(doc)

@@ -416,6 +416,9 @@ fn tunnels(n: &NetworkDoc) -> Result<Vec<TunnelSpec>, DocError> {
             if t.public_mac.is_some() || t.internal_mac.is_some() {
                 return crate::bridge::public_mac(t, vlan, &format!("tunnel[{i}]"));
             }
+            if t.c_tag.is_some() && t.s_tag.is_none() {
+                return Err(err(&format!("tunnel[{i}].c_tag"), "`c_tag` goes with `s_tag`"));
+            }
             match (t.src, t.dst, t.s_tag, t.nat, t.public, t.internal) {
                 (Some(src), Some(dst), None, false, None, None) => Ok(TunnelSpec::Ipip {
                     src: src.0.into(),
@@ -425,6 +428,10 @@ fn tunnels(n: &NetworkDoc) -> Result<Vec<TunnelSpec>, DocError> {
                 (None, None, Some(s), false, None, None) if vlan.is_none() => {
                     Ok(TunnelSpec::QinQ {
                         s_tag: vid(s, format!("tunnel[{i}].s_tag"))?,
+                        c_tag: t
+                            .c_tag
+                            .map(|c| vid(c, format!("tunnel[{i}].c_tag")))
+                            .transpose()?,
                     })
                 }
                 (None, None, None, true, None, None) => Ok(TunnelSpec::Nat { vlan }),
@@ -436,7 +443,7 @@ fn tunnels(n: &NetworkDoc) -> Result<Vec<TunnelSpec>, DocError> {
                 _ => Err(err(
                     &format!("tunnel[{i}]"),
                     "one of: `src` and `dst` (IPIP, with an optional `vlan_push`); `s_tag` \
-                     (802.1ad); `nat = true` (with an optional `vlan_push`); `public` and \
+                     (802.1ad, with an optional `c_tag`); `nat = true` (with an optional `vlan_push`); `public` and \
                      `internal` (with an optional `vlan_push`); `public_mac` and `internal_mac` \
                      (with an optional `vlan_push`)",
                 )),

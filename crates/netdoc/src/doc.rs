@@ -95,7 +95,8 @@ pub struct Endpoints {
 
 /// A way from the wide area into a network (docs/wan.md): IPIP from `src`
 /// to `dst` arriving on a WAN port (decapsulated and, with `vlan_push`,
-/// tagged), or 802.1ad frames with S-tag `s_tag` (the S-tag popped); as if
+/// tagged), or 802.1ad frames with S-tag `s_tag` (the S-tag popped; with
+/// `c_tag`, only those whose C-tag is `c_tag`); as if
 /// they had arrived on the network's side. The gateway's: `nat` (the
 /// network's hosts go out from the node's WAN address, their flows come
 /// back tagged `vlan_push`), or a `public` address standing for the
@@ -113,6 +114,10 @@ pub struct TunnelDoc {
     pub vlan_push: Option<u16>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub s_tag: Option<u16>,
+    /// With `s_tag`: the one C-tag (the network's VLAN) frames under the
+    /// S-tag may carry; others are dropped (`wan/wrong-c-tag`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c_tag: Option<u16>,
     #[serde(default, skip_serializing_if = "is_false")]
     pub nat: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]

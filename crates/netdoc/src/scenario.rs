@@ -532,7 +532,10 @@ route = [{ prefix = "10.1.0.0/24", action = { port = "lan" } }]
                     dst: prism_wire::Ipv4Address([203, 0, 113, 1]),
                     vlan: Some(100),
                 },
-                prism_pipeline::TunnelSpec::QinQ { s_tag: 3001 },
+                prism_pipeline::TunnelSpec::QinQ {
+                    s_tag: 3001,
+                    c_tag: None
+                },
             ]
         );
         let mixed = text.replace("s_tag = 3001 }", "s_tag = 3001, src = \"198.18.0.9\" }");

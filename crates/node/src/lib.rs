@@ -38,7 +38,9 @@ pub use linux::node::{
     Leftovers, Node, cleanup_instance, instances_on_host, pin_to_core, sum_counters,
 };
 pub use linux::options::{NodeOptions, instance_name, instance_options};
-pub use linux::serve::{DEFAULT_SOCKET, JoinController, NodeServer, ServeConfig, TcpAuth, serve};
+pub use linux::serve::{
+    DEFAULT_SOCKET, JoinController, NodeServer, ServeConfig, TcpAuth, default_socket, serve,
+};
 pub use linux::{IoSettings, LinuxRuntime};
 pub use linux::{foreground, swrouter};
 pub use runtime::{Generations, NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};

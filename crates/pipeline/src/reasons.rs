@@ -116,6 +116,10 @@ reasons! {
         UnknownTunnel => "unknown-tunnel",
         /// An 802.1ad (Q-in-Q) frame whose S-tag is no bridged experiment's.
         UnknownSTag => "unknown-s-tag",
+        /// Under a bridged experiment's S-tag, a frame whose C-tag is not
+        /// that experiment's VLAN (another VLAN's, none, or more than
+        /// one): an S-tag reaches its own network's VLAN only.
+        WrongCTag => "wrong-c-tag",
         /// IPv4 that is not a tunnel: to no leased public address.
         NotLeased => "not-leased",
         /// Anything else (ARP, other EtherTypes): nothing on the WAN side

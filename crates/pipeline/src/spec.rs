@@ -119,8 +119,11 @@ pub enum TunnelSpec {
     },
     /// An 802.1ad frame whose S-tag is `s_tag` arriving on a WAN port is
     /// this network's, the S-tag popped: a bridged network over a
-    /// wide-area Ethernet.
-    QinQ { s_tag: u16 },
+    /// wide-area Ethernet. With `c_tag`, only a frame whose one C-tag is
+    /// `c_tag` is (the network's own VLAN: anything else under the S-tag
+    /// is dropped, `wan/wrong-c-tag`), so an S-tag reaches its network's
+    /// VLAN alone.
+    QinQ { s_tag: u16, c_tag: Option<u16> },
     /// IPv4 to the public address `public` arriving on a WAN port is this
     /// network's, its destination rewritten to `internal` and tagged with
     /// `vlan`; what `internal` sends out through NAT leaves from `public`

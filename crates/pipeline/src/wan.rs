@@ -12,7 +12,10 @@
 //!
 //! A bridged network's 802.1ad frames are its by their S-tag, which is
 //! popped: what remains is the frame as the network's side carries it
-//! (its C-tag, any EtherType).
+//! (its C-tag, any EtherType). The C-tag must be the network's own VLAN
+//! when the tunnel names it (the controller's parts always do): one
+//! S-tag on the wide area reaches one network's VLAN, not every VLAN on
+//! the node's side ports.
 //!
 //! Config: every network's tunnels, `(outer source, outer destination) →
 //! (network, VLAN)` and `S-tag → network`, exact match, one per key across the node
@@ -37,7 +40,7 @@ pub fn same_key(a: &TunnelSpec, b: &TunnelSpec) -> bool {
         (TunnelSpec::Ipip { src, dst, .. }, TunnelSpec::Ipip { src: s, dst: d, .. }) => {
             (src, dst) == (s, d)
         }
-        (TunnelSpec::QinQ { s_tag }, TunnelSpec::QinQ { s_tag: t }) => s_tag == t,
+        (TunnelSpec::QinQ { s_tag, .. }, TunnelSpec::QinQ { s_tag: t, .. }) => s_tag == t,
         (TunnelSpec::Public { public, .. }, TunnelSpec::Public { public: p, .. }) => public == p,
         (TunnelSpec::PublicMac { public, .. }, TunnelSpec::PublicMac { public: p, .. }) => {
             public == p
@@ -58,8 +61,9 @@ pub struct WanTable {
     any: bool,
     /// IPIP tunnels, sorted by key: (key, network id, VLAN to push or 0).
     tunnels: Vec<(u64, u16, u16)>,
-    /// S-tags, sorted: (S-tag, network id).
-    s_tags: Vec<(u16, u16)>,
+    /// S-tags, sorted: (S-tag, network id, the C-tag its frames must
+    /// carry or 0 for any).
+    s_tags: Vec<(u16, u16, u16)>,
     /// The node's WAN address (NAT's external address), 0 when none, and
     /// the WAN port's MAC (what the gateway answers ARP with).
     address: u32,
@@ -101,7 +105,9 @@ impl WanTable {
                     net,
                     vlan.unwrap_or(0),
                 )),
-                TunnelSpec::QinQ { s_tag } => s_tags.push((s_tag & 0x0fff, net)),
+                TunnelSpec::QinQ { s_tag, c_tag } => {
+                    s_tags.push((s_tag & 0x0fff, net, c_tag.unwrap_or(0) & 0x0fff))
+                }
                 TunnelSpec::Public {
                     public,
                     internal,
@@ -201,12 +207,13 @@ impl WanTable {
             .map(|i| (self.tunnels[i].1, self.tunnels[i].2))
     }
 
-    /// The network of S-tag `vid`.
-    pub fn s_tag(&self, vid: u16) -> Option<u16> {
+    /// The network of S-tag `vid`, and the C-tag its frames must carry
+    /// (0: any).
+    pub fn s_tag(&self, vid: u16) -> Option<(u16, u16)> {
         self.s_tags
             .binary_search_by_key(&vid, |t| t.0)
             .ok()
-            .map(|i| self.s_tags[i].1)
+            .map(|i| (self.s_tags[i].1, self.s_tags[i].2))
     }
 
     pub fn tunnels(&self) -> usize {
@@ -388,11 +395,16 @@ fn pop_s_tag(t: &WanTable, pkt: &mut Packet, info: &mut PacketInfo) -> Result<u1
         .data()
         .get(14..16)
         .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) & 0x0fff);
-    let Some(net) = t.s_tag(vid) else {
+    let Some((net, c_tag)) = t.s_tag(vid) else {
         return Err(DropReason::Wan(WanDrop::UnknownSTag));
     };
     pkt.remove_gap(12, vlan::TAG_LEN);
     pkt.charge_as_is();
     prism_wire::parse_frame_into(pkt.data(), pkt.port, info).map_err(DropReason::Parse)?;
+    let carried = info.key.vlan & 0x0fff;
+    let tagged = info.key.vlan & prism_wire::VLAN_PRESENT != 0;
+    if c_tag != 0 && (info.vlan_tags != 1 || !tagged || carried != c_tag) {
+        return Err(DropReason::Wan(WanDrop::WrongCTag));
+    }
     Ok(net)
 }

@@ -7,13 +7,15 @@ use prism_node_api::{Endpoint, NodeClient, RateLimitBody, RoutesBody, RulesBody,
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-pub use prism_node::DEFAULT_SOCKET;
-
 #[derive(clap::Args, Debug)]
 pub struct CtlArgs {
-    /// The node's API socket.
-    #[arg(long, default_value = DEFAULT_SOCKET)]
-    pub socket: PathBuf,
+    /// The node's API socket (default /run/prism/node.sock, or
+    /// /run/prism-INSTANCE/node.sock with --instance).
+    #[arg(long)]
+    pub socket: Option<PathBuf>,
+    /// The node instance (`prism node --instance`) whose socket to use.
+    #[arg(long, value_parser = prism_node::instance_name, conflicts_with = "socket")]
+    pub instance: Option<String>,
     /// Talk to the node's TCP API at ADDR (host:port) instead of the socket.
     #[arg(long, value_name = "ADDR", requires = "credential_file")]
     pub tcp: Option<String>,
@@ -110,7 +112,11 @@ pub fn run(a: &CtlArgs) -> Result<()> {
                 token: Some(token.trim().to_string()),
             }
         }
-        _ => Endpoint::Unix(a.socket.clone()),
+        _ => Endpoint::Unix(
+            a.socket
+                .clone()
+                .unwrap_or_else(|| prism_node::default_socket(a.instance.as_deref())),
+        ),
     };
     let client = NodeClient::new(endpoint);
     let rt = tokio::runtime::Builder::new_current_thread()

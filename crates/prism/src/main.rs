@@ -80,8 +80,13 @@ enum Cmd {
     /// networks on nodes, quotas, accounting (docs/controller.md).
     #[command(subcommand)]
     Controller(controller_cmd::ControllerCmd),
-    /// Remove every namespace, link and cgroup a killed Prism left behind.
-    Cleanup,
+    /// Remove every namespace, link and cgroup a killed Prism left behind
+    /// (or only one node instance's).
+    Cleanup {
+        /// Only what node instance INSTANCE (`prism node --instance`) left.
+        #[arg(long, value_parser = prism_node::instance_name)]
+        instance: Option<String>,
+    },
     /// Prism's software router inside a container (started by the node).
     #[command(hide = true)]
     Swrouter {
@@ -205,7 +210,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
             ..
         } => demo_cmd::run(json, offline, seconds),
         Cmd::Node(args) => node_cmd::node(&args),
-        Cmd::Cleanup => node_cmd::cleanup(),
+        Cmd::Cleanup { instance } => node_cmd::cleanup(instance.as_deref()),
         Cmd::Ctl(args) => ctl::run(&args),
         Cmd::Controller(c) => controller_cmd::run(&c),
         Cmd::Experiment(e) => experiments::paper000::run(e),

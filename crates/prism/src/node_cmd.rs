@@ -33,9 +33,11 @@ pub struct NodeArgs {
     /// Print counters as JSON every second instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Unix socket of the node API (`prism ctl`; docs/api/node.json).
-    #[arg(long, default_value = prism_node::DEFAULT_SOCKET)]
-    pub api: PathBuf,
+    /// Unix socket of the node API (`prism ctl`; docs/api/node.json);
+    /// default /run/prism/node.sock, or /run/prism-INSTANCE/node.sock
+    /// with --instance.
+    #[arg(long)]
+    pub api: Option<PathBuf>,
     /// Also serve the API on TCP at ADDR (e.g. 127.0.0.1:7700), for the
     /// control plane: in mutual TLS with the certificate an https://
     /// --controller issues this node, or in plain HTTP with
@@ -110,7 +112,10 @@ impl NodeArgs {
         cfg.io = self.io;
         cfg.workers = self.workers;
         cfg.cores = self.cores.clone();
-        cfg.api_socket = self.api.clone();
+        cfg.api_socket = self
+            .api
+            .clone()
+            .unwrap_or_else(|| prism_node::default_socket(self.instance.as_deref()));
         cfg.fresh = self.fresh;
         cfg.reconfig_strategy = self.reconfig_strategy;
         cfg.instance = self.instance.clone();
@@ -154,10 +159,14 @@ pub fn node(a: &NodeArgs) -> Result<()> {
     prism_node::foreground::report_until(server, &stop, a.seconds, a.json)
 }
 
-/// Removes what dead nodes (`prism node`, the demo, the benchmarks) left;
-/// a running one's things are left alone, and it is named.
-pub fn cleanup() -> Result<()> {
-    let c = prism_testbed::cleanup::everything()?;
+/// Removes what dead nodes (`prism node`, the demo, the benchmarks) left,
+/// or only instance `instance`'s; a running one's things are left alone,
+/// and it is named.
+pub fn cleanup(instance: Option<&str>) -> Result<()> {
+    let c = match instance {
+        Some(i) => prism_testbed::cleanup::instance(Some(i))?,
+        None => prism_testbed::cleanup::everything()?,
+    };
     for r in &c.removed {
         println!("removed {r}");
     }

@@ -18,11 +18,23 @@ pub struct Cleaned {
 /// one and each `--instance`), and the demo's; each only if its lock says
 /// it is dead.
 pub fn everything() -> Result<Cleaned> {
-    let mut out = Cleaned::default();
     let instances = prism_node::instances_on_host()
         .into_iter()
         .map(|i| (prism_node::instance_options(i.as_deref()), false));
-    for (opts, hosts) in instances.chain([(crate::hosts::demo_options(), true)]) {
+    clean(instances.chain([(crate::hosts::demo_options(), true)]))
+}
+
+/// Cleans the names of node instance `instance` only (`None`: the
+/// default one), if its lock says it is dead.
+pub fn instance(instance: Option<&str>) -> Result<Cleaned> {
+    clean([(prism_node::instance_options(instance), false)].into_iter())
+}
+
+/// Cleans each instance of `which` (with the demo's test hosts where
+/// said).
+fn clean(which: impl Iterator<Item = (prism_node::NodeOptions, bool)>) -> Result<Cleaned> {
+    let mut out = Cleaned::default();
+    for (opts, hosts) in which {
         let r = match prism_node::cleanup_instance(&opts) {
             Ok(r) => r,
             Err(e) => {

@@ -245,10 +245,8 @@ pub(crate) async fn set_released(tx: &mut Tx, id: &str, now: i64, vlan: bool) ->
     .execute(&mut **tx)
     .await?;
     if vlan {
-        sqlx::query("DELETE FROM vlans WHERE booking_id = $1")
-            .bind(id)
-            .execute(&mut **tx)
-            .await?;
+        use super::pool_releases::{VLANS, Whose, release};
+        release(tx, VLANS, Whose::Booking(id), now).await?;
     }
     Ok(())
 }
@@ -265,6 +263,7 @@ pub(crate) fn shares(rtype: &str, on_node: bool, has_vlan: bool) -> bool {
 /// tunnels, S-tags and VLANs freed, nodes' generations raised, the
 /// bookings released. The nodes concerned, and how many bookings.
 pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, usize)> {
+    use super::pool_releases::{S_TAGS, TUNNELS, VLANS, Whose, release};
     const DUE: &str = "released_ms IS NULL AND expires_ms <= $1";
     let nodes = sqlx::query(&format!(
         "SELECT node_id FROM bookings WHERE {DUE} AND node_id IS NOT NULL \
@@ -276,6 +275,11 @@ pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, us
     .iter()
     .map(|r| r.try_get::<String, _>(0))
     .collect::<std::result::Result<Vec<_>, _>>()?;
+    // The pools' values first, to the back of their pools (the bookings
+    // are still due until the last step).
+    for t in [TUNNELS, S_TAGS, VLANS] {
+        release(tx, t, Whose::Due, now).await?;
+    }
     let mut expired = 0;
     let steps = [
         format!(
@@ -293,14 +297,9 @@ pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, us
          FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
         ),
         format!(
-            "DELETE FROM tunnel_addresses WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
-        ),
-        format!("DELETE FROM s_tags WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"),
-        format!(
             "UPDATE nodes SET generation = generation + 1 WHERE id IN \
          (SELECT node_id FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE}))"
         ),
-        format!("DELETE FROM vlans WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"),
         format!(
             "UPDATE nodes SET generation = generation + 1 WHERE id IN (SELECT node_id FROM bookings WHERE {DUE})"
         ),

@@ -17,6 +17,7 @@ pub(crate) mod node_keys;
 pub(crate) mod nodes;
 pub(crate) mod operations;
 pub(crate) mod parts;
+pub(crate) mod pool_releases;
 pub(crate) mod projects;
 pub(crate) mod public_addresses;
 pub(crate) mod registry;

@@ -185,13 +185,12 @@ where
         .transpose()?)
 }
 
-/// Frees the tunnel addresses and the S-tag of booking `id`.
-pub(crate) async fn free_tunnels(tx: &mut Tx, id: &str) -> Result<()> {
-    for table in ["tunnel_addresses", "s_tags"] {
-        sqlx::query(&format!("DELETE FROM {table} WHERE booking_id = $1"))
-            .bind(id)
-            .execute(&mut **tx)
-            .await?;
+/// Frees the tunnel addresses and the S-tag of booking `id`, released at
+/// `now` (to the back of their pools).
+pub(crate) async fn free_tunnels(tx: &mut Tx, id: &str, now: i64) -> Result<()> {
+    use super::pool_releases::{S_TAGS, TUNNELS, Whose, release};
+    for t in [TUNNELS, S_TAGS] {
+        release(tx, t, Whose::Booking(id), now).await?;
     }
     Ok(())
 }

@@ -206,15 +206,17 @@ async fn two_experiments_on_the_same_addresses_get_their_own_tunnels_and_vlans()
     assert_eq!(tunnels(&blue), ["198.18.0.3", "198.18.0.4"]);
     assert_eq!(nodes[0].names().len(), 2);
     assert!(nodes[2].names().is_empty(), "n3 holds no part");
-    // Released, the addresses go back to the pool and the parts leave.
+    // Released, the parts leave and the addresses go to the back of the
+    // pool: the next span takes fresh ones.
     alice.release("exp", &red.id).await.unwrap();
+    _h.ctl.settle().await;
     assert_eq!(nodes[0].names().len(), 1);
     assert_eq!(nodes[1].names().len(), 1);
     let mut short = spanning("green", two());
     short.lease_s = Some(120);
     let again = alice.book("exp", &short).await.unwrap();
-    assert_eq!(tunnels(&again), ["198.18.0.1", "198.18.0.2"]);
-    // Expired, every part leaves its node and the addresses are free.
+    assert_eq!(tunnels(&again), ["198.18.0.5", "198.18.0.6"]);
+    // Expired, every part leaves its node, its addresses held down too.
     _h.clock.advance_ms(120_000);
     assert_eq!(
         _h.ctl.reap().await.unwrap(),
@@ -225,7 +227,151 @@ async fn two_experiments_on_the_same_addresses_get_their_own_tunnels_and_vlans()
     assert_eq!(nodes[0].names().len(), 1);
     assert_eq!(nodes[1].names().len(), 1);
     let last = alice.book("exp", &spanning("last", two())).await.unwrap();
-    assert_eq!(tunnels(&last), ["198.18.0.1", "198.18.0.2"]);
+    assert_eq!(tunnels(&last), ["198.18.0.7", "198.18.0.8"]);
+}
+
+/// A released span's values go to the back of their pools and are held
+/// down: with pools of three pairs of tunnel addresses and two S-tags,
+/// what was released is handed out only when nothing else is free and
+/// the hold-down has passed (the refusal says how many are held).
+#[tokio::test(flavor = "multi_thread")]
+async fn released_addresses_and_s_tags_are_held_down_then_handed_out_last() {
+    let mut s = crate::common::settings();
+    s.tunnel_pool = prism_netdoc::Prefix("198.18.0.0/29".parse().unwrap());
+    s.s_tag_pool = 2..=3;
+    let h = Harness::start_with(s).await;
+    for i in 0..2 {
+        wan_node(&h, &format!("n{}", i + 1), Some(i)).await;
+    }
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let two = || vec![part("n1", "10.1.0.0/24"), part("n2", "10.2.0.0/24")];
+    let tunnels = |b: &prism_controller::Booking| -> Vec<String> {
+        b.parts.iter().map(|p| p.tunnel.clone().unwrap()).collect()
+    };
+    let a = alice.book("exp", &spanning("a", two())).await.unwrap();
+    let b = alice.book("exp", &spanning("b", two())).await.unwrap();
+    assert_eq!(tunnels(&a), ["198.18.0.1", "198.18.0.2"]);
+    alice.release("exp", &a.id).await.unwrap();
+    let c = alice.book("exp", &spanning("c", two())).await.unwrap();
+    assert_eq!(tunnels(&c), ["198.18.0.5", "198.18.0.6"], "a's are held");
+    let e = alice.book("exp", &spanning("d", two())).await.unwrap_err();
+    assert_eq!(e.status(), Some(409), "{e}");
+    assert!(
+        e.to_string()
+            .contains("2 released in the last 300 s are held down"),
+        "{e}"
+    );
+    h.clock.advance_ms(prism_controller::POOL_HOLD_DOWN_MS);
+    // The nodes, silent for as long, answer a pass: up again.
+    h.ctl.reconcile_all().await;
+    let d = alice.book("exp", &spanning("d", two())).await.unwrap();
+    assert_eq!(
+        tunnels(&d),
+        ["198.18.0.1", "198.18.0.2"],
+        "a's, held down long enough"
+    );
+    // S-tags alike: a bridged span's tag is not the next one's.
+    alice.release("exp", &b.id).await.unwrap();
+    let l2 = |n: &str| {
+        let mut r = spanning(
+            n,
+            vec![part("n1", "10.1.0.0/24"), part("n2", "10.2.0.0/24")],
+        );
+        r.spec = json!({"tier": "hardware", "forwarding": "bridge"});
+        for p in &mut r.parts {
+            p.route.clear();
+        }
+        r
+    };
+    let x = alice.book("exp", &l2("x")).await.unwrap();
+    alice.release("exp", &x.id).await.unwrap();
+    let y = alice.book("exp", &l2("y")).await.unwrap();
+    assert_ne!(y.s_tag, x.s_tag, "x's S-tag is held down");
+    alice.release("exp", &y.id).await.unwrap();
+    let e = alice.book("exp", &l2("z")).await.unwrap_err();
+    assert!(
+        e.to_string().contains("S-tag pool 2..=3 is exhausted"),
+        "{e}"
+    );
+}
+
+/// Another project's span booked the moment one is released does not get
+/// its tunnel addresses or its VLAN: the released span's frames, replayed
+/// from the wide area into the far node's data plane (the documents that
+/// node holds, compiled and run), reach nothing and are dropped by name.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_released_span_s_frames_replayed_reach_nothing() {
+    let (h, nodes, alice) = setup().await;
+    let bob = h.user("bob").await;
+    h.project("other", "bob", STANDARD).await;
+    let two = || vec![part("n1", "10.1.0.0/24"), part("n2", "10.2.0.0/24")];
+    let red = alice.book("exp", &spanning("red", two())).await.unwrap();
+    let red_tunnel: std::net::Ipv4Addr = red.parts[0].tunnel.clone().unwrap().parse().unwrap();
+    alice.release("exp", &red.id).await.unwrap();
+    let green = bob.book("other", &spanning("green", two())).await.unwrap();
+    assert_ne!(green.vlan, red.vlan, "red's VLAN is held down");
+    h.ctl.settle().await;
+    let held = nodes[1].docs.lock().unwrap().clone();
+    assert_eq!(held.len(), 1, "green's part alone on n2");
+    let (out, unknown) = replay(&held, red_tunnel.octets(), [203, 0, 113, 2]);
+    assert_eq!(out, 0, "red's replayed frame reached a port");
+    assert_eq!(unknown, 1, "dropped as wan/unknown-tunnel");
+}
+
+/// Runs an IPIP frame from `outer_src` to `outer_dst` (as a part on n1
+/// sends it) into the WAN port of a data plane holding `docs` (a node
+/// with ports `lan` and `up`, its WAN): the frames sent out of any port,
+/// and the drops counted as `wan/unknown-tunnel`.
+fn replay(
+    docs: &[prism_netdoc::NetworkDoc],
+    outer_src: [u8; 4],
+    outer_dst: [u8; 4],
+) -> (usize, u64) {
+    use prism_pipeline::{DropReason, Pipeline, PipelineConfig, Substrate, WanDrop, device};
+    use prism_wire::{Ipv4Address, Ipv4Repr};
+    let ports = ["lan".to_string(), "up".to_string()];
+    let mut s = Substrate::new(device::profile("netfpga-v2p").unwrap().clone(), 2);
+    s.set_wan_ports(&[1]).unwrap();
+    for d in docs {
+        s.add_network(prism_netdoc::compile(d, &ports).unwrap().spec)
+            .unwrap();
+    }
+    let udp = [
+        0x0f, 0xa0, 0x13, 0x88, 0, 13, 0, 0, b'r', b'e', b'p', b'l', b'y',
+    ];
+    let inner = Ipv4Repr::new(
+        Ipv4Address([10, 1, 0, 7]),
+        Ipv4Address([10, 2, 0, 9]),
+        17,
+        64,
+        udp.len(),
+    );
+    let outer = Ipv4Repr::new(
+        Ipv4Address(outer_src),
+        Ipv4Address(outer_dst),
+        4,
+        64,
+        20 + udp.len(),
+    );
+    let mut f = vec![2, 0xa, 0, 0, 0, 2, 2, 0xa, 0, 0, 0, 1, 0x08, 0x00];
+    let mut hdr = [0u8; 20];
+    outer.emit(&mut hdr).unwrap();
+    f.extend_from_slice(&hdr);
+    inner.emit(&mut hdr).unwrap();
+    f.extend_from_slice(&hdr);
+    f.extend_from_slice(&udp);
+    let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
+    let mut batch = vec![p.pool.packet(&f, 1, 0).unwrap()];
+    p.process(&mut batch, 0);
+    let mut sent = 0;
+    for port in 0..2 {
+        let mut v = Vec::new();
+        p.transmit(port, usize::MAX, &mut v);
+        sent += v.len();
+    }
+    let unknown = p.counters().unmapped.drops[DropReason::Wan(WanDrop::UnknownTunnel).index()];
+    (sent, unknown)
 }
 
 /// A refusal: its code, field and message, and nothing made anywhere.
@@ -427,7 +573,8 @@ async fn a_bridged_network_takes_an_s_tag_and_each_node_reframes_under_it() {
             doc["bridge"]["port"],
             json!([{"port": "lan"}, {"port": "up", "s_tag": 3000}])
         );
-        assert_eq!(doc["tunnel"], json!([{"s_tag": 3000}]));
+        // Under its S-tag, its own VLAN only.
+        assert_eq!(doc["tunnel"], json!([{"s_tag": 3000, "c_tag": l2.vlan}]));
     }
     // A booking may not put its own S-tag on a member: it would send
     // frames to the wide area under another experiment's tag.
@@ -459,9 +606,12 @@ async fn a_bridged_network_takes_an_s_tag_and_each_node_reframes_under_it() {
         "{e}"
     );
     assert_eq!(nodes[0].names().len(), 1);
-    // Released, its tag is free again.
+    // Released, its tag is free again once held down long enough.
     alice.release("exp", &l2.id).await.unwrap();
+    h.ctl.settle().await;
     assert!(nodes[0].names().is_empty());
+    h.clock.advance_ms(prism_controller::POOL_HOLD_DOWN_MS);
+    h.ctl.reconcile_all().await;
     let again = alice
         .book("exp", &bridged("l2d", &["n1", "n3"]))
         .await

@@ -61,3 +61,19 @@ pub fn instance_options(instance: Option<&str>) -> NodeOptions {
         reconfig_strategy: Default::default(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_instance_has_its_own_default_api_socket() {
+        use crate::linux::serve::{DEFAULT_SOCKET, default_socket};
+        assert_eq!(default_socket(None), PathBuf::from(DEFAULT_SOCKET));
+        assert_eq!(
+            default_socket(Some("b")),
+            PathBuf::from("/run/prism-b/node.sock")
+        );
+        assert_ne!(default_socket(Some("b")), default_socket(Some("c")));
+    }
+}

@@ -34,6 +34,15 @@ use std::thread::JoinHandle;
 /// The node API's Unix socket when none is given (`prism ctl`'s default).
 pub const DEFAULT_SOCKET: &str = "/run/prism/node.sock";
 
+/// The node API's Unix socket of instance `instance` when none is given:
+/// in the instance's own state directory, so instances on one machine
+/// never take each other's socket.
+pub fn default_socket(instance: Option<&str>) -> PathBuf {
+    super::options::instance_options(instance)
+        .state_dir
+        .join("node.sock")
+}
+
 /// The controller a node joins.
 #[derive(Debug, Clone)]
 pub struct JoinController {

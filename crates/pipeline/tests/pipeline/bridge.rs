@@ -35,7 +35,10 @@ fn network(name: &str, vlan: u16, ports: &[u16], statics: Vec<([u8; 6], u16)>) -
         ageing_s: 60,
     });
     let tunnels = match ports.contains(&WAN) {
-        true => vec![TunnelSpec::QinQ { s_tag: S_TAG }],
+        true => vec![TunnelSpec::QinQ {
+            s_tag: S_TAG,
+            c_tag: Some(vlan),
+        }],
         false => Vec::new(),
     };
     fixtures::on_vlan(name, vlan, bridge, tunnels)
@@ -258,5 +261,53 @@ fn the_trace_says_a_frame_was_flooded() {
         said.iter()
             .any(|d| d.starts_with("matching: bridge") && d.contains("flood")),
         "{said:?}"
+    );
+}
+
+/// Under a bridged network's S-tag, only frames on its own VLAN (one C-tag,
+/// the network's) enter it: another network's C-tag or none are dropped as
+/// `wan/wrong-c-tag` and counted (three tags in all are the parser's `too-many-vlan-tags`); an
+/// S-tag does not reach every VLAN on the node's side ports.
+#[test]
+fn under_an_s_tag_only_the_networks_own_vlan_enters() {
+    let mut n = Node::new(PipelineConfig::default());
+    let under_s_tag = |mut f: Vec<u8>| {
+        f.splice(12..12, [0x88, 0xa8, 0x0b, 0xb9]);
+        f
+    };
+    let untagged = {
+        let mut f = frame(30, BCAST, H3);
+        f.drain(12..16);
+        f
+    };
+    let double = {
+        let mut f = frame(30, BCAST, H3);
+        f.splice(12..12, [0x81, 0x00, 0x00, 0x1e]);
+        f
+    };
+    // `b`'s VLAN 31, untagged, two C-tags: none reaches a port.
+    for (what, inner) in [
+        ("b's VLAN", frame(31, BCAST, H3)),
+        ("untagged", untagged),
+        ("two C-tags", double),
+    ] {
+        let outs = n.send(WAN, &under_s_tag(inner), 0);
+        assert!(outs.iter().all(Vec::is_empty), "{what} under a's S-tag");
+    }
+    let wrong = DropReason::Wan(reasons::WanDrop::WrongCTag);
+    // Counted where the WAN side's drops are, before any network; three
+    // tags in all are the parser's own refusal.
+    let c = n.p.counters();
+    assert_eq!(c.unmapped.drops[wrong.index()], 2, "wan/wrong-c-tag");
+    let three = DropReason::Parse(prism_wire::Malformed::TooManyVlanTags);
+    assert_eq!(
+        c.unmapped.drops[three.index()],
+        1,
+        "parse/too-many-vlan-tags"
+    );
+    // `a`'s own VLAN floods to a's members.
+    assert_eq!(
+        n.sent_to(WAN, &under_s_tag(frame(30, BCAST, H3)), 1),
+        vec![0, 1, 2]
     );
 }

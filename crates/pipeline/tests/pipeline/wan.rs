@@ -385,7 +385,7 @@ fn bridged(s_tag: u16) -> Substrate {
         rate_limit: None,
         software_channel: None,
         quantum: 1514,
-        tunnels: vec![TunnelSpec::QinQ { s_tag }],
+        tunnels: vec![TunnelSpec::QinQ { s_tag, c_tag: None }],
     })
     .unwrap();
     s

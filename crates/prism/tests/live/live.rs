@@ -100,6 +100,10 @@ fn a_killed_node_leaves_nothing_the_next_start_or_cleanup_cannot_remove() {
     let mut node = start_node("stale3");
     node.0.kill().unwrap();
     node.0.wait().unwrap();
+    // Another instance's cleanup leaves the default instance's things.
+    let out = ok(&[PRISM, "cleanup", "--instance", "zz"]);
+    assert!(out.contains("0 objects removed"), "{out}");
+    assert!(ok(&["ip", "netns", "list"]).contains("prism-c1"));
     let out = ok(&[PRISM, "cleanup"]);
     assert!(out.contains("removed namespace prism-c1"), "{out}");
     assert!(!ok(&["ip", "netns", "list"]).contains("prism-c"));
