@@ -289,24 +289,23 @@ impl Controller {
         Ok(())
     }
 
-    /// A VLAN of the pool no booking holds (`crate::pools`: never used
-    /// first, then released longest ago, none within the hold-down).
+    /// A VLAN of the pool no booking holds (`crate::pools`' order: never
+    /// used first, then released longest ago, none within the hold-down).
     async fn take_vlan(&self, tx: &mut Tx) -> Result<i64> {
-        use crate::datastore::pool_releases::{VLANS, released};
-        let used = store::used_vlans(tx).await?;
-        let released = crate::pools::parsed(released(tx, VLANS).await?);
+        use crate::datastore::pool_releases::{VLANS, first_free, held_count};
         let cutoff = self.now_ms() - self.settings.pool_hold_down_ms;
-        match crate::pools::pick(VLAN_POOL, &used, &released, cutoff, 1) {
-            Some(v) => Ok(v[0]),
-            None => Err(Error::new(
-                crate::error::ErrorCode::NoCapacity,
-                format!(
-                    "the VLAN pool is exhausted ({} released in the last {} s are held down)",
-                    crate::pools::held(&released, cutoff),
-                    self.settings.pool_hold_down_ms / 1000
-                ),
-            )),
+        let (first, last) = (*VLAN_POOL.start(), *VLAN_POOL.end());
+        if let Some(v) = first_free(tx, VLANS, first, last, cutoff).await? {
+            return Ok(v);
         }
+        Err(Error::new(
+            crate::error::ErrorCode::NoCapacity,
+            format!(
+                "the VLAN pool is exhausted ({} released in the last {} s are held down)",
+                held_count(tx, VLANS, cutoff).await?,
+                self.settings.pool_hold_down_ms / 1000
+            ),
+        ))
     }
 
     /// Provisions an allocated booking: records the operation, makes it
@@ -466,7 +465,7 @@ impl Controller {
     /// network's parts' nodes, else its node).
     pub(crate) async fn bump_generation(&self, tx: &mut Tx, b: &Booking) -> Result<()> {
         for node in self.node_ids_of(tx, b).await? {
-            crate::datastore::nodes::bump_generation(tx, &node).await?;
+            crate::datastore::nodes::bump_generation(tx, &node, &b.id).await?;
         }
         Ok(())
     }

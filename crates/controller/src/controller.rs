@@ -60,6 +60,10 @@ pub struct Settings {
     /// Open an SQLite database that other users may read (refused unless
     /// set: it holds password hashes and token digests).
     pub allow_readable_db: bool,
+    /// Check every change sent to a node against the whole desired state
+    /// read anew (the tests': a change record that missed a booking would
+    /// show; `Controller::change_mismatches`).
+    pub check_changes: bool,
 }
 
 /// A call to a node: well under a client's patience (a node takes a
@@ -106,6 +110,7 @@ impl Default for Settings {
             node_cert_life_ms: NODE_CERT_LIFE_MS,
             db_connections: DB_CONNECTIONS,
             allow_readable_db: false,
+            check_changes: false,
         }
     }
 }
@@ -130,6 +135,10 @@ pub struct Controller {
     pub(crate) replica: Arc<String>,
     /// Each node's passes, apart (`crate::node_work`).
     pub(crate) work: Arc<crate::node_work::NodeWork>,
+    /// Changes found to differ from the whole state (`check_changes`).
+    pub(crate) change_mismatches: Arc<std::sync::atomic::AtomicUsize>,
+    /// When the reaper last pruned the nodes' change records.
+    pub(crate) changes_pruned_ms: Arc<std::sync::atomic::AtomicI64>,
 }
 
 /// One reconciliation at a time per node (`crate::reconcile`); what it
@@ -165,6 +174,8 @@ impl Controller {
             dummy_hash: Arc::new(dummy_hash),
             replica: Arc::new(uuid::Uuid::new_v4().to_string()),
             work: Default::default(),
+            change_mismatches: Default::default(),
+            changes_pruned_ms: Default::default(),
         };
         c.seed().await?;
         Ok(c)

@@ -71,6 +71,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "pool releases",
         include_str!("../migrations/0014_pool_releases.sql"),
     ),
+    (
+        15,
+        "node changes",
+        include_str!("../migrations/0015_node_changes.sql"),
+    ),
 ];
 
 /// Which engine a URL names.
@@ -270,7 +275,7 @@ pub async fn project_tx(pool: &Pool, project_id: &str, shared: bool) -> Result<T
 
 /// Writes lock row `name` (made at its first use): a row lock on
 /// PostgreSQL until the transaction ends, the write lock on SQLite.
-async fn take_lock(tx: &mut Tx, name: &str) -> Result<()> {
+pub(crate) async fn take_lock(tx: &mut Tx, name: &str) -> Result<()> {
     sqlx::query(
         "INSERT INTO locks (name, seq) VALUES ($1, 1) \
          ON CONFLICT (name) DO UPDATE SET seq = locks.seq + 1",

@@ -263,10 +263,11 @@ impl Controller {
         })
     }
 
-    /// A new generation for the node of the active lease of `address`.
+    /// A new generation for the node of the active lease of `address`
+    /// (its change: the lease's booking).
     async fn bump_public_node(&self, tx: &mut Tx, address: &str) -> Result<String> {
-        let node_id = store::latest_node_of(tx, address).await?;
-        crate::datastore::nodes::bump_generation(tx, &node_id).await?;
+        let (node_id, booking) = store::active_node_of(tx, address).await?;
+        crate::datastore::nodes::bump_generation(tx, &node_id, &booking).await?;
         Ok(node_id)
     }
 

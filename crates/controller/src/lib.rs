@@ -41,6 +41,7 @@ mod projects;
 mod public_mac;
 mod quota;
 mod reconcile;
+mod reconcile_change;
 mod registry;
 mod release;
 mod secrets;

@@ -79,7 +79,7 @@ impl Controller {
             .await
             .map_err(|e| node_failed(name, e))?;
         let events = client.events(0).await.map_err(|e| node_failed(name, e))?;
-        let booked = booking_store::running_on(&self.pool, &id).await?;
+        let booked = booking_store::running_on(&self.pool, &id, None).await?;
         let loads = loading(&events);
         let slots = power
             .regions

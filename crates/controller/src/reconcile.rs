@@ -18,7 +18,7 @@ use crate::datastore::{bookings, nodes};
 use crate::error::Result;
 use crate::model::{NODE_PREFIX, OperationalState, node_doc, node_network_name};
 use prism_netdoc::NetworkDoc;
-use prism_node_api::{ApiError, DesiredAction, DesiredChange, DesiredState, ErrorCode};
+use prism_node_api::{ApiError, DesiredAction, DesiredState, ErrorCode};
 use std::collections::BTreeMap;
 
 /// What one pass did to a node.
@@ -76,52 +76,60 @@ impl Controller {
 
     async fn converge(&self, id: &str, accepted: &mut Option<DesiredState>) -> Result<Converged> {
         let (name, address, generation) = nodes::address_and_generation(&self.pool, id).await?;
-        let mut desired = self.desired_networks(id).await?;
         let client = self.node_client(&name, &address).await?;
-        let mut refused: Vec<(String, String)> = Vec::new();
-        let state = |desired: &[Desired]| DesiredState {
-            generation: u64::try_from(generation).unwrap_or(0),
-            scope: NODE_PREFIX.to_string(),
-            networks: desired.iter().map(|(_, _, d)| d.clone()).collect(),
-        };
+        let sent = u64::try_from(generation).unwrap_or(0);
         // The change from what the node accepted last, if it still holds
-        // it; if the node refuses it, the whole state goes instead.
-        let mut applied = None;
+        // it (read from the node's change record: what changed since, not
+        // its every booking); if the node refuses it, the whole state.
         if let Some(from) = accepted.take() {
-            let body = state(&desired);
-            match client
-                .patch_desired(&DesiredChange::between(&from, &body))
-                .await
-            {
-                Ok(a) => (applied, *accepted) = (Some(a), Some(body)),
+            let (desired, change) = self.change_from(id, &from, sent).await?;
+            match client.patch_desired(&change).await {
+                Ok(a) => {
+                    *accepted = change.apply_to(&mut Some(from)).ok();
+                    if let Some(held) = accepted.as_ref() {
+                        self.check_change(id, held).await;
+                    }
+                    return self.record(id, generation, desired, a, Vec::new()).await;
+                }
                 Err(e) if e.api().is_some() => {}
                 Err(e) => return self.not_converged(id, generation, &e).await,
             }
         }
+        let mut desired = self.desired_networks(id, None).await?;
+        let mut refused: Vec<(String, String)> = Vec::new();
         // A document the node refuses whole (it should not: the controller
         // compiled it at booking) fails its booking and the rest go again.
-        let applied = match applied {
-            Some(a) => a,
-            None => loop {
-                let body = state(&desired);
-                match client.put_desired(&body).await {
-                    Ok(a) => {
-                        *accepted = Some(body);
-                        break a;
-                    }
-                    Err(e) => {
-                        if let Some(i) = e.api().and_then(refused_network)
-                            && i < desired.len()
-                        {
-                            let (booking, _, _) = desired.remove(i);
-                            refused.push((booking, e.to_string()));
-                            continue;
-                        }
-                        return self.not_converged(id, generation, &e).await;
-                    }
+        loop {
+            let body = whole(sent, &desired);
+            match client.put_desired(&body).await {
+                Ok(a) => {
+                    *accepted = Some(body);
+                    return self.record(id, generation, desired, a, refused).await;
                 }
-            },
-        };
+                Err(e) => {
+                    if let Some(i) = e.api().and_then(refused_network)
+                        && i < desired.len()
+                    {
+                        let (booking, _, _) = desired.remove(i);
+                        refused.push((booking, e.to_string()));
+                        continue;
+                    }
+                    return self.not_converged(id, generation, &e).await;
+                }
+            }
+        }
+    }
+
+    /// Records that node `id` took generation `generation` with `applied`
+    /// (the networks of `desired` it did not fail are on it).
+    async fn record(
+        &self,
+        id: &str,
+        generation: i64,
+        desired: Vec<Desired>,
+        applied: prism_node_api::DesiredApplied,
+        mut refused: Vec<(String, String)>,
+    ) -> Result<Converged> {
         let (mut c, ready) = tally(desired, applied.networks, &mut refused);
         nodes::record_converged(&self.pool, id, generation, &ready, &refused, self.now_ms())
             .await?;
@@ -160,16 +168,20 @@ impl Controller {
     }
 
     /// The node's desired networks, by network name: each booking's id,
-    /// whether it is `ready` already, and its document. A constant number
-    /// of queries whatever the node holds (a query a booking made every
-    /// change cost O(networks on the node) round trips).
-    async fn desired_networks(&self, id: &str) -> Result<Vec<Desired>> {
-        let running = bookings::running_on(&self.pool, id).await?;
+    /// whether it is `ready` already, and its document; only those of the
+    /// bookings `only` names, if given. A constant number of queries
+    /// whatever the node holds.
+    pub(crate) async fn desired_networks(
+        &self,
+        id: &str,
+        only: Option<&[String]>,
+    ) -> Result<Vec<Desired>> {
+        use crate::datastore::{parts as part_store, public_addresses as publics_store};
+        let running = bookings::running_on(&self.pool, id, only).await?;
         let node_wan = nodes::wan_of(&self.pool, id).await?;
-        let mut parts = crate::datastore::parts::parts_by_booking_on(&self.pool, id).await?;
-        let s_tags = crate::datastore::parts::s_tags_on(&self.pool, id).await?;
-        let mut publics =
-            crate::datastore::public_addresses::publics_by_booking_on(&self.pool, id).await?;
+        let mut parts = part_store::parts_by_booking_on(&self.pool, id, only).await?;
+        let s_tags = part_store::s_tags_on(&self.pool, id, only).await?;
+        let mut publics = publics_store::publics_by_booking_on(&self.pool, id, only).await?;
         let mut desired = BTreeMap::new();
         for mut b in running {
             let name = node_network_name(&b.id);
@@ -199,10 +211,12 @@ impl Controller {
     }
 }
 
-/// What the node did with each network: the counts, and the bookings now
-/// `ready` that were not (only a change of state is written: a node's
-/// every network rewritten on each change was a statement a network);
-/// the networks it refused join `refused`.
+/// What the node did with each network (`applied`: a whole state's
+/// answer lists every network, a change's those it touched): the counts,
+/// and the bookings of `desired` now `ready` that were not. A network of
+/// `desired` the node did not fail is on the node (a node that accepts a
+/// generation holds every network of it but those it failed); only a
+/// change of state is written. The networks it failed join `refused`.
 fn tally(
     desired: Vec<Desired>,
     applied: Vec<prism_node_api::DesiredOutcome>,
@@ -216,7 +230,6 @@ fn tally(
         failed: refused.len(),
         ..Converged::default()
     };
-    let mut ready: Vec<String> = Vec::new();
     for n in applied {
         match n.action {
             DesiredAction::Added => c.added += 1,
@@ -230,22 +243,29 @@ fn tally(
                     Some((b, _)) => refused.push((b.clone(), why)),
                     None => eprintln!("prism controller: removing {} from a node: {why}", n.name),
                 }
-                continue;
             }
         }
-        ready.extend(
-            bookings
-                .get(&n.name)
-                .filter(|(_, was_ready)| !was_ready)
-                .map(|(b, _)| b.clone()),
-        );
     }
+    let ready = bookings
+        .into_values()
+        .filter(|(b, was_ready)| !was_ready && !refused.iter().any(|(r, _)| r == b))
+        .map(|(b, _)| b)
+        .collect();
     (c, ready)
+}
+
+/// The whole desired state of generation `generation` of `desired`.
+fn whole(generation: u64, desired: &[Desired]) -> DesiredState {
+    DesiredState {
+        generation,
+        scope: NODE_PREFIX.to_string(),
+        networks: desired.iter().map(|(_, _, d)| d.clone()).collect(),
+    }
 }
 
 /// A network the node should hold: its booking, whether that booking is
 /// `ready` already, its document.
-type Desired = (String, bool, NetworkDoc);
+pub(crate) type Desired = (String, bool, NetworkDoc);
 
 /// Which listed network a whole-state refusal names (`networks[3]...`).
 fn refused_network(e: &ApiError) -> Option<usize> {

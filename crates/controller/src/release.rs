@@ -9,6 +9,10 @@ use crate::error::{Error, Result};
 use crate::model::{AllocationState, Booking};
 use crate::registry::NETWORK;
 
+/// Generations of a node's change record kept before what it has taken:
+/// a replica whose last state is older sends the node its whole state.
+const CHANGES_KEPT: i64 = 1000;
+
 impl Controller {
     pub async fn release(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
         let m = self
@@ -62,12 +66,28 @@ impl Controller {
         Ok(b)
     }
 
+    /// Forgets, once a minute, each node's change record older than
+    /// `CHANGES_KEPT` generations before what it has taken.
+    async fn prune_node_changes(&self) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        let now = self.now_ms();
+        if now - self.changes_pruned_ms.load(Ordering::Relaxed) < 60_000 {
+            return Ok(());
+        }
+        self.changes_pruned_ms.store(now, Ordering::Relaxed);
+        let mut tx = db::begin(&self.pool).await?;
+        crate::datastore::nodes::prune_changes(&mut tx, CHANGES_KEPT).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// Releases every lease past its end (and every hold past its hold)
     /// in one transaction, set by set, then asks each node concerned for
     /// a pass, which it does in its own time (`crate::node_work`): a lease
     /// ends on time whatever its node does. Returns how many.
     pub async fn reap(&self) -> Result<usize> {
         self.forget_old_login_strikes().await?;
+        self.prune_node_changes().await?;
         let mut n = self.reap_public().await?;
         let now = self.now_ms();
         let mut tx = db::booking_tx(&self.pool).await?;

@@ -286,22 +286,20 @@ impl Controller {
     /// Takes a free S-tag of the pool for bridged booking `id`
     /// (`crate::pools`' order and hold-down).
     pub(crate) async fn take_s_tag(&self, tx: &mut Tx, id: &str) -> Result<i64> {
-        use crate::datastore::pool_releases::{S_TAGS, released};
-        let used = parts::used_s_tags(tx).await?;
-        let released = crate::pools::parsed(released(tx, S_TAGS).await?);
+        use crate::datastore::pool_releases::{S_TAGS, first_free, held_count};
         let cutoff = self.now_ms() - self.settings.pool_hold_down_ms;
         let pool = &self.settings.s_tag_pool;
-        let all = i64::from(*pool.start())..=i64::from(*pool.end());
-        let tag = crate::pools::pick(all, &used, &released, cutoff, 1).ok_or_else(|| {
-            Error::conflict(format!(
+        let (first, last) = (i64::from(*pool.start()), i64::from(*pool.end()));
+        let Some(tag) = first_free(tx, S_TAGS, first, last, cutoff).await? else {
+            return Err(Error::conflict(format!(
                 "the S-tag pool {}..={} is exhausted ({} released in the last {} s are held down)",
                 pool.start(),
                 pool.end(),
-                crate::pools::held(&released, cutoff),
+                held_count(tx, S_TAGS, cutoff).await?,
                 self.settings.pool_hold_down_ms / 1000
             ))
-            .with_field("parts")
-        })?[0];
+            .with_field("parts"));
+        };
         parts::insert_s_tag(tx, tag, id).await?;
         Ok(tag)
     }

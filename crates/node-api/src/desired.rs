@@ -37,7 +37,8 @@ pub struct DesiredState {
 /// the whole state this makes exactly as to a `PUT` of it, so a change
 /// costs what changed, not every network of the node. Refused (409
 /// `base_mismatch`) unless the node's last accepted state is `base`, of
-/// the same scope, since it started.
+/// the same scope, since it started. The answer lists the networks the
+/// change touched (added, replaced, removed, failed), not those unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DesiredChange {
@@ -146,6 +147,15 @@ pub struct DesiredApplied {
 }
 
 impl DesiredApplied {
+    /// The answer to a change (`PATCH /v1/desired`): the networks it
+    /// added, replaced, removed or failed; those unchanged are not listed,
+    /// so the answer's size is the change's, not the node's.
+    pub fn touched(mut self) -> Self {
+        self.networks
+            .retain(|n| n.action != DesiredAction::Unchanged);
+        self
+    }
+
     /// True when every network is as desired.
     pub fn complete(&self) -> bool {
         self.networks

@@ -467,7 +467,7 @@ impl NodeApi for FakeNode {
             self.patches_refused.fetch_add(1, Ordering::SeqCst);
         })?;
         self.patches.fetch_add(1, Ordering::SeqCst);
-        self.put_desired(whole)
+        self.put_desired(whole).map(DesiredApplied::touched)
     }
     /// One record echoing the request: its count as the timestamp, "00" as
     /// the frame of a capture, the network asked for.

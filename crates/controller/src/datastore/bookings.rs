@@ -189,14 +189,6 @@ pub(crate) async fn page(
     rows.iter().map(booking_of).collect()
 }
 
-/// The VLANs bookings hold, in order.
-pub(crate) async fn used_vlans(tx: &mut Tx) -> Result<Vec<i64>> {
-    let rows = sqlx::query("SELECT vlan FROM vlans ORDER BY vlan")
-        .fetch_all(&mut **tx)
-        .await?;
-    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
-}
-
 /// Provisioned at `now` in operational state `state`, leased until
 /// `expires_ms`.
 pub(crate) async fn set_provisioned(
@@ -303,6 +295,15 @@ pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, us
         format!(
             "UPDATE nodes SET generation = generation + 1 WHERE id IN (SELECT node_id FROM bookings WHERE {DUE})"
         ),
+        // Each expired booking is a change of its nodes' new generations.
+        format!(
+            "INSERT INTO node_changes (node_id, generation, booking_id) \
+             SELECT n.id, n.generation, b.id FROM bookings b JOIN nodes n ON n.id = b.node_id \
+             WHERE b.released_ms IS NULL AND b.expires_ms <= $1 \
+             UNION SELECT n.id, n.generation, p.booking_id FROM booking_parts p JOIN nodes n ON n.id = p.node_id \
+             WHERE p.booking_id IN (SELECT id FROM bookings WHERE {DUE}) \
+             ON CONFLICT DO NOTHING"
+        ),
         format!(
             "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $1 WHERE {DUE}"
         ),
@@ -366,15 +367,22 @@ where
 
 /// The bookings node `id` should run: provisioned, live, not stopped, on
 /// it whole or by a part (without their parts).
-pub(crate) async fn running_on(pool: &Pool, id: &str) -> Result<Vec<Booking>> {
-    let rows = sqlx::query(&format!(
+pub(crate) async fn running_on(
+    pool: &Pool,
+    id: &str,
+    only: Option<&[String]>,
+) -> Result<Vec<Booking>> {
+    let (and_only, ids) = super::only_ids("b.id", only, 2);
+    let sql = format!(
         "{BOOKING_SELECT} WHERE b.allocation_state = 'provisioned' \
          AND b.released_ms IS NULL AND b.operational_state <> 'stopped' AND \
          ((b.node_id = $1 AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = b.id)) \
-          OR b.id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1))"
-    ))
-    .bind(id)
-    .fetch_all(pool)
-    .await?;
+          OR b.id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1)){and_only}"
+    );
+    let mut q = sqlx::query(&sql).bind(id);
+    for b in ids {
+        q = q.bind(b);
+    }
+    let rows = q.fetch_all(pool).await?;
     rows.iter().map(booking_of).collect()
 }

@@ -24,6 +24,23 @@ pub(crate) mod registry;
 
 pub(crate) use crate::db::{Pool, Tx};
 
+/// ` AND {column} IN ($from, $from+1, …)` for `only`'s ids (nothing for
+/// `None`), and the ids to bind after the query's own parameters.
+pub(crate) fn only_ids<'a>(
+    column: &str,
+    only: Option<&'a [String]>,
+    from: usize,
+) -> (String, &'a [String]) {
+    match only {
+        None => (String::new(), &[]),
+        Some([]) => (" AND 1 = 0".to_string(), &[]),
+        Some(ids) => {
+            let marks: Vec<String> = (0..ids.len()).map(|i| format!("${}", from + i)).collect();
+            (format!(" AND {column} IN ({})", marks.join(", ")), ids)
+        }
+    }
+}
+
 /// Whether `e` is a unique constraint refusing a duplicate (a name taken).
 /// A `LIKE` pattern for text containing `text` as written (its `%`, `_`
 /// and `\\` matched literally; the query says `ESCAPE '\\'`).

@@ -258,12 +258,71 @@ pub(crate) async fn upsert_from_heartbeat(
     })
 }
 
-/// A new desired state for node `id`: its generation goes up by one.
-pub(crate) async fn bump_generation(tx: &mut Tx, id: &str) -> Result<()> {
+/// A new desired state for node `id`, changed in booking `booking`'s
+/// network: its generation goes up by one, and the change is recorded
+/// under it (`changes_since`).
+pub(crate) async fn bump_generation(tx: &mut Tx, id: &str, booking: &str) -> Result<()> {
     sqlx::query("UPDATE nodes SET generation = generation + 1 WHERE id = $1")
         .bind(id)
         .execute(&mut **tx)
         .await?;
+    sqlx::query(
+        "INSERT INTO node_changes (node_id, generation, booking_id) \
+         SELECT id, generation, $2 FROM nodes WHERE id = $1 ON CONFLICT DO NOTHING",
+    )
+    .bind(id)
+    .bind(booking)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// The bookings whose networks on node `id` changed after generation
+/// `base`, or `None` when the record does not reach back that far (the
+/// node holds a generation older than `changes_from`: send it whole).
+pub(crate) async fn changes_since(pool: &Pool, id: &str, base: i64) -> Result<Option<Vec<String>>> {
+    let rows = sqlx::query(
+        "SELECT n.changes_from, c.booking_id FROM nodes n \
+         LEFT JOIN node_changes c ON c.node_id = n.id AND c.generation > $2 WHERE n.id = $1",
+    )
+    .bind(id)
+    .bind(base)
+    .fetch_all(pool)
+    .await?;
+    let Some(first) = rows.first() else {
+        return Ok(None);
+    };
+    if base + 1 < first.try_get::<i64, _>(0)? {
+        return Ok(None);
+    }
+    let mut changed: Vec<String> = Vec::new();
+    for r in &rows {
+        if let Some(b) = r.try_get::<Option<String>, _>(1)? {
+            changed.push(b);
+        }
+    }
+    changed.sort_unstable();
+    changed.dedup();
+    Ok(Some(changed))
+}
+
+/// Forgets the change record of every node more than `keep` generations
+/// behind what it has taken (the reaper's; `changes_from` moves past it).
+pub(crate) async fn prune_changes(tx: &mut Tx, keep: i64) -> Result<()> {
+    sqlx::query(
+        "DELETE FROM node_changes WHERE generation < \
+         (SELECT n.applied_generation FROM nodes n WHERE n.id = node_changes.node_id) - $1",
+    )
+    .bind(keep)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query(
+        "UPDATE nodes SET changes_from = applied_generation - $1 \
+         WHERE changes_from < applied_generation - $1",
+    )
+    .bind(keep)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
@@ -320,6 +379,10 @@ pub(crate) async fn record_converged(
     now: i64,
 ) -> Result<()> {
     let mut tx = crate::db::begin(pool).await?;
+    // Passes over a spanning network's nodes record one at a time: each
+    // sees what the others recorded (two at once would each find the
+    // other not yet converged, and neither mark the network ready).
+    crate::db::take_lock(&mut tx, "converged").await?;
     // A spanning network is ready when its last node converges: every
     // other part's node has reached its generation.
     for b in ready {
@@ -432,6 +495,16 @@ pub(crate) async fn set_wan(
         "UPDATE nodes SET generation = generation + 1 WHERE id IN (\
          SELECT q.node_id FROM booking_parts p JOIN booking_parts q ON q.booking_id = p.booking_id \
          JOIN bookings b ON b.id = p.booking_id WHERE p.node_id = $1 AND b.released_ms IS NULL)",
+    )
+    .bind(id)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO node_changes (node_id, generation, booking_id) \
+         SELECT q.node_id, n.generation, q.booking_id FROM booking_parts p \
+         JOIN booking_parts q ON q.booking_id = p.booking_id JOIN bookings b ON b.id = p.booking_id \
+         JOIN nodes n ON n.id = q.node_id WHERE p.node_id = $1 AND b.released_ms IS NULL \
+         ON CONFLICT DO NOTHING",
     )
     .bind(id)
     .execute(&mut **tx)

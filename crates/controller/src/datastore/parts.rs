@@ -57,16 +57,20 @@ fn part_of(r: &sqlx::any::AnyRow, at: usize) -> Result<Part> {
 pub(crate) async fn parts_by_booking_on(
     pool: &super::Pool,
     node_id: &str,
+    only: Option<&[String]>,
 ) -> Result<HashMap<String, Vec<Part>>> {
-    let rows = sqlx::query(
+    let (and_only, ids) = super::only_ids("p.booking_id", only, 2);
+    let sql = format!(
         "SELECT p.booking_id, p.node_id, n.name, p.route, p.tunnel, n.wan, p.port FROM booking_parts p \
          JOIN nodes n ON n.id = p.node_id \
-         WHERE p.booking_id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1) \
-         ORDER BY p.booking_id, p.part",
-    )
-    .bind(node_id)
-    .fetch_all(pool)
-    .await?;
+         WHERE p.booking_id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1){and_only} \
+         ORDER BY p.booking_id, p.part"
+    );
+    let mut q = sqlx::query(&sql).bind(node_id);
+    for b in ids {
+        q = q.bind(b);
+    }
+    let rows = q.fetch_all(pool).await?;
     let mut by = HashMap::<String, Vec<Part>>::new();
     for r in &rows {
         let booking: String = r.try_get(0)?;
@@ -76,14 +80,21 @@ pub(crate) async fn parts_by_booking_on(
 }
 
 /// The S-tags of the bookings with a part on node `node_id`, by booking.
-pub(crate) async fn s_tags_on(pool: &super::Pool, node_id: &str) -> Result<HashMap<String, i64>> {
-    let rows = sqlx::query(
+pub(crate) async fn s_tags_on(
+    pool: &super::Pool,
+    node_id: &str,
+    only: Option<&[String]>,
+) -> Result<HashMap<String, i64>> {
+    let (and_only, ids) = super::only_ids("booking_id", only, 2);
+    let sql = format!(
         "SELECT booking_id, tag FROM s_tags \
-         WHERE booking_id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1)",
-    )
-    .bind(node_id)
-    .fetch_all(pool)
-    .await?;
+         WHERE booking_id IN (SELECT booking_id FROM booking_parts WHERE node_id = $1){and_only}"
+    );
+    let mut q = sqlx::query(&sql).bind(node_id);
+    for b in ids {
+        q = q.bind(b);
+    }
+    let rows = q.fetch_all(pool).await?;
     rows.iter()
         .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
         .collect()
@@ -151,16 +162,6 @@ pub(crate) async fn insert_tunnel(tx: &mut Tx, a: Ipv4Addr, booking: &str) -> Re
         .execute(&mut **tx)
         .await?;
     Ok(())
-}
-
-/// The S-tags in use, sorted.
-pub(crate) async fn used_s_tags(tx: &mut Tx) -> Result<Vec<i64>> {
-    Ok(sqlx::query("SELECT tag FROM s_tags ORDER BY tag")
-        .fetch_all(&mut **tx)
-        .await?
-        .iter()
-        .filter_map(|r| r.try_get::<i64, _>(0).ok())
-        .collect())
 }
 
 pub(crate) async fn insert_s_tag(tx: &mut Tx, tag: i64, booking: &str) -> Result<()> {

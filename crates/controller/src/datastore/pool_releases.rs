@@ -77,3 +77,50 @@ pub(crate) async fn released(tx: &mut Tx, t: PoolTable) -> Result<HashMap<String
         .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
         .collect()
 }
+
+/// The first value of an integer pool `first..=last` of `t` by `crate::pools`'
+/// order (never released first, lowest first; then released longest
+/// ago), none in use and none released after `cutoff`: found by the
+/// database, one row back (the pool's every used and released value read
+/// into the controller cost a change as much as the pool was full).
+pub(crate) async fn first_free(
+    tx: &mut Tx,
+    t: PoolTable,
+    first: i64,
+    last: i64,
+    cutoff: i64,
+) -> Result<Option<i64>> {
+    let (pool, table, column) = (t.pool, t.table, t.column);
+    let sql = format!(
+        "WITH RECURSIVE candidates(v) AS (SELECT CAST($1 AS BIGINT) \
+         UNION ALL SELECT v + 1 FROM candidates WHERE v < $2) \
+         SELECT c.v FROM candidates c \
+         LEFT JOIN {table} u ON u.{column} = c.v \
+         LEFT JOIN pool_releases r ON r.pool = '{pool}' AND r.value = CAST(c.v AS TEXT) \
+         WHERE u.{column} IS NULL AND (r.released_ms IS NULL OR r.released_ms <= $3) \
+         ORDER BY CASE WHEN r.released_ms IS NULL THEN 0 ELSE 1 END, r.released_ms, c.v LIMIT 1"
+    );
+    let r = sqlx::query(&sql)
+        .bind(first)
+        .bind(last)
+        .bind(cutoff)
+        .fetch_optional(&mut **tx)
+        .await?;
+    Ok(match r {
+        Some(r) => Some(r.try_get(0)?),
+        None => None,
+    })
+}
+
+/// How many values of `t`'s pool were released after `cutoff` (held
+/// down now).
+pub(crate) async fn held_count(tx: &mut Tx, t: PoolTable, cutoff: i64) -> Result<i64> {
+    Ok(
+        sqlx::query("SELECT COUNT(*) FROM pool_releases WHERE pool = $1 AND released_ms > $2")
+            .bind(t.pool)
+            .bind(cutoff)
+            .fetch_one(&mut **tx)
+            .await?
+            .try_get(0)?,
+    )
+}

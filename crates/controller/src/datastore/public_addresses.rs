@@ -29,14 +29,18 @@ fn public_of(r: &sqlx::any::AnyRow) -> Result<PublicAddress> {
 pub(crate) async fn publics_by_booking_on(
     pool: &Pool,
     node_id: &str,
+    only: Option<&[String]>,
 ) -> Result<std::collections::HashMap<String, Vec<(String, String)>>> {
-    let rows = sqlx::query(
+    let (and_only, ids) = super::only_ids("booking_id", only, 2);
+    let sql = format!(
         "SELECT booking_id, address, internal FROM public_addresses \
-         WHERE node_id = $1 AND released_ms IS NULL ORDER BY booking_id, address",
-    )
-    .bind(node_id)
-    .fetch_all(pool)
-    .await?;
+         WHERE node_id = $1 AND released_ms IS NULL{and_only} ORDER BY booking_id, address"
+    );
+    let mut q = sqlx::query(&sql).bind(node_id);
+    for b in ids {
+        q = q.bind(b);
+    }
+    let rows = q.fetch_all(pool).await?;
     let mut by = std::collections::HashMap::<String, Vec<(String, String)>>::new();
     for r in &rows {
         by.entry(r.try_get(0)?)
@@ -110,15 +114,15 @@ pub(crate) async fn held_on(tx: &mut Tx, node_id: &str) -> Result<Vec<(String, S
         .collect()
 }
 
-/// The node of the latest lease of `address`.
-pub(crate) async fn latest_node_of(tx: &mut Tx, address: &str) -> Result<String> {
-    Ok(sqlx::query(
-        "SELECT node_id FROM public_addresses WHERE address = $1 ORDER BY created_ms DESC LIMIT 1",
+/// The node and booking of the active lease of `address`.
+pub(crate) async fn active_node_of(tx: &mut Tx, address: &str) -> Result<(String, String)> {
+    let r = sqlx::query(
+        "SELECT node_id, booking_id FROM public_addresses WHERE address = $1 AND released_ms IS NULL",
     )
     .bind(address)
     .fetch_one(&mut **tx)
-    .await?
-    .try_get(0)?)
+    .await?;
+    Ok((r.try_get(0)?, r.try_get(1)?))
 }
 
 /// The project's latest lease of `address`.
@@ -225,6 +229,15 @@ pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, us
         .bind(now)
         .execute(&mut **tx)
         .await?;
+    // Each address's booking is a change of its node's new generation.
+    sqlx::query(&format!(
+        "INSERT INTO node_changes (node_id, generation, booking_id) \
+         SELECT n.id, n.generation, a.booking_id FROM public_addresses a JOIN nodes n ON n.id = a.node_id \
+         WHERE a.id IN (SELECT id FROM public_addresses WHERE {DUE}) ON CONFLICT DO NOTHING"
+    ))
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
     let n = sqlx::query(&format!(
         "UPDATE public_addresses SET released_ms = $1 WHERE {DUE}"
     ))

@@ -65,7 +65,7 @@ impl<R: NodeRuntime> Control<R> {
         let whole = body.apply_to(&mut self.last_desired)?;
         // The rest of the state compiled when it came (a state is accepted
         // only whole), so only the put documents were compiled.
-        Ok(self.converge(whole))
+        Ok(self.converge(whole).touched())
     }
 
     /// Compiles each document of list `field` that differs from the one

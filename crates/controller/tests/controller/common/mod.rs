@@ -36,6 +36,11 @@ impl Drop for Harness {
         if std::thread::panicking() {
             return;
         }
+        assert_eq!(
+            self.ctl.change_mismatches(),
+            0,
+            "a change sent to a node differed from the node's whole desired state"
+        );
         let seen = self.seen.lock().unwrap();
         // The administrator's login at least: the recorder sees routes.
         assert!(
@@ -88,6 +93,8 @@ pub fn settings() -> Settings {
         node_secret: Some(SECRET.into()),
         rate_per_s: 10_000.0,
         rate_burst: 10_000.0,
+        // Every change a node is sent is checked against its whole state.
+        check_changes: true,
         ..Settings::default()
     }
 }
