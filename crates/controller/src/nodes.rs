@@ -178,15 +178,15 @@ impl Controller {
         tier: TierChoice,
         mbps: i64,
     ) -> Result<Option<(f64, Tier)>> {
-        let mut s = State::new(Capacity {
+        let cap = Capacity {
             hw_regions: n.slots.max(0) as usize,
             hw_mbps: n.hw_mbps as f64,
             sw_mbps: n.sw_mbps as f64,
             ..Capacity::PAPER
-        });
-        for (i, (t, mbps)) in store::load(tx, &n.id).await?.into_iter().enumerate() {
-            s.place(i as u64, t, mbps);
-        }
+        };
+        // Its load's sums, not its every booking.
+        let (hw, hw_mbps, sw_mbps) = store::usage(&mut **tx, &n.id).await?;
+        let s = State::with_usage(cap, hw.max(0) as usize, hw_mbps as f64, sw_mbps as f64);
         let want = mbps as f64;
         let chosen = match tier {
             TierChoice::Hardware => s.fits(Tier::Hardware, want, true).then_some(Tier::Hardware),

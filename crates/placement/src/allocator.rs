@@ -130,6 +130,20 @@ impl State {
     pub fn is_empty(&self) -> bool {
         self.nets.is_empty()
     }
+    /// A state known by its load alone, without its networks: `hw_count`
+    /// hardware networks using `hw_mbps`, and `sw_mbps` in software. What
+    /// admitting one more network needs ([`State::fits`], the policies'
+    /// `Add`); a controller placing on a node of thousands of networks
+    /// reads three sums, not every network.
+    pub fn with_usage(cap: Capacity, hw_count: usize, hw_mbps: f64, sw_mbps: f64) -> Self {
+        Self {
+            hw_used: hw_mbps,
+            sw_used: sw_mbps,
+            hw_count,
+            ..Self::new(cap)
+        }
+    }
+
     pub fn used(&self, t: Tier) -> f64 {
         match t {
             Tier::Hardware => self.hw_used,

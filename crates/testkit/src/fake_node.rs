@@ -411,15 +411,9 @@ impl NodeApi for FakeNode {
     /// As a node does: fenced, planned and carried out by the node API's
     /// own `reconcile` functions, through this fake's per-network calls.
     fn put_desired(&self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
-        use prism_node_api::reconcile::{Step, execute, fence, plan};
         self.up()?;
-        if self.hold_next_desired.swap(false, Ordering::SeqCst) {
-            self.held_desired.store(true, Ordering::SeqCst);
-            while self.held_desired.load(Ordering::SeqCst) {
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-        }
-        fence(
+        self.hold_if_asked();
+        prism_node_api::reconcile::fence(
             self.desired_generation.load(Ordering::SeqCst),
             body.generation,
         )?;
@@ -427,37 +421,15 @@ impl NodeApi for FakeNode {
         for doc in &body.networks {
             self.check(doc)?;
         }
-        let generation = body.generation;
-        let steps = {
-            let docs = self.docs.lock().unwrap();
-            let current: BTreeMap<&str, &NetworkDoc> =
-                docs.iter().map(|d| (d.name.as_str(), d)).collect();
-            plan(&body, &current)
-        };
-        *self.last_desired.lock().unwrap() = Some(body);
-        let networks = execute(steps, |name, step| {
-            match step {
-                Step::Add(d) => self.add_network(d),
-                Step::Replace(d) => self.replace_network(name, d),
-                Step::Remove => self.remove_network(name),
-                Step::Unchanged => return Ok(()),
-            }
-            .map(drop)
-        });
-        self.desired_generation
-            .fetch_max(generation, Ordering::SeqCst);
-        Ok(DesiredApplied {
-            generation,
-            networks,
-        })
+        Ok(self.converge(body))
     }
-    /// As a node does: the change made whole from the last state accepted.
+    /// As a node does: the change made whole from the last state accepted
+    /// (only its put documents checked: the rest were when they came).
     fn patch_desired(&self, body: DesiredChange) -> Result<DesiredApplied, ApiError> {
         self.up()?;
-        prism_node_api::reconcile::fence(
-            self.desired_generation.load(Ordering::SeqCst),
-            body.generation,
-        )?;
+        let fence =
+            |g| prism_node_api::reconcile::fence(self.desired_generation.load(Ordering::SeqCst), g);
+        fence(body.generation)?;
         body.check()?;
         for doc in &body.put {
             self.check(doc)?;
@@ -467,7 +439,9 @@ impl NodeApi for FakeNode {
             self.patches_refused.fetch_add(1, Ordering::SeqCst);
         })?;
         self.patches.fetch_add(1, Ordering::SeqCst);
-        self.put_desired(whole).map(DesiredApplied::touched)
+        self.hold_if_asked();
+        fence(whole.generation)?;
+        Ok(self.converge(whole).touched())
     }
     /// One record echoing the request: its count as the timestamp, "00" as
     /// the frame of a capture, the network asked for.
@@ -550,5 +524,46 @@ impl NodeApi for FakeNode {
             networks: hardware.iter().map(|n| (n.clone(), 100.0)).collect(),
             source: "none".into(),
         })
+    }
+}
+
+impl FakeNode {
+    /// Holds this call while `held_desired` is set, if asked to hold the
+    /// next (a test's way to overtake it).
+    fn hold_if_asked(&self) {
+        if self.hold_next_desired.swap(false, Ordering::SeqCst) {
+            self.held_desired.store(true, Ordering::SeqCst);
+            while self.held_desired.load(Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+    }
+
+    /// Plans `body` against what it holds and carries it out.
+    fn converge(&self, body: DesiredState) -> DesiredApplied {
+        use prism_node_api::reconcile::{Step, execute, plan};
+        let generation = body.generation;
+        let steps = {
+            let docs = self.docs.lock().unwrap();
+            let current: BTreeMap<&str, &NetworkDoc> =
+                docs.iter().map(|d| (d.name.as_str(), d)).collect();
+            plan(&body, &current)
+        };
+        *self.last_desired.lock().unwrap() = Some(body);
+        let networks = execute(steps, |name, step| {
+            match step {
+                Step::Add(d) => self.add_network(d),
+                Step::Replace(d) => self.replace_network(name, d),
+                Step::Remove => self.remove_network(name),
+                Step::Unchanged => return Ok(()),
+            }
+            .map(drop)
+        });
+        self.desired_generation
+            .fetch_max(generation, Ordering::SeqCst);
+        DesiredApplied {
+            generation,
+            networks,
+        }
     }
 }

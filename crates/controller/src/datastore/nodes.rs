@@ -165,34 +165,22 @@ pub(crate) async fn node_detail(pool: &Pool, id: &str) -> Result<Option<NodeDeta
 }
 
 /// What is booked on node `id`: (hardware slots, hardware Mbit/s,
-/// software Mbit/s).
-pub(crate) async fn usage(pool: &Pool, id: &str) -> Result<(i64, i64, i64)> {
+/// software Mbit/s), summed by the database (a booking with no tier
+/// counts as software).
+pub(crate) async fn usage<'e, E>(ex: E, id: &str) -> Result<(i64, i64, i64)>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
     let u = sqlx::query(&format!(
         "SELECT CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN 1 ELSE 0 END), 0) AS BIGINT), \
          CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN bandwidth_mbps ELSE 0 END), 0) AS BIGINT), \
-         CAST(COALESCE(SUM(CASE WHEN tier = 'software' THEN bandwidth_mbps ELSE 0 END), 0) AS BIGINT) \
+         CAST(COALESCE(SUM(CASE WHEN tier = 'hardware' THEN 0 ELSE bandwidth_mbps END), 0) AS BIGINT) \
          FROM ({NODE_LOAD}) AS load"
     ))
     .bind(id)
-    .fetch_one(pool)
+    .fetch_one(ex)
     .await?;
     Ok((u.try_get(0)?, u.try_get(1)?, u.try_get(2)?))
-}
-
-/// The (tier, Mbit/s) of everything booked on node `id`, inside the
-/// booking transaction (a booking with no tier counts as software).
-pub(crate) async fn load(tx: &mut Tx, id: &str) -> Result<Vec<(Tier, f64)>> {
-    let rows = sqlx::query(NODE_LOAD).bind(id).fetch_all(&mut **tx).await?;
-    rows.iter()
-        .map(|b| {
-            let tier = b.try_get::<Option<String>, _>(0)?;
-            let tier = tier
-                .as_deref()
-                .and_then(Tier::parse)
-                .unwrap_or(Tier::Software);
-            Ok((tier, b.try_get::<i64, _>(1)? as f64))
-        })
-        .collect()
 }
 
 /// The node's row, made at its first heartbeat and updated at each:

@@ -206,7 +206,11 @@ fn a_change_converges_as_its_whole_state_and_only_on_its_base() {
     // The same actions, but for the networks it left unchanged, which a
     // change's answer does not list.
     assert_eq!(sorted(&by_patch), sorted(&by_put.clone().touched()));
-    assert!(sorted(&by_put).iter().any(|(_, a)| *a == DesiredAction::Unchanged));
+    assert!(
+        sorted(&by_put)
+            .iter()
+            .any(|(_, a)| *a == DesiredAction::Unchanged)
+    );
     assert_eq!(changed.desired_generation(), 5);
     for name in ["pc-a", "pc-b", "pc-c", "pc-d"] {
         let (w, c) = (whole.view(name), changed.view(name));
