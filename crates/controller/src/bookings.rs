@@ -82,6 +82,21 @@ impl Controller {
         Ok(b)
     }
 
+    /// Booking `id` read in `tx` with its parts, if it is project
+    /// `project_id`'s.
+    pub(crate) async fn booking_tx_row_of(
+        &self,
+        tx: &mut Tx,
+        id: &str,
+        project_id: &str,
+    ) -> Result<Option<Booking>> {
+        let Some(mut b) = store::in_project_tx(tx, id, project_id).await? else {
+            return Ok(None);
+        };
+        with_parts(&mut b, tx).await?;
+        Ok(Some(b))
+    }
+
     /// The ids of the nodes booking `b` (read with its parts) is on: its
     /// parts' nodes if it spans nodes, else its node, if any.
     pub(crate) async fn node_ids_of(&self, tx: &mut Tx, b: &Booking) -> Result<Vec<String>> {
@@ -228,10 +243,15 @@ impl Controller {
         let now = self.now_ms();
         let held_until = now + self.settings.hold_s * 1000;
         store::insert(&mut tx, &row, &r, now, held_until).await?;
-        if !r.parts.is_empty() {
+        // The booking as written (no read-back: a round trip less), but
+        // for a span, whose parts the database numbered.
+        let b = if r.parts.is_empty() {
+            let node = placement.as_ref().map(|pl| pl.node.name.clone());
+            written(&row, &r, node, (&m.project, &p.user), (now, held_until))
+        } else {
             self.record_parts(&mut tx, &id, &r).await?;
-        }
-        let b = self.booking_tx_row(&mut tx, &id).await?;
+            self.booking_tx_row(&mut tx, &id).await?
+        };
         self.check_docs(&mut tx, &b, placement.as_ref()).await?;
         self.account(&mut tx, "allocate", &b, &m.project_id, &p.user_id)
             .await?;
@@ -468,6 +488,48 @@ impl Controller {
             crate::datastore::nodes::bump_generation(tx, &node, &b.id).await?;
         }
         Ok(())
+    }
+}
+
+/// Booking `row` (of request `r`) as `store::insert` writes it, allocated
+/// at `times.0` and held until `times.1`: what reading it back would give.
+fn written(
+    row: &store::NewBooking<'_>,
+    r: &BookingRequest,
+    node: Option<String>,
+    (project, user): (&str, &str),
+    (now, held_until): (i64, i64),
+) -> Booking {
+    let on_node = node.is_some() && row.resource_type == NETWORK;
+    Booking {
+        id: row.id.to_string(),
+        project: project.to_string(),
+        user: user.to_string(),
+        name: r.name.clone(),
+        resource_type: row.resource_type.to_string(),
+        allocation_state: AllocationState::Allocated,
+        operational_state: OperationalState::Pending,
+        error: None,
+        tier: row.tier,
+        bandwidth_mbps: r.bandwidth_mbps,
+        node_network: on_node.then(|| crate::model::node_network_name(row.id)),
+        node,
+        vlan: row.vlan,
+        created_ms: now,
+        provisioned_ms: None,
+        expires_ms: held_until,
+        released_ms: None,
+        spec: r.spec.clone(),
+        parts: Vec::new(),
+        s_tag: None,
+        nat: r.nat,
+        converging: false,
+        ids: crate::model::BookingIds {
+            user: row.user_id.to_string(),
+            project: row.project_id.to_string(),
+            node: row.node_id.map(str::to_string),
+            lease_s: row.lease_s,
+        },
     }
 }
 

@@ -197,6 +197,11 @@ impl Controller {
         self.pool.options().get_max_connections()
     }
 
+    /// The pool's connections idle now (diagnostics, tests).
+    pub fn idle_db_connections(&self) -> usize {
+        self.pool.num_idle()
+    }
+
     pub fn settings(&self) -> &Settings {
         &self.settings
     }

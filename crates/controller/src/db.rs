@@ -172,6 +172,10 @@ async fn connect(engine: Engine, url: &str, target: &str, connections: u32) -> R
     };
     AnyPoolOptions::new()
         .max_connections(max)
+        // No ping before each use: a round trip more per transaction. A
+        // connection broken meanwhile (the server restarted) fails its
+        // next statement, is dropped, and the pool opens a new one.
+        .test_before_acquire(false)
         .after_connect(move |conn, _| {
             Box::pin(async move {
                 if engine == Engine::Sqlite {
@@ -239,19 +243,39 @@ pub fn redact(target: &str) -> String {
 /// drops the transaction, which rolls it back before the connection is
 /// used again.
 pub async fn begin(pool: &Pool) -> Result<Tx> {
+    begin_locking(pool, &[]).await
+}
+
+/// Starts a transaction that first writes lock rows `locks` (in order),
+/// in the same round trip as its `BEGIN` (one simple query of several
+/// statements: a booking's transaction costs one round trip less).
+async fn begin_locking(pool: &Pool, locks: &[&str]) -> Result<Tx> {
     let pool = pool.clone();
-    tokio::spawn(async move { pool.begin().await })
-        .await
-        .map_err(|e| Error::internal(format!("starting a transaction: {e}")))?
-        .map_err(Into::into)
+    let mut begin = String::from("BEGIN");
+    for name in locks {
+        // The names are the controller's own (`project:` and a UUID it
+        // made, `bookings`); quoted all the same.
+        let name = name.replace('\'', "''");
+        begin.push_str(&format!(
+            "; INSERT INTO locks (name, seq) VALUES ('{name}', 1) \
+             ON CONFLICT (name) DO UPDATE SET seq = locks.seq + 1"
+        ));
+    }
+    tokio::spawn(async move {
+        match begin.len() {
+            5 => pool.begin().await,
+            _ => pool.begin_with(begin).await,
+        }
+    })
+    .await
+    .map_err(|e| Error::internal(format!("starting a transaction: {e}")))?
+    .map_err(Into::into)
 }
 
 /// Starts a transaction that frees shared capacity across projects (the
 /// reapers): it first writes the `bookings` lock row.
 pub async fn booking_tx(pool: &Pool) -> Result<Tx> {
-    let mut tx = begin(pool).await?;
-    take_lock(&mut tx, "bookings").await?;
-    Ok(tx)
+    begin_locking(pool, &["bookings"]).await
 }
 
 /// Starts a transaction that books or frees capacity of project
@@ -265,12 +289,18 @@ pub async fn booking_tx(pool: &Pool) -> Result<Tx> {
 /// two transactions wait on each other in a circle (the reapers take
 /// `bookings` alone, and only free).
 pub async fn project_tx(pool: &Pool, project_id: &str, shared: bool) -> Result<Tx> {
-    let mut tx = begin(pool).await?;
-    take_lock(&mut tx, &format!("project:{project_id}")).await?;
-    if shared {
-        take_lock(&mut tx, "bookings").await?;
+    let project = format!("project:{project_id}");
+    match shared {
+        true => begin_locking(pool, &[&project, "bookings"]).await,
+        false => begin_locking(pool, &[&project]).await,
     }
-    Ok(tx)
+}
+
+/// Takes the shared lock row (`bookings`) in a project's transaction
+/// begun without it, once what it changes is known to take or free
+/// shared capacity: still project, then shared.
+pub(crate) async fn take_shared(tx: &mut Tx) -> Result<()> {
+    take_lock(tx, "bookings").await
 }
 
 /// Writes lock row `name` (made at its first use): a row lock on

@@ -14,39 +14,42 @@ use crate::registry::NETWORK;
 const CHANGES_KEPT: i64 = 1000;
 
 impl Controller {
+    /// Releases booking `id` of `project`: its VLAN, capacity and tunnels
+    /// freed (to the back of their pools), its nodes' desired states
+    /// changed; answers once its nodes have taken it or after a moment
+    /// (`converging` then says the nodes' convergence is pending).
     pub async fn release(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
         let m = self
             .project_for(p, project, Operation::BookingsRelease)
             .await?;
-        let b = self.booking_in(&m, id).await?;
+        let now = self.now_ms();
+        // The booking is read, and the caller's right to it checked, in the
+        // transaction (no read before it): the project's lock row first,
+        // the shared one after it once the booking is known to hold shared
+        // capacity.
+        let mut tx = db::project_tx(&self.pool, &m.project_id, false).await?;
+        let cur = self
+            .booking_tx_row_of(&mut tx, id, &m.project_id)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("booking `{id}`")))?;
         p.may_touch(
             &m,
             Operation::BookingsRelease,
-            &b.ids.user,
+            &cur.ids.user,
             &format!("booking {id}"),
         )?;
-        let shared = bookings::shares(&b.resource_type, b.ids.node.is_some(), b.vlan.is_some());
-        self.release_as(id, &m.project_id, shared, &p.user_id, "release")
-            .await
-    }
-
-    /// Releases booking `id` of project `project_id` (`shared`: it holds
-    /// shared capacity, `bookings::shares`): frees its VLAN and capacity,
-    /// takes it out of its node's desired state and reconciles the node.
-    async fn release_as(
-        &self,
-        id: &str,
-        project_id: &str,
-        shared: bool,
-        user_id: &str,
-        event: &str,
-    ) -> Result<Booking> {
-        let now = self.now_ms();
-        let mut tx = db::project_tx(&self.pool, project_id, shared).await?;
-        let cur = self.booking_tx_row(&mut tx, id).await?;
+        if bookings::shares(
+            &cur.resource_type,
+            cur.ids.node.is_some(),
+            cur.vlan.is_some(),
+        ) {
+            db::take_shared(&mut tx).await?;
+        }
         if cur.released_ms.is_some() {
             return Err(Error::conflict("the booking is released already"));
         }
+        let project_id = m.project_id.as_str();
+        let (user_id, event) = (p.user_id.as_str(), "release");
         let op = self.begin_operation(&mut tx, &cur, "release").await?;
         bookings::set_released(&mut tx, id, now, cur.vlan.is_some()).await?;
         // Tunnel addresses, S-tags and public addresses are a network's.

@@ -138,6 +138,24 @@ pub(crate) async fn by_id(tx: &mut Tx, id: &str) -> Result<Booking> {
     booking_of(&r)
 }
 
+/// Booking `id` read in `tx`, if it is project `project_id`'s.
+pub(crate) async fn in_project_tx(
+    tx: &mut Tx,
+    id: &str,
+    project_id: &str,
+) -> Result<Option<Booking>> {
+    sqlx::query(&format!(
+        "{BOOKING_SELECT} WHERE b.id = $1 AND b.project_id = $2"
+    ))
+    .bind(id)
+    .bind(project_id)
+    .fetch_optional(&mut **tx)
+    .await?
+    .as_ref()
+    .map(booking_of)
+    .transpose()
+}
+
 /// Which of a project's bookings a page lists.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct BookingFilter<'a> {

@@ -4,7 +4,6 @@
 use super::{Pool, Tx, unique_violation};
 use crate::error::{Error, Result};
 use prism_node_api::Heartbeat;
-use prism_placement::Tier;
 use sqlx::Row;
 use std::net::Ipv4Addr;
 

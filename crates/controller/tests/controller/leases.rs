@@ -33,6 +33,8 @@ async fn a_booking_is_allocated_provisioned_renewed_released_and_accounted() {
     assert_eq!(b.vlan, Some(100));
     assert_eq!(b.expires_ms, START_MS + 600_000, "a hold of 10 minutes");
     assert!(node.names().is_empty(), "allocation touches no node");
+    // The answer is the booking as the database holds it.
+    assert_eq!(alice.booking("exp", &b.id).await.unwrap(), b);
 
     let b = alice.provision("exp", &b.id).await.unwrap();
     assert_eq!(b.allocation_state, AllocationState::Provisioned);

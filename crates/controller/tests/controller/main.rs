@@ -19,4 +19,5 @@ mod portal;
 mod portal_browser;
 mod python_sdk;
 mod replicas;
+mod round_trips;
 mod spans;
