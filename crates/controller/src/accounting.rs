@@ -42,16 +42,15 @@ impl Controller {
         project_id: &str,
         user_id: &str,
     ) -> Result<()> {
-        store::insert_event(
-            tx,
-            &secrets::new_id(),
-            self.now_ms(),
+        let e = store::Event {
+            id: &secrets::new_id(),
+            now: self.now_ms(),
             event,
-            b,
+            booking: b,
             project_id,
             user_id,
-        )
-        .await
+        };
+        store::insert_event(tx, &e).await
     }
 
     pub async fn usage(

@@ -83,6 +83,41 @@ impl PendingAudit {
 }
 
 impl Controller {
+    /// Records accounting event `event` of booking `b`, then commits `tx`
+    /// with the request's audit entry as [`Self::commit_audited`] does; on
+    /// PostgreSQL the event and the entry are one statement (a round trip
+    /// less a booking).
+    pub(crate) async fn commit_accounted(
+        &self,
+        mut tx: Tx,
+        (event, b): (&str, &crate::model::Booking),
+        (project_id, user_id): (&str, &str),
+        status: u16,
+    ) -> Result<()> {
+        let pending = PENDING
+            .try_with(|p| p.clone())
+            .ok()
+            .filter(|p| p.written().is_none());
+        let (Some(p), crate::db::Engine::Postgres) = (&pending, self.engine) else {
+            self.account(&mut tx, event, b, project_id, user_id).await?;
+            return self.commit_audited(tx, status).await;
+        };
+        let mut entry = self.audit_entry(p.principal(), &p.method, &p.path, status);
+        entry.note = p.note();
+        let e = store::Event {
+            id: &crate::secrets::new_id(),
+            now: self.now_ms(),
+            event,
+            booking: b,
+            project_id,
+            user_id,
+        };
+        store::insert_event_and_audit_pg(&mut tx, &e, &entry).await?;
+        tx.commit().await?;
+        p.written.store(status, Ordering::Relaxed);
+        Ok(())
+    }
+
     /// Commits `tx` with the pending request's audit entry as `status`
     /// (the status the request answers when this change is made), unless
     /// there is none or it is written already.

@@ -253,9 +253,9 @@ impl Controller {
             self.booking_tx_row(&mut tx, &id).await?
         };
         self.check_docs(&mut tx, &b, placement.as_ref()).await?;
-        self.account(&mut tx, "allocate", &b, &m.project_id, &p.user_id)
+        let who = (m.project_id.as_str(), p.user_id.as_str());
+        self.commit_accounted(tx, ("allocate", &b), who, 201)
             .await?;
-        self.commit_audited(tx, 201).await?;
         if r.provision {
             return self.provision(p, project, &id).await;
         }

@@ -61,9 +61,8 @@ impl Controller {
         b.allocation_state = AllocationState::Unallocated;
         b.released_ms = Some(now);
         self.bump_generation(&mut tx, &b).await?;
-        self.account(&mut tx, event, &b, project_id, user_id)
+        self.commit_accounted(tx, (event, &b), (project_id, user_id), 200)
             .await?;
-        self.commit_audited(tx, 200).await?;
         let converged = self.node_changed(op, self.change_wait()).await;
         b.converging = !converged;
         Ok(b)

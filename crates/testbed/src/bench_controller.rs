@@ -381,6 +381,12 @@ async fn reads(a: &BenchControllerArgs, users: &[ControllerClient]) -> Result<()
         a.leases,
         t.elapsed().as_secs_f64()
     );
+    if ids.is_empty() {
+        println!(
+            "  reads: none of the leases is the first project's (more --leases than --projects)"
+        );
+        return Ok(());
+    }
     let mut one = Vec::new();
     let mut page = Vec::new();
     for i in 0..2000 {

@@ -7,32 +7,65 @@ use crate::model::Booking;
 use prism_controller_api::accounting::AuditEntry;
 use sqlx::Row;
 
-/// Records `event` (allocate, provision, renew, release, expire) of
-/// booking `b`, with the span it covers.
-pub(crate) async fn insert_event(
+/// An accounting event: `event` (allocate, provision, renew, release,
+/// expire) of `booking`, by `user_id` of `project_id`, at `now`.
+pub(crate) struct Event<'a> {
+    pub id: &'a str,
+    pub now: i64,
+    pub event: &'a str,
+    pub booking: &'a Booking,
+    pub project_id: &'a str,
+    pub user_id: &'a str,
+}
+
+const INSERT_EVENT: &str = "INSERT INTO accounting (id, at_ms, event, booking_id, user_id, project_id, node_id, tier, bandwidth_mbps, start_ms, end_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+
+/// Records event `e` of its booking, with the span it covers.
+pub(crate) async fn insert_event(tx: &mut Tx, e: &Event<'_>) -> Result<()> {
+    event_query(INSERT_EVENT, e).execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// Records event `e` and audit entry `a` in one statement (one round
+/// trip): PostgreSQL only (a data-modifying `WITH`, which SQLite lacks).
+pub(crate) async fn insert_event_and_audit_pg(
     tx: &mut Tx,
-    id: &str,
-    now: i64,
-    event: &str,
-    b: &Booking,
-    project_id: &str,
-    user_id: &str,
+    e: &Event<'_>,
+    a: &AuditEntry,
 ) -> Result<()> {
-    sqlx::query("INSERT INTO accounting (id, at_ms, event, booking_id, user_id, project_id, node_id, tier, bandwidth_mbps, start_ms, end_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
-        .bind(id)
-        .bind(now)
-        .bind(event)
+    const BOTH: &str = "WITH e AS (INSERT INTO accounting (id, at_ms, event, booking_id, user_id, project_id, node_id, tier, bandwidth_mbps, start_ms, end_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING 1) \
+        INSERT INTO audit (id, at_ms, principal, method, path, status, note) VALUES ($12, $13, $14, $15, $16, $17, $18)";
+    event_query(BOTH, e)
+        .bind(&a.id)
+        .bind(a.at_ms)
+        .bind(&a.principal)
+        .bind(&a.method)
+        .bind(&a.path)
+        .bind(a.status)
+        .bind(&a.note)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// `sql` with event `e`'s eleven parameters bound.
+fn event_query<'q>(
+    sql: &'q str,
+    e: &'q Event<'q>,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    let b = e.booking;
+    sqlx::query(sql)
+        .bind(e.id)
+        .bind(e.now)
+        .bind(e.event)
         .bind(&b.id)
-        .bind(user_id)
-        .bind(project_id)
+        .bind(e.user_id)
+        .bind(e.project_id)
         .bind(b.ids.node.clone())
         .bind(b.tier.map(prism_placement::Tier::as_str))
         .bind(b.bandwidth_mbps)
         .bind(b.provisioned_ms.unwrap_or(b.created_ms))
         .bind(b.released_ms.unwrap_or(b.expires_ms))
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
 }
 
 /// A provisioned booking as a usage report counts it.

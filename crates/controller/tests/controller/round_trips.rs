@@ -5,6 +5,7 @@
 //! round trips; this fails if a change adds one. On PostgreSQL only (the
 //! controller's tests run again there); SQLite has no wire.
 
+use prism_controller::audit_scope::PendingAudit;
 use prism_controller::{
     BookingRequest, Controller, LoginRequest, ProjectRequest, ResourceType, ServiceLevel, Settings,
     UserRequest,
@@ -13,9 +14,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// What one allocate and one release of a booking with no node may cost
-/// (six each: the transaction begun with its lock row, the quota or the
-/// row read, the write, the accounting, the commit, and sqlx's test of the
+/// What one allocate and one release of a booking with no node may cost,
+/// each in a request's audit scope (six each: the transaction begun with
+/// its lock row, the quota or the row read, the write, the accounting and
+/// the audit row in one statement, the commit, and sqlx's test of the
 /// connection when it goes back to its pool).
 const MOST: usize = 12;
 
@@ -102,12 +104,24 @@ async fn a_booking_and_its_release_take_no_more_round_trips_than_counted() {
     let ctl = Controller::open(&proxied, settings).await.unwrap();
     let (admin, user) = setup(&ctl).await;
     let _ = admin;
+    // In the audit scope of a request, as the API serves it: its audit
+    // row goes in the booking's transaction.
+    let audited = |method: &str, path: &str| PendingAudit::new(Some("u"), method, path);
     // Warm: the resource type's schema cached, the statements prepared.
-    let b = ctl.allocate(&user, "p", probe("warm")).await.unwrap();
-    ctl.release(&user, "p", &b.id).await.unwrap();
+    let b = audited("POST", "/v1/projects/p/bookings")
+        .scope(ctl.allocate(&user, "p", probe("warm")))
+        .await
+        .unwrap();
+    audited("DELETE", "/v1/projects/p/bookings/x")
+        .scope(ctl.release(&user, "p", &b.id))
+        .await
+        .unwrap();
     settled(&ctl).await;
     let before = trips.load(Ordering::SeqCst);
-    let b = ctl.allocate(&user, "p", probe("counted")).await.unwrap();
+    let b = audited("POST", "/v1/projects/p/bookings")
+        .scope(ctl.allocate(&user, "p", probe("counted")))
+        .await
+        .unwrap();
     settled(&ctl).await;
     let booked = trips.load(Ordering::SeqCst) - before;
     let read = ctl.get_booking(&user, "p", &b.id).await.unwrap();
@@ -117,7 +131,10 @@ async fn a_booking_and_its_release_take_no_more_round_trips_than_counted() {
         "the answer is the booking as the database holds it"
     );
     let before = before + (trips.load(Ordering::SeqCst) - before - booked);
-    ctl.release(&user, "p", &b.id).await.unwrap();
+    audited("DELETE", "/v1/projects/p/bookings/x")
+        .scope(ctl.release(&user, "p", &b.id))
+        .await
+        .unwrap();
     settled(&ctl).await;
     let all = trips.load(Ordering::SeqCst) - before;
     eprintln!("round trips: allocate {booked}, release {}", all - booked);
