@@ -46,7 +46,7 @@ fn asked_tier(
 /// Reads network `b`'s parts and S-tag on `conn` (the pool's, or a
 /// transaction's). Only a network has them (`check_request`
 /// refuses parts to other types): another type's booking reads nothing.
-async fn with_parts(b: &mut Booking, conn: &mut sqlx::AnyConnection) -> Result<()> {
+pub(crate) async fn with_parts(b: &mut Booking, conn: &mut sqlx::AnyConnection) -> Result<()> {
     if b.resource_type != NETWORK {
         return Ok(());
     }
@@ -80,21 +80,6 @@ impl Controller {
         let mut b = store::by_id(tx, id).await?;
         with_parts(&mut b, tx).await?;
         Ok(b)
-    }
-
-    /// Booking `id` read in `tx` with its parts, if it is project
-    /// `project_id`'s.
-    pub(crate) async fn booking_tx_row_of(
-        &self,
-        tx: &mut Tx,
-        id: &str,
-        project_id: &str,
-    ) -> Result<Option<Booking>> {
-        let Some(mut b) = store::in_project_tx(tx, id, project_id).await? else {
-            return Ok(None);
-        };
-        with_parts(&mut b, tx).await?;
-        Ok(Some(b))
     }
 
     /// The ids of the nodes booking `b` (read with its parts) is on: its
@@ -203,15 +188,13 @@ impl Controller {
             Some(TierChoice::Software) => Some(Tier::Software),
             _ => None,
         };
-        self.check_quota(
-            &mut tx,
-            &m.project_id,
-            &level,
-            explicit,
-            r.bandwidth_mbps,
-            lease_s,
-        )
-        .await?;
+        // A type on no node: its quota is checked by its insert (below).
+        let quota_in_insert = asked_tier.is_none();
+        if !quota_in_insert {
+            let (mbps, project) = (r.bandwidth_mbps, &m.project_id);
+            self.check_quota(&mut tx, project, &level, explicit, mbps, lease_s)
+                .await?;
+        }
         let placement = match asked_tier {
             Some(t) if !r.parts.is_empty() => Some(
                 self.span_place(&mut tx, &mut r.parts, t, r.bandwidth_mbps)
@@ -242,7 +225,19 @@ impl Controller {
         };
         let now = self.now_ms();
         let held_until = now + self.settings.hold_s * 1000;
-        store::insert(&mut tx, &row, &r, now, held_until).await?;
+        let ceiling = quota_in_insert.then(|| store::Ceiling {
+            max_mbps: level.max_bandwidth_mbps,
+            mbps: r.bandwidth_mbps,
+            max_hours: level.max_lease_hours,
+            hours: hours_up(lease_s * 1000),
+        });
+        if !store::insert_within(&mut tx, &row, &r, (now, held_until), ceiling).await? {
+            // Over a ceiling: the refusal, with its numbers.
+            let (mbps, project) = (r.bandwidth_mbps, &m.project_id);
+            self.check_quota(&mut tx, project, &level, None, mbps, lease_s)
+                .await?;
+            return Err(Error::internal("a quota refused what its check allows"));
+        }
         // The booking as written (no read-back: a round trip less), but
         // for a span, whose parts the database numbered.
         let b = if r.parts.is_empty() {

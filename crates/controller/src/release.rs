@@ -1,12 +1,12 @@
 //! The end of a lease: a user's release, and the reaper's expiry of
 //! leases past their end and holds past their hold.
 
-use crate::authz::{Operation, Principal};
+use crate::authz::{Membership, Operation, Principal};
 use crate::controller::Controller;
 use crate::datastore::bookings;
 use crate::db;
 use crate::error::{Error, Result};
-use crate::model::{AllocationState, Booking};
+use crate::model::Booking;
 use crate::registry::NETWORK;
 
 /// Generations of a node's change record kept before what it has taken:
@@ -23,49 +23,55 @@ impl Controller {
             .project_for(p, project, Operation::BookingsRelease)
             .await?;
         let now = self.now_ms();
-        // The booking is read, and the caller's right to it checked, in the
-        // transaction (no read before it): the project's lock row first,
-        // the shared one after it once the booking is known to hold shared
-        // capacity.
+        // Read and released in one statement, in the transaction, if the
+        // caller may (its booker; any booker for an owner or an
+        // administrator): the project's lock first, the shared one after
+        // it once the booking is known to hold shared capacity.
         let mut tx = db::project_tx(&self.pool, &m.project_id, false).await?;
-        let cur = self
-            .booking_tx_row_of(&mut tx, id, &m.project_id)
-            .await?
-            .ok_or_else(|| Error::not_found(format!("booking `{id}`")))?;
-        p.may_touch(
-            &m,
-            Operation::BookingsRelease,
-            &cur.ids.user,
-            &format!("booking {id}"),
-        )?;
-        if bookings::shares(
-            &cur.resource_type,
-            cur.ids.node.is_some(),
-            cur.vlan.is_some(),
-        ) {
+        let any_booker = p.is_admin || m.role == Some(crate::model::Role::Owner);
+        let who = (p.user_id.as_str(), any_booker);
+        let found = bookings::release_returning(&mut tx, (id, &m.project_id), who, now).await?;
+        let Some(mut b) = found else {
+            drop(tx);
+            return Err(self.why_not_released(p, &m, id).await);
+        };
+        let resource = format!("booking {id}");
+        p.may_touch(&m, Operation::BookingsRelease, &b.ids.user, &resource)?;
+        if b.resource_type == NETWORK {
+            crate::bookings::with_parts(&mut b, &mut tx).await?;
+        }
+        if bookings::shares(&b.resource_type, b.ids.node.is_some(), b.vlan.is_some()) {
             db::take_shared(&mut tx).await?;
         }
-        if cur.released_ms.is_some() {
-            return Err(Error::conflict("the booking is released already"));
+        let op = self.begin_operation(&mut tx, &b, "release").await?;
+        if b.vlan.is_some() {
+            bookings::release_vlan(&mut tx, id, now).await?;
         }
-        let project_id = m.project_id.as_str();
-        let (user_id, event) = (p.user_id.as_str(), "release");
-        let op = self.begin_operation(&mut tx, &cur, "release").await?;
-        bookings::set_released(&mut tx, id, now, cur.vlan.is_some()).await?;
         // Tunnel addresses, S-tags and public addresses are a network's.
-        if cur.resource_type == NETWORK {
+        if b.resource_type == NETWORK {
             crate::datastore::parts::free_tunnels(&mut tx, id, now).await?;
             self.release_publics_of(&mut tx, id, now).await?;
         }
-        let mut b = cur;
-        b.allocation_state = AllocationState::Unallocated;
-        b.released_ms = Some(now);
         self.bump_generation(&mut tx, &b).await?;
-        self.commit_accounted(tx, (event, &b), (project_id, user_id), 200)
-            .await?;
+        let who = (m.project_id.as_str(), p.user_id.as_str());
+        self.commit_accounted(tx, ("release", &b), who, 200).await?;
         let converged = self.node_changed(op, self.change_wait()).await;
         b.converging = !converged;
         Ok(b)
+    }
+
+    /// Why booking `id` of project `m` was not released by `p`: not the
+    /// project's (404), released already (409), or not the caller's to
+    /// release (403).
+    async fn why_not_released(&self, p: &Principal, m: &Membership, id: &str) -> Error {
+        match self.booking_in(m, id).await {
+            Err(e) => e,
+            Ok(b) if b.released_ms.is_some() => Error::conflict("the booking is released already"),
+            Ok(b) => match p.may_touch(m, Operation::BookingsRelease, &b.ids.user, "") {
+                Err(e) => e,
+                Ok(()) => Error::internal("the booking changed meanwhile; try again"),
+            },
+        }
     }
 
     /// Forgets, once a minute, each node's change record older than

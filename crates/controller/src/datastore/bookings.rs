@@ -71,16 +71,42 @@ pub(crate) struct NewBooking<'a> {
     pub vlan: Option<i64>,
 }
 
-/// The booking's row, `allocated` and `pending`, held until
-/// `held_until`; its VLAN's row.
-pub(crate) async fn insert(
+/// A project's ceilings on bandwidth and lease-hours (its service
+/// level's), and what a booking asks of each: checked by the insert
+/// itself (`insert_within`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ceiling {
+    pub max_mbps: i64,
+    pub mbps: i64,
+    pub max_hours: i64,
+    pub hours: i64,
+}
+
+/// Inserts the booking's row, `allocated` and `pending`, held until
+/// `held_until`, and its VLAN's row; with a `ceiling`, only if the project's live
+/// bookings and it stay within `ceiling`: the quota check and the write
+/// in one statement (a round trip less). Whether it was inserted.
+pub(crate) async fn insert_within(
     tx: &mut Tx,
     b: &NewBooking<'_>,
     r: &BookingRequest,
-    now: i64,
-    held_until: i64,
-) -> Result<()> {
-    sqlx::query("INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms, nat) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14)")
+    (now, held_until): (i64, i64),
+    ceiling: Option<Ceiling>,
+) -> Result<bool> {
+    const COLUMNS: &str = "INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms, nat)";
+    const VALUES: &str = "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14)";
+    const WITHIN: &str = "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14 \
+        WHERE ($15 = 0 OR (SELECT COALESCE(SUM(bandwidth_mbps), 0) FROM bookings \
+                           WHERE project_id = $2 AND released_ms IS NULL) + $15 <= $16) \
+        AND ($17 = 0 OR (SELECT COALESCE(SUM(CASE WHEN provisioned_ms IS NULL \
+                              THEN (lease_s * 1000 + 3599999) / 3600000 \
+                              ELSE (expires_ms - provisioned_ms + 3599999) / 3600000 END), 0) \
+                         FROM bookings WHERE project_id = $2 AND released_ms IS NULL) + $17 <= $18)";
+    let sql = match ceiling {
+        Some(_) => format!("{COLUMNS} {WITHIN}"),
+        None => format!("{COLUMNS} {VALUES}"),
+    };
+    let mut q = sqlx::query(&sql)
         .bind(b.id)
         .bind(b.project_id)
         .bind(b.user_id)
@@ -94,7 +120,15 @@ pub(crate) async fn insert(
         .bind(r.spec.to_string())
         .bind(now)
         .bind(held_until)
-        .bind(i64::from(r.nat))
+        .bind(i64::from(r.nat));
+    if let Some(c) = ceiling {
+        q = q
+            .bind(c.mbps)
+            .bind(c.max_mbps)
+            .bind(c.hours)
+            .bind(c.max_hours);
+    }
+    let done = q
         .execute(&mut **tx)
         .await
         // The id is new and random: the violation is the live name's
@@ -104,6 +138,9 @@ pub(crate) async fn insert(
                 .with_field("name"),
             false => e.into(),
         })?;
+    if done.rows_affected() == 0 {
+        return Ok(false);
+    }
     if let Some(v) = b.vlan {
         sqlx::query("INSERT INTO vlans (vlan, project_id, booking_id) VALUES ($1, $2, $3)")
             .bind(v)
@@ -112,7 +149,7 @@ pub(crate) async fn insert(
             .execute(&mut **tx)
             .await?;
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Booking `id` if it is project `project_id`'s (without its parts).
@@ -136,24 +173,6 @@ pub(crate) async fn by_id(tx: &mut Tx, id: &str) -> Result<Booking> {
         .fetch_one(&mut **tx)
         .await?;
     booking_of(&r)
-}
-
-/// Booking `id` read in `tx`, if it is project `project_id`'s.
-pub(crate) async fn in_project_tx(
-    tx: &mut Tx,
-    id: &str,
-    project_id: &str,
-) -> Result<Option<Booking>> {
-    sqlx::query(&format!(
-        "{BOOKING_SELECT} WHERE b.id = $1 AND b.project_id = $2"
-    ))
-    .bind(id)
-    .bind(project_id)
-    .fetch_optional(&mut **tx)
-    .await?
-    .as_ref()
-    .map(booking_of)
-    .transpose()
 }
 
 /// Which of a project's bookings a page lists.
@@ -245,20 +264,39 @@ pub(crate) async fn set_operational(tx: &mut Tx, id: &str, state: OperationalSta
     Ok(())
 }
 
-/// Released at `now`: unallocated, its VLAN (`vlan`: it has one) free.
-pub(crate) async fn set_released(tx: &mut Tx, id: &str, now: i64, vlan: bool) -> Result<()> {
-    sqlx::query(
-        "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $2 WHERE id = $1",
+/// Releases booking `id` of project `project_id` at `now`, if it is live
+/// and `user_id` booked it or `any_booker` (an owner, an administrator):
+/// the booking as released (its parts not read), read and released in one
+/// statement; `None` if no live booking of the project matched.
+pub(crate) async fn release_returning(
+    tx: &mut Tx,
+    (id, project_id): (&str, &str),
+    (user_id, any_booker): (&str, bool),
+    now: i64,
+) -> Result<Option<Booking>> {
+    let r = sqlx::query(
+        "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $3 \
+         WHERE id = $1 AND project_id = $2 AND released_ms IS NULL AND (user_id = $4 OR $5 = 1) \
+         RETURNING *, \
+         (SELECT name FROM projects WHERE projects.id = bookings.project_id) AS project_name, \
+         (SELECT name FROM users WHERE users.id = bookings.user_id) AS user_name, \
+         (SELECT name FROM nodes WHERE nodes.id = bookings.node_id) AS node_name, \
+         CAST(0 AS BIGINT) AS converging",
     )
     .bind(id)
+    .bind(project_id)
     .bind(now)
-    .execute(&mut **tx)
+    .bind(user_id)
+    .bind(i64::from(any_booker))
+    .fetch_optional(&mut **tx)
     .await?;
-    if vlan {
-        use super::pool_releases::{VLANS, Whose, release};
-        release(tx, VLANS, Whose::Booking(id), now).await?;
-    }
-    Ok(())
+    r.as_ref().map(booking_of).transpose()
+}
+
+/// Frees booking `id`'s VLAN at `now` (to the back of the pool).
+pub(crate) async fn release_vlan(tx: &mut Tx, id: &str, now: i64) -> Result<()> {
+    use super::pool_releases::{VLANS, Whose, release};
+    release(tx, VLANS, Whose::Booking(id), now).await
 }
 
 /// Whether a booking of type `rtype`, on a node or not, with a VLAN or

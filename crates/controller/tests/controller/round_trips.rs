@@ -15,11 +15,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// What one allocate and one release of a booking with no node may cost,
-/// each in a request's audit scope (six each: the transaction begun with
-/// its lock row, the quota or the row read, the write, the accounting and
-/// the audit row in one statement, the commit, and sqlx's test of the
-/// connection when it goes back to its pool).
-const MOST: usize = 12;
+/// each in a request's audit scope (five each: the transaction begun with
+/// its lock; the insert with its quota check, or the release's read and
+/// write in one statement; the accounting and the audit row in one
+/// statement; the commit; and sqlx's test of the connection when it goes
+/// back to its pool).
+const MOST: usize = 10;
 
 /// A proxy to `upstream` on a port of its own; `trips` counts the round
 /// trips the clients start on every connection: each ends its requests
