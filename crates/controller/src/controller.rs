@@ -60,6 +60,9 @@ pub struct Settings {
     /// Open an SQLite database that other users may read (refused unless
     /// set: it holds password hashes and token digests).
     pub allow_readable_db: bool,
+    /// How long what a credential stood for is kept before it is read
+    /// again (`crate::auth_cache`; 0: read at every call).
+    pub auth_cache_ms: u64,
     /// Check every change sent to a node against the whole desired state
     /// read anew (the tests': a change record that missed a booking would
     /// show; `Controller::change_mismatches`).
@@ -111,6 +114,7 @@ impl Default for Settings {
             db_connections: DB_CONNECTIONS,
             allow_readable_db: false,
             check_changes: false,
+            auth_cache_ms: 1000,
         }
     }
 }
@@ -139,6 +143,8 @@ pub struct Controller {
     pub(crate) change_mismatches: Arc<std::sync::atomic::AtomicUsize>,
     /// When the reaper last pruned the nodes' change records.
     pub(crate) changes_pruned_ms: Arc<std::sync::atomic::AtomicI64>,
+    /// What credentials stood for, kept a moment (`crate::auth_cache`).
+    pub(crate) auth_cache: Arc<crate::auth_cache::AuthCache>,
 }
 
 /// One reconciliation at a time per node (`crate::reconcile`); what it
@@ -176,6 +182,7 @@ impl Controller {
             work: Default::default(),
             change_mismatches: Default::default(),
             changes_pruned_ms: Default::default(),
+            auth_cache: Default::default(),
         };
         c.seed().await?;
         Ok(c)

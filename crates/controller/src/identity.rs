@@ -2,7 +2,7 @@
 
 use crate::authz::{Operation, Principal, SeenProject};
 use crate::controller::Controller;
-use crate::datastore::identity as store;
+use crate::datastore::identity::{self as store, CredentialRow};
 use crate::error::{Error, Result};
 use crate::login_guard::Reserved;
 use crate::secrets::{self, KEY_PREFIX, TOKEN_PREFIX};
@@ -184,20 +184,43 @@ impl Controller {
             return Err(missing());
         }
         let digest = secrets::digest(secret);
+        let ttl = std::time::Duration::from_millis(self.settings.auth_cache_ms);
+        let (c, seen) = match self.auth_cache.get(&digest, project, ttl) {
+            Some((c, seen)) => (Some(c), seen),
+            None => self.read_credential(&digest, project, ttl).await?,
+        };
+        let c = c.ok_or_else(|| Error::unauthorized("unknown token or API key"))?;
+        self.principal_of(c, seen)
+    }
+
+    /// Reads credential `digest` (with project `project`) from the
+    /// database, and keeps what it stands for `ttl` (`crate::auth_cache`).
+    async fn read_credential(
+        &self,
+        digest: &str,
+        project: Option<&str>,
+        ttl: std::time::Duration,
+    ) -> Result<(Option<CredentialRow>, Option<Arc<SeenProject>>)> {
         let (c, seen) = match project {
-            Some(name) => match store::credential_in_project(&self.pool, &digest, name).await? {
+            Some(name) => match store::credential_in_project(&self.pool, digest, name).await? {
                 Some((c, found)) => {
                     let name = name.to_string();
                     (Some(c), Some(Arc::new(SeenProject { name, found })))
                 }
                 None => (None, None),
             },
-            None => (
-                store::credential_by_digest(&self.pool, &digest).await?,
-                None,
-            ),
+            None => (store::credential_by_digest(&self.pool, digest).await?, None),
         };
-        let c = c.ok_or_else(|| Error::unauthorized("unknown token or API key"))?;
+        // Only what the database knows is kept: an unknown secret is read
+        // again at its next use.
+        if let Some(c) = &c {
+            self.auth_cache.put(digest, project, c, seen.clone(), ttl);
+        }
+        Ok((c, seen))
+    }
+
+    /// Checks credential `c` (revoked, expired) and makes its principal.
+    fn principal_of(&self, c: CredentialRow, seen: Option<Arc<SeenProject>>) -> Result<Principal> {
         if c.revoked_ms.is_some() {
             return Err(Error::unauthorized("this token or API key was revoked"));
         }
@@ -218,7 +241,9 @@ impl Controller {
     }
 
     pub async fn logout(&self, p: &Principal) -> Result<()> {
-        store::revoke(&self.pool, &p.credential_id, self.now_ms()).await
+        store::revoke(&self.pool, &p.credential_id, self.now_ms()).await?;
+        self.auth_cache.clear();
+        Ok(())
     }
 
     pub async fn whoami(&self, p: &Principal) -> Result<WhoAmI> {
@@ -299,6 +324,8 @@ impl Controller {
             .await?
             .ok_or_else(|| Error::not_found("such API key"))?;
         p.may_touch(&m, Operation::KeysManage, &owner, &format!("API key {id}"))?;
-        store::revoke_api_key(&self.pool, id, self.now_ms()).await
+        store::revoke_api_key(&self.pool, id, self.now_ms()).await?;
+        self.auth_cache.clear();
+        Ok(())
     }
 }

@@ -38,8 +38,11 @@ impl Controller {
     pub fn as_replica(&self, replica: &str) -> Self {
         let mut c = self.clone();
         c.replica = std::sync::Arc::new(replica.to_string());
-        // Another process would not share this one's locks on nodes.
+        // Another process would not share this one's locks on nodes, its
+        // passes over them, or what it keeps of credentials.
         c.node_locks = Default::default();
+        c.work = Default::default();
+        c.auth_cache = Default::default();
         c
     }
 

@@ -17,6 +17,7 @@
 mod accounting;
 pub mod api;
 pub mod audit_scope;
+mod auth_cache;
 mod authz;
 mod bookings;
 mod clock;

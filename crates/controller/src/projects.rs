@@ -42,6 +42,8 @@ impl Controller {
     pub async fn put_service_level(&self, p: &Principal, l: ServiceLevel) -> Result<ServiceLevel> {
         p.require_admin()?;
         self.upsert_service_level(&l).await?;
+        // What a project's credentials may call changed.
+        self.auth_cache.clear();
         Ok(l)
     }
 
@@ -159,6 +161,8 @@ impl Controller {
             .await?;
         let uid = self.user_id(user).await?;
         store::set_member(&self.pool, &m.project_id, &uid, r.role).await?;
+        // What its credentials stand for in the project changed.
+        self.auth_cache.clear();
         Ok(MemberView {
             user: user.into(),
             role: r.role,
@@ -173,6 +177,7 @@ impl Controller {
         if !store::remove_member(&self.pool, &m.project_id, &uid).await? {
             return Err(Error::not_found(format!("member `{user}`")));
         }
+        self.auth_cache.clear();
         Ok(())
     }
 }

@@ -102,6 +102,7 @@ pub(crate) async fn insert_credential(pool: &Pool, c: &NewCredential<'_>) -> Res
 }
 
 /// A credential found by its secret's digest, with its user.
+#[derive(Debug, Clone)]
 pub(crate) struct CredentialRow {
     pub id: String,
     pub user_id: String,

@@ -779,3 +779,34 @@ async fn refusals_are_typed_located_and_rate_limited() {
     }
     assert!(limited >= 15, "{limited} of 40 refused past a burst of 20");
 }
+
+/// What a credential stands for is kept a moment (`Settings::auth_cache_ms`):
+/// a token revoked through one replica is refused by it at once, and by
+/// another replica within the moment; a role changed likewise.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_credential_revoked_through_one_replica_is_refused_by_another_within_the_moment() {
+    let h = Harness::start().await;
+    h.user("owner").await;
+    h.project("p", "owner", STANDARD).await;
+    let token = h.login_token("owner").await;
+    let b = h.ctl.as_replica("b");
+    let at = |ctl: &prism_controller::Controller| {
+        let (ctl, token) = (ctl.clone(), token.clone());
+        async move { ctl.authenticate_in(Some(&token), Some("p")).await }
+    };
+    // Both replicas have read it.
+    at(&h.ctl).await.unwrap();
+    at(&b).await.unwrap();
+    let owner = h.anonymous().with_token(Some(token.clone()));
+    owner.logout().await.unwrap();
+    assert!(at(&h.ctl).await.is_err(), "refused at once where revoked");
+    let ttl = std::time::Duration::from_millis(h.ctl.settings().auth_cache_ms);
+    let t = std::time::Instant::now();
+    while at(&b).await.is_ok() {
+        assert!(
+            t.elapsed() < ttl + std::time::Duration::from_millis(500),
+            "the other replica still takes it"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
