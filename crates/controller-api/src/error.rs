@@ -35,6 +35,9 @@ pub enum ErrorCode {
     NoCapacity,
     /// A node could not be reached or refused the change (502).
     NodeFailed,
+    /// The controller's database is out of space: nothing was changed;
+    /// the same call succeeds once space is freed (507).
+    StorageFull,
 }
 
 impl ErrorCode {
@@ -52,6 +55,7 @@ impl ErrorCode {
             ErrorCode::Internal => 500,
             ErrorCode::NoCapacity => 503,
             ErrorCode::NodeFailed => 502,
+            ErrorCode::StorageFull => 507,
         }
     }
 }
@@ -179,7 +183,28 @@ mod server {
             // The database's own message may name tables and values: it goes to
             // the controller's log, not to the caller.
             eprintln!("prism controller: database: {e}");
+            if out_of_space(&e) {
+                return Error::new(
+                    ErrorCode::StorageFull,
+                    "the controller's database is out of space: nothing was changed; \
+                     try again once space is freed",
+                );
+            }
             Error::internal("the controller's database failed; see its log")
+        }
+    }
+
+    /// Whether `e` is the database's disk being full: SQLite's
+    /// `SQLITE_FULL` (13), PostgreSQL's `disk_full` (53100), or the
+    /// system's `ENOSPC` (28).
+    fn out_of_space(e: &sqlx::Error) -> bool {
+        match e {
+            sqlx::Error::Database(d) => {
+                matches!(d.code().as_deref(), Some("13") | Some("53100"))
+                    || d.message().contains("database or disk is full")
+            }
+            sqlx::Error::Io(io) => io.raw_os_error() == Some(28),
+            _ => false,
         }
     }
 
@@ -221,6 +246,7 @@ mod tests {
             (ErrorCode::Internal, 500, "internal"),
             (ErrorCode::NoCapacity, 503, "no_capacity"),
             (ErrorCode::NodeFailed, 502, "node_failed"),
+            (ErrorCode::StorageFull, 507, "storage_full"),
         ];
         for (code, status, name) in all {
             assert_eq!(code.http_status(), status, "{name}");

@@ -176,6 +176,16 @@ async fn connect(engine: Engine, url: &str, target: &str, connections: u32) -> R
         // connection broken meanwhile (the server restarted) fails its
         // next statement, is dropped, and the pool opens a new one.
         .test_before_acquire(false)
+        // A connection returned still inside a transaction is closed, not
+        // reused: SQLite rolls a transaction back by itself on some
+        // failures (a full disk), after which sqlx's own rollback fails
+        // and the connection would refuse every later `BEGIN`.
+        .after_release(|conn, _| {
+            Box::pin(async move {
+                use sqlx::Connection;
+                Ok(!conn.is_in_transaction())
+            })
+        })
         .after_connect(move |conn, _| {
             Box::pin(async move {
                 if engine == Engine::Sqlite {

@@ -9,7 +9,7 @@ use utoipa::{Modify, OpenApi};
 
 /// The answers any operation may give, whatever it does: a malformed
 /// request, no credential, too many requests, a body too large, a failure
-/// of the controller. Documented on every operation (schemathesis checks
+/// of the controller, its database out of space. Documented on every operation (schemathesis checks
 /// that every answer is documented).
 struct CommonErrors;
 
@@ -30,6 +30,10 @@ impl Modify for CommonErrors {
                 "Too many requests with this credential (`rate_limited`)",
             ),
             ("500", "The controller failed (`internal`)"),
+            (
+                "507",
+                "The controller's database is out of space: nothing was changed (`storage_full`)",
+            ),
         ];
         for item in doc.paths.paths.values_mut() {
             let ops = [

@@ -7,6 +7,7 @@ mod common;
 
 mod api_fuzz;
 mod authorization;
+mod full_disk;
 mod gateway;
 mod heartbeats;
 mod hung_node;

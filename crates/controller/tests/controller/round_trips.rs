@@ -154,6 +154,11 @@ async fn settled(ctl: &Controller) {
     }
 }
 
+/// User `u`'s principal in project `p` (with type `probe` registered).
+pub async fn setup_in(ctl: &Controller) -> prism_controller::Principal {
+    setup(ctl).await.1
+}
+
 /// An administrator, user `u` in project `p`, type `probe`; their principals.
 async fn setup(ctl: &Controller) -> (prism_controller::Principal, prism_controller::Principal) {
     const PASSWORD: &str = "a password long enough";

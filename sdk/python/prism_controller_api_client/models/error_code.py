@@ -12,6 +12,7 @@ class ErrorCode(StrEnum):
     PAYLOAD_TOO_LARGE = "payload_too_large"
     QUOTA_EXCEEDED = "quota_exceeded"
     RATE_LIMITED = "rate_limited"
+    STORAGE_FULL = "storage_full"
     UNAUTHORIZED = "unauthorized"
 
     def __str__(self) -> str:
