@@ -161,6 +161,9 @@ impl Controller {
                  was the database restored? `prism node --fresh` makes the node forget it",
                 a.message
             ),
+            Some(a) if a.code != ErrorCode::Unavailable => {
+                format!("the node refused generation {generation}: {a}")
+            }
             _ => format!("unreachable: {e}"),
         };
         nodes::set_last_error(&self.pool, id, &why).await?;

@@ -74,3 +74,29 @@ pub fn default_sigpipe() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
+
+/// The bytes an unprivileged writer may still write on the filesystem
+/// holding `path` (statvfs(3): the free blocks not reserved for root,
+/// times the fragment size).
+pub fn available_bytes(path: &std::path::Path) -> io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))?;
+    // SAFETY: `c` is a NUL-terminated path that outlives the call, and `s`
+    // is a properly sized, writable statvfs the call fills.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(u64::from(s.f_bavail).saturating_mul(u64::from(s.f_frsize)))
+}
+
+#[cfg(test)]
+mod disk_tests {
+    #[test]
+    fn the_available_bytes_of_a_directory_are_read_and_a_missing_one_refused() {
+        let n = super::available_bytes(&std::env::temp_dir()).unwrap();
+        assert!(n > 0);
+        assert!(super::available_bytes(std::path::Path::new("/no/such/dir")).is_err());
+    }
+}

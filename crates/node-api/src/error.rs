@@ -37,6 +37,9 @@ pub enum ErrorCode {
     Unavailable,
     /// The node failed to carry out a valid change (500).
     Internal,
+    /// The node's state directory has no room to save a change: nothing
+    /// was changed, and its networks go on forwarding (507).
+    StorageFull,
 }
 
 impl ErrorCode {
@@ -53,6 +56,7 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
         }
     }
 }

@@ -64,6 +64,7 @@ impl<R: NodeRuntime> NodeApiServer<R> {
         edit: impl FnOnce(Option<NetworkDoc>) -> Result<Option<NetworkDoc>, ApiError>,
     ) -> Result<Changed, ApiError> {
         let mut c = self.lock();
+        c.writable()?;
         let desired = edit(c.definition(name))?;
         let result = c.apply(name, desired).map_err(ApiError::from)?;
         Ok(Changed {
@@ -264,6 +265,7 @@ where
 
     fn reconfigure(&self, name: &str, body: ReconfigureBody) -> Result<Reconfiguring, ApiError> {
         let mut c = self.lock();
+        c.writable()?;
         let event = c
             .reconfigure(name, body.definition, body.strategy.map(Into::into))
             .map_err(|e| {
@@ -343,11 +345,15 @@ where
     }
 
     fn put_desired(&self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
-        self.lock().put_desired(body)
+        let mut c = self.lock();
+        c.writable()?;
+        c.put_desired(body)
     }
 
     fn patch_desired(&self, body: DesiredChange) -> Result<DesiredApplied, ApiError> {
-        self.lock().patch_desired(body)
+        let mut c = self.lock();
+        c.writable()?;
+        c.patch_desired(body)
     }
 }
 

@@ -177,6 +177,22 @@ impl<R: NodeRuntime> Control<R> {
         }
     }
 
+    /// Whether a change may be made now: refused, before anything is
+    /// done, when it could not be saved (its state directory is full), so
+    /// a node restarted later has what it was told, and the networks it
+    /// holds go on forwarding.
+    pub fn writable(&self) -> Result<(), prism_node_api::ApiError> {
+        self.runtime.room_to_save().map_err(|why| {
+            prism_node_api::ApiError::new(
+                prism_node_api::ErrorCode::StorageFull,
+                format!(
+                    "the node's state directory has no room to save a change ({why}): nothing \
+                     was changed, and its networks go on forwarding"
+                ),
+            )
+        })
+    }
+
     /// The desired state's generation: how many changes were applied.
     pub fn generation(&self) -> u64 {
         self.generation

@@ -117,6 +117,13 @@ pub trait NodeRuntime: Send + 'static {
         docs: &std::collections::BTreeMap<String, NetworkDoc>,
     ) -> Result<(), RuntimeError>;
 
+    /// Whether a change could be saved now: `Err` says why not (its state
+    /// directory's disk is full), and the change is refused before
+    /// anything is done.
+    fn room_to_save(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Removes what the runtime made besides routers (bridges), after the
     /// workers have stopped.
     fn shutdown(&mut self) -> Vec<RuntimeError>;

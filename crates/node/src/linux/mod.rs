@@ -48,6 +48,8 @@ pub struct LinuxRuntime {
     pub events: Vec<String>,
     /// The saved state's documents as last written (`crate::saved`).
     saved: crate::saved::Fragments,
+    /// The saved state's size as last written.
+    saved_len: usize,
 }
 
 impl LinuxRuntime {
@@ -68,6 +70,7 @@ impl LinuxRuntime {
             next_owner: 0,
             epoch: std::time::Instant::now(),
             saved: Default::default(),
+            saved_len: 0,
             events: Vec::new(),
         }
     }
@@ -270,7 +273,28 @@ impl NodeRuntime for LinuxRuntime {
         };
         let (g, d) = (generations.changes, generations.desired);
         let json = (self.saved.render(g, d, text, docs)).map_err(RuntimeError::failed)?;
-        crate::saved::store(&self.opts.state_dir, &json).map_err(RuntimeError::failed)
+        crate::saved::store(&self.opts.state_dir, &json).map_err(RuntimeError::failed)?;
+        self.saved_len = json.len();
+        Ok(())
+    }
+
+    /// Room for the next state file beside the last (it is written whole
+    /// before it replaces it), a change's growth, and a margin.
+    fn room_to_save(&self) -> Result<(), String> {
+        if self.opts.persist.is_none() {
+            return Ok(());
+        }
+        let dir = &self.opts.state_dir;
+        let need = (2 * self.saved_len as u64).max(64 * 1024) + 256 * 1024;
+        let free =
+            prism_io::sys::available_bytes(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        match free >= need {
+            true => Ok(()),
+            false => Err(format!(
+                "{} has {free} bytes free, and saving a change needs {need}",
+                dir.display()
+            )),
+        }
     }
 
     fn shutdown(&mut self) -> Vec<RuntimeError> {

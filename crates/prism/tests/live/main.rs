@@ -11,6 +11,7 @@ mod live;
 mod live_api;
 mod live_auto;
 mod live_controller;
+mod live_faults;
 mod live_observe;
 mod live_paths;
 mod live_portal;
