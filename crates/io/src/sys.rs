@@ -82,13 +82,16 @@ pub fn available_bytes(path: &std::path::Path) -> io::Result<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))?;
+    // SAFETY: statvfs is plain old data; all zeroes is a valid value.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: `c` is a NUL-terminated path that outlives the call, and `s`
     // is a properly sized, writable statvfs the call fills.
-    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
     if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok(u64::from(s.f_bavail).saturating_mul(u64::from(s.f_frsize)))
+    #[allow(clippy::useless_conversion)] // c_ulong is u64 here, not everywhere
+    let (blocks, size) = (u64::from(s.f_bavail), u64::from(s.f_frsize));
+    Ok(blocks.saturating_mul(size))
 }
 
 #[cfg(test)]

@@ -50,6 +50,11 @@ enum Cmd {
         /// With --controller: left running with traffic for the web portal (docs/portal.md).
         #[arg(long, requires = "controller")]
         portal: bool,
+        /// With --controller: node 2's management link dropped for SECONDS
+        /// under traffic (it goes on forwarding, the controller marks it
+        /// down, and it converges once back; docs/controller.md).
+        #[arg(long, value_name = "SECONDS", requires = "controller")]
+        cut: Option<u64>,
         /// The wide-area demo instead (root): a controller and three nodes
         /// whose WAN ports share one bridge; networks spanning the nodes,
         /// traffic between every pair counted at the receiving host,
@@ -198,8 +203,9 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Demo {
             controller: true,
             portal,
+            cut,
             ..
-        } => prism_testbed::controller_demo::main(&std::env::current_exe()?, portal),
+        } => prism_testbed::controller_demo::main(&std::env::current_exe()?, portal, cut),
         Cmd::Demo {
             wan: true, rates, ..
         } => prism_testbed::wan_demo::main(&std::env::current_exe()?, rates),

@@ -46,6 +46,8 @@ pub struct Outcome {
     /// Where frames were lost, if any were (the nodes' and the kernel's
     /// drop counters), a line each.
     pub drops: Vec<String>,
+    /// Node 2 cut off from the controller (`--cut`), if it was.
+    pub cut: Option<crate::controller_cut::CutOutcome>,
 }
 
 fn ours(ns: &str) -> bool {
@@ -209,7 +211,7 @@ fn spec(tier: &str) -> serde_json::Value {
 /// Runs the demo; `prism` is the executable that runs the nodes. With
 /// `portal`, the bookings keep carrying traffic for the web portal until
 /// Ctrl-C or SIGTERM before they are released (`crate::portal_demo`).
-pub fn run(prism: &Path, quiet: bool, portal: bool) -> Result<Outcome> {
+pub fn run(prism: &Path, quiet: bool, portal: bool, cut: Option<u64>) -> Result<Outcome> {
     let say = |s: &str| {
         if !quiet {
             println!("{s}");
@@ -232,7 +234,8 @@ pub fn run(prism: &Path, quiet: bool, portal: bool) -> Result<Outcome> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let out = rt.block_on(drive(prism, &dir, &secret, &mut topo, portal, &say));
+    let how = How { portal, cut };
+    let out = rt.block_on(drive(prism, &dir, &secret, &mut topo, how, &say));
     drop(topo);
     let mut out = out?;
     out.leftovers = leftovers();
@@ -240,16 +243,23 @@ pub fn run(prism: &Path, quiet: bool, portal: bool) -> Result<Outcome> {
     Ok(out)
 }
 
+/// What the demo does beyond its flows: a portal left running, a node cut.
+#[derive(Debug, Clone, Copy)]
+struct How {
+    portal: bool,
+    cut: Option<u64>,
+}
+
 async fn drive(
     prism: &Path,
     dir: &Path,
     secret: &str,
     topo: &mut Topology,
-    portal: bool,
+    how: How,
     say: &dyn Fn(&str),
 ) -> Result<Outcome> {
     let password = format!("demo-{secret}");
-    let (ctl, addr, tasks) = start_controller(dir, &password, say).await?;
+    let (ctl, addr, tasks) = start_controller(dir, &password, how.cut.is_some(), say).await?;
     let anon = ControllerClient::connect(&addr, None, Some(&dir.join("tls").join("ca.pem")))?;
     let login = |user: &str, project: Option<&str>| LoginRequest {
         user: user.into(),
@@ -280,7 +290,7 @@ async fn drive(
         "  a client without the controller's certificate, in TLS and in plain HTTP, answered by the nodes: {}",
         if strangers.is_empty() { "never" } else { "YES" }
     ));
-    let bookings = book_four(&alice, say).await?;
+    let mut bookings = book_four(&alice, say).await?;
     // A software router takes a moment to start in its container.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let mut out = Outcome {
@@ -295,8 +305,12 @@ async fn drive(
         "  isolation: {} frames of unbooked or other nodes' VLANs reached a host",
         out.leaked
     ));
+    if let Some(s) = how.cut {
+        let clients = (&admin, &alice);
+        out.cut = Some(crate::controller_cut::run(s, dir, clients, &mut bookings, say).await?);
+    }
     out.usage_csv = usage_report(&alice, &ctl, say).await?;
-    if portal {
+    if how.portal {
         let login = crate::portal_demo::Login {
             url: &addr,
             ca: &dir.join("tls").join("ca.pem"),
@@ -341,6 +355,7 @@ async fn usage_report(
 async fn start_controller(
     dir: &Path,
     password: &str,
+    cut: bool,
     say: &dyn Fn(&str),
 ) -> Result<(Controller, String, [tokio::task::JoinHandle<()>; 2])> {
     let db = dir.join("controller.db").display().to_string();
@@ -348,6 +363,9 @@ async fn start_controller(
     let node_ca = NodeCa::open(&lab.ca_cert, &lab.ca_key)?;
     let settings = Settings {
         node_ca: Some(std::sync::Arc::new(node_ca)),
+        // A node cut off is down after two and a half missed heartbeats
+        // (a short cut's controller would not see it down otherwise).
+        node_timeout_ms: if cut { 5000 } else { 10_000 },
         ..Settings::default()
     };
     let ctl = Controller::open(&db, settings).await?;
@@ -547,11 +565,11 @@ async fn left_on_nodes(dir: &Path) -> Result<Vec<String>> {
 
 /// Runs the demo (with `portal`, left running for a browser until
 /// Ctrl-C) and prints its verdict; errors if it found a problem.
-pub fn main(prism: &Path, portal: bool) -> Result<()> {
+pub fn main(prism: &Path, portal: bool, cut: Option<u64>) -> Result<()> {
     if !prism_io::netns::have_privileges() {
         anyhow::bail!("the controller demo needs root (namespaces and raw sockets)");
     }
-    let o = run(prism, false, portal)?;
+    let o = run(prism, false, portal, cut)?;
     let mut failed = false;
     for (name, tier, node, vlan, sent, got) in &o.flows {
         let loss = 100.0 * sent.saturating_sub(*got) as f64 / (*sent).max(1) as f64;
@@ -568,6 +586,10 @@ pub fn main(prism: &Path, portal: bool) -> Result<()> {
             format!("left {:?}", o.leftovers)
         }
     );
+    if let Some(c) = &o.cut {
+        failed |= c.got != c.sent || c.placed_on == "node2" || !c.release_pending;
+        failed |= c.on_node != c.booked;
+    }
     if failed || o.leaked > 0 || !o.left_on_nodes.is_empty() || !o.leftovers.is_empty() {
         bail!("the controller demo found problems (above)");
     }

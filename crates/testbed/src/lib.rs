@@ -25,6 +25,7 @@ pub mod bench_live;
 pub mod bench_migrate;
 pub mod bench_reconfig;
 pub mod cleanup;
+pub mod controller_cut;
 pub mod controller_demo;
 mod controller_traffic;
 mod demo_nodes;

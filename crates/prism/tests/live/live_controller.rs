@@ -15,12 +15,31 @@ fn bookings_on_two_nodes_forward_only_their_vlans_and_leave_nothing() {
     let _g = crate::common::SERIAL
         .lock()
         .unwrap_or_else(|e| e.into_inner());
+    // Node 2 cut off from the controller for 8 s under traffic (the soak
+    // cuts for 60).
     let o = run(
         std::path::Path::new(env!("CARGO_BIN_EXE_prism")),
         true,
         false,
+        Some(8),
     )
     .unwrap();
+    let c = o.cut.clone().unwrap();
+    assert_eq!(c.got, c.sent, "the cut node stopped forwarding: {c:?}");
+    assert!(
+        c.down_after_ms < 9_000,
+        "the controller saw the cut node down late: {c:?}"
+    );
+    assert_eq!(
+        c.placed_on, "node1",
+        "a booking during the cut went to the cut node: {c:?}"
+    );
+    assert!(c.release_pending && c.release_ms < 1_000, "{c:?}");
+    assert_eq!(
+        c.on_node, c.booked,
+        "after the cut, the node holds its bookings exactly: {c:?}"
+    );
+    assert!(!c.booked.is_empty(), "{c:?}");
     assert_eq!(o.flows.len(), 4);
     let nodes: std::collections::BTreeSet<&str> = o.flows.iter().map(|f| f.2.as_str()).collect();
     assert_eq!(nodes.len(), 2, "placed on both nodes: {:?}", o.flows);
