@@ -5,6 +5,7 @@
 mod cli;
 mod common;
 mod controller_crash;
+mod controller_db_restart;
 mod controller_replicas;
 mod controller_tls;
 mod ctl_session;
