@@ -11,7 +11,7 @@ use crate::gateway::{PublicAddress, PublicAddressRequest};
 use crate::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
-use crate::node_keys::{NodeKeyRequest, NodeKeyView};
+use crate::node_keys::{ControllerCertView, NodeKeyRequest, NodeKeyView};
 use crate::nodes::{NodeRequest, NodeView};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::quota::QuotaView;
@@ -304,6 +304,14 @@ impl ControllerClient {
     pub async fn revoke_node_key(&self, id: &str) -> Result<(), ClientError> {
         self.call("DELETE", format!("/v1/node-keys/{}", seg(id)), None::<&()>)
             .await
+    }
+    pub async fn controller_certificates(&self) -> Result<Vec<ControllerCertView>, ClientError> {
+        self.call("GET", "/v1/controller-certificates".into(), None::<&()>)
+            .await
+    }
+    pub async fn revoke_controller_certificate(&self, serial: &str) -> Result<(), ClientError> {
+        let path = format!("/v1/controller-certificates/{}", seg(serial));
+        self.call("DELETE", path, None::<&()>).await
     }
     /// A node's heartbeat; the client's token is the node key.
     pub async fn heartbeat(&self, h: &Heartbeat) -> Result<HeartbeatAnswer, ClientError> {

@@ -35,7 +35,7 @@ pub use gateway::{PublicAddress, PublicAddressRequest};
 pub use identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
-pub use node_keys::{NodeKeyRequest, NodeKeyView};
+pub use node_keys::{ControllerCertView, NodeKeyRequest, NodeKeyView};
 pub use nodes::{NodeRequest, NodeView};
 pub use observe::{CaptureRequest, NodeHardware, SlotView, TraceRequest};
 pub use operation::Operation;

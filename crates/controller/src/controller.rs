@@ -145,6 +145,8 @@ pub struct Controller {
     pub(crate) changes_pruned_ms: Arc<std::sync::atomic::AtomicI64>,
     /// What credentials stood for, kept a moment (`crate::auth_cache`).
     pub(crate) auth_cache: Arc<crate::auth_cache::AuthCache>,
+    /// This replica's client certificate to nodes (`crate::client_certs`).
+    pub(crate) client_cert: Arc<tokio::sync::Mutex<crate::client_certs::ClientCertState>>,
 }
 
 /// One reconciliation at a time per node (`crate::reconcile`); what it
@@ -183,6 +185,7 @@ impl Controller {
             change_mismatches: Default::default(),
             changes_pruned_ms: Default::default(),
             auth_cache: Default::default(),
+            client_cert: Default::default(),
         };
         c.seed().await?;
         Ok(c)

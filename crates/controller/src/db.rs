@@ -76,6 +76,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "node changes",
         include_str!("../migrations/0015_node_changes.sql"),
     ),
+    (
+        16,
+        "controller certificates",
+        include_str!("../migrations/0016_controller_certificates.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

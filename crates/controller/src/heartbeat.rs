@@ -173,6 +173,7 @@ impl Controller {
             every_ms: HEARTBEAT_EVERY_MS,
             certificate_refused: certified.as_ref().and_then(|c| c.as_ref().err().cloned()),
             certificate: certified.and_then(|c| c.ok()),
+            client_crl: self.client_crl().await?,
         })
     }
 }

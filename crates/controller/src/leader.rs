@@ -43,6 +43,7 @@ impl Controller {
         c.node_locks = Default::default();
         c.work = Default::default();
         c.auth_cache = Default::default();
+        c.client_cert = Default::default();
         c
     }
 

@@ -20,6 +20,7 @@ pub mod audit_scope;
 mod auth_cache;
 mod authz;
 mod bookings;
+mod client_certs;
 mod clock;
 mod controller;
 mod datastore;

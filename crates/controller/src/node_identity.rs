@@ -87,6 +87,7 @@ impl Controller {
                 ),
             ));
         }
+        self.client_cert_checked(ca).await?;
         let tls = ca
             .client_for(name, live)
             .map_err(|e| Error::new(ErrorCode::NodeFailed, format!("node `{name}`: {e}")))?;

@@ -72,9 +72,18 @@ pub struct NodeCa {
     issuer: rcgen::Certificate,
     key: KeyPair,
     roots: Arc<RootCertStore>,
-    /// The controller's client configuration and when it was made: its
-    /// certificate is remade daily.
-    client: Mutex<(Arc<rustls::ClientConfig>, i64)>,
+    /// The controller's client certificate: remade daily, or at once
+    /// when revoked ([`NodeCa::renew_client`]).
+    client: Mutex<ClientCert>,
+}
+
+/// The controller's own client certificate and its configuration.
+struct ClientCert {
+    config: Arc<rustls::ClientConfig>,
+    made_ms: i64,
+    /// Its serial number, in hex: what a revocation names.
+    serial: String,
+    not_after_ms: i64,
 }
 
 impl std::fmt::Debug for NodeCa {
@@ -106,13 +115,13 @@ impl NodeCa {
         let mut roots = RootCertStore::empty();
         roots.add(der)?;
         let roots = Arc::new(roots);
-        let client = client_config(&issuer, &key, &roots)?;
+        let client = client_cert(&issuer, &key, &roots)?;
         Ok(Self {
             ca_pem,
             issuer,
             key,
             roots,
-            client: Mutex::new((client, wall_ms())),
+            client: Mutex::new(client),
         })
     }
 
@@ -172,43 +181,105 @@ impl NodeCa {
     pub fn client_for(&self, node: &str, pins: Vec<String>) -> Result<crate::ClientTls, TlsError> {
         let server_name =
             ServerName::try_from(node.to_string()).map_err(|_| TlsError::Name(node.into()))?;
-        let mut held = self.client.lock().map_err(|_| {
-            TlsError::Name("the controller's client certificate (a poisoned lock)".into())
-        })?;
-        if wall_ms() - held.1 > CLIENT_LIFE_MS / 2 {
-            *held = (
-                client_config(&self.issuer, &self.key, &self.roots)?,
-                wall_ms(),
-            );
+        let mut held = self.client.lock().map_err(|_| poisoned())?;
+        if wall_ms() - held.made_ms > CLIENT_LIFE_MS / 2 {
+            *held = client_cert(&self.issuer, &self.key, &self.roots)?;
         }
         Ok(crate::ClientTls {
-            config: held.0.clone(),
+            config: held.config.clone(),
             server_name,
             pins: pins.into(),
         })
     }
+
+    /// The serial number (hex) of the controller's client certificate in
+    /// use, and when it ends (ms).
+    pub fn client_serial(&self) -> Result<(String, i64), TlsError> {
+        let held = self.client.lock().map_err(|_| poisoned())?;
+        Ok((held.serial.clone(), held.not_after_ms))
+    }
+
+    /// A new client certificate for the controller (its last was revoked):
+    /// its serial and end.
+    pub fn renew_client(&self) -> Result<(String, i64), TlsError> {
+        let mut held = self.client.lock().map_err(|_| poisoned())?;
+        *held = client_cert(&self.issuer, &self.key, &self.roots)?;
+        Ok((held.serial.clone(), held.not_after_ms))
+    }
+
+    /// A certificate revocation list (RFC 5280), signed by the CA, of the
+    /// controller's client certificates `revoked` (serial in hex, when
+    /// revoked, ms), in PEM: what a node refuses clients by.
+    pub fn crl_pem(&self, revoked: &[(String, i64)], now_ms: i64) -> Result<String, TlsError> {
+        let bad = |e: String| TlsError::Name(format!("a revoked serial number: {e}"));
+        let mut certs = Vec::new();
+        for (serial, at) in revoked {
+            let bytes = hex_bytes(serial).map_err(bad)?;
+            certs.push(rcgen::RevokedCertParams {
+                serial_number: rcgen::SerialNumber::from(bytes),
+                revocation_time: at_ms(*at),
+                reason_code: Some(rcgen::RevocationReason::KeyCompromise),
+                invalidity_date: None,
+            });
+        }
+        let crl = rcgen::CertificateRevocationListParams {
+            this_update: at_ms(now_ms - 60_000),
+            next_update: at_ms(now_ms + 86_400_000),
+            crl_number: rcgen::SerialNumber::from(u64::try_from(now_ms).unwrap_or(0)),
+            issuing_distribution_point: None,
+            revoked_certs: certs,
+            key_identifier_method: self.issuer.params().key_identifier_method.clone(),
+        };
+        Ok(crl.signed_by(&self.issuer, &self.key)?.pem()?)
+    }
 }
 
-/// The controller's client configuration: a fresh key and a certificate
+fn poisoned() -> TlsError {
+    TlsError::Name("the controller's client certificate (a poisoned lock)".into())
+}
+
+/// `hex` as bytes.
+fn hex_bytes(hex: &str) -> Result<Vec<u8>, String> {
+    if !hex.len().is_multiple_of(2) {
+        return Err(format!("`{hex}` has an odd length"));
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).map_err(|e| format!("`{hex}`: {e}")))
+        .collect()
+}
+
+/// The controller's client certificate: a fresh key and a certificate
 /// for client authentication only, signed by the CA.
-fn client_config(
+fn client_cert(
     issuer: &rcgen::Certificate,
     ca_key: &KeyPair,
     roots: &Arc<RootCertStore>,
-) -> Result<Arc<rustls::ClientConfig>, TlsError> {
+) -> Result<ClientCert, TlsError> {
     let now = wall_ms();
     let key = KeyPair::generate()?;
+    let not_after_ms = now + CLIENT_LIFE_MS;
     let p = leaf_params(
         Vec::new(),
         "prism controller",
         ExtendedKeyUsagePurpose::ClientAuth,
         at_ms(now - 300_000),
-        at_ms(now + CLIENT_LIFE_MS),
+        at_ms(not_after_ms),
     )?;
+    let serial = p
+        .serial_number
+        .as_ref()
+        .map(|s| s.as_ref().iter().map(|b| format!("{b:02x}")).collect())
+        .unwrap_or_default();
     let cert = p.signed_by(&key, issuer, ca_key)?;
     let chain = vec![cert.der().clone(), issuer.der().clone()];
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-    http1_client(roots.clone(), Some((chain, key)))
+    Ok(ClientCert {
+        config: http1_client(roots.clone(), Some((chain, key)))?,
+        made_ms: now,
+        serial,
+        not_after_ms,
+    })
 }
 
 /// A node's identity: its key (in memory only: a restarted node asks
@@ -220,6 +291,17 @@ pub struct NodeIdentity {
     tls: Arc<CurrentTls>,
     /// When the certificate held was received and when it ends (ms).
     held: Mutex<Option<(i64, i64)>>,
+    /// What it serves with (its chain, the CA its clients must have) and
+    /// the controller's list of revoked client certificates: kept to make
+    /// the configuration anew when either changes.
+    serving: Mutex<Serving>,
+}
+
+#[derive(Default)]
+struct Serving {
+    chain: Vec<CertificateDer<'static>>,
+    roots: Option<Arc<RootCertStore>>,
+    crl: Option<rustls::pki_types::CertificateRevocationListDer<'static>>,
 }
 
 impl std::fmt::Debug for NodeIdentity {
@@ -236,6 +318,7 @@ impl NodeIdentity {
             key: KeyPair::generate()?,
             tls: Arc::new(CurrentTls::default()),
             held: Mutex::new(None),
+            serving: Mutex::new(Serving::default()),
         })
     }
 
@@ -275,17 +358,52 @@ impl NodeIdentity {
         for c in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
             roots.add(c.map_err(what)?)?;
         }
-        let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
-            Arc::new(roots),
-            provider(),
-        )
-        .build()
-        .map_err(|e| TlsError::Rustls(rustls::Error::General(e.to_string())))?;
-        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key.serialize_der()));
-        self.tls.set(http1_server(verifier, chain, key)?);
+        let mut s = self.serving.lock().map_err(|_| poisoned())?;
+        (s.chain, s.roots) = (chain, Some(Arc::new(roots)));
+        self.serve(&s)?;
         if let Ok(mut h) = self.held.lock() {
             *h = Some((wall_ms(), not_after_ms));
         }
+        Ok(())
+    }
+
+    /// Refuses from the next connection the clients whose certificates
+    /// the controller's revocation list `crl_pem` names (the heartbeat
+    /// brings it); whether it differs from the list held.
+    pub fn set_client_crl(&self, crl_pem: &str) -> Result<bool, TlsError> {
+        use rustls::pki_types::CertificateRevocationListDer;
+        let crl = CertificateRevocationListDer::from_pem_slice(crl_pem.as_bytes())
+            .map_err(|e| pem_error(Path::new("the controller's revocation list"), e))?;
+        let mut s = self.serving.lock().map_err(|_| poisoned())?;
+        if s.crl.as_ref() == Some(&crl) {
+            return Ok(false);
+        }
+        s.crl = Some(crl);
+        if s.roots.is_some() {
+            self.serve(&s)?;
+        }
+        Ok(true)
+    }
+
+    /// Serves with `s`: its chain, clients of its CA, none revoked.
+    fn serve(&self, s: &Serving) -> Result<(), TlsError> {
+        let roots = s
+            .roots
+            .clone()
+            .unwrap_or_else(|| Arc::new(RootCertStore::empty()));
+        let mut b = rustls::server::WebPkiClientVerifier::builder_with_provider(roots, provider());
+        if let Some(crl) = &s.crl {
+            // Only the client's own certificate is looked up in it (the
+            // CA issues it; the list is the CA's).
+            b = b
+                .with_crls([crl.clone()])
+                .only_check_end_entity_revocation();
+        }
+        let verifier = b
+            .build()
+            .map_err(|e| TlsError::Rustls(rustls::Error::General(e.to_string())))?;
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key.serialize_der()));
+        self.tls.set(http1_server(verifier, s.chain.clone(), key)?);
         Ok(())
     }
 }

@@ -206,3 +206,52 @@ fn a_node_asks_again_after_two_thirds_of_its_certificates_life() {
     assert!(id.wants_certificate(now + 2_500_000));
     assert!(NodeIdentity::new("not a name").is_err());
 }
+
+/// The controller's client certificate revoked: once the node holds the
+/// CA's revocation list naming it (the heartbeat brings it), a client
+/// presenting it is refused, while the controller's next certificate is
+/// answered; a list naming nothing refuses no one.
+#[tokio::test]
+async fn a_revoked_controller_client_certificate_is_refused_by_the_node() {
+    let (_d, ca) = lab("crl");
+    let id = NodeIdentity::new("n1").unwrap();
+    let issued = ca.issue(&id.request().unwrap(), "n1", HOUR).unwrap();
+    id.install(&issued.chain_pem, ca.ca_pem(), issued.not_after_ms)
+        .unwrap();
+    let (addr, _) = listen(id.tls()).await;
+    let pins = || vec![issued.fingerprint.clone()];
+    let now = wall_ms();
+    // An empty list first: everyone the CA certified is answered.
+    assert!(id.set_client_crl(&ca.crl_pem(&[], now).unwrap()).unwrap());
+    let stolen = ca.client_for("n1", pins()).unwrap();
+    assert!(call(&addr, &stolen).await.is_ok());
+    let (serial, _) = ca.client_serial().unwrap();
+    let (next, _) = ca.renew_client().unwrap();
+    assert_ne!(serial, next);
+    let crl = ca.crl_pem(&[(serial, now)], now).unwrap();
+    assert!(id.set_client_crl(&crl).unwrap(), "a new list");
+    assert!(!id.set_client_crl(&crl).unwrap(), "the same list again");
+    let refused = call(&addr, &stolen).await;
+    assert!(
+        refused.is_err(),
+        "the revoked certificate was answered: {refused:?}"
+    );
+    let ok = call(&addr, &ca.client_for("n1", pins()).unwrap()).await;
+    assert!(ok.as_deref().unwrap_or("").ends_with("node"), "{ok:?}");
+    // A renewal of the node's own certificate keeps the list.
+    let again = ca.issue(&id.request().unwrap(), "n1", HOUR).unwrap();
+    id.install(&again.chain_pem, ca.ca_pem(), again.not_after_ms)
+        .unwrap();
+    let mut stolen = stolen;
+    stolen.pins = vec![again.fingerprint.clone()].into();
+    assert!(
+        call(&addr, &stolen).await.is_err(),
+        "forgotten at the renewal"
+    );
+    let pins = vec![again.fingerprint.clone()];
+    let ok = call(&addr, &ca.client_for("n1", pins).unwrap()).await;
+    assert!(
+        ok.is_ok(),
+        "the node's new certificate, the controller's client: {ok:?}"
+    );
+}

@@ -65,6 +65,10 @@ pub struct HeartbeatAnswer {
     /// Why none was issued (the controller holds no CA for nodes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub certificate_refused: Option<String>,
+    /// The CA's revocation list of the controller's client certificates
+    /// (PEM): a certified node refuses the clients it names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_crl: Option<String>,
 }
 
 /// The controller's heartbeat endpoint, from a node's side.

@@ -149,6 +149,21 @@ fn take_certificate(
         );
         *refused_said = true;
     }
+    // The controller's revoked client certificates: refused from the next
+    // connection (said when the list changes).
+    if let Some(crl) = &a.client_crl {
+        match id.set_client_crl(crl) {
+            Ok(true) => eprintln!(
+                "  controller {}: a new list of its revoked client certificates, taken",
+                cfg.controller
+            ),
+            Ok(false) => {}
+            Err(e) => eprintln!(
+                "  controller {}: its revocation list is unusable: {e}",
+                cfg.controller
+            ),
+        }
+    }
 }
 
 fn explain(e: &ClientError) -> String {

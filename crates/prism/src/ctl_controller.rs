@@ -186,6 +186,14 @@ pub enum ControllerCmd {
     NodeKeyRevoke {
         id: String,
     },
+    /// Administrators: the client certificates controller replicas present
+    /// to nodes.
+    ControllerCerts,
+    /// Administrators: revoke a controller's client certificate (by its
+    /// serial number); every node refuses it from its next heartbeat.
+    ControllerCertRevoke {
+        serial: String,
+    },
     /// Administrators: the audit log.
     Audit,
 }
@@ -281,6 +289,8 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         | C::NodeKey { .. }
         | C::NodeKeys
         | C::NodeKeyRevoke { .. }
+        | C::ControllerCerts
+        | C::ControllerCertRevoke { .. }
         | C::Audit => admin_call(&c, cmd).await,
     }
 }
@@ -376,6 +386,12 @@ async fn admin_call(c: &ControllerClient, cmd: &ControllerCmd) -> Result<()> {
         C::NodeKeyRevoke { id } => {
             c.revoke_node_key(id).await?;
             println!("revoked");
+            Ok(())
+        }
+        C::ControllerCerts => print(&c.controller_certificates().await?),
+        C::ControllerCertRevoke { serial } => {
+            c.revoke_controller_certificate(serial).await?;
+            println!("revoked: nodes refuse it from their next heartbeat");
             Ok(())
         }
         C::Audit => print(&c.all_audit().await?),

@@ -48,6 +48,11 @@ pub struct Outcome {
     pub drops: Vec<String>,
     /// Node 2 cut off from the controller (`--cut`), if it was.
     pub cut: Option<crate::controller_cut::CutOutcome>,
+    /// The controller's client certificate revoked: how long until both
+    /// nodes refused a client presenting it (ms), and the nodes still
+    /// answering it after 10 s (there should be none).
+    pub revoked_refused_ms: u128,
+    pub revoked_answered: Vec<String>,
 }
 
 fn ours(ns: &str) -> bool {
@@ -290,11 +295,22 @@ async fn drive(
         "  a client without the controller's certificate, in TLS and in plain HTTP, answered by the nodes: {}",
         if strangers.is_empty() { "never" } else { "YES" }
     ));
+    let (revoked_refused_ms, revoked_answered) = revoke_client_cert(&ctl, &admin).await?;
+    say(&format!(
+        "  the controller's client certificate revoked: refused by every node {revoked_refused_ms} ms later{}; the controller took a new one",
+        if revoked_answered.is_empty() {
+            String::new()
+        } else {
+            format!(" (still answered by {revoked_answered:?})")
+        }
+    ));
     let mut bookings = book_four(&alice, say).await?;
     // A software router takes a moment to start in its container.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let mut out = Outcome {
         answered_strangers: strangers,
+        revoked_refused_ms,
+        revoked_answered,
         ..Outcome::default()
     };
     send_flows(&bookings, &mut out, say).await?;
@@ -440,6 +456,47 @@ async fn strangers_answered(ca: &Path) -> Vec<String> {
         }
     }
     answered
+}
+
+/// Revokes the controller's client certificate in use, as if its key had
+/// leaked: how long until every node refused a client presenting it (the
+/// revocation list their heartbeats bring), and the nodes still answering
+/// it after 10 s.
+async fn revoke_client_cert(
+    ctl: &Controller,
+    admin: &ControllerClient,
+) -> Result<(u128, Vec<String>)> {
+    let ca = ctl.settings().node_ca.clone().context("no CA")?;
+    let stolen = |i: usize| -> Result<NodeClient> {
+        let tls = ca.client_for(&format!("node{i}"), Vec::new())?;
+        let addr = format!("10.254.{i}.2:7700");
+        Ok(NodeClient::new(Endpoint::Tls {
+            addr,
+            token: None,
+            tls,
+        }))
+    };
+    let clients: Vec<NodeClient> = (1..=NODES).map(stolen).collect::<Result<_>>()?;
+    for c in &clients {
+        c.node()
+            .await
+            .context("the controller's certificate, before its revocation")?;
+    }
+    let (serial, _) = ca.client_serial()?;
+    admin.revoke_controller_certificate(&serial).await?;
+    let t = Instant::now();
+    loop {
+        let mut answered = Vec::new();
+        for (i, c) in clients.iter().enumerate() {
+            if c.node().await.is_ok() {
+                answered.push(format!("node{}", i + 1));
+            }
+        }
+        if answered.is_empty() || t.elapsed() > Duration::from_secs(10) {
+            return Ok((t.elapsed().as_millis(), answered));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// Two hardware and two software networks, each booked and provisioned,
@@ -590,6 +647,7 @@ pub fn main(prism: &Path, portal: bool, cut: Option<u64>) -> Result<()> {
         failed |= c.got != c.sent || c.placed_on == "node2" || !c.release_pending;
         failed |= c.on_node != c.booked;
     }
+    failed |= !o.revoked_answered.is_empty();
     if failed || o.leaked > 0 || !o.left_on_nodes.is_empty() || !o.leftovers.is_empty() {
         bail!("the controller demo found problems (above)");
     }

@@ -7,12 +7,44 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use prism_controller_api::ControllerCertView;
 
 pub fn routes() -> Router<App> {
     Router::new()
         .route("/v1/nodes/heartbeat", post(heartbeat))
         .route("/v1/node-keys", get(list_node_keys).post(create_node_key))
         .route("/v1/node-keys/{id}", delete(revoke_node_key))
+        .route("/v1/controller-certificates", get(list_controller_certs))
+        .route(
+            "/v1/controller-certificates/{serial}",
+            delete(revoke_controller_cert),
+        )
+}
+
+/// The client certificates controller replicas present to nodes
+/// (administrators), newest first.
+#[utoipa::path(get, path = "/v1/controller-certificates", tag = "nodes",
+    responses((status = 200, body = Vec<ControllerCertView>), (status = 403, body = Error)))]
+pub async fn list_controller_certs(
+    State(app): State<App>,
+    Caller(p): Caller,
+) -> Result<Json<Vec<ControllerCertView>>> {
+    Ok(Json(app.ctl.list_controller_certificates(&p).await?))
+}
+
+/// Revokes a controller's client certificate (its key leaked, say): every
+/// certified node refuses it from its next heartbeat, which carries the
+/// CA's revocation list; the replica using it takes another.
+#[utoipa::path(delete, path = "/v1/controller-certificates/{serial}", tag = "nodes",
+    params(("serial" = String, Path, description = "Its serial number, in hex")),
+    responses((status = 204), (status = 403, body = Error), (status = 404, body = Error)))]
+pub async fn revoke_controller_cert(
+    State(app): State<App>,
+    Caller(p): Caller,
+    Path(serial): Path<String>,
+) -> Result<StatusCode> {
+    app.ctl.revoke_controller_certificate(&p, &serial).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// A node registers itself, or says it is up, with its node key (not a

@@ -35,7 +35,7 @@ use std::time::Instant;
 pub const MAX_BODY: usize = 1 << 20;
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 33] = [
+pub const PATHS: [&str; 35] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
@@ -67,6 +67,8 @@ pub const PATHS: [&str; 33] = [
     "/v1/nodes/{name}/events",
     "/v1/node-keys",
     "/v1/node-keys/{id}",
+    "/v1/controller-certificates",
+    "/v1/controller-certificates/{serial}",
     "/v1/resource-types",
     "/v1/audit",
 ];

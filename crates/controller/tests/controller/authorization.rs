@@ -142,6 +142,21 @@ fn cases() -> Vec<Case> {
             NodeKey,
             [401, 403, 403, 403, 403, 204, 403],
         ),
+        c(
+            "GET",
+            "/v1/controller-certificates",
+            None,
+            Nothing,
+            [401, 403, 403, 403, 403, 200, 403],
+        ),
+        // No CA here, so no certificate of that serial.
+        c(
+            "DELETE",
+            "/v1/controller-certificates/00",
+            None,
+            Nothing,
+            [401, 403, 403, 403, 403, 404, 403],
+        ),
         // A user's token, an administrator's included, is not a node key.
         c(
             "POST",
@@ -536,6 +551,7 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
             .replace("{name}", "standard")
             .replace("{user}", "{u}")
             .replace("{address}", "{a}")
+            .replace("{serial}", "00")
             .replace(
                 "{id}",
                 if p.contains("api-keys") {

@@ -187,3 +187,59 @@ async fn without_a_ca_the_answer_says_why_and_the_shared_credential_drives_the_n
     let (_, on_node) = book_one(&h, "hardware").await;
     assert_eq!(node.names(), [on_node]);
 }
+
+/// The controller's own client certificate revoked (its key leaked, say):
+/// the node's next heartbeat brings the CA's revocation list, after which
+/// a client presenting that certificate is refused, while the controller,
+/// which took a new one, goes on driving the node.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_revoked_controller_certificate_is_refused_from_the_nodes_next_heartbeat() {
+    use prism_node_api::{Endpoint, NodeApi as _, NodeClient};
+    let (h, _dir) = certifying(3_600_000).await;
+    let id = NodeIdentity::new("n1").unwrap();
+    let (node, addr, n1, _) = node(&h, "n1", &id).await;
+    certify(&n1, &node, "n1", &addr, &id).await;
+    let (fay, on_node) = book_one(&h, "hardware").await;
+    assert_eq!(node.names(), [on_node]);
+    // A copy of the controller's client configuration, as a thief has it.
+    let ca = h.ctl.settings().node_ca.clone().unwrap();
+    let tls = ca.client_for("n1", Vec::new()).unwrap();
+    let stolen = NodeClient::new(Endpoint::Tls {
+        addr: addr.clone(),
+        token: None,
+        tls,
+    });
+    stolen.node().await.expect("answered before the revocation");
+    let certs = h.admin.controller_certificates().await.unwrap();
+    assert_eq!(certs.len(), 1, "{certs:?}");
+    let user = h.login_as("fay", None).await;
+    let e = user.controller_certificates().await.unwrap_err();
+    assert_eq!(e.status(), Some(403));
+    h.admin
+        .revoke_controller_certificate(&certs[0].serial)
+        .await
+        .unwrap();
+    // The node's next heartbeat: the list; the node takes it as its agent
+    // does.
+    let a = n1.heartbeat(&beat(&node, "n1", &addr, None)).await.unwrap();
+    let crl = a.client_crl.expect("a revocation list");
+    assert!(id.set_client_crl(&crl).unwrap());
+    let e = stolen.node().await.unwrap_err();
+    assert!(!e.to_string().is_empty());
+    // The same list again is no change; the controller drives the node.
+    let again = n1.heartbeat(&beat(&node, "n1", &addr, None)).await.unwrap();
+    assert!(!id.set_client_crl(&again.client_crl.unwrap()).unwrap());
+    let b = fay
+        .book("p", &crate::common::network("b", "hardware", 1, true))
+        .await
+        .unwrap();
+    assert_eq!(
+        b.operational_state,
+        prism_controller::OperationalState::Ready
+    );
+    assert_eq!(node.names().len(), 2);
+    let certs = h.admin.controller_certificates().await.unwrap();
+    assert_eq!(certs.len(), 2, "a new one: {certs:?}");
+    assert_eq!(certs.iter().filter(|c| c.revoked_ms.is_some()).count(), 1);
+    let _ = node.node();
+}

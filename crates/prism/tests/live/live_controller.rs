@@ -24,6 +24,10 @@ fn bookings_on_two_nodes_forward_only_their_vlans_and_leave_nothing() {
         Some(8),
     )
     .unwrap();
+    // The controller's client certificate revoked: refused by both nodes
+    // within a heartbeat or two.
+    assert!(o.revoked_answered.is_empty(), "{:?}", o.revoked_answered);
+    assert!(o.revoked_refused_ms < 6_000, "{} ms", o.revoked_refused_ms);
     let c = o.cut.clone().unwrap();
     assert_eq!(c.got, c.sent, "the cut node stopped forwarding: {c:?}");
     assert!(

@@ -14,6 +14,7 @@ from .booking_request import BookingRequest
 from .capture_request import CaptureRequest
 from .cipher_doc import CipherDoc
 from .cipher_name import CipherName
+from .controller_cert_view import ControllerCertView
 from .endpoints import Endpoints
 from .error import Error
 from .error_code import ErrorCode
@@ -85,6 +86,7 @@ __all__ = (
     "CaptureRequest",
     "CipherDoc",
     "CipherName",
+    "ControllerCertView",
     "Endpoints",
     "Error",
     "ErrorCode",

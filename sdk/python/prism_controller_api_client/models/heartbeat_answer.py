@@ -33,6 +33,8 @@ class HeartbeatAnswer:
             every_ms (int): When to send the next heartbeat.
             certificate (NodeCertificate | None | Unset):
             certificate_refused (None | str | Unset): Why none was issued (the controller holds no CA for nodes).
+            client_crl (None | str | Unset): The CA's revocation list of the controller's client certificates
+                (PEM): a certified node refuses the clients it names.
      """
 
     node_id: str
@@ -42,6 +44,7 @@ class HeartbeatAnswer:
     every_ms: int
     certificate: NodeCertificate | None | Unset = UNSET
     certificate_refused: None | str | Unset = UNSET
+    client_crl: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -74,6 +77,12 @@ class HeartbeatAnswer:
         else:
             certificate_refused = self.certificate_refused
 
+        client_crl: None | str | Unset
+        if isinstance(self.client_crl, Unset):
+            client_crl = UNSET
+        else:
+            client_crl = self.client_crl
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -88,6 +97,8 @@ class HeartbeatAnswer:
             field_dict["certificate"] = certificate
         if certificate_refused is not UNSET:
             field_dict["certificate_refused"] = certificate_refused
+        if client_crl is not UNSET:
+            field_dict["client_crl"] = client_crl
 
         return field_dict
 
@@ -137,6 +148,16 @@ class HeartbeatAnswer:
         certificate_refused = _parse_certificate_refused(d.pop("certificate_refused", UNSET))
 
 
+        def _parse_client_crl(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        client_crl = _parse_client_crl(d.pop("client_crl", UNSET))
+
+
         heartbeat_answer = cls(
             node_id=node_id,
             registered=registered,
@@ -145,6 +166,7 @@ class HeartbeatAnswer:
             every_ms=every_ms,
             certificate=certificate,
             certificate_refused=certificate_refused,
+            client_crl=client_crl,
         )
 
 
