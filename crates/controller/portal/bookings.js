@@ -61,7 +61,8 @@ export async function bookingsPage(main, project, params) {
   const refresh = () => render();
   const rows = page.items.map((b) => h("tr", { "data-booking": b.name },
     h("td", {}, h("a", { href: `#/p/${enc(project)}/bookings/${enc(b.id)}` }, b.name)),
-    h("td", {}, stateBadge(b.allocation_state), " ", stateBadge(b.operational_state)),
+    h("td", {}, stateBadge(b.allocation_state), " ", stateBadge(b.operational_state),
+      b.converging ? [" ", h("span", { class: "state pending", title: "its node has not yet taken the last change" }, "converging")] : ""),
     h("td", {}, b.node || "—"), h("td", {}, b.tier || "—"), h("td", {}, b.vlan ?? "—"),
     h("td", {}, when(b.expires_ms), h("br"), h("span", { class: "hint" }, left(b.expires_ms), " left")),
     h("td", {}, `${b.bandwidth_mbps} Mbit/s`), h("td", {}, b.user),

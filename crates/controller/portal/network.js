@@ -29,7 +29,7 @@ export async function bookingPage(main, project, id) {
   const points = [];
   let last = null;
   const details = h("table", { "aria-label": "Booking" }, h("tbody", {},
-    [["Name", b.name], ["Allocation", b.allocation_state], ["Operation", b.operational_state],
+    [["Name", b.name], ["Allocation", b.allocation_state], ["Operation", b.operational_state + (b.converging ? " (its node has not yet taken the last change)" : "")],
       ["Node", b.node || "—"], ["Network on the node", b.node_network || "—"], ["Tier", b.tier || "—"],
       ["VLAN", b.vlan ?? "—"], ["Bandwidth", `${b.bandwidth_mbps} Mbit/s`], ["Lease end", `${when(b.expires_ms)} (${left(b.expires_ms)} left)`],
       ["Booked by", b.user], ["Error", b.error || "—"]].map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", { id: `b-${k.toLowerCase().replaceAll(" ", "-")}` }, v)))));
