@@ -3,7 +3,8 @@
 //! written (no booking, the quota as it was), the service goes on
 //! answering reads, and it books again once space returns.
 
-use prism_controller::{BookingRequest, Controller, ErrorCode, Settings};
+use crate::common::probe;
+use prism_controller::{Controller, ErrorCode, Settings};
 use std::process::Command;
 
 fn sh(args: &[&str]) {
@@ -53,19 +54,6 @@ impl Drop for Tmpfs {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg(&self.0).status();
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn probe(name: &str) -> BookingRequest {
-    BookingRequest {
-        name: name.into(),
-        resource_type: "probe".into(),
-        spec: serde_json::json!({}),
-        bandwidth_mbps: 0,
-        lease_s: Some(3600),
-        provision: false,
-        parts: Vec::new(),
-        nat: false,
     }
 }
 

@@ -48,16 +48,13 @@ async fn within<T>(what: &str, limit: Duration, f: impl std::future::Future<Outp
     out
 }
 
+/// A VLAN of the pool for 60 s (no node behind it).
 fn vlan(name: &str) -> BookingRequest {
     BookingRequest {
-        name: name.into(),
         resource_type: "vlan".into(),
-        spec: serde_json::json!({}),
-        bandwidth_mbps: 0,
         lease_s: Some(60),
         provision: true,
-        parts: Vec::new(),
-        nat: false,
+        ..crate::common::probe(name)
     }
 }
 

@@ -5,10 +5,10 @@
 //! round trips; this fails if a change adds one. On PostgreSQL only (the
 //! controller's tests run again there); SQLite has no wire.
 
+use crate::common::probe;
 use prism_controller::audit_scope::PendingAudit;
 use prism_controller::{
-    BookingRequest, Controller, LoginRequest, ProjectRequest, ResourceType, ServiceLevel, Settings,
-    UserRequest,
+    Controller, LoginRequest, ProjectRequest, ResourceType, ServiceLevel, Settings, UserRequest,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -204,17 +204,4 @@ async fn setup(ctl: &Controller) -> (prism_controller::Principal, prism_controll
     ctl.register_resource_type(&admin, probe).await.unwrap();
     let u = token("u").await;
     (admin, u)
-}
-
-fn probe(name: &str) -> BookingRequest {
-    BookingRequest {
-        name: name.into(),
-        resource_type: "probe".into(),
-        spec: serde_json::json!({}),
-        bandwidth_mbps: 0,
-        lease_s: Some(3600),
-        provision: false,
-        parts: Vec::new(),
-        nat: false,
-    }
 }

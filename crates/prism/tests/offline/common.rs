@@ -60,3 +60,26 @@ pub fn bootstrap(db: &str) {
         String::from_utf8_lossy(&boot.stderr)
     );
 }
+
+/// Logs in at `addr` as `user` (password [`PASSWORD`]) once the
+/// controller there answers (20 s at most).
+pub async fn login(addr: &str, user: &str) -> prism_controller::ControllerClient {
+    use std::time::{Duration, Instant};
+    let anon = prism_controller::ControllerClient::new(addr, None);
+    let t = Instant::now();
+    loop {
+        let r = prism_controller::LoginRequest {
+            user: user.into(),
+            password: PASSWORD.into(),
+            project: None,
+            ttl_s: None,
+        };
+        match anon.login(&r).await {
+            Ok(tok) => return anon.with_token(Some(tok.token)),
+            Err(e) if e.status() != Some(401) && t.elapsed() < Duration::from_secs(20) => {
+                tokio::time::sleep(Duration::from_millis(50)).await
+            }
+            Err(e) => panic!("login at {addr}: {e}"),
+        }
+    }
+}

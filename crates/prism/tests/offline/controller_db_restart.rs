@@ -7,8 +7,8 @@
 //! restart). Needs PostgreSQL's programs and root (to run the server as
 //! `postgres`): skipped without them, failed in CI.
 
-use crate::common::{PASSWORD, free_port};
-use prism_controller::{ControllerClient, LoginRequest, ProjectRequest, ServiceLevel, UserRequest};
+use crate::common::{PASSWORD, free_port, login};
+use prism_controller::{ControllerClient, ProjectRequest, ServiceLevel, UserRequest};
 use prism_testbed::bench_controller::{probe, probe_type};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -127,27 +127,6 @@ fn replica(db: &str) -> Replica {
         .spawn()
         .unwrap();
     Replica(child, addr)
-}
-
-/// Logs in at `addr` as `user` once the replica answers.
-async fn login(addr: &str, user: &str) -> ControllerClient {
-    let anon = ControllerClient::new(addr, None);
-    let t = Instant::now();
-    loop {
-        let r = LoginRequest {
-            user: user.into(),
-            password: PASSWORD.into(),
-            project: None,
-            ttl_s: None,
-        };
-        match anon.login(&r).await {
-            Ok(tok) => return anon.with_token(Some(tok.token)),
-            Err(e) if t.elapsed() < Duration::from_secs(20) && e.status() != Some(401) => {
-                tokio::time::sleep(Duration::from_millis(50)).await
-            }
-            Err(e) => panic!("login at {addr}: {e}"),
-        }
-    }
 }
 
 async fn set_up(admin: &ControllerClient) {

@@ -9,9 +9,9 @@
 //! Needs a PostgreSQL server (`PRISM_POSTGRES_URL`, which `scripts/test`
 //! starts as root): skipped without one, failed in CI.
 
-use crate::common::{PASSWORD, free_port};
+use crate::common::{PASSWORD, free_port, login};
 use prism_controller::{BookingRequest, NodeRequest};
-use prism_controller::{ControllerClient, LoginRequest, ProjectRequest, ServiceLevel, UserRequest};
+use prism_controller::{ControllerClient, ProjectRequest, ServiceLevel, UserRequest};
 use prism_testbed::bench_controller::{probe, probe_type};
 use prism_testkit::fake_node::{FakeNode, SECRET};
 use std::io::{BufRead, BufReader};
@@ -53,27 +53,6 @@ fn replica(db: &str, cred: &std::path::Path) -> Replica {
         }
     });
     Replica { child, addr, leads }
-}
-
-/// Logs in at `addr` as `user` once the replica answers.
-async fn login(addr: &str, user: &str) -> ControllerClient {
-    let anon = ControllerClient::new(addr, None);
-    let t = Instant::now();
-    loop {
-        let r = LoginRequest {
-            user: user.into(),
-            password: PASSWORD.into(),
-            project: None,
-            ttl_s: None,
-        };
-        match anon.login(&r).await {
-            Ok(tok) => return anon.with_token(Some(tok.token)),
-            Err(e) if e.status().is_none() && t.elapsed() < Duration::from_secs(20) => {
-                tokio::time::sleep(Duration::from_millis(50)).await
-            }
-            Err(e) => panic!("login at {addr}: {e}"),
-        }
-    }
 }
 
 /// A project `p` of user `u` on a level with room for a thousand
