@@ -1,6 +1,7 @@
 //! Accounting (every allocate, provision, renew, release and expiry, by
 //! whom, for how long), usage reports and the audit log of mutating calls.
 
+use crate::audit_scope::pending_unwritten;
 use crate::authz::{Operation, Principal};
 use crate::controller::Controller;
 use crate::datastore::accounting as store;
@@ -160,5 +161,56 @@ impl Controller {
             format!("{}.{}", l.at_ms, l.id)
         });
         Ok(Page { items, next })
+    }
+}
+
+impl Controller {
+    /// Records accounting event `event` of booking `b`, then commits `tx`
+    /// with the request's audit entry as `Self::commit_audited` does; on
+    /// PostgreSQL the event and the entry are one statement (a round trip
+    /// less a booking).
+    pub(crate) async fn commit_accounted(
+        &self,
+        mut tx: Tx,
+        (event, b): (&str, &crate::model::Booking),
+        (project_id, user_id): (&str, &str),
+        status: u16,
+    ) -> Result<()> {
+        let pending = pending_unwritten();
+        let (Some(p), crate::db::Engine::Postgres) = (&pending, self.engine) else {
+            self.account(&mut tx, event, b, project_id, user_id).await?;
+            return self.commit_audited(tx, status).await;
+        };
+        let mut entry = self.audit_entry(p.principal(), p.method(), p.path(), status);
+        entry.note = p.note();
+        let e = store::Event {
+            id: &crate::secrets::new_id(),
+            now: self.now_ms(),
+            event,
+            booking: b,
+            project_id,
+            user_id,
+        };
+        store::insert_event_and_audit_pg(&mut tx, &e, &entry).await?;
+        tx.commit().await?;
+        p.mark_written(status);
+        Ok(())
+    }
+
+    /// Commits `tx` with the pending request's audit entry as `status`
+    /// (the status the request answers when this change is made), unless
+    /// there is none or it is written already.
+    pub(crate) async fn commit_audited(&self, mut tx: Tx, status: u16) -> Result<()> {
+        let pending = pending_unwritten();
+        if let Some(p) = &pending {
+            let mut entry = self.audit_entry(p.principal(), p.method(), p.path(), status);
+            entry.note = p.note();
+            store::insert_audit_in(&mut tx, &entry).await?;
+        }
+        tx.commit().await?;
+        if let Some(p) = pending {
+            p.mark_written(status);
+        }
+        Ok(())
     }
 }

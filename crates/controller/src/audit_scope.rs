@@ -3,16 +3,13 @@
 //! audit row are one commit (and neither exists without the other).
 //!
 //! The API layer opens a scope per request ([`PendingAudit::scope`]);
-//! the application commits a change with [`Controller::commit_audited`],
+//! the application commits a change with `Controller::commit_audited`
+//! (`crate::accounting`),
 //! which adds the entry as the status the request answers on success.
 //! The API layer writes the entry after the answer when no commit took
 //! it (a refusal, a read-only call, a change not committed this way), or
 //! when the answer's status is not the one written.
 
-use crate::controller::Controller;
-use crate::datastore::accounting as store;
-use crate::db::Tx;
-use crate::error::Result;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, Ordering};
 
@@ -80,61 +77,26 @@ impl PendingAudit {
     pub fn note(&self) -> Option<String> {
         self.note.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
+
+    pub(crate) fn method(&self) -> &str {
+        &self.method
+    }
+
+    pub(crate) fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Records that the entry was written, as `status`, in a change's
+    /// transaction.
+    pub(crate) fn mark_written(&self, status: u16) {
+        self.written.store(status, Ordering::Relaxed);
+    }
 }
 
-impl Controller {
-    /// Records accounting event `event` of booking `b`, then commits `tx`
-    /// with the request's audit entry as [`Self::commit_audited`] does; on
-    /// PostgreSQL the event and the entry are one statement (a round trip
-    /// less a booking).
-    pub(crate) async fn commit_accounted(
-        &self,
-        mut tx: Tx,
-        (event, b): (&str, &crate::model::Booking),
-        (project_id, user_id): (&str, &str),
-        status: u16,
-    ) -> Result<()> {
-        let pending = PENDING
-            .try_with(|p| p.clone())
-            .ok()
-            .filter(|p| p.written().is_none());
-        let (Some(p), crate::db::Engine::Postgres) = (&pending, self.engine) else {
-            self.account(&mut tx, event, b, project_id, user_id).await?;
-            return self.commit_audited(tx, status).await;
-        };
-        let mut entry = self.audit_entry(p.principal(), &p.method, &p.path, status);
-        entry.note = p.note();
-        let e = store::Event {
-            id: &crate::secrets::new_id(),
-            now: self.now_ms(),
-            event,
-            booking: b,
-            project_id,
-            user_id,
-        };
-        store::insert_event_and_audit_pg(&mut tx, &e, &entry).await?;
-        tx.commit().await?;
-        p.written.store(status, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// Commits `tx` with the pending request's audit entry as `status`
-    /// (the status the request answers when this change is made), unless
-    /// there is none or it is written already.
-    pub(crate) async fn commit_audited(&self, mut tx: Tx, status: u16) -> Result<()> {
-        let pending = PENDING
-            .try_with(|p| p.clone())
-            .ok()
-            .filter(|p| p.written().is_none());
-        if let Some(p) = &pending {
-            let mut entry = self.audit_entry(p.principal(), &p.method, &p.path, status);
-            entry.note = p.note();
-            store::insert_audit_in(&mut tx, &entry).await?;
-        }
-        tx.commit().await?;
-        if let Some(p) = pending {
-            p.written.store(status, Ordering::Relaxed);
-        }
-        Ok(())
-    }
+/// The entry of the request being served, if it is not written yet.
+pub(crate) fn pending_unwritten() -> Option<Arc<PendingAudit>> {
+    PENDING
+        .try_with(|p| p.clone())
+        .ok()
+        .filter(|p| p.written().is_none())
 }

@@ -14,6 +14,7 @@ use crate::model::{
     node_doc, node_network_name,
 };
 use crate::nodes::Placement;
+use crate::projects::ServiceLevel;
 use crate::registry::{self, NETWORK, VLAN};
 use crate::secrets;
 use prism_netdoc::TierChoice;
@@ -181,33 +182,18 @@ impl Controller {
         let id = secrets::new_id();
         let shared = registry::shares_capacity(&rtype.name) || r.nat || !r.parts.is_empty();
         let mut tx = db::project_tx(&self.pool, &m.project_id, shared).await?;
-        // The quota first: refused as such (409) whatever the nodes have
-        // left; an `auto` network's tier count once placed.
-        let explicit = match asked_tier {
-            Some(TierChoice::Hardware) => Some(Tier::Hardware),
-            Some(TierChoice::Software) => Some(Tier::Software),
-            _ => None,
-        };
+        let placement = self
+            .place_within_quota(
+                &mut tx,
+                (&m.project_id, &level),
+                &mut r,
+                asked_tier,
+                lease_s,
+            )
+            .await?;
+        let tier = placement.as_ref().map(|pl| pl.tier);
         // A type on no node: its quota is checked by its insert (below).
         let quota_in_insert = asked_tier.is_none();
-        if !quota_in_insert {
-            let (mbps, project) = (r.bandwidth_mbps, &m.project_id);
-            self.check_quota(&mut tx, project, &level, explicit, mbps, lease_s)
-                .await?;
-        }
-        let placement = match asked_tier {
-            Some(t) if !r.parts.is_empty() => Some(
-                self.span_place(&mut tx, &mut r.parts, t, r.bandwidth_mbps)
-                    .await?,
-            ),
-            Some(t) => Some(self.place(&mut tx, t, r.bandwidth_mbps, r.nat).await?),
-            None => None,
-        };
-        let tier = placement.as_ref().map(|pl| pl.tier);
-        if is_net && explicit.is_none() {
-            self.check_quota(&mut tx, &m.project_id, &level, tier, 0, 0)
-                .await?;
-        }
         let vlan = if is_net || rtype.name == VLAN {
             Some(self.take_vlan(&mut tx).await?)
         } else {
@@ -255,6 +241,41 @@ impl Controller {
             return self.provision(p, project, &id).await;
         }
         Ok(b)
+    }
+
+    /// Booking `r`'s quota checked and its place found, in `tx`; none for
+    /// a type on no node, whose quota its insert checks.
+    async fn place_within_quota(
+        &self,
+        tx: &mut Tx,
+        (project_id, level): (&str, &ServiceLevel),
+        r: &mut BookingRequest,
+        asked: Option<TierChoice>,
+        lease_s: i64,
+    ) -> Result<Option<Placement>> {
+        let Some(asked) = asked else {
+            return Ok(None);
+        };
+        // The quota first: refused as such (409) whatever the nodes have
+        // left; an `auto` network's tier counts once placed.
+        let fixed = match asked {
+            TierChoice::Hardware => Some(Tier::Hardware),
+            TierChoice::Software => Some(Tier::Software),
+            TierChoice::Auto => None,
+        };
+        let mbps = r.bandwidth_mbps;
+        self.check_quota(tx, project_id, level, fixed, mbps, lease_s)
+            .await?;
+        let placement = if r.parts.is_empty() {
+            self.place(tx, asked, mbps, r.nat).await?
+        } else {
+            self.span_place(tx, &mut r.parts, asked, mbps).await?
+        };
+        if fixed.is_none() {
+            self.check_quota(tx, project_id, level, Some(placement.tier), 0, 0)
+                .await?;
+        }
+        Ok(Some(placement))
     }
 
     /// Compiles the documents booking `b` becomes on its node or nodes,

@@ -19,16 +19,6 @@ use std::time::{Duration, Instant};
 /// How often a replica asks whether its certificate was revoked.
 const CHECK_EVERY: Duration = Duration::from_secs(2);
 
-/// What a replica knows of its certificate: the serial it recorded, when
-/// it last asked about it; and the revocation list it last signed, for the
-/// revocations it lists (signatures differ each time: a node compares).
-#[derive(Debug, Default)]
-pub(crate) struct ClientCertState {
-    recorded: Option<String>,
-    checked: Option<Instant>,
-    crl: Option<(Vec<(String, i64)>, String)>,
-}
-
 fn tls_error(e: prism_http::TlsError) -> Error {
     Error::internal(format!("the controller's client certificate: {e}"))
 }

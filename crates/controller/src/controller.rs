@@ -137,8 +137,8 @@ pub struct Controller {
     pub(crate) dummy_hash: Arc<String>,
     /// This replica's name for the background lease (`crate::leader`).
     pub(crate) replica: Arc<String>,
-    /// Each node's passes, apart (`crate::node_work`).
-    pub(crate) work: Arc<crate::node_work::NodeWork>,
+    /// Each node's passes, apart (`crate::work_queue`, `crate::node_work`).
+    pub(crate) work: Arc<crate::work_queue::NodeWork>,
     /// Changes found to differ from the whole state (`check_changes`).
     pub(crate) change_mismatches: Arc<std::sync::atomic::AtomicUsize>,
     /// When the reaper last pruned the nodes' change records.
@@ -146,7 +146,7 @@ pub struct Controller {
     /// What credentials stood for, kept a moment (`crate::auth_cache`).
     pub(crate) auth_cache: Arc<crate::auth_cache::AuthCache>,
     /// This replica's client certificate to nodes (`crate::client_certs`).
-    pub(crate) client_cert: Arc<tokio::sync::Mutex<crate::client_certs::ClientCertState>>,
+    pub(crate) client_cert: Arc<tokio::sync::Mutex<crate::client_cert_state::ClientCertState>>,
 }
 
 /// One reconciliation at a time per node (`crate::reconcile`); what it

@@ -20,6 +20,7 @@ pub mod audit_scope;
 mod auth_cache;
 mod authz;
 mod bookings;
+mod client_cert_state;
 mod client_certs;
 mod clock;
 mod controller;
@@ -50,6 +51,7 @@ mod secrets;
 mod span;
 pub mod transport;
 mod wan_guard;
+mod work_queue;
 
 pub use accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 pub use authz::{Operation, Principal};

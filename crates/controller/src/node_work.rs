@@ -16,70 +16,14 @@
 
 use crate::controller::Controller;
 use crate::datastore::operations as store;
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::Duration;
-use tokio::sync::watch;
-
-/// The passes asked of every node, and which are running.
-#[derive(Debug, Default)]
-pub(crate) struct NodeWork {
-    nodes: Mutex<HashMap<String, Slot>>,
-}
-
-#[derive(Debug)]
-struct Slot {
-    /// Passes asked for so far (a kick's number).
-    asked: u64,
-    /// Whether a task is carrying out passes for this node.
-    running: bool,
-    /// The number of the last kick a finished pass covered.
-    done: watch::Sender<u64>,
-}
-
-/// A kick's claim: the pass that covers it.
-#[derive(Debug)]
-pub(crate) struct Ticket {
-    wanted: u64,
-    done: watch::Receiver<u64>,
-}
-
-impl Ticket {
-    /// Waits until a pass that started after the kick has finished.
-    pub async fn wait(mut self) {
-        let wanted = self.wanted;
-        let _ = self.done.wait_for(|d| *d >= wanted).await;
-    }
-
-    /// As [`Self::wait`], for `limit` at most: whether it finished.
-    pub async fn wait_at_most(self, limit: Duration) -> bool {
-        tokio::time::timeout(limit, self.wait()).await.is_ok()
-    }
-}
-
-impl NodeWork {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
-        self.nodes.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
+use crate::work_queue::Ticket;
 
 impl Controller {
     /// Asks for a pass over node `id` (started now if none runs, else
     /// after the running one); the ticket says when it is done.
     pub(crate) fn kick(&self, id: &str) -> Ticket {
-        let mut nodes = self.work.lock();
-        let slot = nodes.entry(id.to_string()).or_insert_with(|| Slot {
-            asked: 0,
-            running: false,
-            done: watch::channel(0).0,
-        });
-        slot.asked += 1;
-        let ticket = Ticket {
-            wanted: slot.asked,
-            done: slot.done.subscribe(),
-        };
-        if !slot.running {
-            slot.running = true;
+        let (ticket, start) = self.work.ask(id);
+        if start {
             let (c, id) = (self.clone(), id.to_string());
             tokio::spawn(async move { c.work_on(&id).await });
         }
@@ -94,20 +38,14 @@ impl Controller {
     /// Passes over node `id` until no kick is left unserved.
     async fn work_on(&self, id: &str) {
         loop {
-            let covers = self.work.lock().get(id).map_or(0, |s| s.asked);
+            let covers = self.work.asked(id);
             // In a task of its own: a pass that panicked ends, and the
             // node's next kick is still served.
             let (c, node) = (self.clone(), id.to_string());
             if let Err(e) = tokio::spawn(async move { c.pass(&node).await }).await {
                 eprintln!("prism controller: a pass over node {id} failed: {e}");
             }
-            let mut nodes = self.work.lock();
-            let Some(slot) = nodes.get_mut(id) else {
-                return;
-            };
-            slot.done.send_replace(covers);
-            if slot.asked == covers {
-                slot.running = false;
+            if !self.work.finished(id, covers) {
                 return;
             }
         }
@@ -133,17 +71,7 @@ impl Controller {
     /// replica stepping down).
     pub async fn settle(&self) {
         loop {
-            let tickets: Vec<Ticket> = {
-                let nodes = self.work.lock();
-                nodes
-                    .values()
-                    .filter(|s| s.running)
-                    .map(|s| Ticket {
-                        wanted: s.asked,
-                        done: s.done.subscribe(),
-                    })
-                    .collect()
-            };
+            let tickets = self.work.running();
             if tickets.is_empty() {
                 return;
             }

@@ -35,7 +35,7 @@ pub struct Converged {
 impl Controller {
     /// Asks for a pass over every node, each in its own task
     /// (`crate::node_work`): the background loop's period.
-    pub(crate) async fn kick_every_node(&self) -> Vec<crate::node_work::Ticket> {
+    pub(crate) async fn kick_every_node(&self) -> Vec<crate::work_queue::Ticket> {
         match nodes::node_ids(&self.pool).await {
             Ok(ids) => self.kick_all(&ids),
             Err(e) => {
