@@ -10,25 +10,20 @@
 
 pub use crate::controller_traffic::FRAMES;
 use crate::controller_traffic::{
-    HOST_NS, INSTANCES, MGMT, NODE_NS, NODES, drop_report, host_mac, host_ns, node_ns,
-    send_and_count,
+    HOST_NS, INSTANCES, MGMT, NODE_NS, NODES, drop_report, host_mac, send_and_count,
 };
 use crate::demo_nodes::{Names, Topology, random_hex};
 use anyhow::{Context, Result, bail};
 use prism_controller::{
-    Booking, BookingRequest, Controller, ControllerClient, LoginRequest, ProjectRequest, Settings,
+    Booking, BookingRequest, Controller, ControllerClient, LoginRequest, ProjectRequest,
     UserRequest,
 };
-use prism_http::NodeCa;
-use prism_http::tls::LabCa;
 use prism_io::netns;
 use prism_node_api::{Endpoint, NodeClient};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub const STATE_DIR: &str = "/run/prism-demo-ctl";
+pub use crate::controller_setup::STATE_DIR;
 /// What the demo measured.
 #[derive(Debug, Default)]
 pub struct Outcome {
@@ -74,126 +69,6 @@ pub fn leftovers() -> Vec<String> {
     NAMES.leftovers()
 }
 
-fn build_topology() -> Result<()> {
-    for i in 1..=NODES {
-        let n = node_ns(i);
-        netns::create_namespace(&n)?;
-        let m = format!("{MGMT}{i}");
-        netns::create_veth(&m, None, "mgmt", Some(&n))?;
-        netns::ip(&["addr", "add", &format!("10.254.{i}.1/24"), "dev", &m])?;
-        netns::ip_in(
-            Some(&n),
-            &["addr", "add", &format!("10.254.{i}.2/24"), "dev", "mgmt"],
-        )?;
-        // The controller listens on 10.254.1.1 only (not on every address
-        // of this machine); every node reaches it through its own link.
-        netns::ip_in(
-            Some(&n),
-            &[
-                "route",
-                "add",
-                "10.254.0.0/16",
-                "via",
-                &format!("10.254.{i}.1"),
-            ],
-        )?;
-        for s in 0..2 {
-            let h = host_ns(i, s);
-            netns::create_namespace(&h)?;
-            netns::create_veth("eth0", Some(&h), &format!("p{}", ["a", "b"][s]), Some(&n))?;
-            netns::ip_in(
-                Some(&h),
-                &[
-                    "link",
-                    "set",
-                    "eth0",
-                    "address",
-                    &netns::format_mac(host_mac(s)),
-                ],
-            )?;
-            netns::ip_in(
-                Some(&h),
-                &[
-                    "addr",
-                    "add",
-                    &format!("10.0.{}.2/24", s + 1),
-                    "dev",
-                    "eth0",
-                ],
-            )?;
-        }
-    }
-    Ok(())
-}
-
-/// Starts node `i`; it registers itself with the controller at
-/// `controller` (whose CA is `ca`) with the key in `key`, and serves its
-/// API in mutual TLS with the certificate the controller gives it.
-fn start_node(prism: &Path, i: usize, ca: &Path, controller: &str, key: &Path) -> Result<Child> {
-    let dir = PathBuf::from(STATE_DIR);
-    let config = dir.join(format!("node{i}.toml"));
-    std::fs::write(
-        &config,
-        "# prism demo --controller: a node with two ports and no networks; the controller books them.\n\
-         device = \"alveo-u280\"\n\n[[port]]\nname = \"a\"\ninterface = \"pa\"\n\n[[port]]\nname = \"b\"\ninterface = \"pb\"\n",
-    )?;
-    let log = std::fs::File::create(dir.join(format!("node{i}.log")))?;
-    Command::new("ip")
-        .args(["netns", "exec", &node_ns(i)])
-        .arg(prism)
-        .args([
-            "node",
-            "--fresh",
-            "--instance",
-            INSTANCES[i - 1],
-            "--config",
-        ])
-        .arg(&config)
-        .arg("--api")
-        .arg(dir.join(format!("node{i}.sock")))
-        .args(["--api-listen", &format!("10.254.{i}.2:7700")])
-        .arg("--controller-ca")
-        .arg(ca)
-        .args([
-            "--controller",
-            controller,
-            "--node-name",
-            &format!("node{i}"),
-        ])
-        .arg("--controller-key-file")
-        .arg(key)
-        // Its own process group: a terminal's Ctrl-C stops the demo, which
-        // releases the bookings through the nodes before it stops them.
-        .process_group(0)
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .with_context(|| format!("starting {}", prism.display()))
-}
-
-/// Where the controller listens: node 1's management link, which node 2
-/// reaches through its own.
-const CONTROLLER_IP: &str = "10.254.1.1";
-const CONTROLLER_AT: &str = "10.254.1.1:0";
-
-/// Waits until every node has registered itself and is up.
-async fn wait_for_nodes(admin: &ControllerClient) -> Result<Vec<prism_controller::NodeView>> {
-    let t = Instant::now();
-    loop {
-        let nodes = admin.list_nodes().await?;
-        if nodes.len() == NODES && nodes.iter().all(|n| n.up) {
-            return Ok(nodes);
-        }
-        if t.elapsed() > Duration::from_secs(20) {
-            bail!(
-                "{} of {NODES} nodes registered within 20 s (see {STATE_DIR}/node*.log)",
-                nodes.len()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 fn spec(tier: &str) -> serde_json::Value {
     let mut s = serde_json::json!({
         "tier": tier,
@@ -234,7 +109,7 @@ pub fn run(prism: &Path, quiet: bool, portal: bool, cut: Option<u64>) -> Result<
         nodes: Vec::new(),
         names: &NAMES,
     };
-    build_topology().context("building the namespaces")?;
+    crate::controller_setup::build_topology().context("building the namespaces")?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -264,7 +139,8 @@ async fn drive(
     say: &dyn Fn(&str),
 ) -> Result<Outcome> {
     let password = format!("demo-{secret}");
-    let (ctl, addr, tasks) = start_controller(dir, &password, how.cut.is_some(), say).await?;
+    let (ctl, addr, tasks) =
+        crate::controller_setup::start_controller(dir, &password, how.cut.is_some(), say).await?;
     let anon = ControllerClient::connect(&addr, None, Some(&dir.join("tls").join("ca.pem")))?;
     let login = |user: &str, project: Option<&str>| LoginRequest {
         user: user.into(),
@@ -273,44 +149,18 @@ async fn drive(
         ttl_s: None,
     };
     let admin = anon.with_token(Some(anon.login(&login("admin", None)).await?.token));
-    start_nodes(prism, dir, &addr, &admin, topo, say).await?;
-    admin
-        .create_user(&UserRequest {
-            name: "alice".into(),
-            password: password.clone(),
-            admin: false,
-        })
-        .await?;
-    admin
-        .create_project(&ProjectRequest {
-            name: "demo".into(),
-            service_level: "standard".into(),
-            owner: "alice".into(),
-        })
-        .await?;
-    let alice = anon.with_token(Some(anon.login(&login("alice", Some("demo"))).await?.token));
+    crate::controller_setup::start_nodes(prism, dir, &addr, &admin, topo, say).await?;
+    let alice = sign_up_alice(&admin, &anon, &login("alice", Some("demo")), &password).await?;
     say("  alice logged in to project demo");
-    let strangers = strangers_answered(&dir.join("tls").join("ca.pem")).await;
-    say(&format!(
-        "  a client without the controller's certificate, in TLS and in plain HTTP, answered by the nodes: {}",
-        if strangers.is_empty() { "never" } else { "YES" }
-    ));
-    let (revoked_refused_ms, revoked_answered) = revoke_client_cert(&ctl, &admin).await?;
-    say(&format!(
-        "  the controller's client certificate revoked: refused by every node {revoked_refused_ms} ms later{}; the controller took a new one",
-        if revoked_answered.is_empty() {
-            String::new()
-        } else {
-            format!(" (still answered by {revoked_answered:?})")
-        }
-    ));
+    let ca = dir.join("tls").join("ca.pem");
+    let trust = crate::controller_trust::check(&ctl, &admin, &ca, say).await?;
     let mut bookings = book_four(&alice, say).await?;
     // A software router takes a moment to start in its container.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let mut out = Outcome {
-        answered_strangers: strangers,
-        revoked_refused_ms,
-        revoked_answered,
+        answered_strangers: trust.strangers,
+        revoked_refused_ms: trust.revoked_refused_ms,
+        revoked_answered: trust.revoked_answered,
         ..Outcome::default()
     };
     send_flows(&bookings, &mut out, say).await?;
@@ -351,6 +201,30 @@ async fn drive(
     Ok(out)
 }
 
+/// User alice, owner of project `demo`, logged in to it.
+async fn sign_up_alice(
+    admin: &ControllerClient,
+    anon: &ControllerClient,
+    login: &LoginRequest,
+    password: &str,
+) -> Result<ControllerClient> {
+    admin
+        .create_user(&UserRequest {
+            name: "alice".into(),
+            password: password.into(),
+            admin: false,
+        })
+        .await?;
+    admin
+        .create_project(&ProjectRequest {
+            name: "demo".into(),
+            service_level: "standard".into(),
+            owner: "alice".into(),
+        })
+        .await?;
+    Ok(anon.with_token(Some(anon.login(login).await?.token)))
+}
+
 /// The project's usage report as CSV, said line by line.
 async fn usage_report(
     alice: &ControllerClient,
@@ -363,140 +237,6 @@ async fn usage_report(
         say(&format!("    {l}"));
     }
     Ok(u)
-}
-
-/// The controller, in HTTPS with the lab CA it makes in `dir/tls`, which
-/// also certifies the nodes (no shared credential: each node is called in
-/// mutual TLS); its address and its tasks (the server, the background).
-async fn start_controller(
-    dir: &Path,
-    password: &str,
-    cut: bool,
-    say: &dyn Fn(&str),
-) -> Result<(Controller, String, [tokio::task::JoinHandle<()>; 2])> {
-    let db = dir.join("controller.db").display().to_string();
-    let lab = LabCa::create(&dir.join("tls"), &[CONTROLLER_IP.into()], 1)?;
-    let node_ca = NodeCa::open(&lab.ca_cert, &lab.ca_key)?;
-    let settings = Settings {
-        node_ca: Some(std::sync::Arc::new(node_ca)),
-        // A node cut off is down after two and a half missed heartbeats
-        // (a short cut's controller would not see it down otherwise).
-        node_timeout_ms: if cut { 5000 } else { 10_000 },
-        ..Settings::default()
-    };
-    let ctl = Controller::open(&db, settings).await?;
-    ctl.bootstrap_admin("admin", password).await?;
-    let listener = tokio::net::TcpListener::bind(CONTROLLER_AT).await?;
-    let addr = format!("https://{}", listener.local_addr()?);
-    let tls = prism_http::tls::server_config(&lab.server_cert, &lab.server_key)?;
-    let limits = prism_http::Limits::default();
-    let serving = prism_controller::api::serve_with(ctl.clone(), listener, Some(tls), limits);
-    let server = tokio::spawn(async move {
-        let _ = serving.await;
-    });
-    let background = ctl.spawn_background();
-    say(&format!(
-        "  controller on {addr} (lab CA {}), database {db}",
-        lab.ca_cert.display()
-    ));
-    Ok((ctl, addr, [server, background]))
-}
-
-/// Starts the nodes, each registering itself with its own key, and waits
-/// until all are up.
-async fn start_nodes(
-    prism: &Path,
-    dir: &Path,
-    addr: &str,
-    admin: &ControllerClient,
-    topo: &mut Topology,
-    say: &dyn Fn(&str),
-) -> Result<()> {
-    let ca = dir.join("tls").join("ca.pem");
-    for i in 1..=NODES {
-        let key = admin.create_node_key(&format!("node{i}")).await?;
-        let file = dir.join(format!("node{i}.key"));
-        std::fs::write(&file, key.key.unwrap_or_default())?;
-        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
-        topo.nodes.push(start_node(prism, i, &ca, addr, &file)?);
-    }
-    for n in wait_for_nodes(admin).await? {
-        say(&format!(
-            "  {} registered itself at {} and took a certificate for its name: {} with {} slots, ports {:?}",
-            n.name, n.address, n.device, n.slots, n.ports
-        ));
-    }
-    Ok(())
-}
-
-/// Each node's API on TCP, called in TLS trusting the lab CA but with
-/// no client certificate, and in plain HTTP: the calls answered.
-async fn strangers_answered(ca: &Path) -> Vec<String> {
-    let mut answered = Vec::new();
-    for i in 1..=NODES {
-        let addr = format!("10.254.{i}.2:7700");
-        let Ok(tls) = prism_http::ClientTls::new(&format!("node{i}"), Some(ca)) else {
-            answered.push(format!("node{i}: the lab CA unreadable"));
-            continue;
-        };
-        for e in [
-            Endpoint::Tls {
-                addr: addr.clone(),
-                token: None,
-                tls,
-            },
-            Endpoint::Tcp {
-                addr: addr.clone(),
-                token: None,
-            },
-        ] {
-            if let Ok(n) = NodeClient::new(e.clone()).node().await {
-                answered.push(format!("{e:?} answered: {}", n.device));
-            }
-        }
-    }
-    answered
-}
-
-/// Revokes the controller's client certificate in use, as if its key had
-/// leaked: how long until every node refused a client presenting it (the
-/// revocation list their heartbeats bring), and the nodes still answering
-/// it after 10 s.
-async fn revoke_client_cert(
-    ctl: &Controller,
-    admin: &ControllerClient,
-) -> Result<(u128, Vec<String>)> {
-    let ca = ctl.settings().node_ca.clone().context("no CA")?;
-    let stolen = |i: usize| -> Result<NodeClient> {
-        let tls = ca.client_for(&format!("node{i}"), Vec::new())?;
-        let addr = format!("10.254.{i}.2:7700");
-        Ok(NodeClient::new(Endpoint::Tls {
-            addr,
-            token: None,
-            tls,
-        }))
-    };
-    let clients: Vec<NodeClient> = (1..=NODES).map(stolen).collect::<Result<_>>()?;
-    for c in &clients {
-        c.node()
-            .await
-            .context("the controller's certificate, before its revocation")?;
-    }
-    let (serial, _) = ca.client_serial()?;
-    admin.revoke_controller_certificate(&serial).await?;
-    let t = Instant::now();
-    loop {
-        let mut answered = Vec::new();
-        for (i, c) in clients.iter().enumerate() {
-            if c.node().await.is_ok() {
-                answered.push(format!("node{}", i + 1));
-            }
-        }
-        if answered.is_empty() || t.elapsed() > Duration::from_secs(10) {
-            return Ok((t.elapsed().as_millis(), answered));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 /// Two hardware and two software networks, each booked and provisioned,
