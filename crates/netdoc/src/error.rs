@@ -92,6 +92,16 @@ pub fn from_file_text<T: serde::de::DeserializeOwned>(
     toml::from_str(text).map_err(|e| DocError::new("", e.to_string()))
 }
 
+/// A body of type `T` read from file `path` as [`from_file_text`] reads
+/// text; the error names the file (and, as there, the field).
+pub fn from_file<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> Result<T, DocError> {
+    let name = path.display().to_string();
+    let located = |e: DocError| DocError::new(e.field, format!("{name}: {}", e.message));
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| DocError::new("", format!("reading {name}: {e}")))?;
+    from_file_text(&name, &text).map_err(located)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,7 +23,7 @@ pub use doc::{
     MatchDoc, NetworkDoc, RateLimitDoc, RouteDoc, RouterDoc, RouterKind, RuleDoc, StaticMacDoc,
     TierChoice, TunnelDoc,
 };
-pub use error::{DocError, from_file_text, from_json};
+pub use error::{DocError, from_file, from_file_text, from_json};
 pub use fields::{
     Addr, Mac, MacBlock, MacPool, PortRef, Ports, Prefix, Rate, Vlan, hex_key, parse_rate,
 };

@@ -36,6 +36,18 @@ pub enum Endpoint {
 }
 
 impl Endpoint {
+    /// TCP to `addr` with the bearer token kept in file `file` (a node's
+    /// credential file, as `prism node --api-credential-file` reads it).
+    pub fn tcp_with_token_file(addr: &str, file: &std::path::Path) -> std::io::Result<Self> {
+        let token = std::fs::read_to_string(file).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("credential file {}: {e}", file.display()))
+        })?;
+        Ok(Endpoint::Tcp {
+            addr: addr.to_string(),
+            token: Some(token.trim().to_string()),
+        })
+    }
+
     /// The same place with another bearer token (a Unix socket has none).
     pub fn with_token(&self, token: Option<String>) -> Self {
         match self {

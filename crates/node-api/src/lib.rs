@@ -14,6 +14,7 @@ mod openapi;
 mod pcapng;
 mod registration;
 mod server;
+mod text;
 mod types;
 
 pub use api::NodeApi;

@@ -1,10 +1,10 @@
 //! `prism ctl`: the CLI as a client of a running node's API, through the
 //! typed client (`prism_node_api::NodeClient`).
 
+use crate::print;
 use anyhow::{Context, Result, bail};
 use prism_netdoc::NetworkDoc;
 use prism_node_api::{Endpoint, NodeClient, RateLimitBody, RoutesBody, RulesBody, Tier, TierBody};
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
@@ -86,17 +86,9 @@ pub enum CtlCmd {
     Controller(crate::ctl_controller::ControllerCmd),
 }
 
-/// A body from a spec file: JSON, or TOML (`.toml`) with the same fields
-/// (`prism_netdoc::from_file_text`), refused with the file's name.
+/// A body from a spec file: JSON, or TOML (`.toml`) with the same fields.
 pub fn read_body<T: serde::de::DeserializeOwned>(file: &Path) -> Result<T> {
-    let name = file.display().to_string();
-    let text = std::fs::read_to_string(file).with_context(|| format!("reading {name}"))?;
-    prism_netdoc::from_file_text(&name, &text).with_context(|| name)
-}
-
-fn print(v: &impl Serialize) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(v)?);
-    Ok(())
+    Ok(prism_netdoc::from_file(file)?)
 }
 
 pub fn run(a: &CtlArgs) -> Result<()> {
@@ -104,14 +96,7 @@ pub fn run(a: &CtlArgs) -> Result<()> {
         return crate::ctl_controller::run(&a.controller, c);
     }
     let endpoint = match (&a.tcp, &a.credential_file) {
-        (Some(addr), Some(f)) => {
-            let token = std::fs::read_to_string(f)
-                .with_context(|| format!("credential file {}", f.display()))?;
-            Endpoint::Tcp {
-                addr: addr.clone(),
-                token: Some(token.trim().to_string()),
-            }
-        }
+        (Some(addr), Some(f)) => Endpoint::tcp_with_token_file(addr, f)?,
         _ => Endpoint::Unix(
             a.socket
                 .clone()

@@ -2,13 +2,13 @@
 //! session file readable only by its owner), projects, bookings, quota,
 //! usage, API keys and the administrator's commands.
 
+use crate::print;
 use anyhow::{Context, Result};
 use prism_controller_api::session;
 use prism_controller_api::{
     Action, ApiKeyRequest, BookingRequest, ControllerClient, LoginRequest, MemberRequest,
     NodeRequest, Operation, ProjectRequest, Role, UserRequest,
 };
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 pub const DEFAULT_CONTROLLER: &str = "127.0.0.1:7440";
@@ -203,11 +203,6 @@ pub fn read_password() -> Result<String> {
     session::read_secret().context("reading the password from stdin")
 }
 
-fn print(v: &impl Serialize) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(v)?);
-    Ok(())
-}
-
 pub fn run(w: &Where, cmd: &ControllerCmd) -> Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -300,12 +295,7 @@ async fn report_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -
     use ControllerCmd as C;
     match cmd {
         C::Usage { from, to, csv } => {
-            let to = to.unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_millis() as i64)
-                    .unwrap_or(0)
-            });
+            let to = to.unwrap_or_else(prism_http::identity::wall_ms);
             if *csv {
                 print!("{}", c.usage_csv(project, *from, to).await?);
                 Ok(())

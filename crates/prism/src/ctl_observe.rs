@@ -55,19 +55,7 @@ pub async fn trace(c: &NodeClient, a: &TraceArgs) -> Result<()> {
         return Ok(());
     }
     for (i, p) in t.packets.iter().enumerate() {
-        println!(
-            "packet {i}: {} B in on {} at {}.{:09}{}",
-            p.len,
-            p.port,
-            p.timestamp_ns / 1_000_000_000,
-            p.timestamp_ns % 1_000_000_000,
-            p.network
-                .as_deref()
-                .map_or(String::new(), |n| format!(", network `{n}`"))
-        );
-        for s in &p.stages {
-            println!("  {:<9} {}", s.stage, s.decision);
-        }
+        println!("packet {i}: {p}");
     }
     note_short(&t, a.count);
     Ok(())

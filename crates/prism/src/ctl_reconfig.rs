@@ -4,7 +4,7 @@
 
 use anyhow::{Result, bail};
 use prism_netdoc::NetworkDoc;
-use prism_node_api::{EventKind, NodeClient, NodeEvent, ReconfigureBody, StrategyName};
+use prism_node_api::{EventKind, NodeClient, ReconfigureBody, StrategyName};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -32,7 +32,7 @@ pub async fn reconfigure(
         strategy: a.strategy.map(StrategyName::from),
     };
     let started = c.reconfigure(&a.network, &body).await?;
-    println!("{}", line(&started.event));
+    println!("{}", started.event);
     if !a.wait {
         return Ok(());
     }
@@ -41,7 +41,7 @@ pub async fn reconfigure(
             &a.network,
             started.event.seq,
             std::time::Duration::from_secs(120),
-            |e| println!("{}", line(e)),
+            |e| println!("{e}"),
         )
         .await?;
     match last {
@@ -57,25 +57,10 @@ pub async fn events(c: &NodeClient, since: u64, json: bool) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&ev)?);
     } else {
         for e in &ev {
-            println!("{}", line(e));
+            println!("{e}");
         }
     }
     Ok(())
-}
-
-fn line(e: &NodeEvent) -> String {
-    let ms = |x: Option<f64>| x.map_or("-".to_string(), |m| format!("{m:.1}"));
-    format!(
-        "#{:<4} {:<24} modelled {:>8} ms  measured {:>8} ms  {}",
-        e.seq,
-        serde_json::to_value(e.kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default(),
-        ms(e.modelled_ms),
-        ms(e.measured_ms),
-        e.message
-    )
 }
 
 pub async fn power(c: &NodeClient, json: bool) -> Result<()> {
@@ -84,18 +69,6 @@ pub async fn power(c: &NodeClient, json: bool) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&p)?);
         return Ok(());
     }
-    println!(
-        "{}: {:.1} mW MODELLED (device static {:.1}, static region {:.1}); {}",
-        p.device, p.total_mw, p.device_static_mw, p.static_region_mw, p.source
-    );
-    for r in &p.regions {
-        println!(
-            "  slot {:<3} {:<7} {:>9.2} mW  {}",
-            r.slot,
-            r.state,
-            r.mw,
-            r.network.as_deref().unwrap_or("")
-        );
-    }
+    println!("{p}");
     Ok(())
 }

@@ -265,3 +265,9 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Profiles => profiles_cmd::run(),
     }
 }
+
+/// An answer as `prism ctl` prints it: pretty JSON.
+fn print(v: &impl serde::Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
