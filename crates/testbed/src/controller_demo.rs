@@ -153,7 +153,7 @@ async fn drive(
     let alice = sign_up_alice(&admin, &anon, &login("alice", Some("demo")), &password).await?;
     say("  alice logged in to project demo");
     let ca = dir.join("tls").join("ca.pem");
-    let trust = crate::controller_trust::check(&ctl, &admin, &ca, say).await?;
+    let trust = crate::controller_trust::check(&ctl, &admin, (&ca, !how.portal), say).await?;
     let mut bookings = book_four(&alice, say).await?;
     // A software router takes a moment to start in its container.
     tokio::time::sleep(Duration::from_millis(1500)).await;

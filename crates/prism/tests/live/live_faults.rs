@@ -94,14 +94,8 @@ fn a_full_state_directory_refuses_changes_while_the_networks_go_on() {
     assert!(err.contains("no room to save"), "{err}");
     assert_eq!(rate_of(socket, "hw"), Some(50_000_000), "nothing changed");
     // The data plane goes on: every ping through hardware and software.
-    assert!(
-        pings("pte0a", 20),
-        "the hardware network stopped forwarding"
-    );
-    assert!(
-        pings("pte1a", 10),
-        "the software network stopped forwarding"
-    );
+    assert!(pings("pte0a", 5), "the hardware network stopped forwarding");
+    assert!(pings("pte1a", 5), "the software network stopped forwarding");
     // Killed and started again (the disk still full): what it was last
     // told, not the refused change.
     let mut node = node;
