@@ -1,7 +1,6 @@
 // Usage over time and its CSV, and the project's API keys.
 
-import { render } from "./app.js";
-import { P, api, enc, go, h, say, svg, when } from "./core.js";
+import { api, enc, go, h, P, render, say, svg, when } from "./core.js";
 
 export const PALETTE = ["#3358a8", "#1a7f37", "#9a6700", "#b42318", "#6639ba", "#0a7d8c", "#57606a"];
 

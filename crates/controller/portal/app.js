@@ -6,7 +6,7 @@
 
 import { keysPage, usagePage } from "./account.js";
 import { bookPage, bookingsPage } from "./bookings.js";
-import { api, enc, go, h, roleIn, say, state, stopTimers } from "./core.js";
+import { api, enc, go, h, onRender, roleIn, say, state, stopTimers } from "./core.js";
 import { bookingPage } from "./network.js";
 import { auditPage, nodePage, nodesPage, usersPage } from "./operator.js";
 
@@ -71,7 +71,7 @@ async function logout() {
   go("#/login");
 }
 
-export async function render() {
+async function render() {
   stopTimers();
   // A render started later (the hash moved meanwhile) wins: this one
   // builds its page apart and shows it only if it is still the latest.
@@ -113,6 +113,8 @@ export async function render() {
   }
   if (seq === state.seq && state.session) main.replaceChildren(...view.childNodes);
 }
+
+onRender(render);
 
 // A message stays until the page is left (a refresh after a change keeps it).
 window.addEventListener("hashchange", () => { say(""); render(); });

@@ -2,8 +2,7 @@
 // time), its actions, quota bars, and the booking form with each refusal
 // at its field.
 
-import { render } from "./app.js";
-import { P, api, enc, go, h, left, mayChange, overriding, roleIn, say, state, stateBadge, when } from "./core.js";
+import { api, enc, go, h, left, mayChange, overriding, P, render, roleIn, say, state, stateBadge, when } from "./core.js";
 
 export function quotaBars(q) {
   const rows = [["Hardware networks", q.hw_networks], ["Software networks", q.sw_networks],

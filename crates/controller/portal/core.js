@@ -3,8 +3,6 @@
 // token, formatting, and the rights the page shows buttons by (the server
 // decides anyway).
 
-import { render } from "./app.js";
-
 export const state = { session: null, projects: [], timers: [], seq: 0 };
 
 // ---- DOM and API helpers -------------------------------------------------
@@ -85,6 +83,19 @@ export function rate(n, unit) {
   const steps = [[1e9, "G"], [1e6, "M"], [1e3, "k"]];
   for (const [f, p] of steps) if (n >= f) return `${(n / f).toFixed(2)} ${p}${unit}`;
   return `${n.toFixed(n < 10 ? 1 : 0)} ${unit}`;
+}
+
+// The router: app.js registers the function that draws the page the hash
+// names; the pages ask for a redraw through `render` without importing
+// app.js (which imports them).
+let draw = async () => {};
+
+export function onRender(fn) {
+  draw = fn;
+}
+
+export function render() {
+  return draw();
 }
 
 export function go(hash) {

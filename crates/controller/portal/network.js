@@ -1,9 +1,8 @@
 // One booking's page: its state, the live graph of its traffic (the
 // controller reads the node), trace and capture.
 
-import { render } from "./app.js";
 import { bookingActions } from "./bookings.js";
-import { ApiError, P, api, enc, every, h, left, mayChange, rate, state, svg, when } from "./core.js";
+import { api, ApiError, enc, every, h, left, mayChange, P, rate, render, state, svg, when } from "./core.js";
 
 export function graph(points, max) {
   // Packets a second in (solid) and out (dashed) over the last minute.

@@ -514,3 +514,34 @@ fn the_length_scan_skips_braces_in_literals() {
         [("a".to_string(), 6), ("b".to_string(), 1)]
     );
 }
+
+/// The portal's ES modules import one another without a circle: the pages
+/// ask for a redraw through `core.js`'s router, which `app.js` registers
+/// with, not by importing `app.js` (which imports every page).
+#[test]
+fn the_portals_modules_import_no_circle() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../controller/portal");
+    let mut graph: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if !name.ends_with(".js") {
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        for line in text.lines().filter(|l| l.starts_with("import ")) {
+            let from = line.rsplit(" from ").next().unwrap_or("");
+            let target = from.trim_matches(|c| c == '"' || c == ';' || c == '\'');
+            let target = target.trim_start_matches("./").to_string();
+            graph
+                .entry(vec![name.clone()])
+                .or_default()
+                .insert(vec![target]);
+        }
+    }
+    assert!(graph.len() >= 5, "the portal's modules not found: {graph:?}");
+    let found: Vec<String> = cycles(&graph)
+        .iter()
+        .map(|c| c.iter().map(|m| m[0].clone()).collect::<Vec<_>>().join(" → "))
+        .collect();
+    assert!(found.is_empty(), "portal import circles:\n{}", found.join("\n"));
+}
