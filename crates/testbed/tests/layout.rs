@@ -538,10 +538,22 @@ fn the_portals_modules_import_no_circle() {
                 .insert(vec![target]);
         }
     }
-    assert!(graph.len() >= 5, "the portal's modules not found: {graph:?}");
+    assert!(
+        graph.len() >= 5,
+        "the portal's modules not found: {graph:?}"
+    );
     let found: Vec<String> = cycles(&graph)
         .iter()
-        .map(|c| c.iter().map(|m| m[0].clone()).collect::<Vec<_>>().join(" → "))
+        .map(|c| {
+            c.iter()
+                .map(|m| m[0].clone())
+                .collect::<Vec<_>>()
+                .join(" → ")
+        })
         .collect();
-    assert!(found.is_empty(), "portal import circles:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "portal import circles:\n{}",
+        found.join("\n")
+    );
 }
