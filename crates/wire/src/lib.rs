@@ -22,6 +22,8 @@ pub mod fuzz;
 pub mod icmp;
 pub mod ipv4;
 pub mod key;
+pub mod ports;
+pub mod prefix;
 pub mod tcp;
 pub mod udp;
 pub mod vlan;
@@ -34,6 +36,8 @@ pub use key::{
     FlowKey, Malformed, PacketInfo, PlainIpv4, VLAN_PRESENT, parse_frame, parse_frame_into,
     plain_ipv4, plain_ipv4_key,
 };
+pub use ports::PortRange;
+pub use prefix::{Ipv4Prefix, PrefixError};
 pub use tcp::{TcpPacket, TcpRepr};
 pub use udp::{UdpPacket, UdpRepr};
 pub use vlan::{VlanRepr, VlanTag};
