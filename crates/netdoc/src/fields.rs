@@ -5,8 +5,7 @@
 //! Every type serializes back to the text (or number) it was read from, so
 //! a document read from JSON can be written as TOML and read again.
 
-use prism_tables::{Ipv4Prefix, PortRange};
-use prism_wire::EthernetAddress;
+use prism_wire::{EthernetAddress, Ipv4Prefix, PortRange};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};

@@ -8,9 +8,9 @@
 
 use crate::offline::{self as runner, InputFrame, RunSummary};
 use anyhow::{Context, Result};
+use prism_compile::Scenario;
 use prism_io::capture::CaptureReader;
 use prism_io::pcap::{Frame, FrameWriter, PcapError};
-use prism_netdoc::Scenario;
 use std::path::PathBuf;
 
 /// The input captures merged into one stream in time order (each capture

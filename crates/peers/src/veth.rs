@@ -20,9 +20,9 @@
 
 use crate::{PeersArgs, Row};
 use anyhow::{Context, Result, bail};
+use prism_compile as scenario;
 use prism_io::netns;
 use prism_io::sys::{self, Signal};
-use prism_netdoc as scenario;
 use prism_testbed::bench_live::{Target, blast, kernel_baseline};
 use prism_testbed::hosts::{self as demo, HOST_PREFIX, LINK_PREFIX, host_mac, make_host};
 use std::path::{Path, PathBuf};

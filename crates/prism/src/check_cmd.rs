@@ -6,7 +6,7 @@ use std::path::Path;
 pub fn run(config: &Path) -> Result<()> {
     let text =
         std::fs::read_to_string(config).with_context(|| format!("reading {}", config.display()))?;
-    let sc = prism_netdoc::load(&config.display().to_string(), &text)?;
+    let sc = prism_compile::load(&config.display().to_string(), &text)?;
     let hw = sc.substrate.hardware();
     println!(
         "{}: ok; device {}, {} ports, {}/{} hardware slots used",

@@ -2,7 +2,7 @@
 //! substrate; `prism_node::captures` does the work).
 
 use anyhow::{Context, Result};
-use prism_netdoc as scenario;
+use prism_compile as scenario;
 use prism_node::report;
 
 pub fn run(

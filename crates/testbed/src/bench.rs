@@ -202,7 +202,7 @@ fn control_load(args: &BenchArgs, push: &mut impl FnMut(Figure)) {
             if args.quick || n > 1_000 { 1 } else { 3 },
             "scenario parse + compile + place + one publication, per network",
             move || {
-                black_box(prism_netdoc::load("bench.toml", &text).expect("loads"));
+                black_box(prism_compile::load("bench.toml", &text).expect("loads"));
             },
         ));
     }

@@ -1,4 +1,4 @@
-//! `prism bench-controller`: the controller's targets of issue 12, measured
+//! `prism bench-controller`: the controller's throughput targets, measured
 //! on a database of its own, with no node (so the figures are the
 //! controller's and its database's): bookings per second (allocate +
 //! release over the HTTP API), read latency with 10,000 active leases, and

@@ -13,9 +13,9 @@
 
 use crate::hosts::{self as demo, HOST_PREFIX, LINK_PREFIX, host_mac, make_host};
 use anyhow::Result;
+use prism_compile as scenario;
 use prism_io::afpacket::{PacketPort, RingConfig};
 use prism_io::netns;
-use prism_netdoc as scenario;
 use prism_node::gateway_mac;
 use prism_pipeline::traffic::{FrameSpec, build};
 use prism_wire::{EthernetAddress, Ipv4Address};
@@ -403,7 +403,7 @@ fn scale_once(
     args: &BenchLiveArgs,
     n: usize,
     size: usize,
-    sc: prism_netdoc::Scenario,
+    sc: prism_compile::Scenario,
     multi: &dyn Fn(usize) -> bool,
 ) -> Result<(f64, f64, f64)> {
     demo::make_hosts(n)?;

@@ -15,9 +15,10 @@
 
 use crate::hosts::{self as demo, HOST_PREFIX, host_mac};
 use anyhow::{Context, Result};
+use prism_compile::Scenario;
 use prism_io::afpacket::{PacketPort, RingConfig};
 use prism_io::netns;
-use prism_netdoc::{Scenario, TierChoice};
+use prism_netdoc::TierChoice;
 use prism_node::{Node, gateway_mac};
 use prism_pipeline::traffic::{FrameSpec, build};
 use prism_wire::{EthernetAddress, Ipv4Address};
@@ -161,7 +162,7 @@ fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
     // TPACKET_V3 closes a block after `retire_ms` however few frames it
     // holds: the default ring (16 blocks of 1 ms) is 16 ms of frames at
     // these rates, and a receiver not scheduled for longer lost a burst's
-    // tail in its own socket (CI, 2026-11-26: 166 of 1,500), counted as the
+    // tail in its own socket (166 of 1,500 in one CI run), counted as the
     // node's loss. 512 blocks of 8 ms hold seconds; a ring that still
     // overflows makes the run no measurement.
     let ring = RingConfig {
@@ -367,7 +368,7 @@ pub fn scenario(kind: &str) -> Result<Scenario> {
     std::fs::create_dir_all(&state)?;
     let file = state.join("bench-migrate.toml");
     std::fs::write(&file, &text)?;
-    Ok(prism_netdoc::load(&file.display().to_string(), &text)?)
+    Ok(prism_compile::load(&file.display().to_string(), &text)?)
 }
 
 /// Where the node saw frames go: ring drops per socket and the pipeline's

@@ -12,7 +12,8 @@
 use crate::bench_migrate::{lost, with_traffic};
 use crate::hosts as demo;
 use anyhow::{Context, Result};
-use prism_netdoc::{ForwardingMode, NetworkDoc, Prefix, Scenario};
+use prism_compile::Scenario;
+use prism_netdoc::{ForwardingMode, NetworkDoc, Prefix};
 use prism_node::Node;
 use prism_node_api::NodeEvent;
 use prism_pipeline::reconfig::Strategy;
@@ -70,7 +71,7 @@ pub fn scenario(profile: &str) -> Result<Scenario> {
     std::fs::create_dir_all(&state)?;
     let file = state.join("bench-reconfig.toml");
     std::fs::write(&file, &text)?;
-    Ok(prism_netdoc::load(&file.display().to_string(), &text)?)
+    Ok(prism_compile::load(&file.display().to_string(), &text)?)
 }
 
 /// B's document made B': source+destination routing, each route from any

@@ -5,8 +5,8 @@
 //! bench-live`, the peers harness and the end-to-end tests.
 
 use anyhow::Result;
+use prism_compile::Scenario;
 use prism_io::netns;
-use prism_netdoc::Scenario;
 use prism_node::{IoSettings, Node, NodeOptions, gateway_mac};
 use std::fmt::Write as _;
 

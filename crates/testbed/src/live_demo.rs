@@ -89,7 +89,7 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
     let file = state.join("demo-live.toml");
     let text = scenario_text();
     std::fs::write(&file, &text)?;
-    let sc = prism_netdoc::load(&file.display().to_string(), &text)?;
+    let sc = prism_compile::load(&file.display().to_string(), &text)?;
     let say = |s: &str| {
         if !quiet {
             println!("{s}");

@@ -6,7 +6,7 @@
 //! rate-limited network's guarantee). The demo then checks that every output
 //! port carries exactly its own network's frames.
 
-use prism_netdoc as scenario;
+use prism_compile as scenario;
 use prism_node::offline::{self as runner, InputFrame, RunResult};
 use prism_pipeline::traffic::{FrameSpec, build};
 use prism_wire::Ipv4Address;

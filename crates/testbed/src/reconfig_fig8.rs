@@ -45,13 +45,13 @@ fn specs(n: usize) -> anyhow::Result<(Vec<NetworkSpec>, Vec<NetworkSpec>)> {
         .collect();
     let text = crate::hosts::scenario_text_for(&refs)
         .replace("device = \"alveo-u280\"", "device = \"virtex5-lx330t\"");
-    let sc = prism_netdoc::load("fig8.toml", &text)?;
+    let sc = prism_compile::load("fig8.toml", &text)?;
     let mut dest = Vec::new();
     let mut flow = Vec::new();
     for k in 0..n {
         let doc: &NetworkDoc = &sc.docs[&format!("n{k}")];
-        dest.push(prism_netdoc::compile(doc, &sc.port_names)?.spec);
-        flow.push(prism_netdoc::compile(&flow_variant(doc), &sc.port_names)?.spec);
+        dest.push(prism_compile::compile(doc, &sc.port_names)?.spec);
+        flow.push(prism_compile::compile(&flow_variant(doc), &sc.port_names)?.spec);
     }
     Ok((dest, flow))
 }

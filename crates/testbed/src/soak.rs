@@ -85,7 +85,7 @@ fn fds() -> usize {
 
 /// The scenario: hw (hardware), sw (software, prism), mover (hardware,
 /// with a prism router for its time in software).
-pub fn scenario() -> Result<prism_netdoc::Scenario> {
+pub fn scenario() -> Result<prism_compile::Scenario> {
     let nets = [
         ("hw", "hardware", "destination", ""),
         ("sw", "software", "destination", "prism"),
@@ -96,7 +96,7 @@ pub fn scenario() -> Result<prism_netdoc::Scenario> {
     std::fs::create_dir_all(&state)?;
     let file = state.join("soak.toml");
     std::fs::write(&file, &text)?;
-    Ok(prism_netdoc::load(&file.display().to_string(), &text)?)
+    Ok(prism_compile::load(&file.display().to_string(), &text)?)
 }
 
 fn change_routes(node: &Node, i: u64) -> Result<()> {

@@ -1,5 +1,5 @@
 //! The one fake node: a node API over a list of documents, checking each
-//! as a node does (`prism_netdoc::compile` against its ports), with a
+//! as a node does (`prism_compile::compile` against its ports), with a
 //! switch that makes it unreachable-like (every call fails) and one that
 //! stalls changes. Its desired state goes through the node API's own
 //! `reconcile` functions. Trace and capture answers echo the request, so
@@ -282,7 +282,7 @@ impl FakeNode {
     }
 
     fn check(&self, doc: &NetworkDoc) -> Result<(), ApiError> {
-        prism_netdoc::compile(doc, &self.ports)
+        prism_compile::compile(doc, &self.ports)
             .map(|_| ())
             .map_err(ApiError::from)
     }

@@ -227,7 +227,7 @@ async fn public_macs_stand_for_a_bridge_network_s_hosts() {
     assert_eq!(wan.port, prism_netdoc::PortRef::Name("c".into()));
     assert!(wan.untagged && wan.s_tag.is_none(), "{wan:?}");
     let ports = ["a", "b", "c"].map(String::from);
-    let spec = prism_netdoc::compile(&doc, &ports).unwrap().spec;
+    let spec = prism_compile::compile(&doc, &ports).unwrap().spec;
     assert!(
         matches!(
             spec.tunnels[..],

@@ -334,7 +334,7 @@ fn replay(
     let mut s = Substrate::new(device::profile("netfpga-v2p").unwrap().clone(), 2);
     s.set_wan_ports(&[1]).unwrap();
     for d in docs {
-        s.add_network(prism_netdoc::compile(d, &ports).unwrap().spec)
+        s.add_network(prism_compile::compile(d, &ports).unwrap().spec)
             .unwrap();
     }
     let udp = [

@@ -82,7 +82,7 @@ impl<R: NodeRuntime> Control<R> {
             if held.get(doc.name.as_str()).map(|d| d.borrow()) == Some(doc) {
                 continue;
             }
-            prism_netdoc::compile(doc, &self.port_names).map_err(|e| {
+            prism_compile::compile(doc, &self.port_names).map_err(|e| {
                 let inner = if e.field.is_empty() {
                     String::new()
                 } else {

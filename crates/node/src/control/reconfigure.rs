@@ -1,4 +1,4 @@
-//! Reconfiguring a hardware network's slot with another module (issue 11),
+//! Reconfiguring a hardware network's slot with another module (paper 000),
 //! by one of three strategies, each a few steps apart in time:
 //!
 //! - `partial`: the substrate publishes the new module at once; its slot
@@ -148,7 +148,7 @@ impl<R: NodeRuntime> Control<R> {
                 "a full reconfiguration needs the whole device: another reconfiguration is under way",
             ));
         }
-        let c = prism_netdoc::compile(&doc, &self.port_names)?;
+        let c = prism_compile::compile(&doc, &self.port_names)?;
         self.substrate.check(&c.spec).map_err(substrate_error)?;
         let module = c.spec.forwarding.module();
         self.substrate.set_now(self.runtime.now_ns());
@@ -274,7 +274,7 @@ impl<R: NodeRuntime> Control<R> {
             tier: TierChoice::Software,
             ..doc.clone()
         };
-        let c = prism_netdoc::compile(&soft, &self.port_names)?;
+        let c = prism_compile::compile(&soft, &self.port_names)?;
         let r = self.start_then_publish(id, false, &c, &soft, Substrate::replace_network)?;
         self.routers.insert(name.to_string(), r);
         *self.moves.entry(name.to_string()).or_default() += 1;
@@ -352,7 +352,7 @@ impl<R: NodeRuntime> Control<R> {
             tier: TierChoice::Software,
             ..doc
         };
-        let c = prism_netdoc::compile(&soft, &self.port_names)?;
+        let c = prism_compile::compile(&soft, &self.port_names)?;
         let r = self.start_then_publish(id, false, &c, &soft, Substrate::replace_network)?;
         self.routers.insert(n.to_string(), r);
         *self.moves.entry(n.to_string()).or_default() += 1;
@@ -366,7 +366,7 @@ impl<R: NodeRuntime> Control<R> {
             .get(n)
             .cloned()
             .ok_or_else(|| ApplyError::not_found(n))?;
-        let c = prism_netdoc::compile(&doc, &self.port_names)?;
+        let c = prism_compile::compile(&doc, &self.port_names)?;
         self.substrate.set_now(self.runtime.now_ns());
         self.substrate.replace_network(c.spec).map_err(internal)?;
         *self.moves.entry(n.to_string()).or_default() += 1;

@@ -14,9 +14,9 @@
 
 use super::kernel_router::inner_ifname;
 use anyhow::{Context, Result};
+use prism_compile as scenario;
 use prism_io::port::{self, IoChoice, Port};
 use prism_io::xdp::XdpConfig;
-use prism_netdoc as scenario;
 use prism_pipeline::{Dataplane, PacketPool, ServiceScratch, software_router};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -64,7 +64,7 @@ fn an_automatic_network_moves_with_its_measured_rate_and_loses_nothing() {
                 "device = \"alveo-u280\"\n",
                 "device = \"alveo-u280\"\n[placement]\npolicy = \"paper\"\nsoftware_bandwidth = \"2Mbit\"\n",
             );
-        let sc = prism_netdoc::load("auto.toml", &text)?;
+        let sc = prism_compile::load("auto.toml", &text)?;
         let opts = prism_node::NodeOptions {
             router_exe: Some(crate::common::PRISM.into()),
             ..hosts::demo_options()

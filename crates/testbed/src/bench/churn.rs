@@ -1,7 +1,7 @@
 //! `control/rule-churn/fw1_10k`: a rule-table network of fw1_10k's 9,416
 //! rules forwarding the set's header trace on one thread (the pipeline
 //! reading the published data plane each batch, as a node's worker does)
-//! while the control thread changes rules at 10,000 a second (issue 31:
+//! while the control thread changes rules at 10,000 a second (the target:
 //! the lookup rate within 10% of the static one). Each change rewrites one
 //! rule's action; the changes due while one publication was being made
 //! are handed over together in the next whole document, as a node

@@ -5,11 +5,8 @@
 //! the substrate places and compiles, or a [`DocError`] naming the field.
 //! Capacities (slots, table sizes) are the substrate's to check.
 
-use crate::doc::{ActionDoc, CipherDoc, CipherName, Endpoints, ForwardingMode, MatchDoc};
-use crate::doc::{NetworkDoc, TierChoice};
-use crate::error::DocError;
-use crate::fields::{PortRef, hex_key};
-use crate::router::{self, RouterConfig};
+use prism_netdoc::{ActionDoc, CipherDoc, CipherName, Endpoints, ForwardingMode, MatchDoc};
+use prism_netdoc::{DocError, NetworkDoc, PortRef, RouterConfig, check_router, hex_key};
 use prism_pipeline::services::Aead;
 use prism_pipeline::{
     Action, ForwardingSpec, IpipOp, MappingRule, NetworkSpec, RuleSpec, Service, Tier, TunnelSpec,
@@ -70,7 +67,7 @@ pub fn compile(doc: &NetworkDoc, ports: &[String]) -> Result<Compiled, DocError>
         router: doc
             .router
             .as_ref()
-            .map(|r| router::check(r, ports))
+            .map(|r| check_router(r, ports))
             .transpose()?
             .unwrap_or_default(),
     })
@@ -342,10 +339,8 @@ impl Ctx<'_> {
         }
         Ok(NetworkSpec {
             name,
-            tier: match n.tier {
-                TierChoice::Hardware => Tier::Hardware,
-                TierChoice::Software | TierChoice::Auto => Tier::Software,
-            },
+            // `auto` placed later (`crate::scenario`); until then software.
+            tier: n.tier.fixed().unwrap_or(Tier::Software),
             mapping,
             forwarding,
             rate_limit: n
@@ -455,7 +450,7 @@ fn tunnels(n: &NetworkDoc) -> Result<Vec<TunnelSpec>, DocError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::from_json;
+    use prism_netdoc::from_json;
     use serde_json::json;
 
     fn ports() -> Vec<String> {
@@ -603,7 +598,7 @@ mod tests {
 #[cfg(test)]
 mod cipher_tests {
     use super::*;
-    use crate::error::from_json;
+    use prism_netdoc::from_json;
     use serde_json::json;
 
     fn with_cipher(cipher: &str, key: &str) -> Result<Service, DocError> {

@@ -12,9 +12,9 @@
 //!            mac = [{ mac = "02:00:00:00:00:01", port = "p0" }], ageing_s = 300 }
 //! ```
 
-use crate::doc::{BridgeDoc, ForwardingMode, NetworkDoc, TierChoice, TunnelDoc};
-use crate::error::DocError;
-use crate::fields::PortRef;
+use prism_netdoc::{
+    BridgeDoc, DocError, ForwardingMode, NetworkDoc, PortRef, TierChoice, TunnelDoc,
+};
 use prism_pipeline::{Action, TunnelSpec, VlanOp, bridge::BridgeSpec};
 
 fn err(field: &str, message: impl Into<String>) -> DocError {
@@ -195,7 +195,8 @@ fn statics(
 
 #[cfg(test)]
 mod tests {
-    use crate::{DocError, NetworkDoc, compile, from_json};
+    use crate::compile;
+    use prism_netdoc::{DocError, NetworkDoc, from_json};
     use prism_pipeline::{ForwardingSpec, VlanOp};
     use serde_json::json;
 
