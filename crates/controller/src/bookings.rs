@@ -18,7 +18,6 @@ use crate::projects::ServiceLevel;
 use crate::registry::{self, NETWORK, VLAN};
 use crate::secrets;
 use prism_netdoc::TierChoice;
-use prism_placement::Tier;
 
 /// The VLAN pool (1 is the default VLAN, 4095 reserved).
 pub const VLAN_POOL: std::ops::RangeInclusive<i64> = 100..=4094;
@@ -31,10 +30,10 @@ fn asked_tier(
 ) -> Result<Option<TierChoice>> {
     match compiled.t.name.as_str() {
         NETWORK => match spec.get("tier").and_then(|t| t.as_str()) {
-            Some("hardware") => Ok(Some(TierChoice::Hardware)),
-            Some("software") => Ok(Some(TierChoice::Software)),
-            Some("auto") => Ok(Some(TierChoice::Auto)),
-            _ => Err(Error::invalid("`hardware`, `software` or `auto`").with_field("spec.tier")),
+            Some(t) => TierChoice::parse(t).map(Some).ok_or_else(|| {
+                Error::invalid("`hardware`, `software` or `auto`").with_field("spec.tier")
+            }),
+            None => Err(Error::invalid("`hardware`, `software` or `auto`").with_field("spec.tier")),
         },
         VLAN if !spec.as_object().is_some_and(|o| o.is_empty()) => {
             Err(Error::invalid("a `vlan` booking takes no parameters: {}").with_field("spec"))
@@ -258,11 +257,7 @@ impl Controller {
         };
         // The quota first: refused as such (409) whatever the nodes have
         // left; an `auto` network's tier counts once placed.
-        let fixed = match asked {
-            TierChoice::Hardware => Some(Tier::Hardware),
-            TierChoice::Software => Some(Tier::Software),
-            TierChoice::Auto => None,
-        };
+        let fixed = asked.fixed();
         let mbps = r.bandwidth_mbps;
         self.check_quota(tx, project_id, level, fixed, mbps, lease_s)
             .await?;
@@ -298,7 +293,7 @@ impl Controller {
             let wan = pl.node.wan.as_ref();
             crate::wan_guard::refuse_wan_egress(&doc, wan, &pl.node.ports, "spec")?;
             crate::gateway::gateway_doc(&mut doc, b, wan, &[])?;
-            prism_netdoc::compile(&doc, &pl.node.ports).map_err(Error::from)?;
+            prism_compile::compile(&doc, &pl.node.ports).map_err(Error::from)?;
             return Ok(());
         }
         let parts = parts::parts(&mut **tx, &b.id).await?;
@@ -313,7 +308,7 @@ impl Controller {
             if let Some(mut doc) = crate::span::part_doc(b, &parts, i)? {
                 crate::gateway::gateway_doc(&mut doc, b, part.wan.as_ref(), &[])
                     .map_err(|e| e.with_field(format!("parts[{i}].node")))?;
-                prism_netdoc::compile(&doc, &ports).map_err(|e| {
+                prism_compile::compile(&doc, &ports).map_err(|e| {
                     Error::invalid(format!(
                         "on node `{}`: {}: {}",
                         part.node, e.field, e.message

@@ -173,15 +173,11 @@ impl Controller {
         tier: TierChoice,
         mbps: i64,
     ) -> Result<Placement> {
-        let t = match tier {
-            TierChoice::Hardware => Tier::Hardware,
-            TierChoice::Software => Tier::Software,
-            TierChoice::Auto => {
-                return Err(Error::invalid(
-                    "a network spanning nodes is in `hardware` or `software` on every node",
-                )
-                .with_field("spec.tier"));
-            }
+        let Some(t) = tier.fixed() else {
+            return Err(Error::invalid(
+                "a network spanning nodes is in `hardware` or `software` on every node",
+            )
+            .with_field("spec.tier"));
         };
         self.choose_span_nodes(tx, parts, tier, mbps).await?;
         let mut nodes = self.span_nodes(tx, parts, tier, mbps).await?;

@@ -2,10 +2,11 @@
 //!
 //! One schema serves a scenario file's `[[network]]` table, the node API's
 //! request bodies and the node's record of what it was told: the same
-//! field names, the same checks (`crate::compile`), the same messages. See
+//! field names, the same checks (`prism_compile::compile`), the same messages. See
 //! docs/scenario.md for the fields.
 
 use crate::fields::{Addr, Mac, PortRef, Ports, Prefix, Rate, Vlan};
+use prism_placement::Tier;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use utoipa::ToSchema;
@@ -32,6 +33,35 @@ impl TierChoice {
             TierChoice::Hardware => "hardware",
             TierChoice::Software => "software",
             TierChoice::Auto => "auto",
+        }
+    }
+
+    /// The tier chosen, if one was (`auto` is for the placement to say).
+    pub fn fixed(self) -> Option<Tier> {
+        match self {
+            TierChoice::Hardware => Some(Tier::Hardware),
+            TierChoice::Software => Some(Tier::Software),
+            TierChoice::Auto => None,
+        }
+    }
+
+    /// `hardware`, `software` or `auto`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "hardware" => Some(TierChoice::Hardware),
+            "software" => Some(TierChoice::Software),
+            "auto" => Some(TierChoice::Auto),
+            _ => None,
+        }
+    }
+}
+
+/// The tier a network was placed in, as a document says it.
+impl From<Tier> for TierChoice {
+    fn from(t: Tier) -> Self {
+        match t {
+            Tier::Hardware => TierChoice::Hardware,
+            Tier::Software => TierChoice::Software,
         }
     }
 }

@@ -13,12 +13,12 @@ use crate::linux::node::sum_counters;
 use crate::linux::worker::WorkerReport;
 use crate::runtime::NodeRuntime;
 use crate::taps::TapSource;
-use prism_netdoc::{NetworkDoc, Rate, RateLimitDoc, TierChoice};
+use prism_netdoc::{NetworkDoc, Rate, RateLimitDoc};
 use prism_node_api::{
     ApiError, Changed, DesiredApplied, DesiredChange, DesiredState, ErrorCode, NetworkDetail,
     NetworkView, NodeApi, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody, ReconfigureBody,
     Reconfiguring, RegionPowerView, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView,
-    Tier, TierBody,
+    TierBody,
 };
 use prism_pipeline::CounterSnapshot;
 use prism_pipeline::TapRequest;
@@ -162,10 +162,7 @@ where
     fn set_tier(&self, name: &str, body: TierBody) -> Result<Changed, ApiError> {
         self.change(name, |cur| {
             let mut d = Self::existing(name, cur)?;
-            d.tier = match body.tier {
-                Tier::Hardware => TierChoice::Hardware,
-                Tier::Software => TierChoice::Software,
-            };
+            d.tier = body.tier.into();
             Ok(Some(d))
         })
     }

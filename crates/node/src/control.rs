@@ -248,7 +248,7 @@ impl<R: NodeRuntime> Control<R> {
         &mut self,
         net: u16,
         variant: bool,
-        c: &prism_netdoc::Compiled,
+        c: &prism_compile::Compiled,
         doc: &NetworkDoc,
     ) -> Result<R::Router, ApplyError> {
         let spec = &c.spec;
@@ -274,7 +274,7 @@ impl<R: NodeRuntime> Control<R> {
         &mut self,
         id: u16,
         variant: bool,
-        c: &prism_netdoc::Compiled,
+        c: &prism_compile::Compiled,
         doc: &NetworkDoc,
         publish: impl FnOnce(&mut Substrate, NetworkSpec) -> Result<(), SubstrateError>,
     ) -> Result<R::Router, ApplyError> {
@@ -307,7 +307,7 @@ impl<R: NodeRuntime> Control<R> {
             .get(name)
             .cloned()
             .ok_or_else(|| ApplyError::not_found(name))?;
-        let c = prism_netdoc::compile(&doc, &self.port_names)?;
+        let c = prism_compile::compile(&doc, &self.port_names)?;
         let id = self
             .substrate
             .id(name)
@@ -347,10 +347,7 @@ impl<R: NodeRuntime> Control<R> {
                 None if doc.name == name => self.admit_auto(&doc)?,
                 None => Tier::Software,
             };
-            doc.tier = match tier {
-                Tier::Hardware => TierChoice::Hardware,
-                Tier::Software => TierChoice::Software,
-            };
+            doc.tier = tier.into();
         }
         let mbps = doc.bandwidth.map_or(0.0, |b| b.0 as f64 / 1e6);
         let before = self.substrate.spec(name).map(|s| s.tier);
@@ -392,7 +389,7 @@ impl<R: NodeRuntime> Control<R> {
                 )
             });
         }
-        let c = prism_netdoc::compile(&doc, &self.port_names)?;
+        let c = prism_compile::compile(&doc, &self.port_names)?;
         let spec = c.spec.clone();
         let id = self.substrate.check(&spec).map_err(substrate_error)?;
         // Another module in a hardware slot is a reconfiguration of it.
@@ -487,7 +484,7 @@ impl<R: NodeRuntime> Control<R> {
         name: &str,
         id: u16,
         old: &NetworkSpec,
-        c: &prism_netdoc::Compiled,
+        c: &prism_compile::Compiled,
         doc: &NetworkDoc,
     ) -> Result<String, ApplyError> {
         let spec = &c.spec;

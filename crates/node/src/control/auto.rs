@@ -1,4 +1,4 @@
-//! `tier = "auto"` on a live node (issue 11, item 4): the node measures
+//! `tier = "auto"` on a live node: the node measures
 //! each network's rate over a sliding window and moves automatic networks
 //! between the tiers with a `prism_placement` policy, with hysteresis.
 //!
@@ -97,13 +97,6 @@ impl AutoState {
                 })
                 .collect(),
         )
-    }
-}
-
-fn concrete(t: Tier) -> TierChoice {
-    match t {
-        Tier::Hardware => TierChoice::Hardware,
-        Tier::Software => TierChoice::Software,
     }
 }
 
@@ -270,7 +263,7 @@ impl<R: NodeRuntime> Control<R> {
         let Some(mut doc) = self.docs.get(name).cloned() else {
             return;
         };
-        doc.tier = concrete(tier);
+        doc.tier = TierChoice::from(tier);
         let r = self.apply_concrete(name, doc);
         self.auto.last_move.insert(name.to_string(), now_ns);
         let msg = match &r {
