@@ -7,7 +7,7 @@
 //!
 //! `dpdk-test-acl` reads ClassBench filter and trace files. Its trace buffer
 //! holds `--tracenum` headers (65,536 by default); a longer trace overruns it
-//! (the crash issue 5 asked about), so the run passes the trace's length.
+//! (it crashes), so the run passes the trace's length.
 //! With `--verbose=3` it prints the matched rule of each header, numbered
 //! from 0 in file order as Prism numbers them (0 also stands for "none",
 //! which the ClassBench sets, ending in a catch-all rule, never give).

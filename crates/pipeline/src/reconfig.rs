@@ -1,5 +1,5 @@
 //! Configuration ports and partial bitstreams: how long loading a module
-//! into a slot takes on a profile's device (issue 11, item 1; a model, not
+//! into a slot takes on a profile's device (paper 000 §4; a model, not
 //! a measurement of Prism).
 //!
 //! Time = bitstream bytes ÷ the port's bandwidth + a fixed overhead. The
@@ -106,7 +106,7 @@ impl Bitstreams {
     }
 }
 
-/// How a hardware network's module is changed (issue 11).
+/// How a hardware network's module is changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {

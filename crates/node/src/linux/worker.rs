@@ -32,12 +32,9 @@ const NO_LINK: u16 = u16::MAX;
 
 /// A link being detached is drained once it has received nothing for this
 /// long. The old router is another process: on a loaded machine it can be
-/// off its core for tens of milliseconds with frames still queued. This was
-/// raised from 30 ms for a loss in CI later found to be the receiving test
-/// host's own socket (a packet socket hooked to every interface until its
-/// `bind`, `prism_io::afpacket`), not the drain; it stays at 150 ms as
-/// margin, which costs each router's removal that much time, off the fast
-/// path.
+/// off its core for tens of milliseconds with frames still queued; 150 ms
+/// is that with margin, and costs each router's removal that much time,
+/// off the fast path.
 pub const QUIET: Duration = Duration::from_millis(150);
 /// ... or after this long whatever it receives.
 pub const DRAIN_MAX: Duration = Duration::from_millis(500);

@@ -1,10 +1,9 @@
 //! A data plane's per-network records in chunks of [`CHUNK`] networks,
 //! each chunk shared (an `Arc`) by every generation it is unchanged in.
 //!
-//! Why: a change to one network used to build every network's record, hop
-//! table and pointer again (`prism bench --only control/change-at-10000`:
-//! 0.37 ms a change, ten times the cost at 1,000). Now a generation copies
-//! the chunk pointers of the one before (one per 64 networks) and builds
+//! Why: a change to one network must not build every network's record,
+//! hop table and pointer again (docs/performance.md, `prism bench --only
+//! control/change-at-10000`). A generation copies the chunk pointers of the one before (one per 64 networks) and builds
 //! again only the chunks holding a changed network: its 64 records and
 //! their hops, a few kilobytes. The fast path pays one more pointer load
 //! (the chunk's) per network lookup, in a table of N/64 pointers that

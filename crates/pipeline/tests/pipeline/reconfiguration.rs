@@ -1,4 +1,4 @@
-//! Modelled reconfiguration (issue 11): a slot loading a module forwards
+//! Modelled reconfiguration (paper 000): a slot loading a module forwards
 //! nothing for the load's time; other slots forward on; the three
 //! strategies' substrate steps. Frames are built by etherparse.
 

@@ -166,7 +166,7 @@ fn a_running_nodes_containers_are_its_own() {
     assert!(!out.contains("left alone"), "{out}");
 }
 
-/// Nodes of other instances beside a live one (issue 34): the default
+/// Nodes of other instances beside a live one: the default
 /// instance's names (`prism-c1`) begin as instance `q`'s do (`prism-cq1`),
 /// and cleanup once took them by that prefix. Neither `prism cleanup` nor
 /// a node starting may touch a live instance's things, whichever is which;

@@ -1,5 +1,5 @@
 //! Three `prism controller serve` processes on one PostgreSQL, reached over
-//! TLS (`sslmode=require`) (issue 34):
+//! TLS (`sslmode=require`):
 //! bookings go to all three at once (of a registered type with no node,
 //! and one in ten a network provisioned on a fake node: a node call per
 //! change, so a few only); the replica leading the background work is

@@ -1,5 +1,5 @@
-//! The controller over TLS, as an operator sets it up and a user meets it
-//! (issue 34): `bootstrap --tls-name` makes a lab CA (its fingerprint
+//! The controller over TLS, as an operator sets it up and a user meets it:
+//! `bootstrap --tls-name` makes a lab CA (its fingerprint
 //! checked by openssl), `serve` speaks HTTPS with it, `prism ctl` and curl
 //! verify it by default and accept the CA given; plain HTTP to the TLS
 //! port, garbage and half-open connections do not stop it answering; a
