@@ -626,3 +626,18 @@ fn no_comment_narrates_history() {
         found.join("\n")
     );
 }
+
+/// docs/performance.md is a reference of today's figures, each with its
+/// command and machine; runs, before/after columns and their stories go
+/// to docs/performance-history.md.
+#[test]
+fn the_performance_page_stays_a_reference() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/performance.md");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let n = text.lines().count();
+    assert!(n < 400, "docs/performance.md has {n} lines (under 400)");
+    assert!(
+        !text.contains("an hour later"),
+        "a run's story in docs/performance.md"
+    );
+}

@@ -122,3 +122,40 @@ fn every_crate_has_a_layer() {
     }
     assert!(missing.is_empty(), "crates in no layer: {missing:?}");
 }
+
+/// docs/architecture.md's table says what each crate uses: its last column
+/// lists the Prism crates each links directly, as `cargo tree` finds them.
+#[test]
+fn the_architecture_doc_names_each_crates_dependencies() {
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/architecture.md");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for line in text.lines().filter(|l| l.starts_with("| `prism")) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let Some(pkg) = cells[0].trim_start_matches("| ").split('`').nth(1) else {
+            continue;
+        };
+        let said: BTreeSet<String> = cells
+            .last()
+            .unwrap()
+            .trim_end_matches(" |")
+            .split(", ")
+            .map(str::trim)
+            .filter(|d| !d.is_empty() && *d != "—")
+            .map(|d| format!("prism-{d}"))
+            .collect();
+        let linked: BTreeSet<String> = linked(pkg, Some(1))
+            .into_iter()
+            .filter(|d| layer_of(d).is_some())
+            .collect();
+        if said != linked {
+            wrong.push(format!(
+                "{pkg}: the doc says {said:?}, cargo links {linked:?}"
+            ));
+        }
+        seen += 1;
+    }
+    assert!(seen >= 15, "only {seen} crates in the table");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
