@@ -5,6 +5,7 @@
 //! Methods block (a change may start a container): the server runs each on
 //! a blocking thread, so reads are not held up behind a slow change.
 
+use crate::counters::CounterSnapshot;
 use crate::desired::{DesiredApplied, DesiredChange, DesiredState};
 use crate::error::ApiError;
 use crate::types::{
@@ -12,7 +13,6 @@ use crate::types::{
     ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, TapAnswer, TapBody, TierBody,
 };
 use prism_netdoc::NetworkDoc;
-use prism_pipeline::CounterSnapshot;
 
 pub trait NodeApi: Send + Sync + 'static {
     fn list_networks(&self) -> Result<Vec<NetworkView>, ApiError>;

@@ -2,6 +2,7 @@
 //! with the control plane's credential. Used by `prism ctl`, the tests and
 //! (next) the controller.
 
+use crate::counters::CounterSnapshot;
 use crate::desired::{DesiredApplied, DesiredChange, DesiredState};
 use crate::error::ApiError;
 use crate::types::{
@@ -13,7 +14,6 @@ use hyper::Request;
 use hyper::body::Bytes;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use prism_netdoc::NetworkDoc;
-use prism_pipeline::CounterSnapshot;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::path::PathBuf;

@@ -7,6 +7,7 @@
 mod api;
 mod auth;
 mod client;
+mod counters;
 mod desired;
 mod error;
 mod metrics;
@@ -20,6 +21,9 @@ mod types;
 pub use api::NodeApi;
 pub use auth::{Credential, MIN_SECRET_LEN, read_secret_file};
 pub use client::{CALL_TIMEOUT, CONNECT_TIMEOUT, ClientError, Endpoint, NodeClient};
+pub use counters::{
+    CounterSnapshot, NamedCounters, NetworkCounters, StageDecision, StageReport, TapPoint,
+};
 pub use desired::{DesiredAction, DesiredApplied, DesiredChange, DesiredOutcome, DesiredState};
 /// Planning and carrying out a desired state, for any `NodeApi`.
 pub mod reconcile {

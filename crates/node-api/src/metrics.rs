@@ -21,9 +21,9 @@
 //!   `prism_node_info` {device, io} = 1.
 
 use crate::api::NodeApi;
+use crate::counters::CounterSnapshot;
 use crate::error::{ApiError, ErrorCode};
 use crate::types::{NetworkView, NodeInfo, PortView, Tier};
-use prism_pipeline::CounterSnapshot;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::MetricType;
@@ -292,9 +292,9 @@ fn by_direction(
     e: &mut DescriptorEncoder,
     name: &str,
     help: &str,
-    nets: &[prism_pipeline::counters::NamedCounters],
+    nets: &[crate::counters::NamedCounters],
     dirs: [&str; 2],
-    get: impl Fn(&prism_pipeline::NetworkCounters) -> [u64; 2],
+    get: impl Fn(&crate::counters::NetworkCounters) -> [u64; 2],
 ) -> Result<(), std::fmt::Error> {
     family(
         e,

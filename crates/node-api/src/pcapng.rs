@@ -6,6 +6,7 @@
 //! way. `prism ctl capture` writes these bytes to a file; the controller
 //! hands them to a browser.
 
+use crate::counters::TapPoint;
 use crate::types::TapAnswer;
 use pcap_file::DataLink;
 use pcap_file::pcapng::PcapNgWriter;
@@ -13,7 +14,6 @@ use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPa
 use pcap_file::pcapng::blocks::interface_description::{
     InterfaceDescriptionBlock, InterfaceDescriptionOption,
 };
-use prism_pipeline::TapPoint;
 use std::borrow::Cow;
 use std::time::Duration;
 
@@ -40,7 +40,8 @@ pub fn capture_pcapng(answer: &TapAnswer) -> Result<Vec<u8>, String> {
         w.write_pcapng_block(idb).map_err(err)?;
     }
     for (i, p) in answer.packets.iter().enumerate() {
-        let data = prism_pipeline::tap::unhex(&p.data)
+        let data = hex::decode(&p.data)
+            .ok()
             .ok_or_else(|| format!("frame {i} of the capture is not hex"))?;
         let epb = EnhancedPacketBlock {
             interface_id: ports.binary_search(&p.port.as_str()).unwrap_or(0) as u32,

@@ -8,6 +8,7 @@
 
 use crate::api::NodeApi;
 use crate::auth::{Credential, require_bearer};
+use crate::counters::CounterSnapshot;
 use crate::desired::{DesiredApplied, DesiredChange, DesiredState};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::{CONTENT_TYPE, NodeMetrics};
@@ -21,7 +22,6 @@ use axum::http::StatusCode;
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use prism_netdoc::NetworkDoc;
-use prism_pipeline::CounterSnapshot;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 

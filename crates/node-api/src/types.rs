@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// The tier a running node places a network in.
-pub use prism_pipeline::Tier;
+pub use prism_placement::Tier;
 
 /// A software network's router as it runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -197,7 +197,7 @@ pub struct TapBody {
 /// One packet seen by a trace or capture.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct TapView {
-    pub point: prism_pipeline::TapPoint,
+    pub point: crate::counters::TapPoint,
     /// Unix time, ns.
     pub timestamp_ns: u64,
     /// The port's name: input at ingress, output at egress.
@@ -210,7 +210,7 @@ pub struct TapView {
     pub data: String,
     /// Each stage's decision (ingress).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stages: Vec<prism_pipeline::StageDecision>,
+    pub stages: Vec<crate::counters::StageDecision>,
 }
 
 /// What a trace or capture recorded, in time order.
@@ -231,28 +231,6 @@ pub enum StrategyName {
     Partial,
     Fallback,
     Full,
-}
-
-impl From<StrategyName> for prism_pipeline::reconfig::Strategy {
-    fn from(s: StrategyName) -> Self {
-        use prism_pipeline::reconfig::Strategy;
-        match s {
-            StrategyName::Partial => Strategy::Partial,
-            StrategyName::Fallback => Strategy::Fallback,
-            StrategyName::Full => Strategy::Full,
-        }
-    }
-}
-
-impl From<prism_pipeline::reconfig::Strategy> for StrategyName {
-    fn from(s: prism_pipeline::reconfig::Strategy) -> Self {
-        use prism_pipeline::reconfig::Strategy;
-        match s {
-            Strategy::Partial => StrategyName::Partial,
-            Strategy::Fallback => StrategyName::Fallback,
-            Strategy::Full => StrategyName::Full,
-        }
-    }
 }
 
 /// A hardware network's new definition, loaded by reconfiguring its slot.

@@ -14,13 +14,13 @@ use crate::linux::worker::WorkerReport;
 use crate::runtime::NodeRuntime;
 use crate::taps::TapSource;
 use prism_netdoc::{NetworkDoc, Rate, RateLimitDoc};
+use prism_node_api::CounterSnapshot;
 use prism_node_api::{
     ApiError, Changed, DesiredApplied, DesiredChange, DesiredState, ErrorCode, NetworkDetail,
     NetworkView, NodeApi, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody, ReconfigureBody,
     Reconfiguring, RegionPowerView, RoutesBody, RulesBody, SlotsInfo, TapAnswer, TapBody, TapView,
     TierBody,
 };
-use prism_pipeline::CounterSnapshot;
 use prism_pipeline::TapRequest;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -169,7 +169,9 @@ where
 
     fn counters(&self) -> Result<CounterSnapshot, ApiError> {
         let r = self.reports.lock().unwrap_or_else(|e| e.into_inner());
-        sum_counters(&r).ok_or_else(|| ApiError::new(ErrorCode::Unavailable, "no counters yet"))
+        sum_counters(&r)
+            .map(crate::api_views::counters)
+            .ok_or_else(|| ApiError::new(ErrorCode::Unavailable, "no counters yet"))
     }
 
     fn ports(&self) -> Result<Vec<PortView>, ApiError> {
@@ -244,7 +246,7 @@ where
             packets: records
                 .into_iter()
                 .map(|r| TapView {
-                    point: r.point,
+                    point: crate::api_views::tap_point(r.point),
                     timestamp_ns: r.timestamp_ns,
                     port: ports
                         .get(usize::from(r.port))
@@ -253,7 +255,11 @@ where
                     network: r.network.and_then(|n| names.get(&n).cloned()),
                     len: r.len,
                     data: r.data,
-                    stages: r.stages,
+                    stages: r
+                        .stages
+                        .into_iter()
+                        .map(crate::api_views::stage_decision)
+                        .collect(),
                 })
                 .collect(),
             timed_out,
@@ -264,7 +270,11 @@ where
         let mut c = self.lock();
         c.writable()?;
         let event = c
-            .reconfigure(name, body.definition, body.strategy.map(Into::into))
+            .reconfigure(
+                name,
+                body.definition,
+                body.strategy.map(crate::api_views::strategy),
+            )
             .map_err(|e| {
                 let mut e = ApiError::from(e);
                 if let Some(f) = &e.field

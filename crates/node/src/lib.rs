@@ -22,6 +22,7 @@
 
 pub mod agent;
 pub mod api_server;
+pub mod api_views;
 pub mod captures;
 pub mod control;
 pub mod linux;

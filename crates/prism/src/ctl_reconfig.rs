@@ -4,7 +4,7 @@
 
 use anyhow::{Result, bail};
 use prism_netdoc::NetworkDoc;
-use prism_node_api::{EventKind, NodeClient, ReconfigureBody, StrategyName};
+use prism_node_api::{EventKind, NodeClient, ReconfigureBody};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -29,7 +29,7 @@ pub async fn reconfigure(
 ) -> Result<()> {
     let body = ReconfigureBody {
         definition,
-        strategy: a.strategy.map(StrategyName::from),
+        strategy: a.strategy.map(prism_node::api_views::strategy_name),
     };
     let started = c.reconfigure(&a.network, &body).await?;
     println!("{}", started.event);

@@ -64,6 +64,17 @@ fn the_document_links_no_pipeline_server_or_crypto() {
     assert!(got.contains("prism-wire"), "{got:?}");
 }
 
+/// The node API (its bodies, trait, spec and client) links no pipeline:
+/// a client of a node builds without the data plane; the node converts
+/// its counters and traces into the API's own (`prism_node::api_views`).
+#[test]
+fn the_node_api_links_no_pipeline() {
+    let got = linked("prism-node-api", None);
+    for banned in ["prism-pipeline", "prism-tables", "prism-compile", "sqlx"] {
+        assert!(!got.contains(banned), "prism-node-api links {banned}");
+    }
+}
+
 /// The workspace's layers, ground first (docs/architecture.md): a crate
 /// may use its own layer's and earlier layers' crates, never a later one's.
 const LAYERS: &[&[&str]] = &[

@@ -9,13 +9,13 @@
 //! over real TCP with the control plane's credential, or on any listener.
 
 use prism_netdoc::{NetworkDoc, TierChoice};
+use prism_node_api::CounterSnapshot;
 use prism_node_api::{
     ApiError, Changed, Credential, DesiredApplied, DesiredChange, DesiredState, ErrorCode,
     EventKind, Listener, NetworkDetail, NetworkView, NodeApi, NodeEvent, NodeInfo, PortView,
     PowerView, RateLimitBody, ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, SlotsInfo,
     StrategyName, TapAnswer, TapBody, TapView, Tier, TierBody,
 };
-use prism_pipeline::CounterSnapshot;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -62,7 +62,7 @@ pub struct FakeNode {
     refusals: Arc<Mutex<Vec<String>>>,
     /// Packets and bytes each network has forwarded, and dropped by
     /// reason: what `counters` answers (`pass`, `drop`).
-    traffic: Mutex<std::collections::BTreeMap<String, prism_pipeline::NamedCounters>>,
+    traffic: Mutex<std::collections::BTreeMap<String, prism_node_api::NamedCounters>>,
     /// Its event log: each reconfiguration asked, started and done at once.
     log: Mutex<Vec<NodeEvent>>,
 }
@@ -102,8 +102,8 @@ fn event(seq: u64, network: &str, strategy: Option<StrategyName>) -> NodeEvent {
     }
 }
 
-fn empty_counters(name: &str) -> prism_pipeline::NamedCounters {
-    prism_pipeline::NamedCounters {
+fn empty_counters(name: &str) -> prism_node_api::NamedCounters {
+    prism_node_api::NamedCounters {
         id: 0,
         name: name.into(),
         tier: "hardware".into(),
@@ -454,7 +454,7 @@ impl NodeApi for FakeNode {
         }
         Ok(TapAnswer {
             packets: vec![TapView {
-                point: prism_pipeline::TapPoint::Ingress,
+                point: prism_node_api::TapPoint::Ingress,
                 timestamp_ns: body.count as u64,
                 port: format!("{name:?}"),
                 network: name.map(str::to_string),

@@ -21,7 +21,7 @@
 use super::{ApplyError, Control, internal, substrate_error};
 use crate::runtime::NodeRuntime;
 use prism_netdoc::{NetworkDoc, TierChoice};
-use prism_node_api::{ErrorCode, EventKind, NodeEvent, StrategyName};
+use prism_node_api::{ErrorCode, EventKind, NodeEvent};
 use prism_pipeline::reconfig::{self, Strategy};
 use prism_pipeline::{ModuleKind, Substrate, Tier};
 
@@ -118,7 +118,7 @@ impl<R: NodeRuntime> Control<R> {
                 .map_or(0, |d| d.as_millis() as u64),
             kind,
             network: network.to_string(),
-            strategy: strategy.map(StrategyName::from),
+            strategy: strategy.map(crate::api_views::strategy_name),
             modelled_ms: durations.0,
             measured_ms: durations.1,
             message,
