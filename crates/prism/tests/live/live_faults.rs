@@ -63,6 +63,8 @@ fn a_full_state_directory_refuses_changes_while_the_networks_go_on() {
     let mut fresh = vec!["--fresh"];
     fresh.extend(args);
     let node = start_node_args("full", &scenario(), &fresh);
+    // The data plane forwards before the API listens: wait for both.
+    wait_for_api_at(socket, 20);
     wait_for_ping("pte0a", 10);
     wait_for_ping("pte1a", 10);
     // A change saved while there is room.
@@ -102,6 +104,7 @@ fn a_full_state_directory_refuses_changes_while_the_networks_go_on() {
     node.0.kill().unwrap();
     node.0.wait().unwrap();
     let node = start_node_args("full", &scenario(), &args);
+    wait_for_api_at(socket, 20);
     wait_for_ping("pte0a", 10);
     assert_eq!(
         rate_of(socket, "hw"),

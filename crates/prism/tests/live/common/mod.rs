@@ -225,11 +225,19 @@ pub fn wait_for_ping(ns: &str, secs: u64) {
 /// Waits up to `secs` for the node's API to answer (the node has started
 /// its containers by then).
 pub fn wait_for_api(secs: u64) {
+    wait_for_api_at(SOCKET, secs);
+}
+
+/// The same for a node whose API is on `socket`.
+pub fn wait_for_api_at(socket: &str, secs: u64) {
     let deadline = Instant::now() + Duration::from_secs(secs);
-    while !ctl(&["node"]).status.success() {
+    while !sh(&[PRISM, "ctl", "--socket", socket, "node"])
+        .status
+        .success()
+    {
         assert!(
             Instant::now() < deadline,
-            "the node's API did not come up within {secs} s"
+            "the node's API on {socket} did not come up within {secs} s"
         );
         std::thread::sleep(Duration::from_millis(100));
     }
