@@ -2,7 +2,8 @@
 //! else the lab CA's, else plain HTTP where that is safe (loopback) or
 //! said (`--plain-http`); and the lab CA `bootstrap --tls-name` makes.
 
-use prism_http::tls::{LabCa, TlsError, server_config};
+use prism_http::LabCa;
+use prism_http::tls::{TlsError, server_config};
 use prism_http::{NodeCa, ServerTls};
 use std::net::SocketAddr;
 use std::path::Path;

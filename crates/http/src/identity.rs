@@ -16,9 +16,10 @@
 //! node cannot use its own to call another node; the controller's client
 //! certificate carries only client authentication.
 
+use crate::ca::leaf_params;
 use crate::serve::CurrentTls;
 use crate::tls::{
-    TlsError, certs_of, fingerprint, http1_client, http1_server, leaf_params, pem_error, provider,
+    TlsError, certs_of, fingerprint, http1_client, http1_server, pem_error, provider,
 };
 use rcgen::{
     CertificateParams, CertificateSigningRequestParams, ExtendedKeyUsagePurpose, KeyPair, SanType,

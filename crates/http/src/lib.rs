@@ -1,4 +1,6 @@
-//! Prism's HTTP transport, shared by the node API and the controller API:
+//! Prism's HTTP transport, shared by the node API and the controller API.
+//! A client links [`tls`]'s client side and [`Target`]; the `server`
+//! feature adds the server loop, the CA and node identities (axum, rcgen):
 //!
 //! - [`tls`]: rustls configurations from PEM files (a server's certificate
 //!   and key, a client's trusted CA or the system's roots) and the lab CA
@@ -11,12 +13,20 @@
 //! - [`Target`]: an address a client is given (`https://host:port`,
 //!   `http://host:port` or `host:port`).
 
+#[cfg(feature = "server")]
+mod ca;
+#[cfg(feature = "server")]
 pub mod identity;
+#[cfg(feature = "server")]
 mod serve;
 mod target;
 pub mod tls;
 
+#[cfg(feature = "server")]
+pub use ca::LabCa;
+#[cfg(feature = "server")]
 pub use identity::{NodeCa, NodeIdentity};
+#[cfg(feature = "server")]
 pub use serve::{CurrentTls, FAILURE_REPORT_EVERY, Limits, ServeStats, Transport, serve};
 pub use target::{Target, TargetError};
 pub use tls::{ClientStream, ClientTls, TlsError};

@@ -6,8 +6,8 @@
 //! did not pin (revoked or replaced) or an expired one; the CA refuses a
 //! request for another node's name.
 
+use prism_http::LabCa;
 use prism_http::identity::{IssueError, wall_ms};
-use prism_http::tls::LabCa;
 use prism_http::{ClientTls, CurrentTls, Limits, NodeCa, NodeIdentity, ServeStats, serve};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

@@ -99,7 +99,7 @@ async fn a_header_that_never_ends_is_cut_and_others_are_served_meanwhile() {
 async fn a_handshake_that_never_ends_is_cut_and_counted() {
     let dir = std::env::temp_dir().join(format!("prism-http-tls-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let ca = prism_http::tls::LabCa::create(&dir, &["localhost".into()], 1).unwrap();
+    let ca = prism_http::LabCa::create(&dir, &["localhost".into()], 1).unwrap();
     let tls = prism_http::tls::server_config(&ca.server_cert, &ca.server_key).unwrap();
     let (addr, stats) = start(Some(tls)).await;
     let mut silent = TcpStream::connect(&addr).await.unwrap();
@@ -122,7 +122,7 @@ async fn a_handshake_that_never_ends_is_cut_and_counted() {
     assert_eq!(stats.handshake_failures.load(Ordering::Relaxed), 2);
     // Another CA's client refuses the server.
     let other = dir.join("other");
-    let other = prism_http::tls::LabCa::create(&other, &["localhost".into()], 1).unwrap();
+    let other = prism_http::LabCa::create(&other, &["localhost".into()], 1).unwrap();
     let stranger = prism_http::ClientTls::new("localhost", Some(&other.ca_cert)).unwrap();
     let e = stranger
         .connect(TcpStream::connect(&addr).await.unwrap())

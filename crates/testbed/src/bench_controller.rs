@@ -191,9 +191,9 @@ async fn serve(ctl: &Controller, tls_dir: Option<&Path>) -> Result<String> {
     let (tls, url) = match tls_dir {
         Some(dir) => {
             let dir = dir.join("tls");
-            let ca = match prism_http::tls::LabCa::open(&dir)? {
+            let ca = match prism_http::LabCa::open(&dir)? {
                 Some(ca) => ca,
-                None => prism_http::tls::LabCa::create(&dir, &["localhost".into()], 1)?,
+                None => prism_http::LabCa::create(&dir, &["localhost".into()], 1)?,
             };
             let tls = prism_http::tls::server_config(&ca.server_cert, &ca.server_key)?;
             (Some(tls), format!("https://localhost:{port}"))

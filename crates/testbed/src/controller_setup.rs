@@ -6,8 +6,8 @@ use crate::controller_traffic::{INSTANCES, MGMT, NODES, host_mac, host_ns, node_
 use crate::demo_nodes::Topology;
 use anyhow::{Context, Result, bail};
 use prism_controller::{Controller, ControllerClient, Settings};
+use prism_http::LabCa;
 use prism_http::NodeCa;
-use prism_http::tls::LabCa;
 use prism_io::netns;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 use crate::common::fake_node::FakeNode;
 use crate::common::{Harness, TempDir, book_one, settings};
 use prism_controller::{ControllerClient, Heartbeat, Settings};
-use prism_http::tls::LabCa;
+use prism_http::LabCa;
 use prism_http::{NodeCa, NodeIdentity};
 use std::sync::Arc;
 

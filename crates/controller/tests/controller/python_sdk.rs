@@ -17,7 +17,7 @@ async fn the_python_sdk_books_renews_and_releases() {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/test_booking.py");
     // The same controller on a second, TLS listener.
     let dir = prism_testkit::TempDir::new("sdk-tls");
-    let ca = prism_http::tls::LabCa::create(dir.path(), &["localhost".into()], 1).unwrap();
+    let ca = prism_http::LabCa::create(dir.path(), &["localhost".into()], 1).unwrap();
     let tls = prism_http::tls::server_config(&ca.server_cert, &ca.server_key).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
