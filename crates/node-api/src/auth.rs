@@ -2,11 +2,15 @@
 //! carry credentials only the control plane knows): a bearer token, kept
 //! only as its SHA-256 digest and compared in constant time.
 
+#[cfg(feature = "server")]
 use crate::error::{ApiError, ErrorCode};
-use axum::extract::{Request, State};
-use axum::http::header;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+#[cfg(feature = "server")]
+use axum::{
+    extract::{Request, State},
+    http::header,
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -54,6 +58,7 @@ impl Credential {
 }
 
 /// Middleware: 401 unless the request carries `Authorization: Bearer <secret>`.
+#[cfg(feature = "server")]
 pub async fn require_bearer(State(cred): State<Credential>, req: Request, next: Next) -> Response {
     let presented = req
         .headers()

@@ -461,6 +461,6 @@ mod tests {
         assert_eq!(fence(5, 6), Ok(()));
         let e = fence(5, 4).unwrap_err();
         assert_eq!(e.code, ErrorCode::StaleGeneration);
-        assert_eq!(e.code.status(), axum::http::StatusCode::CONFLICT);
+        assert_eq!(e.code.status(), hyper::StatusCode::CONFLICT);
     }
 }

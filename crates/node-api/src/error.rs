@@ -2,8 +2,7 @@
 //! field concerned. The code alone decides the HTTP status, here and
 //! nowhere else.
 
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use hyper::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -114,8 +113,9 @@ impl From<prism_netdoc::DocError> for ApiError {
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+#[cfg(feature = "server")]
+impl axum::response::IntoResponse for ApiError {
+    fn into_response(self) -> axum::response::Response {
         (self.code.status(), axum::Json(self)).into_response()
     }
 }

@@ -10,10 +10,13 @@ mod client;
 mod counters;
 mod desired;
 mod error;
+#[cfg(feature = "server")]
 mod metrics;
+#[cfg(feature = "server")]
 mod openapi;
 mod pcapng;
 mod registration;
+#[cfg(feature = "server")]
 mod server;
 mod text;
 mod types;
@@ -30,12 +33,15 @@ pub mod reconcile {
     pub use crate::desired::{Step, execute, fence, plan};
 }
 pub use error::{ApiError, ErrorCode};
+#[cfg(feature = "server")]
 pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
+#[cfg(feature = "server")]
 pub use openapi::{ApiDoc, check_checked_in_spec, spec_json};
 pub use pcapng::{PCAPNG_CONTENT_TYPE, capture_pcapng};
 pub use registration::{
     HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, HeartbeatClient, NodeCertificate,
 };
+#[cfg(feature = "server")]
 pub use server::{
     Body, Listener, MAX_BODY, PATHS, Refusals, router, router_with_body_limit, spawn,
 };

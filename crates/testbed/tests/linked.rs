@@ -75,6 +75,48 @@ fn the_node_api_links_no_pipeline() {
     }
 }
 
+/// What uses `dep` directly in `cargo build -p pkg`'s graph.
+fn users_of(pkg: &str, dep: &str) -> BTreeSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "--offline", "-p", pkg, "-e", "normal", "-i", dep])
+        .args(["--depth", "1", "--prefix", "none", "--format", "{p}"])
+        .current_dir(&root)
+        .output()
+        .expect("cargo tree runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| *n != dep)
+        .map(str::to_string)
+        .collect()
+}
+
+/// A client of either API builds without the data plane, a web server, a
+/// database or a certificate maker; *ring* only as rustls's provider (the
+/// client's HTTPS).
+#[test]
+fn the_api_clients_link_no_pipeline_server_or_database() {
+    for pkg in ["prism-controller-api", "prism-node-api"] {
+        let got = linked(pkg, None);
+        for banned in [
+            "prism-pipeline",
+            "prism-tables",
+            "axum",
+            "sqlx",
+            "rcgen",
+            "argon2",
+        ] {
+            assert!(!got.contains(banned), "{pkg} links {banned}");
+        }
+        let ring: Vec<String> = users_of(pkg, "ring")
+            .into_iter()
+            .filter(|u| !u.starts_with("rustls"))
+            .collect();
+        assert!(ring.is_empty(), "{pkg}: ring used by {ring:?}");
+    }
+}
+
 /// The workspace's layers, ground first (docs/architecture.md): a crate
 /// may use its own layer's and earlier layers' crates, never a later one's.
 const LAYERS: &[&[&str]] = &[
