@@ -3,15 +3,14 @@
 //! a lab CA, and the `prism node` processes that register with it.
 
 use crate::controller_traffic::{INSTANCES, MGMT, NODES, host_mac, host_ns, node_ns};
-use crate::demo_nodes::Topology;
-use anyhow::{Context, Result, bail};
+use crate::demo_nodes::{DemoNode, Topology, management_link};
+use anyhow::{Result, bail};
 use prism_controller::{Controller, ControllerClient, Settings};
 use prism_http::LabCa;
 use prism_http::NodeCa;
 use prism_io::netns;
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// Where the demo keeps its database, keys, configurations and logs.
@@ -21,25 +20,7 @@ pub(crate) fn build_topology() -> Result<()> {
     for i in 1..=NODES {
         let n = node_ns(i);
         netns::create_namespace(&n)?;
-        let m = format!("{MGMT}{i}");
-        netns::create_veth(&m, None, "mgmt", Some(&n))?;
-        netns::ip(&["addr", "add", &format!("10.254.{i}.1/24"), "dev", &m])?;
-        netns::ip_in(
-            Some(&n),
-            &["addr", "add", &format!("10.254.{i}.2/24"), "dev", "mgmt"],
-        )?;
-        // The controller listens on 10.254.1.1 only (not on every address
-        // of this machine); every node reaches it through its own link.
-        netns::ip_in(
-            Some(&n),
-            &[
-                "route",
-                "add",
-                "10.254.0.0/16",
-                "via",
-                &format!("10.254.{i}.1"),
-            ],
-        )?;
+        management_link(&n, &format!("{MGMT}{i}"), 254, i)?;
         for s in 0..2 {
             let h = host_ns(i, s);
             netns::create_namespace(&h)?;
@@ -73,45 +54,27 @@ pub(crate) fn build_topology() -> Result<()> {
 /// `controller` (whose CA is `ca`) with the key in `key`, and serves its
 /// API in mutual TLS with the certificate the controller gives it.
 fn start_node(prism: &Path, i: usize, ca: &Path, controller: &str, key: &Path) -> Result<Child> {
-    let dir = PathBuf::from(STATE_DIR);
-    let config = dir.join(format!("node{i}.toml"));
-    std::fs::write(
-        &config,
+    let node = DemoNode {
+        prism,
+        dir: Path::new(STATE_DIR),
+        i,
+        ns: &node_ns(i),
+        instance: INSTANCES[i - 1],
+        controller,
+        key,
+    };
+    let listen = format!("10.254.{i}.2:7700");
+    node.spawn(
         "# prism demo --controller: a node with two ports and no networks; the controller books them.\n\
          device = \"alveo-u280\"\n\n[[port]]\nname = \"a\"\ninterface = \"pa\"\n\n[[port]]\nname = \"b\"\ninterface = \"pb\"\n",
-    )?;
-    let log = std::fs::File::create(dir.join(format!("node{i}.log")))?;
-    Command::new("ip")
-        .args(["netns", "exec", &node_ns(i)])
-        .arg(prism)
-        .args([
-            "node",
-            "--fresh",
-            "--instance",
-            INSTANCES[i - 1],
-            "--config",
-        ])
-        .arg(&config)
-        .arg("--api")
-        .arg(dir.join(format!("node{i}.sock")))
-        .args(["--api-listen", &format!("10.254.{i}.2:7700")])
-        .arg("--controller-ca")
-        .arg(ca)
-        .args([
-            "--controller",
-            controller,
-            "--node-name",
-            &format!("node{i}"),
-        ])
-        .arg("--controller-key-file")
-        .arg(key)
-        // Its own process group: a terminal's Ctrl-C stops the demo, which
-        // releases the bookings through the nodes before it stops them.
-        .process_group(0)
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .with_context(|| format!("starting {}", prism.display()))
+        &[
+            "--api-listen".as_ref(),
+            listen.as_ref(),
+            "--controller-ca".as_ref(),
+            ca.as_os_str(),
+        ],
+        true,
+    )
 }
 
 /// Where the controller listens: node 1's management link, which node 2

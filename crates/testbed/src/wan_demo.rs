@@ -13,7 +13,7 @@
 //!
 //! Loss is counted at the receiving host (a packet socket on its `eth0`).
 
-use crate::demo_nodes::{Names, Topology, random_hex};
+use crate::demo_nodes::{DemoNode, Names, Topology, management_link, random_hex};
 pub use crate::wan_faults::Restart;
 pub use crate::wan_gateway::GatewayOutcome;
 pub use crate::wan_traffic::{FRAMES, Flow};
@@ -28,7 +28,7 @@ use prism_controller::{
 };
 use prism_io::netns;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 pub const STATE_DIR: &str = "/run/prism-demo-wan";
@@ -120,23 +120,7 @@ fn build_topology() -> Result<()> {
     for i in 1..=NODES {
         let n = node_ns(i);
         netns::create_namespace(&n)?;
-        let m = format!("{MGMT}{i}");
-        netns::create_veth(&m, None, "mgmt", Some(&n))?;
-        netns::ip(&["addr", "add", &format!("10.253.{i}.1/24"), "dev", &m])?;
-        netns::ip_in(
-            Some(&n),
-            &["addr", "add", &format!("10.253.{i}.2/24"), "dev", "mgmt"],
-        )?;
-        netns::ip_in(
-            Some(&n),
-            &[
-                "route",
-                "add",
-                "10.253.0.0/16",
-                "via",
-                &format!("10.253.{i}.1"),
-            ],
-        )?;
+        management_link(&n, &format!("{MGMT}{i}"), 253, i)?;
         let w = format!("{WAN_LINK}{i}");
         netns::create_veth(&w, None, "wan0", Some(&n))?;
         netns::ip(&["link", "set", &w, "master", WAN_BRIDGE, "up"])?;
@@ -176,55 +160,38 @@ fn build_topology() -> Result<()> {
 /// Starts node `i` (ports `lan` and `wan`, the latter its WAN port); it
 /// registers itself with the controller at `controller`.
 fn start_node(prism: &Path, i: usize, cred: &Path, controller: &str, key: &Path) -> Result<Child> {
-    let dir = PathBuf::from(STATE_DIR);
-    let config = dir.join(format!("node{i}.toml"));
-    std::fs::write(
-        &config,
-        format!(
-            "# prism demo --wan: a node with a LAN port and a WAN port; the controller books its networks.\n\
-             device = \"alveo-u280\"\n\n[[port]]\nname = \"lan\"\ninterface = \"lan\"\n\n\
-             [[port]]\nname = \"wan\"\ninterface = \"wan0\"\n\
-             wan = {{ address = \"{}\", mac = \"{}\", next_hop = \"{}\", public = \"203.0.113.{}/29\", \
-             public_macs = \"02:0b:00:00:0{}:00/44\" }}\n",
-            wan_address(i),
-            netns::format_mac(wan_mac(i)),
-            netns::format_mac(crate::wan_gateway::INTERNET_MAC),
-            64 + 8 * i,
-            i
-        ),
-    )?;
-    let log = std::fs::File::create(dir.join(format!("node{i}.log")))?;
-    Command::new("ip")
-        .args(["netns", "exec", &node_ns(i)])
-        .arg(prism)
-        .args([
-            "node",
-            "--fresh",
-            "--instance",
-            INSTANCES[i - 1],
-            "--config",
-        ])
-        .arg(&config)
-        .arg("--api")
-        .arg(dir.join(format!("node{i}.sock")))
-        .args([
-            "--api-listen",
-            &format!("10.253.{i}.2:7700"),
-            "--api-credential-file",
-        ])
-        .arg(cred)
-        .args([
-            "--controller",
-            controller,
-            "--node-name",
-            &format!("node{i}"),
-        ])
-        .arg("--controller-key-file")
-        .arg(key)
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .with_context(|| format!("starting {}", prism.display()))
+    let scenario = format!(
+        "# prism demo --wan: a node with a LAN port and a WAN port; the controller books its networks.\n\
+         device = \"alveo-u280\"\n\n[[port]]\nname = \"lan\"\ninterface = \"lan\"\n\n\
+         [[port]]\nname = \"wan\"\ninterface = \"wan0\"\n\
+         wan = {{ address = \"{}\", mac = \"{}\", next_hop = \"{}\", public = \"203.0.113.{}/29\", \
+         public_macs = \"02:0b:00:00:0{}:00/44\" }}\n",
+        wan_address(i),
+        netns::format_mac(wan_mac(i)),
+        netns::format_mac(crate::wan_gateway::INTERNET_MAC),
+        64 + 8 * i,
+        i
+    );
+    let node = DemoNode {
+        prism,
+        dir: Path::new(STATE_DIR),
+        i,
+        ns: &node_ns(i),
+        instance: INSTANCES[i - 1],
+        controller,
+        key,
+    };
+    let listen = format!("10.253.{i}.2:7700");
+    node.spawn(
+        &scenario,
+        &[
+            "--api-listen".as_ref(),
+            listen.as_ref(),
+            "--api-credential-file".as_ref(),
+            cred.as_os_str(),
+        ],
+        false,
+    )
 }
 
 /// A part on node `i` holding 10.`i`.0.0/24, delivered to its host with
