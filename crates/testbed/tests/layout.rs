@@ -641,3 +641,26 @@ fn the_performance_page_stays_a_reference() {
         "a run's story in docs/performance.md"
     );
 }
+
+/// One module style: `foo.rs` beside `foo/`, never `foo/mod.rs`, in every
+/// crate's sources (an integration test's shared `common/mod.rs` is the
+/// exception cargo needs, so that it is not a test of its own).
+#[test]
+fn no_source_module_is_a_mod_rs() {
+    let mut found = Vec::new();
+    for src in crates() {
+        let mut files = Vec::new();
+        rs_files(&src, &mut files);
+        found.extend(
+            files
+                .iter()
+                .filter(|f| f.file_name().is_some_and(|n| n == "mod.rs"))
+                .map(|f| f.display().to_string()),
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "mod.rs files (use foo.rs beside foo/):\n{}",
+        found.join("\n")
+    );
+}
