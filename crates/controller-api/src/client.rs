@@ -8,6 +8,7 @@ use crate::bookings::{
 };
 use crate::error::Error;
 use crate::gateway::{PublicAddress, PublicAddressRequest};
+use crate::heartbeat::{Heartbeat, HeartbeatAnswer};
 use crate::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
@@ -16,7 +17,6 @@ use crate::nodes::{NodeRequest, NodeView};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::quota::QuotaView;
 use prism_node_api::{Endpoint, NodeClient};
-use prism_node_api::{Heartbeat, HeartbeatAnswer};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -105,6 +105,12 @@ fn query_string(first: String, pairs: &[(&str, &Option<String>)], limit: Option<
 
 pub(crate) fn seg(s: &str) -> String {
     percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
+}
+
+impl std::fmt::Display for ControllerClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.addr)
+    }
 }
 
 impl ControllerClient {

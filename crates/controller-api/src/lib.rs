@@ -14,6 +14,7 @@ pub mod client;
 mod client_observe;
 pub mod error;
 pub mod gateway;
+pub mod heartbeat;
 pub mod identity;
 pub mod node_keys;
 pub mod nodes;
@@ -32,6 +33,7 @@ pub use bookings::{
 pub use client::{AddressError, ClientError, ControllerClient};
 pub use error::{Error, ErrorCode, QuotaDetail};
 pub use gateway::{PublicAddress, PublicAddressRequest};
+pub use heartbeat::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, NodeCertificate};
 pub use identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
@@ -39,7 +41,6 @@ pub use node_keys::{ControllerCertView, NodeKeyRequest, NodeKeyView};
 pub use nodes::{NodeRequest, NodeView};
 pub use observe::{CaptureRequest, NodeHardware, SlotView, TraceRequest};
 pub use operation::Operation;
-pub use prism_node_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
 pub use projects::{
     MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
 };

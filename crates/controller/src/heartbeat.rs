@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::identity::check_name;
 use crate::secrets::{self, NODE_KEY_PREFIX};
 
-pub use prism_node_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
+pub use prism_controller_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
 
 pub use prism_controller_api::node_keys::{NodeKeyRequest, NodeKeyView};
 

@@ -15,8 +15,9 @@ use crate::controller::Controller;
 use crate::datastore::node_certificates as store;
 use crate::error::{Error, ErrorCode, Result};
 use crate::heartbeat::NodeCaller;
+use prism_controller_api::NodeCertificate;
 use prism_http::identity::{IssueError, wall_ms};
-use prism_node_api::{Endpoint, NodeCertificate, NodeClient};
+use prism_node_api::{Endpoint, NodeClient};
 use std::time::Duration;
 
 impl Controller {

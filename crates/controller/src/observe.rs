@@ -171,7 +171,9 @@ impl Controller {
             timeout_ms: r.timeout_ms,
         };
         let answer = self.tap_booking(p, project, id, tap).await?;
-        let bytes = prism_node_api::capture_pcapng(&answer)
+        let bytes = answer
+            .frames()
+            .and_then(|f| prism_wire::pcapng::write(&f))
             .map_err(|e| Error::new(ErrorCode::NodeFailed, e))?;
         let name = self.get_booking(p, project, id).await?.name;
         Ok((name, bytes))

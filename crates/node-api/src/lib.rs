@@ -14,8 +14,6 @@ mod error;
 mod metrics;
 #[cfg(feature = "server")]
 mod openapi;
-mod pcapng;
-mod registration;
 #[cfg(feature = "server")]
 mod server;
 mod text;
@@ -28,19 +26,11 @@ pub use counters::{
     CounterSnapshot, NamedCounters, NetworkCounters, StageDecision, StageReport, TapPoint,
 };
 pub use desired::{DesiredAction, DesiredApplied, DesiredChange, DesiredOutcome, DesiredState};
-/// Planning and carrying out a desired state, for any `NodeApi`.
-pub mod reconcile {
-    pub use crate::desired::{Step, execute, fence, plan};
-}
 pub use error::{ApiError, ErrorCode};
 #[cfg(feature = "server")]
 pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
 #[cfg(feature = "server")]
 pub use openapi::{ApiDoc, check_checked_in_spec, spec_json};
-pub use pcapng::{PCAPNG_CONTENT_TYPE, capture_pcapng};
-pub use registration::{
-    HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, HeartbeatClient, NodeCertificate,
-};
 #[cfg(feature = "server")]
 pub use server::{
     Body, Listener, MAX_BODY, PATHS, Refusals, router, router_with_body_limit, spawn,

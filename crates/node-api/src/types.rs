@@ -221,6 +221,29 @@ pub struct TapAnswer {
     pub timed_out: bool,
 }
 
+impl TapAnswer {
+    /// A capture's frames, for `prism_wire::pcapng::write`; an error names
+    /// the frame that is not hex.
+    pub fn frames(&self) -> Result<Vec<prism_wire::pcapng::Frame<'_>>, String> {
+        self.packets.iter().enumerate().map(captured).collect()
+    }
+}
+
+fn captured((i, p): (usize, &TapView)) -> Result<prism_wire::pcapng::Frame<'_>, String> {
+    use prism_wire::pcapng::{Direction, Frame};
+    let data = hex::decode(&p.data).map_err(|_| format!("frame {i} of the capture is not hex"))?;
+    Ok(Frame {
+        port: &p.port,
+        timestamp_ns: p.timestamp_ns,
+        original_len: p.len,
+        data,
+        direction: match p.point {
+            crate::counters::TapPoint::Ingress => Direction::Inbound,
+            crate::counters::TapPoint::Egress => Direction::Outbound,
+        },
+    })
+}
+
 /// How a hardware network's module is changed: `partial` (paper 000: only
 /// its slot is dark for the load), `fallback` (served by software while its
 /// slot loads: no loss), `full` (paper 003 §3.5: the whole device is
@@ -318,4 +341,41 @@ pub struct PowerView {
     pub networks: std::collections::BTreeMap<String, f64>,
     /// Where the model's figures come from.
     pub source: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::TapPoint;
+
+    #[test]
+    fn a_captured_frame_that_is_not_hex_is_named() {
+        let view = |data: &str| TapView {
+            point: TapPoint::Egress,
+            timestamp_ns: 7,
+            port: "p0".into(),
+            network: None,
+            len: 64,
+            data: data.into(),
+            stages: Vec::new(),
+        };
+        let answer = TapAnswer {
+            packets: vec![view("0102"), view("zz")],
+            timed_out: false,
+        };
+        assert_eq!(
+            answer.frames().unwrap_err(),
+            "frame 1 of the capture is not hex"
+        );
+        let ok = TapAnswer {
+            packets: vec![view("0102")],
+            timed_out: false,
+        };
+        let f = &ok.frames().unwrap()[0];
+        assert_eq!(
+            (f.port, f.original_len, &f.data[..]),
+            ("p0", 64, &[1u8, 2][..])
+        );
+        assert_eq!(f.direction, prism_wire::pcapng::Direction::Outbound);
+    }
 }

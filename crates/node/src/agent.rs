@@ -4,11 +4,12 @@
 //! controller (`NodeServer`, `prism node --controller`) runs it. It says when the controller first hears it, when it stops
 //! hearing it and when it hears it again; not every beat.
 
+use prism_controller_api::{
+    ClientError, ControllerClient, HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer,
+};
 use prism_http::NodeIdentity;
 use prism_http::identity::wall_ms;
-use prism_node_api::{
-    ClientError, Endpoint, HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatClient, NodeClient,
-};
+use prism_node_api::{Endpoint, NodeClient};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -16,7 +17,7 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
     /// The controller, with the node key.
-    pub controller: HeartbeatClient,
+    pub controller: ControllerClient,
     pub name: String,
     /// Where the controller reaches this node's API.
     pub address: String,
@@ -62,7 +63,7 @@ async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
         let csr = certificate_request(cfg.identity.as_deref());
         let result = match local.node().await {
             Ok(info) => controller
-                .send(&Heartbeat {
+                .heartbeat(&Heartbeat {
                     name: cfg.name.clone(),
                     address: cfg.address.clone(),
                     boot_id: boot_id.clone(),
@@ -124,7 +125,7 @@ fn certificate_request(identity: Option<&NodeIdentity>) -> Option<String> {
 fn take_certificate(
     cfg: &AgentConfig,
     id: &NodeIdentity,
-    a: &prism_node_api::HeartbeatAnswer,
+    a: &HeartbeatAnswer,
     refused_said: &mut bool,
 ) {
     if let Some(c) = &a.certificate {

@@ -553,6 +553,7 @@ pub mod auto;
 mod desired;
 #[cfg(test)]
 mod desired_tests;
+pub mod plan;
 mod reconfigure;
 #[cfg(test)]
 mod tests;

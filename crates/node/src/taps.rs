@@ -29,14 +29,17 @@ pub fn merge(mut all: Vec<TapRecord>, count: usize) -> (Vec<TapRecord>, bool) {
 }
 
 /// Writes a capture's frames (`TapAnswer` with `capture`) to `path` as
-/// pcapng (`prism_node_api::capture_pcapng`: a port an interface, each
+/// pcapng (`prism_wire::pcapng`: a port an interface, each
 /// frame's direction); returns how many frames were written.
 pub fn write_pcapng(
     answer: &prism_node_api::TapAnswer,
     path: &std::path::Path,
 ) -> anyhow::Result<usize> {
     use anyhow::Context;
-    let bytes = prism_node_api::capture_pcapng(answer).map_err(|e| anyhow::anyhow!(e))?;
+    let bytes = answer
+        .frames()
+        .and_then(|f| prism_wire::pcapng::write(&f))
+        .map_err(|e| anyhow::anyhow!(e))?;
     std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
     Ok(answer.packets.len())
 }

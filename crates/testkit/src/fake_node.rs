@@ -413,7 +413,7 @@ impl NodeApi for FakeNode {
     fn put_desired(&self, body: DesiredState) -> Result<DesiredApplied, ApiError> {
         self.up()?;
         self.hold_if_asked();
-        prism_node_api::reconcile::fence(
+        prism_node::control::plan::fence(
             self.desired_generation.load(Ordering::SeqCst),
             body.generation,
         )?;
@@ -428,7 +428,7 @@ impl NodeApi for FakeNode {
     fn patch_desired(&self, body: DesiredChange) -> Result<DesiredApplied, ApiError> {
         self.up()?;
         let fence =
-            |g| prism_node_api::reconcile::fence(self.desired_generation.load(Ordering::SeqCst), g);
+            |g| prism_node::control::plan::fence(self.desired_generation.load(Ordering::SeqCst), g);
         fence(body.generation)?;
         body.check()?;
         for doc in &body.put {
@@ -541,7 +541,7 @@ impl FakeNode {
 
     /// Plans `body` against what it holds and carries it out.
     fn converge(&self, body: DesiredState) -> DesiredApplied {
-        use prism_node_api::reconcile::{Step, execute, plan};
+        use prism_node::control::plan::{Step, execute, plan};
         let generation = body.generation;
         let steps = {
             let docs = self.docs.lock().unwrap();

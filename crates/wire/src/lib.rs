@@ -22,6 +22,7 @@ pub mod fuzz;
 pub mod icmp;
 pub mod ipv4;
 pub mod key;
+pub mod pcapng;
 pub mod ports;
 pub mod prefix;
 pub mod tcp;

@@ -153,7 +153,7 @@ pub async fn capture(
         [
             (
                 header::CONTENT_TYPE,
-                prism_node_api::PCAPNG_CONTENT_TYPE.to_string(),
+                prism_wire::pcapng::CONTENT_TYPE.to_string(),
             ),
             (header::CONTENT_DISPOSITION, disposition),
         ],

@@ -3,7 +3,7 @@
 
 use super::{Pool, Tx, unique_violation};
 use crate::error::{Error, Result};
-use prism_node_api::Heartbeat;
+use prism_controller_api::Heartbeat;
 use sqlx::Row;
 use std::net::Ipv4Addr;
 

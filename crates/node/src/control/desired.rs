@@ -11,9 +11,9 @@
 //! converged to as if it had been sent whole.
 
 use super::Control;
+use super::plan::{Step, execute, fence, plan};
 use crate::runtime::NodeRuntime;
 use prism_netdoc::NetworkDoc;
-use prism_node_api::reconcile::{Step, execute, fence, plan};
 use prism_node_api::{ApiError, DesiredApplied, DesiredChange, DesiredState};
 use std::borrow::Borrow;
 use std::collections::BTreeMap;

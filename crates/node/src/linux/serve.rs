@@ -20,10 +20,11 @@ use crate::linux::options::instance_options;
 use crate::runtime::Generations;
 use anyhow::{Context, Result, bail};
 use prism_compile::{self as scenario, Scenario};
+use prism_controller_api::ControllerClient;
 use prism_http::NodeIdentity;
 use prism_io::port::IoChoice;
 use prism_io::xdp::XdpConfig;
-use prism_node_api::{Credential, Endpoint, HeartbeatClient, Listener};
+use prism_node_api::{Credential, Endpoint, Listener};
 use prism_pipeline::CounterSnapshot;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -391,8 +392,8 @@ fn agent_config(cfg: &ServeConfig) -> Result<Option<AgentConfig>> {
         // The address bound, once the API listens.
         _ => String::new(),
     };
-    let controller = HeartbeatClient::new(&j.controller, j.key.clone(), j.ca.as_deref())
-        .map_err(anyhow::Error::msg)?;
+    let controller =
+        ControllerClient::connect(&j.controller, Some(j.key.clone()), j.ca.as_deref())?;
     Ok(Some(AgentConfig {
         controller,
         name,

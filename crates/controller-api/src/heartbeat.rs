@@ -1,10 +1,8 @@
 //! What a node tells the controller of itself (`POST /v1/nodes/heartbeat`
-//! on the controller, authenticated by the node's key): the bodies, and
-//! the one call. Here rather than in the controller so that a node sends
-//! heartbeats without linking the controller's server.
+//! on the controller, authenticated by the node's key): the bodies. The
+//! node's agent sends them with [`crate::ControllerClient::heartbeat`].
 
-use crate::client::{ClientError, Endpoint, NodeClient};
-use crate::types::NodeInfo;
+use prism_node_api::NodeInfo;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -69,43 +67,4 @@ pub struct HeartbeatAnswer {
     /// (PEM): a certified node refuses the clients it names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_crl: Option<String>,
-}
-
-/// The controller's heartbeat endpoint, from a node's side.
-#[derive(Debug, Clone)]
-pub struct HeartbeatClient {
-    http: NodeClient,
-    /// The controller as given, for messages.
-    controller: String,
-}
-
-impl std::fmt::Display for HeartbeatClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.controller)
-    }
-}
-
-impl HeartbeatClient {
-    /// `controller` is `https://host:port` (checked against the CA in
-    /// `ca`, else the system's roots) or `host:port` in plain HTTP; `key`
-    /// the node key (`prn_…`).
-    pub fn new(
-        controller: &str,
-        key: String,
-        ca: Option<&std::path::Path>,
-    ) -> Result<Self, String> {
-        let target = prism_http::Target::parse(controller).map_err(|e| e.to_string())?;
-        let endpoint = Endpoint::of_target(&target, Some(key), ca)
-            .map_err(|e| format!("the controller {target}: {e}"))?;
-        Ok(Self {
-            http: NodeClient::new(endpoint),
-            controller: controller.to_string(),
-        })
-    }
-
-    pub async fn send(&self, h: &Heartbeat) -> Result<HeartbeatAnswer, ClientError> {
-        self.http
-            .call("POST", "/v1/nodes/heartbeat".into(), Some(h))
-            .await
-    }
 }
