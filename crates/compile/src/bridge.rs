@@ -1,6 +1,6 @@
 //! `forwarding = "bridge"`: a network that delivers by destination MAC
 //! among its member ports, learning where each host is (paper 002's bridge
-//! service; the pipeline's `prism_pipeline::bridge`).
+//! service; the pipeline's `prism_pipeline::fast::bridge`).
 //!
 //! ```toml
 //! [[network]]
@@ -15,7 +15,7 @@
 use prism_netdoc::{
     BridgeDoc, DocError, ForwardingMode, NetworkDoc, PortRef, TierChoice, TunnelDoc,
 };
-use prism_pipeline::{Action, TunnelSpec, VlanOp, bridge::BridgeSpec};
+use prism_pipeline::{Action, TunnelSpec, VlanOp, fast::bridge::BridgeSpec};
 
 fn err(field: &str, message: impl Into<String>) -> DocError {
     DocError::new(field, message)
@@ -102,7 +102,7 @@ pub(crate) fn compile(
             ));
         }
         Some(s) => s,
-        None => prism_pipeline::bridge::DEFAULT_AGEING_S,
+        None => prism_pipeline::fast::bridge::DEFAULT_AGEING_S,
     };
     Ok(BridgeSpec {
         members,

@@ -7,7 +7,7 @@
 
 use prism_netdoc::{ActionDoc, CipherDoc, CipherName, Endpoints, ForwardingMode, MatchDoc};
 use prism_netdoc::{DocError, NetworkDoc, PortRef, RouterConfig, check_router, hex_key};
-use prism_pipeline::services::Aead;
+use prism_pipeline::fast::services::Aead;
 use prism_pipeline::{
     Action, ForwardingSpec, IpipOp, MappingRule, NetworkSpec, RuleSpec, Service, Tier, TunnelSpec,
     VlanOp,

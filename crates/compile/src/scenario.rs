@@ -8,7 +8,7 @@ use prism_netdoc::{
     DocError, NetworkDoc, PlacementDoc, RouterConfig, ScenarioDoc, ScenarioError, TierChoice,
     WanDoc, default_policy,
 };
-use prism_pipeline::{Substrate, device};
+use prism_pipeline::{Substrate, control::device};
 use std::collections::BTreeMap;
 
 /// A loaded scenario: the substrate with its networks, and the ports.

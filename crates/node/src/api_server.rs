@@ -296,7 +296,7 @@ where
 
     fn power(&self) -> Result<PowerView, ApiError> {
         let c = self.lock();
-        let model = prism_pipeline::power::model(&c.device).ok_or_else(|| {
+        let model = prism_pipeline::control::power::model(&c.device).ok_or_else(|| {
             ApiError::new(
                 ErrorCode::Unavailable,
                 format!("device `{}` has no power model", c.device),

@@ -4,7 +4,7 @@
 
 use prism_node_api as api;
 use prism_pipeline as pl;
-use prism_pipeline::reconfig::Strategy;
+use prism_pipeline::control::reconfig::Strategy;
 
 /// A snapshot of the pipelines' counters as the API reports it.
 pub fn counters(c: pl::CounterSnapshot) -> api::CounterSnapshot {

@@ -144,7 +144,7 @@ pub fn run_captures(
         notes.push(format!(
             "{} frames longer than {} bytes were refused at input",
             summary.oversized,
-            prism_pipeline::packet::MAX_FRAME
+            prism_pipeline::fast::packet::MAX_FRAME
         ));
     }
     Ok(CaptureRun {

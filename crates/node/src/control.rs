@@ -137,7 +137,7 @@ pub struct Control<R: NodeRuntime> {
     seq: u64,
     /// How a hardware network's module is changed when the request does
     /// not say.
-    pub default_strategy: prism_pipeline::reconfig::Strategy,
+    pub default_strategy: prism_pipeline::control::reconfig::Strategy,
     /// `tier = "auto"` networks and what placement measured of them.
     auto: auto::AutoState,
     /// While set, a change marks the desired state unsaved instead of
@@ -397,7 +397,7 @@ impl<R: NodeRuntime> Control<R> {
             && cur.tier == Tier::Hardware
             && spec.tier == Tier::Hardware
             && cur.forwarding.module() != spec.forwarding.module()
-            && prism_pipeline::reconfig::bitstreams(&self.device).is_some()
+            && prism_pipeline::control::reconfig::bitstreams(&self.device).is_some()
         {
             return self.reconfigure(name, doc, None).map(|e| e.message);
         }

@@ -5,8 +5,8 @@
 //! Time is the capture's: each batch runs at the timestamp of its last frame,
 //! so token buckets and port rates see the traffic's own timing.
 
-use prism_pipeline::dataplane::SOFTWARE_CHANNELS;
-use prism_pipeline::{CounterSnapshot, Packet, Pipeline, PipelineConfig, software_router};
+use prism_pipeline::fast::dataplane::SOFTWARE_CHANNELS;
+use prism_pipeline::{CounterSnapshot, Packet, Pipeline, PipelineConfig, software::router};
 
 /// Frames leaving one port, with their transmit times.
 #[derive(Debug, Default, Clone)]
@@ -100,7 +100,7 @@ pub fn run_streaming<E>(
         now = now.max(f.timestamp_ns);
         match s.pipeline.pool.packet(&f.data, f.port, f.timestamp_ns) {
             Some(p) => batch.push(p),
-            None if f.data.len() > prism_pipeline::packet::MAX_FRAME => oversized += 1,
+            None if f.data.len() > prism_pipeline::fast::packet::MAX_FRAME => oversized += 1,
             None => {
                 // Pool exhausted: run what we have, then retry once.
                 s.step(&mut batch, now, false)?;
@@ -168,7 +168,7 @@ where
         for ch in 0..SOFTWARE_CHANNELS as u8 {
             self.pipeline.software_pop(ch, usize::MAX, &mut self.sw);
             for mut p in self.sw.drain(..) {
-                let v = software_router::route(&dp, &mut p, &mut self.services);
+                let v = router::route(&dp, &mut p, &mut self.services);
                 self.pipeline.from_software(p, v, now);
             }
         }

@@ -129,6 +129,6 @@ pub trait NodeRuntime: Send + 'static {
     fn shutdown(&mut self) -> Vec<RuntimeError>;
 
     /// The pipelines' clock, ns: a slot loading a module is dark until a
-    /// time on it (`prism_pipeline::reconfig`).
+    /// time on it (`prism_pipeline::control::reconfig`).
     fn now_ns(&self) -> u64;
 }

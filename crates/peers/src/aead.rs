@@ -10,7 +10,7 @@
 use crate::{PeersArgs, Row};
 use anyhow::{Context, Result};
 use prism_node::pin_to_core;
-use prism_pipeline::services::{self, Aead};
+use prism_pipeline::fast::services::{self, Aead};
 use prism_pipeline::{PacketPool, Service, ServiceScratch};
 use std::process::Command;
 use std::time::{Duration, Instant};

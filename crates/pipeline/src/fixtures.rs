@@ -3,10 +3,10 @@
 //! networks, each selected by its VLAN and routing by destination over its
 //! own table, and frames spread over them.
 
-use crate::action::{Action, VlanOp};
-use crate::dataplane::Tier;
-use crate::device;
-use crate::substrate::{ForwardingSpec, MappingRule, NetworkSpec, Substrate};
+use crate::control::device;
+use crate::control::substrate::{ForwardingSpec, MappingRule, NetworkSpec, Substrate};
+use crate::fast::action::{Action, VlanOp};
+use crate::fast::dataplane::Tier;
 use crate::traffic::{FrameSpec, build};
 use prism_tables::{Ipv4Prefix, PortRange, Ternary};
 use prism_wire::{EthernetAddress, Ipv4Address};
@@ -17,7 +17,7 @@ pub fn on_vlan(
     name: &str,
     vlan: u16,
     forwarding: ForwardingSpec,
-    tunnels: Vec<crate::spec::TunnelSpec>,
+    tunnels: Vec<crate::control::spec::TunnelSpec>,
 ) -> NetworkSpec {
     NetworkSpec {
         name: name.into(),

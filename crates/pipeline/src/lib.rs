@@ -5,57 +5,36 @@
 //! This crate does no I/O and reads no clock: packets come in as batches,
 //! the current time is an argument, and packets leave through per-port
 //! queues and software channels that the caller drains.
+//!
+//! Its folders are its layers. The data plane: `fast` (the stages and
+//! their batches, over one compiled [`Dataplane`]), `wan` (the stages and
+//! tables of the wide-area side: tunnels, NAT, public addresses and MACs)
+//! and `software` (the hand-off to the software tier and Prism's software
+//! router). Above them, `control` (the substrate: network specs compiled
+//! into data planes, placement on a device profile, reconfiguration,
+//! power), which the data plane never uses (`crates/testbed/tests/layout.rs`).
 
-pub mod action;
-pub mod boundary;
-pub mod bridge;
-mod compile;
-pub mod counters;
-pub mod dataplane;
-mod datasheet;
-pub mod device;
-mod fate;
+pub mod control;
+pub mod fast;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
-mod gateway;
-mod ingress;
-pub mod mapping;
-pub mod matching;
-pub mod nat;
-pub mod output;
-pub mod packet;
-pub mod pipeline;
-pub mod power;
-mod public_mac;
-pub mod reasons;
-mod recompile;
-pub mod reconfig;
-mod routed_batch;
-mod ruled_batch;
-mod scratch;
-pub mod services;
 pub mod software;
-pub mod software_router;
-mod spec;
-pub mod substrate;
-pub mod tap;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod traffic;
 pub mod wan;
 
-pub use action::{Action, Hop, IpipOp, Verdict, VlanOp, apply, apply_hop};
-pub use counters::{CounterSnapshot, Counters, NamedCounters, NetworkCounters};
-pub use dataplane::{Dataplane, Network, Tier};
-pub use datasheet::datasheet;
-pub use device::{DeviceProfile, HardwareTier, ModuleKind, PROFILES, PlacementError};
-pub use mapping::Mapping;
-pub use packet::{Packet, PacketPool};
-pub use pipeline::{Pipeline, PipelineConfig};
-pub use reasons::{DropReason, IoDrop};
-pub use reasons::{NatDrop, WanDrop};
-pub use services::{Service, ServiceScratch};
-pub use substrate::{
+pub use control::datasheet::datasheet;
+pub use control::device::{DeviceProfile, HardwareTier, ModuleKind, PROFILES, PlacementError};
+pub use control::substrate::{
     ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, Substrate, SubstrateError, TunnelSpec,
 };
-pub use tap::{StageDecision, TapPoint, TapRecord, TapRequest};
-pub use wan::WanTable;
+pub use fast::action::{Action, Hop, IpipOp, Verdict, VlanOp, apply, apply_hop};
+pub use fast::counters::{CounterSnapshot, Counters, NamedCounters, NetworkCounters};
+pub use fast::dataplane::{Dataplane, Network, Tier};
+pub use fast::mapping::Mapping;
+pub use fast::packet::{Packet, PacketPool};
+pub use fast::reasons::{DropReason, IoDrop, NatDrop, WanDrop};
+pub use fast::services::{Service, ServiceScratch};
+pub use fast::stages::{Pipeline, PipelineConfig};
+pub use fast::tap::{StageDecision, TapPoint, TapRecord, TapRequest};
+pub use wan::tunnels::WanTable;

@@ -15,7 +15,7 @@ pub struct ReconfigureArgs {
     pub file: PathBuf,
     /// partial, fallback or full (default: the node's).
     #[arg(long)]
-    pub strategy: Option<prism_pipeline::reconfig::Strategy>,
+    pub strategy: Option<prism_pipeline::control::reconfig::Strategy>,
     /// Wait until it is done and print its events.
     #[arg(long)]
     pub wait: bool,

@@ -59,7 +59,7 @@ pub struct NodeArgs {
     /// fallback (served by software meanwhile: nothing lost) or full
     /// (paper 003: the whole device is reprogrammed).
     #[arg(long, default_value = "fallback")]
-    pub reconfig_strategy: prism_pipeline::reconfig::Strategy,
+    pub reconfig_strategy: prism_pipeline::control::reconfig::Strategy,
     /// Run beside other nodes on this machine: names its containers,
     /// links and state directory (/run/prism-INSTANCE) apart. One or two
     /// letters.

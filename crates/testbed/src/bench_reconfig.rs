@@ -16,7 +16,7 @@ use prism_compile::Scenario;
 use prism_netdoc::{ForwardingMode, NetworkDoc, Prefix};
 use prism_node::Node;
 use prism_node_api::NodeEvent;
-use prism_pipeline::reconfig::Strategy;
+use prism_pipeline::control::reconfig::Strategy;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 

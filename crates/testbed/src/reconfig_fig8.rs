@@ -17,7 +17,7 @@
 
 use crate::bench_reconfig::flow_variant;
 use prism_netdoc::NetworkDoc;
-use prism_pipeline::reconfig::{self, Strategy};
+use prism_pipeline::control::reconfig::{self, Strategy};
 use prism_pipeline::{NetworkSpec, Pipeline, PipelineConfig, Substrate};
 
 /// Virtual time between frames of a network.
@@ -65,7 +65,7 @@ pub fn forwarded_share(
     periods: u32,
 ) -> anyhow::Result<f64> {
     let (dest, flow) = specs(n)?;
-    let profile = prism_pipeline::device::profile("virtex5-lx330t")
+    let profile = prism_pipeline::control::device::profile("virtex5-lx330t")
         .expect("built-in")
         .clone();
     let mut s = Substrate::new(profile, (2 * n) as u16);

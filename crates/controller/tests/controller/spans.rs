@@ -328,7 +328,9 @@ fn replay(
     outer_src: [u8; 4],
     outer_dst: [u8; 4],
 ) -> (usize, u64) {
-    use prism_pipeline::{DropReason, Pipeline, PipelineConfig, Substrate, WanDrop, device};
+    use prism_pipeline::{
+        DropReason, Pipeline, PipelineConfig, Substrate, WanDrop, control::device,
+    };
     use prism_wire::{Ipv4Address, Ipv4Repr};
     let ports = ["lan".to_string(), "up".to_string()];
     let mut s = Substrate::new(device::profile("netfpga-v2p").unwrap().clone(), 2);

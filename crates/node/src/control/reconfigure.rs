@@ -22,7 +22,7 @@ use super::{ApplyError, Control, internal, substrate_error};
 use crate::runtime::NodeRuntime;
 use prism_netdoc::{NetworkDoc, TierChoice};
 use prism_node_api::{ErrorCode, EventKind, NodeEvent};
-use prism_pipeline::reconfig::{self, Strategy};
+use prism_pipeline::control::reconfig::{self, Strategy};
 use prism_pipeline::{ModuleKind, Substrate, Tier};
 
 /// Events kept for `GET /v1/events`.

@@ -7,7 +7,7 @@ use crate::runtime::{NodeRuntime, RouterRequest, RuntimeError};
 use arc_swap::ArcSwap;
 use prism_netdoc::{RouterDoc, RouterKind, TierChoice};
 use prism_node_api::RouterView;
-use prism_pipeline::{Dataplane, device};
+use prism_pipeline::{Dataplane, control::device};
 use std::sync::{Arc, Mutex};
 
 /// What the fake saw: the call, the network, and the tier the data plane
@@ -358,7 +358,7 @@ fn timed() -> (
         c.apply(n, Some(doc(n, TierChoice::Hardware))).unwrap();
     }
     c.substrate
-        .set_reconfig_timing(prism_pipeline::reconfig::bitstreams("netfpga-v2p"));
+        .set_reconfig_timing(prism_pipeline::control::reconfig::bitstreams("netfpga-v2p"));
     now.store(1_000_000_000, std::sync::atomic::Ordering::Relaxed);
     take(&calls);
     (c, calls, now)
@@ -383,7 +383,7 @@ const LOAD_NS: u64 = 600_213_333;
 
 #[test]
 fn partial_darkens_the_slot_and_ends_when_the_load_does() {
-    use prism_pipeline::reconfig::Strategy;
+    use prism_pipeline::control::reconfig::Strategy;
     let (mut c, calls, now) = timed();
     let e = c
         .reconfigure("b", flow("b"), Some(Strategy::Partial))
@@ -421,7 +421,7 @@ fn partial_darkens_the_slot_and_ends_when_the_load_does() {
 
 #[test]
 fn fallback_serves_from_software_and_returns_to_the_same_slot() {
-    use prism_pipeline::reconfig::Strategy;
+    use prism_pipeline::control::reconfig::Strategy;
     let (mut c, calls, now) = timed();
     let slot = c.view("b").unwrap().slot;
     c.reconfigure("b", flow("b"), Some(Strategy::Fallback))
@@ -459,7 +459,7 @@ fn fallback_serves_from_software_and_returns_to_the_same_slot() {
 
 #[test]
 fn full_carries_the_neighbours_and_darkens_the_device() {
-    use prism_pipeline::reconfig::Strategy;
+    use prism_pipeline::control::reconfig::Strategy;
     let (mut c, calls, now) = timed();
     let e = c.reconfigure("b", flow("b"), Some(Strategy::Full)).unwrap();
     assert_eq!(e.modelled_ms, Some(12_000.0));

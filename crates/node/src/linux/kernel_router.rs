@@ -25,7 +25,7 @@
 //! Then the old generation is removed.
 //!
 //! IPIP networks: the substrate terminates the tunnel at the container
-//! boundary (`prism_pipeline::boundary`), so the kernel routes the inner
+//! boundary (`prism_pipeline::software::boundary`), so the kernel routes the inner
 //! packets and the tunnel actions are applied outside. VLAN actions, payload
 //! services and rule tables have no kernel form here: such a network needs
 //! `kind = "prism"`.

@@ -93,7 +93,7 @@ impl Node {
         // modelled time.
         control
             .substrate
-            .set_reconfig_timing(prism_pipeline::reconfig::bitstreams(&device));
+            .set_reconfig_timing(prism_pipeline::control::reconfig::bitstreams(&device));
         control.default_strategy = opts.reconfig_strategy;
         control.set_auto(auto.0, &auto.1);
         let mut node = Node {

@@ -30,7 +30,7 @@ pub struct NodeOptions {
     pub router_exe: Option<PathBuf>,
     /// How a hardware network's module is changed when a request does not
     /// say (`prism node --reconfig-strategy`).
-    pub reconfig_strategy: prism_pipeline::reconfig::Strategy,
+    pub reconfig_strategy: prism_pipeline::control::reconfig::Strategy,
 }
 
 /// Checks an instance name: one or two of a-z.

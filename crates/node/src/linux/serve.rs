@@ -111,7 +111,7 @@ pub struct ServeConfig {
     pub api_tcp: Option<(SocketAddr, TcpAuth)>,
     /// Start from the scenario, forgetting the saved desired state.
     pub fresh: bool,
-    pub reconfig_strategy: prism_pipeline::reconfig::Strategy,
+    pub reconfig_strategy: prism_pipeline::control::reconfig::Strategy,
     /// Names containers, links and the state directory apart (one or two
     /// of a-z), so several nodes run on one machine.
     pub instance: Option<String>,

@@ -3,7 +3,7 @@
 //!
 //! In: frames on the container's interfaces `eth<p>`, one per substrate
 //! port `p`. Out: each frame routed by the network's table with the same
-//! code the hardware tier runs (`software_router::route`), sent from
+//! code the hardware tier runs (`router::route`), sent from
 //! `eth<out>`; dropped frames are counted by reason and the counts printed
 //! to the router's log when it stops (SIGTERM/SIGINT) and every 10 s.
 //!
@@ -17,7 +17,7 @@ use anyhow::{Context, Result};
 use prism_compile as scenario;
 use prism_io::port::{self, IoChoice, Port};
 use prism_io::xdp::XdpConfig;
-use prism_pipeline::{Dataplane, PacketPool, ServiceScratch, software_router};
+use prism_pipeline::{Dataplane, PacketPool, ServiceScratch, software::router};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -174,7 +174,7 @@ fn route_all(
     (routed, drops): (&mut u64, &mut BTreeMap<String, u64>),
 ) {
     for mut pkt in batch.drain(..) {
-        match software_router::route(dp, &mut pkt, scratch) {
+        match router::route(dp, &mut pkt, scratch) {
             Ok(out) if tx.get(usize::from(out)).is_some_and(Option::is_some) => {
                 pkt.port = out;
                 *routed += 1;

@@ -17,8 +17,10 @@
 
 use prism_io::afpacket::PortStats;
 use prism_io::port::Port;
-use prism_pipeline::dataplane::SOFTWARE_CHANNELS;
-use prism_pipeline::{CounterSnapshot, IoDrop, Packet, Pipeline, TapRecord, TapRequest, boundary};
+use prism_pipeline::fast::dataplane::SOFTWARE_CHANNELS;
+use prism_pipeline::{
+    CounterSnapshot, IoDrop, Packet, Pipeline, TapRecord, TapRequest, software::boundary,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -79,7 +81,7 @@ pub enum WorkerCmd {
     Attach {
         net: u16,
         /// Strip IPIP towards the router and restore it after
-        /// (`prism_pipeline::boundary`), for routers that do not do IPIP.
+        /// (`prism_pipeline::software::boundary`), for routers that do not do IPIP.
         terminate_ipip: bool,
         slots: Vec<Slot>,
         done: Sender<()>,

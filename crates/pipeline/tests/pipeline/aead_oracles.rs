@@ -5,7 +5,7 @@
 
 use aes_gcm::aead::{Aead as _, KeyInit, Payload};
 use etherparse::{PacketBuilder, SlicedPacket, TransportSlice};
-use prism_pipeline::services::{self, Aead};
+use prism_pipeline::fast::services::{self, Aead};
 use prism_pipeline::{PacketPool, Service, ServiceScratch};
 
 fn udp(payload: &[u8]) -> Vec<u8> {

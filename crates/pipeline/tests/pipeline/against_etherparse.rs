@@ -4,7 +4,7 @@
 use etherparse::{
     InternetSlice, IpNumber, Ipv4Header, PacketBuilder, SlicedPacket, TransportSlice, VlanSlice,
 };
-use prism_pipeline::reasons::{ActionDrop, MapDrop, MatchDrop, OutputDrop};
+use prism_pipeline::fast::reasons::{ActionDrop, MapDrop, MatchDrop, OutputDrop};
 use prism_pipeline::*;
 use prism_tables::{Ipv4Prefix, PortRange, Ternary};
 use prism_wire::{EthernetAddress, Ipv4Address};
@@ -90,7 +90,12 @@ fn map(fields: Ternary) -> MappingRule {
 }
 
 fn substrate() -> Substrate {
-    Substrate::new(device::profile("alveo-u280").unwrap().clone(), 4)
+    Substrate::new(
+        prism_pipeline::control::device::profile("alveo-u280")
+            .unwrap()
+            .clone(),
+        4,
+    )
 }
 
 /// Runs frames in on port 0 and returns what leaves each port.
@@ -109,7 +114,7 @@ fn run(s: &Substrate, frames: &[Vec<u8>], now: u64) -> (Pipeline, Vec<Vec<Vec<u8
     let dp = p.dataplane().clone();
     let mut services = ServiceScratch::new(1);
     for mut pkt in sw.drain(..) {
-        let v = software_router::route(&dp, &mut pkt, &mut services);
+        let v = prism_pipeline::software::router::route(&dp, &mut pkt, &mut services);
         p.from_software(pkt, v, now);
     }
     let mut outs = Vec::new();
@@ -465,7 +470,12 @@ fn rate_limit_polices_per_network() {
 
 #[test]
 fn placement_is_checked_and_changeable() {
-    let mut s = Substrate::new(device::profile("netfpga-v2p").unwrap().clone(), 2);
+    let mut s = Substrate::new(
+        prism_pipeline::control::device::profile("netfpga-v2p")
+            .unwrap()
+            .clone(),
+        2,
+    );
     let routes = |n: u32| {
         ForwardingSpec::Destination(
             (0..n)
@@ -611,7 +621,7 @@ fn services_round_trip_across_two_networks() {
         udp([10, 0, 0, 1], [10, 0, 0, 2], 9, &[0u8; 0]),
     ];
     let key = [7u8; 32];
-    let aead = services::Aead::ChaCha20Poly1305;
+    let aead = prism_pipeline::fast::services::Aead::ChaCha20Poly1305;
     let pairs = [
         (Service::Seal { aead, key }, Service::Open { aead, key }),
         (
@@ -652,7 +662,7 @@ fn services_round_trip_across_two_networks() {
 #[test]
 fn service_failures_are_counted() {
     let key = [9u8; 32];
-    let aead = services::Aead::Aes128Gcm;
+    let aead = prism_pipeline::fast::services::Aead::Aes128Gcm;
     let s = service_pair(
         Service::Seal { aead, key },
         Service::Open {

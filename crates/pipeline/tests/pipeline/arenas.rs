@@ -5,7 +5,7 @@
 //! network's specification over hundreds of random changes (adds,
 //! removals, route changes), past several rebuilds.
 
-use prism_pipeline::dataplane::OVERLAY_MAX;
+use prism_pipeline::fast::dataplane::OVERLAY_MAX;
 use prism_pipeline::*;
 use prism_tables::Ipv4Prefix;
 use prism_wire::EthernetAddress;

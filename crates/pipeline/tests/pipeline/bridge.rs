@@ -29,7 +29,7 @@ fn member(port: u16) -> Action {
 }
 
 fn network(name: &str, vlan: u16, ports: &[u16], statics: Vec<([u8; 6], u16)>) -> NetworkSpec {
-    let bridge = ForwardingSpec::Bridge(bridge::BridgeSpec {
+    let bridge = ForwardingSpec::Bridge(prism_pipeline::fast::bridge::BridgeSpec {
         members: ports.iter().map(|p| member(*p)).collect(),
         statics,
         ageing_s: 60,
@@ -51,7 +51,12 @@ struct Node {
 
 impl Node {
     fn new(cfg: PipelineConfig) -> Self {
-        let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), PORTS);
+        let mut s = Substrate::new(
+            prism_pipeline::control::device::profile("alveo-u280")
+                .unwrap()
+                .clone(),
+            PORTS,
+        );
         s.set_wan_ports(&[WAN]).unwrap();
         s.add_network(network("a", 30, &[0, 1, 2, WAN], Vec::new()))
             .unwrap();
@@ -182,11 +187,11 @@ fn frames_for_the_port_they_came_by_and_from_non_members_are_dropped_by_name() {
     n.send(1, &frame(30, BCAST, H3), 0);
     // H3 to H2, both behind port 1: filtered (802.1D), not sent back.
     assert!(n.sent_to(1, &frame(30, H2, H3), 1).is_empty());
-    let same = DropReason::Match(reasons::MatchDrop::SamePort);
+    let same = DropReason::Match(prism_pipeline::fast::reasons::MatchDrop::SamePort);
     assert_eq!(n.drops("a", same), 1);
     // `b` on port 2, which is not one of its members.
     assert!(n.sent_to(2, &frame(31, BCAST, H1), 1).is_empty());
-    let not_member = DropReason::Match(reasons::MatchDrop::NotMember);
+    let not_member = DropReason::Match(prism_pipeline::fast::reasons::MatchDrop::NotMember);
     assert_eq!(n.drops("b", not_member), 1);
 }
 
@@ -204,7 +209,12 @@ fn a_learned_mac_ages_out_and_a_moved_host_is_found_where_it_is() {
 
 #[test]
 fn static_entries_win_and_survive_what_learning_says() {
-    let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), PORTS);
+    let mut s = Substrate::new(
+        prism_pipeline::control::device::profile("alveo-u280")
+            .unwrap()
+            .clone(),
+        PORTS,
+    );
     s.set_wan_ports(&[WAN]).unwrap();
     s.add_network(network("a", 30, &[0, 1, 2], vec![(H2, 2)]))
         .unwrap();
@@ -236,7 +246,7 @@ fn a_flood_without_buffers_for_its_copies_counts_each_missed_member() {
     let mut n = Node::new(cfg);
     let outs = n.send(0, &frame(30, BCAST, H1), 0);
     assert_eq!(outs.iter().filter(|o| !o.is_empty()).count(), 2);
-    let no_buffer = DropReason::Output(reasons::OutputDrop::NoBuffer);
+    let no_buffer = DropReason::Output(prism_pipeline::fast::reasons::OutputDrop::NoBuffer);
     assert_eq!(n.drops("a", no_buffer), 1);
     assert_eq!(n.p.pool.available(), 2, "every buffer back");
 }
@@ -294,7 +304,7 @@ fn under_an_s_tag_only_the_networks_own_vlan_enters() {
         let outs = n.send(WAN, &under_s_tag(inner), 0);
         assert!(outs.iter().all(Vec::is_empty), "{what} under a's S-tag");
     }
-    let wrong = DropReason::Wan(reasons::WanDrop::WrongCTag);
+    let wrong = DropReason::Wan(prism_pipeline::fast::reasons::WanDrop::WrongCTag);
     // Counted where the WAN side's drops are, before any network; three
     // tags in all are the parser's own refusal.
     let c = n.p.counters();

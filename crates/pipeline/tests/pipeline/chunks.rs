@@ -7,7 +7,7 @@
 //! builds of the arenas.
 
 use crate::arenas::{hop, routes};
-use prism_pipeline::dataplane::{CHUNK, Dataplane};
+use prism_pipeline::fast::dataplane::{CHUNK, Dataplane};
 use prism_pipeline::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -71,7 +71,7 @@ fn same_as_whole(s: &Substrate, dp: &Dataplane, rng: &mut SmallRng) {
             );
             continue;
         };
-        let g_of = |f: &prism_pipeline::dataplane::NetFast| {
+        let g_of = |f: &prism_pipeline::fast::dataplane::NetFast| {
             (f.tier, f.software_channel, f.dark_until_ns, f.bridge)
         };
         assert_eq!(g_of(f.fast), g_of(g.fast), "record {id}");

@@ -8,8 +8,7 @@
 //! here from the frames sent, not read from Prism.
 
 use etherparse::PacketBuilder;
-use prism_pipeline::reasons::{HardwareDrop, MapDrop};
-use prism_pipeline::reconfig;
+use prism_pipeline::fast::reasons::{HardwareDrop, MapDrop};
 use prism_pipeline::*;
 
 const S: u64 = 1_000_000_000;
@@ -47,10 +46,15 @@ fn spec(tier: Tier, flow: bool) -> NetworkSpec {
 }
 
 fn substrate(tier: Tier) -> Substrate {
-    let mut s = Substrate::new(device::profile("netfpga-v2p").unwrap().clone(), 2);
+    let mut s = Substrate::new(
+        prism_pipeline::control::device::profile("netfpga-v2p")
+            .unwrap()
+            .clone(),
+        2,
+    );
     s.add_network(spec(tier, false)).unwrap();
     s.set_default_network(Some("d")).unwrap();
-    s.set_reconfig_timing(reconfig::bitstreams("netfpga-v2p"));
+    s.set_reconfig_timing(prism_pipeline::control::reconfig::bitstreams("netfpga-v2p"));
     s
 }
 
@@ -78,7 +82,11 @@ fn send(s: &Substrate, now: u64) -> (Sent, u64) {
     let mut out = Vec::new();
     p.transmit(1, usize::MAX, &mut out);
     let mut software = Vec::new();
-    p.software_pop(dataplane::SHARED_CHANNEL, 64, &mut software);
+    p.software_pop(
+        prism_pipeline::fast::dataplane::SHARED_CHANNEL,
+        64,
+        &mut software,
+    );
     let sent = Sent {
         out: out.len(),
         out_network: out.iter().map(|f| f.network).collect(),
@@ -174,9 +182,9 @@ fn a_whole_batch_is_queued_in_order_and_within_the_bound() {
     let sent: u64 = want.iter().map(|f| f.len() as u64).sum();
     assert_eq!((n.rx_packets, n.rx_bytes), (20, 2 * bytes));
     assert_eq!((n.tx_packets, n.tx_bytes), (16, sent));
-    let full = DropReason::Output(prism_pipeline::reasons::OutputDrop::QueueFull);
+    let full = DropReason::Output(prism_pipeline::fast::reasons::OutputDrop::QueueFull);
     assert_eq!(drops(n, full), 4);
-    let stage = c.stages[prism_pipeline::counters::Stage::Output as usize];
+    let stage = c.stages[prism_pipeline::fast::counters::Stage::Output as usize];
     assert_eq!((stage.packets, stage.bytes), (20, 2 * bytes));
 }
 
@@ -185,7 +193,7 @@ fn a_whole_batch_is_queued_in_order_and_within_the_bound() {
 /// calls this with what `send_batch` did not take).
 #[test]
 fn refused_sends_are_counted_by_name_against_their_network_or_none() {
-    use prism_pipeline::reasons::IoDrop;
+    use prism_pipeline::fast::reasons::IoDrop;
     let s = substrate(Tier::Hardware);
     let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
     p.io_drops(Some(0), IoDrop::TxRefused, 3);

@@ -76,7 +76,12 @@ fn nat(vlan: u16) -> TunnelSpec {
 }
 
 fn node(networks: Vec<NetworkSpec>) -> Substrate {
-    let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 2);
+    let mut s = Substrate::new(
+        prism_pipeline::control::device::profile("alveo-u280")
+            .unwrap()
+            .clone(),
+        2,
+    );
     s.set_wan_ports(&[WAN]).unwrap();
     s.set_wan_address(Some((Ipv4Address(WAN_IP), EthernetAddress(WAN_MAC))));
     for n in networks {
@@ -339,7 +344,7 @@ fn what_no_flow_or_lease_claims_is_dropped_by_name() {
 #[test]
 fn a_full_table_refuses_new_flows_and_keeps_the_old_ones() {
     let cfg = PipelineConfig {
-        nat: nat::NatConfig {
+        nat: prism_pipeline::wan::nat::NatConfig {
             capacity: 2,
             ..Default::default()
         },

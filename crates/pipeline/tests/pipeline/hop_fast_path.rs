@@ -6,7 +6,7 @@
 
 use prism_pipeline::traffic::{FrameSpec, build};
 use prism_pipeline::{
-    Action, Hop, IpipOp, PacketPool, ServiceScratch, VlanOp, apply, apply_hop, services,
+    Action, Hop, IpipOp, PacketPool, ServiceScratch, VlanOp, apply, apply_hop, fast::services,
 };
 use prism_wire::{EthernetAddress, Ipv4Address, parse_frame};
 use proptest::prelude::*;

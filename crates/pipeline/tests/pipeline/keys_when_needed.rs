@@ -75,7 +75,12 @@ fn egress(p: &mut Pipeline, dst_ports: &[u16]) -> Vec<u16> {
 }
 
 fn substrate() -> Substrate {
-    Substrate::new(device::profile("alveo-u280").unwrap().clone(), 3)
+    Substrate::new(
+        prism_pipeline::control::device::profile("alveo-u280")
+            .unwrap()
+            .clone(),
+        3,
+    )
 }
 
 #[test]

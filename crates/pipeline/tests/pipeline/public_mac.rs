@@ -17,14 +17,19 @@ const FAR: [u8; 6] = [2, 0xf, 0, 0, 0, 1];
 const BCAST: [u8; 6] = [0xff; 6];
 
 fn node() -> (Substrate, Pipeline) {
-    let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 3);
+    let mut s = Substrate::new(
+        prism_pipeline::control::device::profile("alveo-u280")
+            .unwrap()
+            .clone(),
+        3,
+    );
     s.set_wan_ports(&[WAN]).unwrap();
     let member = |port: u16, vlan: VlanOp| Action {
         out_port: Some(port),
         vlan,
         ..Default::default()
     };
-    let bridge = ForwardingSpec::Bridge(bridge::BridgeSpec {
+    let bridge = ForwardingSpec::Bridge(prism_pipeline::fast::bridge::BridgeSpec {
         members: vec![
             member(0, VlanOp::None),
             member(1, VlanOp::None),

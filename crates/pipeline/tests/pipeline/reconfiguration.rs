@@ -3,8 +3,8 @@
 //! strategies' substrate steps. Frames are built by etherparse.
 
 use etherparse::PacketBuilder;
-use prism_pipeline::reasons::HardwareDrop;
-use prism_pipeline::reconfig::{self, Strategy};
+use prism_pipeline::control::reconfig::Strategy;
+use prism_pipeline::fast::reasons::HardwareDrop;
 use prism_pipeline::*;
 use prism_tables::{PortRange, Ternary};
 
@@ -54,19 +54,21 @@ fn spec(name: &str, vid: u16, flow: bool, tier: Tier) -> NetworkSpec {
 
 /// A and B in the NetFPGA's two regions, with its modelled times.
 fn netfpga() -> Substrate {
-    let p = device::profile("netfpga-v2p").unwrap().clone();
+    let p = prism_pipeline::control::device::profile("netfpga-v2p")
+        .unwrap()
+        .clone();
     let mut s = Substrate::new(p, 2);
     s.add_network(spec("a", 1, false, Tier::Hardware)).unwrap();
     s.add_network(spec("b", 2, false, Tier::Hardware)).unwrap();
     // The device was programmed with these before the clock starts.
-    s.set_reconfig_timing(reconfig::bitstreams("netfpga-v2p"));
+    s.set_reconfig_timing(prism_pipeline::control::reconfig::bitstreams("netfpga-v2p"));
     s
 }
 
 /// One region's load on the NetFPGA (every module's bitstream is 680 KB).
 fn load_ns() -> u64 {
-    let b = reconfig::bitstreams("netfpga-v2p").unwrap();
-    reconfig::ms_to_ns(b.partial_ms(Some(ModuleKind::FlowRouting)))
+    let b = prism_pipeline::control::reconfig::bitstreams("netfpga-v2p").unwrap();
+    prism_pipeline::control::reconfig::ms_to_ns(b.partial_ms(Some(ModuleKind::FlowRouting)))
 }
 
 /// Sends `n` frames of each VLAN at `now`; returns frames out of port 1
@@ -170,7 +172,9 @@ fn removal_blanks_and_reuse_by_another_kind_reloads() {
     s.add_network(spec("c", 2, true, Tier::Hardware)).unwrap();
     assert_eq!(s.slot_ready_ns("c"), Some(blank_done + load_ns()));
     // Without timing (the default) nothing is ever dark.
-    let p = device::profile("netfpga-v2p").unwrap().clone();
+    let p = prism_pipeline::control::device::profile("netfpga-v2p")
+        .unwrap()
+        .clone();
     let mut s = Substrate::new(p, 2);
     s.add_network(spec("a", 1, false, Tier::Hardware)).unwrap();
     s.add_network(spec("b", 2, false, Tier::Hardware)).unwrap();

@@ -106,7 +106,12 @@ enum Table {
 /// The network, reached by default; with `rule`, also by a mapping rule
 /// (which sends every batch through the staged loops).
 fn substrate(rule: bool, big: bool, table: Table) -> Substrate {
-    let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 3);
+    let mut s = Substrate::new(
+        prism_pipeline::control::device::profile("alveo-u280")
+            .unwrap()
+            .clone(),
+        3,
+    );
     let mapping = if rule {
         vec![MappingRule {
             priority: 1,
@@ -205,7 +210,7 @@ fn frame() -> impl Strategy<Value = Vec<u8>> {
 /// each software channel; and the pipeline, for its counters.
 fn run(s: &Substrate, batches: &[Vec<Vec<u8>>]) -> (Vec<Vec<Vec<u8>>>, Pipeline) {
     let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
-    let mut seen = vec![Vec::new(); 3 + dataplane::SOFTWARE_CHANNELS];
+    let mut seen = vec![Vec::new(); 3 + prism_pipeline::fast::dataplane::SOFTWARE_CHANNELS];
     for frames in batches {
         let mut batch: Vec<Packet> = frames
             .iter()
@@ -218,7 +223,7 @@ fn run(s: &Substrate, batches: &[Vec<Vec<u8>>]) -> (Vec<Vec<Vec<u8>>>, Pipeline)
             seen[usize::from(port)].extend(out.iter().map(|f| f.data().to_vec()));
             p.pool.recycle_all(&mut out);
         }
-        for ch in 0..dataplane::SOFTWARE_CHANNELS {
+        for ch in 0..prism_pipeline::fast::dataplane::SOFTWARE_CHANNELS {
             p.software_pop(ch as u8, usize::MAX, &mut out);
             seen[3 + ch].extend(out.iter().map(|f| f.data().to_vec()));
             p.pool.recycle_all(&mut out);

@@ -180,7 +180,9 @@ fn check_set(set: &str, trace: Option<&str>) {
         .enumerate()
         .map(|(i, k)| frame(k, i as u32))
         .unzip();
-    let profile = device::profile("nac-tcam").unwrap().clone();
+    let profile = prism_pipeline::control::device::profile("nac-tcam")
+        .unwrap()
+        .clone();
     // One network, the default: whole batches of its packets.
     let mut s = Substrate::new(profile.clone(), 2);
     s.add_network(network("acl", 1, &rules, vec![])).unwrap();
@@ -265,7 +267,9 @@ fn every_rule_change_is_seen_by_the_next_batch() {
         .enumerate()
         .map(|(i, k)| frame(k, i as u32))
         .unzip();
-    let profile = device::profile("nac-tcam").unwrap().clone();
+    let profile = prism_pipeline::control::device::profile("nac-tcam")
+        .unwrap()
+        .clone();
     let mut s = Substrate::new(profile, 2);
     s.add_network(network("acl", 1, &rules, vec![])).unwrap();
     s.set_default_network(Some("acl")).unwrap();
@@ -378,7 +382,7 @@ mod property {
                     frame(&k, i as u32)
                 })
                 .unzip();
-            let mut s = Substrate::new(device::profile("nac-tcam").unwrap().clone(), 2);
+            let mut s = Substrate::new(prism_pipeline::control::device::profile("nac-tcam").unwrap().clone(), 2);
             s.add_network(network("p", 1, &rules, vec![])).unwrap();
             s.set_default_network(Some("p")).unwrap();
             let mut p = Pipeline::new(s.handle(), PipelineConfig::default());

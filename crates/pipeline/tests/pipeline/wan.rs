@@ -122,7 +122,12 @@ fn parts(at_a: bool) -> [Part; 2] {
 }
 
 fn node(at_a: bool) -> Substrate {
-    let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 2);
+    let mut s = Substrate::new(
+        prism_pipeline::control::device::profile("alveo-u280")
+            .unwrap()
+            .clone(),
+        2,
+    );
     s.set_wan_ports(&[WAN]).unwrap();
     let (me, far, my_mac, far_mac) = if at_a {
         (WAN_A, WAN_B, MAC_A, MAC_B)
@@ -335,7 +340,12 @@ fn a_released_part_stops_its_tunnel_and_a_claimed_tunnel_is_refused() {
 fn the_rate_limit_charges_the_experiment_s_frames_not_the_tunnel() {
     // A bucket of exactly two 1,000-byte frames: both go into the tunnel
     // (1,016 bytes each on the WAN), as they would to the LAN.
-    let mut a = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 2);
+    let mut a = Substrate::new(
+        prism_pipeline::control::device::profile("alveo-u280")
+            .unwrap()
+            .clone(),
+        2,
+    );
     a.set_wan_ports(&[WAN]).unwrap();
     let mut red = spec(&parts(true)[0], WAN_A, WAN_B, MAC_A, MAC_B);
     red.rate_limit = Some((8_000, 2_000));
@@ -347,7 +357,7 @@ fn the_rate_limit_charges_the_experiment_s_frames_not_the_tunnel() {
     assert_eq!(outs[WAN as usize].len(), 2);
     assert!(outs[WAN as usize].iter().all(|f| f.len() == 1016));
     let id = a.id("red").unwrap() as usize;
-    let limited = DropReason::Output(prism_pipeline::reasons::OutputDrop::RateLimited);
+    let limited = DropReason::Output(prism_pipeline::fast::reasons::OutputDrop::RateLimited);
     assert_eq!(p.counters().networks[id].drops[limited.index()], 1);
 }
 
@@ -357,7 +367,12 @@ fn the_rate_limit_charges_the_experiment_s_frames_not_the_tunnel() {
 /// the WAN port under the S-tag and WAN frames under it come out on the
 /// LAN as they went in.
 fn bridged(s_tag: u16) -> Substrate {
-    let mut s = Substrate::new(device::profile("alveo-u280").unwrap().clone(), 2);
+    let mut s = Substrate::new(
+        prism_pipeline::control::device::profile("alveo-u280")
+            .unwrap()
+            .clone(),
+        2,
+    );
     s.set_wan_ports(&[WAN]).unwrap();
     let to_wan = Action {
         out_port: Some(WAN),
@@ -377,7 +392,7 @@ fn bridged(s_tag: u16) -> Substrate {
             src_port: PortRange::ANY,
             dst_port: PortRange::ANY,
         }],
-        forwarding: ForwardingSpec::Bridge(bridge::BridgeSpec {
+        forwarding: ForwardingSpec::Bridge(prism_pipeline::fast::bridge::BridgeSpec {
             members: vec![to_lan, to_wan],
             statics: Vec::new(),
             ageing_s: 300,

@@ -14,7 +14,7 @@
 //! below fail.
 
 use crate::common::root_or_skip;
-use prism_pipeline::reconfig::Strategy;
+use prism_pipeline::control::reconfig::Strategy;
 use prism_testbed::{bench_reconfig, hosts};
 use std::time::Duration;
 

@@ -13,7 +13,7 @@
 
 use super::{BenchArgs, Figure, measure, rounds, wanted};
 use anyhow::{Context, Result};
-use prism_pipeline::bridge::BridgeSpec;
+use prism_pipeline::fast::bridge::BridgeSpec;
 use prism_pipeline::{Action, ForwardingSpec, Packet, Pipeline, PipelineConfig, Substrate, VlanOp};
 
 const VLAN: u16 = 100;
@@ -27,7 +27,7 @@ fn mac(side: u8, i: u32) -> [u8; 6] {
 
 fn substrate(members: u16, s_tag: Option<u16>, statics: bool) -> Result<Substrate> {
     let mut s = Substrate::new(
-        prism_pipeline::device::profile("alveo-u280")
+        prism_pipeline::control::device::profile("alveo-u280")
             .context("profile")?
             .clone(),
         PORTS,

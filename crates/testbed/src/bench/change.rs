@@ -7,7 +7,7 @@
 //!
 //! What stays O(networks) per change, and is in this figure: a pointer
 //! per chunk of 64 networks' records (the chunk of the changed network is
-//! built again, the others shared: `prism_pipeline::dataplane`), and the
+//! built again, the others shared: `prism_pipeline::fast::dataplane`), and the
 //! hardware tier's slot table, copied to check a placement and scanned to
 //! choose a slot (O(slots): this benchmark's modelled device has a slot
 //! per network, 10,000; the real devices' profiles have at most 1,024).
@@ -23,7 +23,7 @@ use std::hint::black_box;
 /// `control/rule-change/fw1_10k`: one rule of a 9,416-rule table changed
 /// (its action), the whole document handed over as the API hands it:
 /// the rules that differ taken in place by the trees
-/// (`prism_pipeline::recompile`), their rebuild every one change in 32
+/// (`prism_pipeline::control::recompile`), their rebuild every one change in 32
 /// included, then the publication.
 pub fn rule_change(args: &BenchArgs, push: &mut impl FnMut(Figure)) -> anyhow::Result<()> {
     let name = "control/rule-change/fw1_10k";

@@ -27,7 +27,7 @@ pub fn routes() -> Vec<Ipv4Prefix> {
 /// reached by default.
 pub fn substrate(routes: &[Ipv4Prefix]) -> Result<Substrate> {
     let mut s = Substrate::new(
-        prism_pipeline::device::profile("alveo-u280")
+        prism_pipeline::control::device::profile("alveo-u280")
             .context("profile")?
             .clone(),
         2,

@@ -86,7 +86,7 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
 /// to port 1.
 fn bgp_substrate(prefixes: &[prism_tables::Ipv4Prefix]) -> Result<Substrate> {
     let mut s = Substrate::new(
-        prism_pipeline::device::profile("alveo-u280")
+        prism_pipeline::control::device::profile("alveo-u280")
             .context("profile")?
             .clone(),
         2,

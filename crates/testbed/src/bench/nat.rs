@@ -10,8 +10,8 @@
 use super::wan::{VLAN, substrate};
 use super::{BenchArgs, Figure, bench_pipeline, tsc, wanted};
 use anyhow::Result;
-use prism_pipeline::nat::{NatConfig, NatTable, Outbound};
 use prism_pipeline::traffic::{FrameSpec, build};
+use prism_pipeline::wan::nat::{NatConfig, NatTable, Outbound};
 use prism_pipeline::{Action, TunnelSpec, VlanOp};
 use prism_wire::{EthernetAddress, Ipv4Address};
 use std::time::Instant;

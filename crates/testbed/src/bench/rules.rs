@@ -21,7 +21,7 @@ pub const SETS: [&str; 3] = ["fw1_10k", "ipc1_10k", "acl1_10k"];
 /// l3fwd's ACL path does (`rfc1812_process`, then the MACs) (a header no rule matches is dropped, as
 /// l3fwd drops it), reached by default.
 pub fn substrate(rules: &[Rule]) -> Result<Substrate> {
-    let profile = prism_pipeline::device::profile("nac-tcam").context("profile")?;
+    let profile = prism_pipeline::control::device::profile("nac-tcam").context("profile")?;
     let mut s = Substrate::new(profile.clone(), 2);
     let action = Action {
         out_port: Some(1),
@@ -99,7 +99,7 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
         let dp = s.handle().load_full();
         let kind = dp
             .network(0)
-            .and_then(|n| prism_pipeline::matching::rules_batch(&n.forwarding))
+            .and_then(|n| prism_pipeline::fast::matching::rules_batch(&n.forwarding))
             .map_or("no rule table", |r| r.table.kind());
         let note = format!(
             "{} rules ({kind}, compiled in {build_ms:.0} ms), {what}: parse+key+rules+TTL/MACs+out",

@@ -3,7 +3,7 @@
 //! included.
 
 use super::{BenchArgs, Figure, measure, wanted};
-use prism_pipeline::services::{self, Aead};
+use prism_pipeline::fast::services::{self, Aead};
 use prism_pipeline::{PacketPool, Service, ServiceScratch};
 use std::hint::black_box;
 

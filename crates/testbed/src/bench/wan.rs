@@ -29,7 +29,7 @@ const WAN_ADDR: Ipv4Address = Ipv4Address([203, 0, 113, 1]);
 /// `wan`, if any) the far part's tunnel.
 pub(super) fn substrate(action: Action, wan: Option<u16>) -> Result<Substrate> {
     let mut s = Substrate::new(
-        prism_pipeline::device::profile("alveo-u280")
+        prism_pipeline::control::device::profile("alveo-u280")
             .context("profile")?
             .clone(),
         2,
