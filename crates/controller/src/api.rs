@@ -13,12 +13,12 @@ mod registry;
 
 pub use openapi::{ApiDoc, spec_json};
 
-use crate::audit_scope::PendingAudit;
-use crate::authz::Principal;
+use crate::app::audit_scope::PendingAudit;
+use crate::app::authz::Principal;
+use crate::app::heartbeat::NodeCaller;
 use crate::controller::Controller;
 use crate::error::{Error, ErrorCode};
-use crate::heartbeat::NodeCaller;
-use crate::secrets::NODE_KEY_PREFIX;
+use crate::infra::secrets::NODE_KEY_PREFIX;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request, State};

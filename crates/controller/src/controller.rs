@@ -2,9 +2,9 @@
 //! the background (the reaper, node reconciliation, resuming operations a
 //! crash interrupted).
 
-use crate::clock::{Clock, SystemClock};
-use crate::db::{self, Engine, Pool};
 use crate::error::Result;
+use crate::infra::clock::{Clock, SystemClock};
+use crate::infra::db::{self, Engine, Pool};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -21,7 +21,7 @@ pub struct Settings {
     pub node_timeout_ms: i64,
     /// A call to a node that has not answered in this long has failed (a
     /// hung node must not hold a pass over it for ever; no other node's
-    /// work and no API answer waits for it, `crate::node_work`).
+    /// work and no API answer waits for it, `crate::app::node_work`).
     pub node_call_timeout_ms: u64,
     /// A connection to a node not made in this long has failed.
     pub node_connect_timeout_ms: u64,
@@ -34,20 +34,20 @@ pub struct Settings {
     /// The credential nodes accept (`prism node --api-credential-file`).
     pub node_secret: Option<String>,
     /// Where the tunnel source addresses of networks spanning nodes come
-    /// from (`crate::span`).
+    /// from (`crate::app::span`).
     pub tunnel_pool: prism_netdoc::Prefix,
     /// The S-tags bridged networks spanning nodes take (802.1ad VIDs).
     pub s_tag_pool: std::ops::RangeInclusive<u16>,
     /// How long a released VLAN, tunnel address or S-tag is not handed
-    /// out again (`crate::pools`; docs/wan.md, "Threat model").
+    /// out again (`crate::app::pools`; docs/wan.md, "Threat model").
     pub pool_hold_down_ms: i64,
     /// Argon2id's cost for new password hashes.
-    pub password_cost: crate::secrets::PasswordCost,
-    /// How long the background lease lasts unrenewed (`crate::leader`),
+    pub password_cost: crate::infra::secrets::PasswordCost,
+    /// How long the background lease lasts unrenewed (`crate::app::leader`),
     /// and how often its holder renews it (and others try to take it).
     pub lead_ttl_ms: i64,
     pub lead_every_ms: u64,
-    /// The CA that certifies nodes (`crate::node_identity`; the lab CA's
+    /// The CA that certifies nodes (`crate::app::node_identity`; the lab CA's
     /// key), and a node certificate's life.
     pub node_ca: Option<std::sync::Arc<prism_http::NodeCa>>,
     pub node_cert_life_ms: i64,
@@ -61,7 +61,7 @@ pub struct Settings {
     /// set: it holds password hashes and token digests).
     pub allow_readable_db: bool,
     /// How long what a credential stood for is kept before it is read
-    /// again (`crate::auth_cache`; 0: read at every call).
+    /// again (`crate::app::auth_cache`; 0: read at every call).
     pub auth_cache_ms: u64,
     /// Check every change sent to a node against the whole desired state
     /// read anew (the tests': a change record that missed a booking would
@@ -83,7 +83,7 @@ pub const POOL_HOLD_DOWN_MS: i64 = 300_000;
 pub const DB_CONNECTIONS: u32 = 8;
 
 /// A node certificate's life unless told (`--node-cert-hours`); renewed
-/// after two thirds of it (`crate::node_identity`).
+/// after two thirds of it (`crate::app::node_identity`).
 pub const NODE_CERT_LIFE_MS: i64 = 24 * 3_600_000;
 
 /// The default tunnel pool: RFC 2544's benchmarking range, never routed on
@@ -129,27 +129,28 @@ pub struct Controller {
     /// schemas: types are never changed once registered, so a cache.
     pub(crate) types: Arc<Mutex<HashMap<String, Arc<crate::model::Compiled>>>>,
     /// One reconciliation at a time per node; the lock guards the desired
-    /// state this replica last saw the node accept (`crate::reconcile`).
+    /// state this replica last saw the node accept (`crate::app::reconcile`).
     pub(crate) node_locks: Arc<Mutex<HashMap<String, NodeLock>>>,
     /// An SQLite file's lock, held while any clone lives (`db::SqliteLock`).
     _sqlite_lock: Option<Arc<db::SqliteLock>>,
     /// What an unknown user's login verifies, at the configured cost.
     pub(crate) dummy_hash: Arc<String>,
-    /// This replica's name for the background lease (`crate::leader`).
+    /// This replica's name for the background lease (`crate::app::leader`).
     pub(crate) replica: Arc<String>,
-    /// Each node's passes, apart (`crate::work_queue`, `crate::node_work`).
-    pub(crate) work: Arc<crate::work_queue::NodeWork>,
+    /// Each node's passes, apart (`crate::infra::work_queue`, `crate::app::node_work`).
+    pub(crate) work: Arc<crate::infra::work_queue::NodeWork>,
     /// Changes found to differ from the whole state (`check_changes`).
     pub(crate) change_mismatches: Arc<std::sync::atomic::AtomicUsize>,
     /// When the reaper last pruned the nodes' change records.
     pub(crate) changes_pruned_ms: Arc<std::sync::atomic::AtomicI64>,
-    /// What credentials stood for, kept a moment (`crate::auth_cache`).
-    pub(crate) auth_cache: Arc<crate::auth_cache::AuthCache>,
-    /// This replica's client certificate to nodes (`crate::client_certs`).
-    pub(crate) client_cert: Arc<tokio::sync::Mutex<crate::client_cert_state::ClientCertState>>,
+    /// What credentials stood for, kept a moment (`crate::app::auth_cache`).
+    pub(crate) auth_cache: Arc<crate::app::auth_cache::AuthCache>,
+    /// This replica's client certificate to nodes (`crate::app::client_certs`).
+    pub(crate) client_cert:
+        Arc<tokio::sync::Mutex<crate::infra::client_cert_state::ClientCertState>>,
 }
 
-/// One reconciliation at a time per node (`crate::reconcile`); what it
+/// One reconciliation at a time per node (`crate::app::reconcile`); what it
 /// guards is the desired state this replica last saw the node accept,
 /// whole (`None`: none yet, or a call failed since).
 pub(crate) type NodeLock = Arc<tokio::sync::Mutex<Option<prism_node_api::DesiredState>>>;
@@ -169,7 +170,7 @@ impl Controller {
         let (engine, pool, sqlite_lock) =
             db::open(target, settings.db_connections, settings.allow_readable_db).await?;
         // An unusable Argon2 cost is refused before anything is served.
-        let dummy_hash = crate::secrets::dummy_hash(settings.password_cost)
+        let dummy_hash = crate::infra::secrets::dummy_hash(settings.password_cost)
             .map_err(crate::error::Error::invalid)?;
         let c = Self {
             pool,
@@ -226,7 +227,7 @@ impl Controller {
     }
 
     /// Starts the background work where this replica leads it
-    /// (`crate::leader`): on taking the lead, resumes interrupted
+    /// (`crate::app::leader`): on taking the lead, resumes interrupted
     /// operations; while leading, reaps expired leases and reconciles
     /// nodes on their periods.
     pub fn spawn_background(&self) -> tokio::task::JoinHandle<()> {

@@ -1,10 +1,10 @@
 //! The controller's datastore: one module per resource holding its SQL
 //! and its row mapping (omicron's `nexus/db-queries`). The application
-//! layer (`crate::projects`, `crate::operations`, …) authorizes and
+//! layer (`crate::app::projects`, `crate::app::operations`, …) authorizes and
 //! validates, then calls these; nothing here checks who is asking.
 //!
 //! Every SQL statement of the controller is here, but for the pool's
-//! own setup, migrations and the booking lock (`crate::db`);
+//! own setup, migrations and the booking lock (`crate::infra::db`);
 //! `crates/testbed/tests/layout.rs` keeps it so.
 
 pub(crate) mod accounting;
@@ -23,7 +23,7 @@ pub(crate) mod projects;
 pub(crate) mod public_addresses;
 pub(crate) mod registry;
 
-pub(crate) use crate::db::{Pool, Tx};
+pub(crate) use crate::infra::db::{Pool, Tx};
 
 /// ` AND {column} IN ($from, $from+1, …)` for `only`'s ids (nothing for
 /// `None`), and the ids to bind after the query's own parameters.
@@ -56,4 +56,13 @@ pub(crate) fn like_contains(text: &str) -> String {
 pub(crate) fn unique_violation(e: &sqlx::Error) -> bool {
     e.as_database_error()
         .is_some_and(|d| d.is_unique_violation())
+}
+
+/// An API key's operations as the database keeps them (a JSON list).
+pub(crate) fn ops_to_json(ops: &[prism_controller_api::Operation]) -> String {
+    serde_json::to_string(ops).unwrap_or_else(|_| "[]".into())
+}
+
+pub(crate) fn ops_from_json(s: &str) -> Vec<prism_controller_api::Operation> {
+    serde_json::from_str(s).unwrap_or_default()
 }

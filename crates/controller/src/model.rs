@@ -1,4 +1,4 @@
-//! The controller API's bodies.
+//! The controller API's bodies, and the built-in resource types.
 
 use prism_netdoc::NetworkDoc;
 
@@ -98,4 +98,16 @@ pub fn node_doc(
 pub(crate) struct Compiled {
     pub t: ResourceType,
     pub validator: Option<jsonschema::Validator>,
+}
+
+/// The built-in resource types' names.
+pub const NETWORK: &str = "network";
+
+pub const VLAN: &str = "vlan";
+
+/// Whether bookings of built-in type `rtype` take capacity shared across
+/// projects (a node's, the VLAN pool, a span's tunnels, NAT's addresses:
+/// `db::project_tx`); a registered type with no node takes none.
+pub(crate) fn shares_capacity(rtype: &str) -> bool {
+    rtype == NETWORK || rtype == VLAN
 }

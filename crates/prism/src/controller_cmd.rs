@@ -107,7 +107,7 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
                 if !tls_name.is_empty() {
                     println!(
                         "{}",
-                        prism_controller::transport::lab_ca(tls_dir, tls_name)?
+                        prism_controller::infra::transport::lab_ca(tls_dir, tls_name)?
                     );
                 }
                 let settings = Settings {
@@ -134,7 +134,7 @@ async fn serve(args: &ServeArgs) -> Result<()> {
     let (db, listen, transport) = (&args.db, &args.listen, &args.transport);
     let node_secret = args.node_credential_file.as_deref().map(read_secret_file);
     let node_secret = node_secret.transpose().map_err(anyhow::Error::msg)?;
-    let (node_ca, certified) = prism_controller::transport::node_ca(&transport.tls_dir)?;
+    let (node_ca, certified) = prism_controller::infra::transport::node_ca(&transport.tls_dir)?;
     let settings = Settings {
         node_secret,
         hold_s: args.hold,
@@ -150,7 +150,7 @@ async fn serve(args: &ServeArgs) -> Result<()> {
         .await
         .with_context(|| format!("listening on {listen}"))?;
     let at = listener.local_addr()?;
-    let (tls, how) = prism_controller::transport::choose(
+    let (tls, how) = prism_controller::infra::transport::choose(
         transport
             .tls_cert
             .as_deref()

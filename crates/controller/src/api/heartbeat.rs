@@ -1,8 +1,8 @@
 //! Node keys (administrators) and the heartbeats nodes send with them.
 
 use super::{App, Body, Caller, NodeKey};
+use crate::app::heartbeat::{Heartbeat, HeartbeatAnswer, NodeKeyRequest, NodeKeyView};
 use crate::error::{Error, Result};
-use crate::heartbeat::{Heartbeat, HeartbeatAnswer, NodeKeyRequest, NodeKeyView};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};

@@ -2,10 +2,10 @@
 //! API keys.
 
 use super::{App, Body, Caller, Source};
-use crate::error::{Error, Result};
-use crate::identity::{
+use crate::app::identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
 };
+use crate::error::{Error, Result};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};

@@ -1,12 +1,12 @@
 //! Bookings, quotas, usage and the audit log.
 
 use super::{App, Body, Caller, query};
-use crate::accounting::{AuditEntry, AuditQuery, UsageReport};
+use crate::app::accounting::{AuditEntry, AuditQuery, UsageReport};
+use crate::app::quota::QuotaView;
 use crate::error::{Error, Result};
 use crate::model::{
     ActionRequest, Booking, BookingCounters, BookingRequest, ListQuery, Page, RenewRequest, Renewed,
 };
-use crate::quota::QuotaView;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};

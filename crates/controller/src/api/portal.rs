@@ -12,9 +12,9 @@
 //! server, not only in the browser.
 
 use super::{App, Body, Caller, Source};
+use crate::app::identity::LoginRequest;
 use crate::error::{Error, Result};
-use crate::identity::LoginRequest;
-use crate::secrets::TOKEN_PREFIX;
+use crate::infra::secrets::TOKEN_PREFIX;
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

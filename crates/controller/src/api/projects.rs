@@ -1,8 +1,8 @@
 //! Service levels, projects and their members.
 
 use super::{App, Body, Caller};
+use crate::app::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::error::{Error, Result};
-use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, put};

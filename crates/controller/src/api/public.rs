@@ -1,8 +1,8 @@
 //! Public addresses: the gateway service's leases (docs/wan.md).
 
 use super::{App, Body, Caller};
+use crate::app::gateway::{PublicAddress, PublicAddressRequest};
 use crate::error::{Error, Result};
-use crate::gateway::{PublicAddress, PublicAddressRequest};
 use crate::model::{RenewRequest, Renewed};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;

@@ -1,9 +1,9 @@
 //! The registry: nodes registered by address, and resource types.
 
 use super::{App, Body, Caller, query};
+use crate::app::nodes::{NodeRequest, NodeView};
 use crate::error::{Error, Result};
 use crate::model::ResourceType;
-use crate::nodes::{NodeRequest, NodeView};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;

@@ -130,7 +130,7 @@ pub(crate) async fn insert_audit(pool: &Pool, e: &AuditEntry) -> Result<()> {
     Ok(())
 }
 
-/// The same inside a change's transaction (`crate::audit_scope`).
+/// The same inside a change's transaction (`crate::app::audit_scope`).
 pub(crate) async fn insert_audit_in(tx: &mut Tx, e: &AuditEntry) -> Result<()> {
     audit_query(e).execute(&mut **tx).await?;
     Ok(())

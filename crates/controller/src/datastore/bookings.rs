@@ -5,10 +5,10 @@
 
 use super::{Pool, Tx};
 use crate::error::{Error, Result};
+use crate::model::NETWORK;
 use crate::model::{
     AllocationState, Booking, BookingIds, BookingRequest, OperationalState, node_network_name,
 };
-use crate::registry::NETWORK;
 use prism_placement::Tier;
 use sqlx::Row;
 
@@ -303,7 +303,7 @@ pub(crate) async fn release_vlan(tx: &mut Tx, id: &str, now: i64) -> Result<()> 
 /// not, holds shared capacity: its changes take the `bookings` lock row
 /// too (`db::project_tx`).
 pub(crate) fn shares(rtype: &str, on_node: bool, has_vlan: bool) -> bool {
-    crate::registry::shares_capacity(rtype) || on_node || has_vlan
+    crate::model::shares_capacity(rtype) || on_node || has_vlan
 }
 
 /// Expires, set by set, every lease past its end (and hold past its

@@ -2,7 +2,7 @@
 //! the SQL and the row mapping.
 
 use super::{Pool, unique_violation};
-use crate::authz::{ops_from_json, ops_to_json};
+use super::{ops_from_json, ops_to_json};
 use crate::error::{Error, Result};
 use prism_controller_api::identity::{ApiKeyView, UserView};
 use sqlx::Row;
@@ -80,7 +80,7 @@ pub(crate) struct NewCredential<'a> {
     pub name: &'a str,
     pub user_id: &'a str,
     pub project_id: Option<&'a str>,
-    pub operations: Option<&'a [crate::authz::Operation]>,
+    pub operations: Option<&'a [prism_controller_api::Operation]>,
     pub created_ms: i64,
     pub expires_ms: Option<i64>,
 }
@@ -109,7 +109,7 @@ pub(crate) struct CredentialRow {
     pub user: String,
     pub is_admin: bool,
     pub project_id: Option<String>,
-    pub operations: Option<Vec<crate::authz::Operation>>,
+    pub operations: Option<Vec<prism_controller_api::Operation>>,
     pub expires_ms: Option<i64>,
     pub revoked_ms: Option<i64>,
 }
@@ -148,7 +148,7 @@ pub(crate) async fn credential_in_project(
     pool: &Pool,
     digest: &str,
     project: &str,
-) -> Result<Option<(CredentialRow, crate::authz::ProjectSeen)>> {
+) -> Result<Option<(CredentialRow, super::projects::ProjectSeen)>> {
     let row = sqlx::query(
         "SELECT c.id AS cred_id, c.user_id AS cred_user_id, u.name AS user_name, \
            u.is_admin AS user_is_admin, c.project_id AS cred_project_id, \

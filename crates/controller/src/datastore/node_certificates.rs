@@ -1,4 +1,4 @@
-//! Certificates issued to nodes (`crate::node_identity`): the SQL.
+//! Certificates issued to nodes (`crate::app::node_identity`): the SQL.
 
 use super::{Pool, Tx};
 use crate::error::Result;

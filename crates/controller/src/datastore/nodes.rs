@@ -199,7 +199,7 @@ pub(crate) async fn upsert_from_heartbeat(
     .await?;
     Ok(match old {
         None => {
-            let id = crate::secrets::new_id();
+            let id = crate::infra::secrets::new_id();
             sqlx::query("INSERT INTO nodes (id, name, address, device, slots, hw_mbps, sw_mbps, ports, generation, applied_generation, last_seen_ms, created_ms, boot_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 0, $9, $9, $10)")
                 .bind(&id)
                 .bind(&h.name)
@@ -365,11 +365,11 @@ pub(crate) async fn record_converged(
     errors: &[(String, String)],
     now: i64,
 ) -> Result<()> {
-    let mut tx = crate::db::begin(pool).await?;
+    let mut tx = crate::infra::db::begin(pool).await?;
     // Passes over a spanning network's nodes record one at a time: each
     // sees what the others recorded (two at once would each find the
     // other not yet converged, and neither mark the network ready).
-    crate::db::take_lock(&mut tx, "converged").await?;
+    crate::infra::db::take_lock(&mut tx, "converged").await?;
     // A spanning network is ready when its last node converges: every
     // other part's node has reached its generation.
     for b in ready {

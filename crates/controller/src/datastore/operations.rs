@@ -29,7 +29,7 @@ pub(crate) async fn insert_started(
 
 /// Operations `ids` are done at `now`.
 pub(crate) async fn mark_done(pool: &Pool, ids: &[String], now: i64) -> Result<()> {
-    let mut tx = crate::db::begin(pool).await?;
+    let mut tx = crate::infra::db::begin(pool).await?;
     for id in ids {
         sqlx::query("UPDATE operations SET state = 'done', finished_ms = $2 WHERE id = $1")
             .bind(id)

@@ -1,5 +1,5 @@
 //! When each pool value (a VLAN, a tunnel address, an S-tag) was last
-//! released: the SQL. The policy (hold-down, order) is `crate::pools`'.
+//! released: the SQL. The policy (hold-down, order) is `crate::app::pools`'.
 
 use super::Tx;
 use crate::error::Result;
@@ -78,7 +78,7 @@ pub(crate) async fn released(tx: &mut Tx, t: PoolTable) -> Result<HashMap<String
         .collect()
 }
 
-/// The first value of an integer pool `first..=last` of `t` by `crate::pools`'
+/// The first value of an integer pool `first..=last` of `t` by `crate::app::pools`'
 /// order (never released first, lowest first; then released longest
 /// ago), none in use and none released after `cutoff`: found by the
 /// database, one row back (the pool's every used and released value read

@@ -1,15 +1,30 @@
 //! Service levels, projects and their members: the SQL and the row
-//! mapping. No authorization here: the callers (`crate::projects`) have
+//! mapping. No authorization here: the callers (`crate::app::projects`) have
 //! checked who may do what.
 
 use super::{Pool, unique_violation};
-use crate::authz::{Membership, ops_from_json, ops_to_json};
+use super::{ops_from_json, ops_to_json};
 use crate::error::{Error, Result};
 use crate::model::Role;
+use prism_controller_api::Operation;
 use prism_controller_api::projects::{MemberView, ProjectView, ServiceLevel};
 use sqlx::Row;
 use sqlx::any::AnyArguments;
 use sqlx::query::Query;
+
+/// What a project looks like to a caller: their membership (if any) and
+/// its service level; `None`: no such project.
+pub(crate) type ProjectSeen = Option<(Membership, prism_controller_api::projects::ServiceLevel)>;
+
+/// What the caller is in a project, as its rows say.
+#[derive(Debug, Clone)]
+pub struct Membership {
+    pub project_id: String,
+    pub project: String,
+    /// `None` for an admin who is not a member.
+    pub role: Option<Role>,
+    pub service_level_ops: Vec<Operation>,
+}
 
 fn level_of(r: &sqlx::any::AnyRow) -> Result<ServiceLevel> {
     Ok(ServiceLevel {
@@ -39,7 +54,7 @@ pub(crate) async fn upsert_service_level<'q>(
     l: &'q ServiceLevel,
     now: i64,
 ) -> Result<()> {
-    let mut tx = crate::db::begin(pool).await?;
+    let mut tx = crate::infra::db::begin(pool).await?;
     sqlx::query("DELETE FROM service_levels WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM projects WHERE service_level = $1)")
         .bind(&l.name)
         .execute(&mut *tx)
@@ -81,7 +96,7 @@ pub(crate) async fn service_levels(pool: &Pool) -> Result<Vec<ServiceLevel>> {
 /// `service_level` if there is no such level, at `name` if the name is
 /// taken.
 pub(crate) async fn insert_project(pool: &Pool, v: &ProjectView, owner_id: &str) -> Result<()> {
-    let mut tx = crate::db::begin(pool).await?;
+    let mut tx = crate::infra::db::begin(pool).await?;
     let level = sqlx::query("SELECT name FROM service_levels WHERE name = $1")
         .bind(&v.service_level)
         .fetch_optional(&mut *tx)
@@ -232,7 +247,7 @@ pub(crate) async fn set_member(
     user_id: &str,
     role: Role,
 ) -> Result<()> {
-    let mut tx = crate::db::begin(pool).await?;
+    let mut tx = crate::infra::db::begin(pool).await?;
     sqlx::query("DELETE FROM members WHERE project_id = $1 AND user_id = $2")
         .bind(project_id)
         .bind(user_id)

@@ -422,7 +422,7 @@ async fn a_booking_commits_its_audit_row_with_it() {
     h.project("p", "fay", STANDARD).await;
     let token = h.login_token("fay").await;
     let fay = h.ctl.authenticate(Some(&token)).await.unwrap();
-    let pending = prism_controller::audit_scope::PendingAudit::new(Some("fay"), "POST", "/x");
+    let pending = prism_controller::app::audit_scope::PendingAudit::new(Some("fay"), "POST", "/x");
     pending
         .scope(
             h.ctl

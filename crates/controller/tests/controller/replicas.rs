@@ -91,7 +91,7 @@ async fn until_led(
     ctl: &Controller,
     target: &str,
     not: Option<&str>,
-) -> prism_controller::leader::Leader {
+) -> prism_controller::app::leader::Leader {
     let t = Instant::now();
     loop {
         let seen = ctl.leader().await.unwrap();

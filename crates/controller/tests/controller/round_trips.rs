@@ -6,7 +6,7 @@
 //! controller's tests run again there); SQLite has no wire.
 
 use crate::common::probe;
-use prism_controller::audit_scope::PendingAudit;
+use prism_controller::app::audit_scope::PendingAudit;
 use prism_controller::{
     Controller, LoginRequest, ProjectRequest, ResourceType, ServiceLevel, Settings, UserRequest,
 };

@@ -17,69 +17,81 @@ pub type Tx = sqlx::Transaction<'static, sqlx::Any>;
 
 /// The migrations, oldest first: (version, description, SQL).
 const MIGRATIONS: &[(i64, &str, &str)] = &[
-    (1, "initial", include_str!("../migrations/0001_initial.sql")),
+    (
+        1,
+        "initial",
+        include_str!("../../migrations/0001_initial.sql"),
+    ),
     (
         2,
         "node keys",
-        include_str!("../migrations/0002_node_keys.sql"),
+        include_str!("../../migrations/0002_node_keys.sql"),
     ),
-    (3, "wan", include_str!("../migrations/0003_wan.sql")),
-    (4, "gateway", include_str!("../migrations/0004_gateway.sql")),
+    (3, "wan", include_str!("../../migrations/0003_wan.sql")),
+    (
+        4,
+        "gateway",
+        include_str!("../../migrations/0004_gateway.sql"),
+    ),
     (
         5,
         "public macs",
-        include_str!("../migrations/0005_public_macs.sql"),
+        include_str!("../../migrations/0005_public_macs.sql"),
     ),
-    (6, "leader", include_str!("../migrations/0006_leader.sql")),
+    (
+        6,
+        "leader",
+        include_str!("../../migrations/0006_leader.sql"),
+    ),
     (
         7,
         "login strikes",
-        include_str!("../migrations/0007_login_strikes.sql"),
+        include_str!("../../migrations/0007_login_strikes.sql"),
     ),
     (
         8,
         "node certificates",
-        include_str!("../migrations/0008_node_certificates.sql"),
+        include_str!("../../migrations/0008_node_certificates.sql"),
     ),
     (
         9,
         "active booking indexes",
-        include_str!("../migrations/0009_active_booking_indexes.sql"),
+        include_str!("../../migrations/0009_active_booking_indexes.sql"),
     ),
     (
         10,
         "unique live names",
-        include_str!("../migrations/0010_unique_live_names.sql"),
+        include_str!("../../migrations/0010_unique_live_names.sql"),
     ),
     (
         11,
         "audit note",
-        include_str!("../migrations/0011_audit_note.sql"),
+        include_str!("../../migrations/0011_audit_note.sql"),
     ),
     (
         12,
         "node revoked",
-        include_str!("../migrations/0012_node_revoked.sql"),
+        include_str!("../../migrations/0012_node_revoked.sql"),
     ),
     (
         13,
         "operations started",
-        include_str!("../migrations/0013_operations_started.sql"),
+        include_str!("../../migrations/0013_operations_started.sql"),
     ),
     (
         14,
         "pool releases",
-        include_str!("../migrations/0014_pool_releases.sql"),
+        include_str!("../../migrations/0014_pool_releases.sql"),
     ),
     (
         15,
         "node changes",
-        include_str!("../migrations/0015_node_changes.sql"),
+        include_str!("../../migrations/0015_node_changes.sql"),
     ),
     (
         16,
         "controller certificates",
-        include_str!("../migrations/0016_controller_certificates.sql"),
+        include_str!("../../migrations/0016_controller_certificates.sql"),
     ),
 ];
 

@@ -1,14 +1,14 @@
 //! Accounting (every allocate, provision, renew, release and expiry, by
 //! whom, for how long), usage reports and the audit log of mutating calls.
 
-use crate::audit_scope::pending_unwritten;
-use crate::authz::{Operation, Principal};
+use crate::app::audit_scope::pending_unwritten;
+use crate::app::authz::{Operation, Principal};
 use crate::controller::Controller;
 use crate::datastore::accounting as store;
-use crate::db::Tx;
 use crate::error::{Error, Result};
+use crate::infra::db::Tx;
+use crate::infra::secrets;
 use crate::model::{Booking, Page};
-use crate::secrets;
 
 pub use prism_controller_api::accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 
@@ -119,7 +119,7 @@ impl Controller {
             .await
     }
 
-    /// An audit entry with a note (`crate::audit_scope::note_admin_override`).
+    /// An audit entry with a note (`crate::app::audit_scope::note_admin_override`).
     pub async fn audit_noted(
         &self,
         principal: Option<&str>,
@@ -177,14 +177,14 @@ impl Controller {
         status: u16,
     ) -> Result<()> {
         let pending = pending_unwritten();
-        let (Some(p), crate::db::Engine::Postgres) = (&pending, self.engine) else {
+        let (Some(p), crate::infra::db::Engine::Postgres) = (&pending, self.engine) else {
             self.account(&mut tx, event, b, project_id, user_id).await?;
             return self.commit_audited(tx, status).await;
         };
         let mut entry = self.audit_entry(p.principal(), p.method(), p.path(), status);
         entry.note = p.note();
         let e = store::Event {
-            id: &crate::secrets::new_id(),
+            id: &crate::infra::secrets::new_id(),
             now: self.now_ms(),
             event,
             booking: b,

@@ -4,7 +4,7 @@
 //! controller reads each from the node with its own credential for it; a
 //! browser never talks to a node.
 
-use crate::authz::{Operation, Principal};
+use crate::app::authz::{Operation, Principal};
 use crate::controller::Controller;
 use crate::datastore::bookings as booking_store;
 use crate::datastore::nodes;

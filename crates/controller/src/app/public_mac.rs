@@ -3,7 +3,7 @@
 //! MAC and VLAN"): the public-address lease of a host named by its MAC.
 //!
 //! A public MAC is leased, listed, renewed, released, quota'd and counted
-//! as a public address is (`crate::gateway`; one quota,
+//! as a public address is (`crate::app::gateway`; one quota,
 //! `max_public_addresses`, for both kinds; a `public-mac` line in the usage
 //! report), from the node's pool of MACs (`wan.public_macs`), for a host
 //! of a bridge network booked on one node. What the node gets: in the
@@ -11,9 +11,9 @@
 //! an untagged member of the bridge (the pipeline's `public_mac` renames
 //! what leaves and what comes in).
 
+use crate::app::nodes::NodeWan;
 use crate::error::{Error, Result};
 use crate::model::Booking;
-use crate::nodes::NodeWan;
 use prism_netdoc::{BridgePortDoc, Mac, MacBlock, NetworkDoc, PortRef, TunnelDoc};
 use std::net::Ipv4Addr;
 
@@ -29,7 +29,7 @@ pub(crate) enum Host {
 impl Host {
     /// Reads `internal`, and checks that booking `b` can have such a host.
     pub(crate) fn of(internal: &str, b: &Booking) -> Result<Host> {
-        let bridge = crate::span::is_bridge(&b.spec);
+        let bridge = crate::app::span::is_bridge(&b.spec);
         if let Ok(a) = internal.parse::<Ipv4Addr>() {
             if bridge {
                 return Err(Error::invalid(

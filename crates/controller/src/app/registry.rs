@@ -2,24 +2,15 @@
 //! `vlan`, and types registered at run time with a JSON Schema for their
 //! parameters and the generic operations they support.
 
-use crate::authz::Principal;
+use crate::app::authz::Principal;
+use crate::app::identity::check_name;
 use crate::controller::Controller;
 use crate::datastore::registry as store;
 use crate::error::{Error, Result};
-use crate::identity::check_name;
 use crate::model::{Compiled, GenericOp, ResourceType};
 use std::sync::Arc;
 
-pub const NETWORK: &str = "network";
-
-pub const VLAN: &str = "vlan";
-
-/// Whether bookings of built-in type `rtype` take capacity shared across
-/// projects (a node's, the VLAN pool, a span's tunnels, NAT's addresses:
-/// `db::project_tx`); a registered type with no node takes none.
-pub(crate) fn shares_capacity(rtype: &str) -> bool {
-    rtype == NETWORK || rtype == VLAN
-}
+pub(crate) use crate::model::{NETWORK, VLAN, shares_capacity};
 
 fn builtins() -> Vec<ResourceType> {
     let network =

@@ -8,12 +8,12 @@
 //! name; the controller still drives the node with the control plane's
 //! credential, which the node holds only as a digest.
 
-use crate::authz::Principal;
+use crate::app::authz::Principal;
+use crate::app::identity::check_name;
 use crate::controller::Controller;
 use crate::datastore::{node_keys as keys, nodes};
 use crate::error::{Error, Result};
-use crate::identity::check_name;
-use crate::secrets::{self, NODE_KEY_PREFIX};
+use crate::infra::secrets::{self, NODE_KEY_PREFIX};
 
 pub use prism_controller_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
 
@@ -78,7 +78,7 @@ impl Controller {
     pub async fn revoke_node_key(&self, p: &Principal, id: &str) -> Result<()> {
         p.require_admin()?;
         let now = self.now_ms();
-        let mut tx = crate::db::begin(&self.pool).await?;
+        let mut tx = crate::infra::db::begin(&self.pool).await?;
         let node = keys::revoke(&mut tx, id, now)
             .await?
             .ok_or_else(|| Error::not_found("such live node key"))?;
@@ -136,7 +136,7 @@ impl Controller {
     pub async fn heartbeat(&self, caller: &NodeCaller, h: Heartbeat) -> Result<HeartbeatAnswer> {
         check_heartbeat(caller, &h)?;
         let now = self.now_ms();
-        let mut tx = crate::db::begin(&self.pool).await?;
+        let mut tx = crate::infra::db::begin(&self.pool).await?;
         let certified = match &h.csr {
             Some(csr) => Some(self.certify(&mut tx, caller, csr).await?),
             None => None,

@@ -2,21 +2,21 @@
 //! quota and capacity) → provision (applied to a node) → status → renew →
 //! release; start and stop as operational actions.
 
-use crate::authz::{Membership, Operation, Principal};
+use crate::app::authz::{Membership, Operation, Principal};
+use crate::app::identity::check_name;
+use crate::app::nodes::Placement;
+use crate::app::projects::ServiceLevel;
+use crate::app::registry::{self, NETWORK, VLAN};
 use crate::controller::Controller;
 use crate::datastore::bookings as store;
 use crate::datastore::{nodes, parts};
-use crate::db::{self, Tx};
 use crate::error::{Error, Result};
-use crate::identity::check_name;
+use crate::infra::db::{self, Tx};
+use crate::infra::secrets;
 use crate::model::{
     Action, AllocationState, Booking, BookingRequest, ListQuery, OperationalState, Page, Renewed,
     node_doc, node_network_name,
 };
-use crate::nodes::Placement;
-use crate::projects::ServiceLevel;
-use crate::registry::{self, NETWORK, VLAN};
-use crate::secrets;
 use prism_netdoc::TierChoice;
 
 /// The VLAN pool (1 is the default VLAN, 4095 reserved).
@@ -291,8 +291,8 @@ impl Controller {
             )?;
             let mut doc = doc;
             let wan = pl.node.wan.as_ref();
-            crate::wan_guard::refuse_wan_egress(&doc, wan, &pl.node.ports, "spec")?;
-            crate::gateway::gateway_doc(&mut doc, b, wan, &[])?;
+            crate::app::wan_guard::refuse_wan_egress(&doc, wan, &pl.node.ports, "spec")?;
+            crate::app::gateway::gateway_doc(&mut doc, b, wan, &[])?;
             prism_compile::compile(&doc, &pl.node.ports).map_err(Error::from)?;
             return Ok(());
         }
@@ -301,12 +301,12 @@ impl Controller {
             let ports = nodes::ports(tx, &part.node_id).await?;
             let wan = part.wan.as_ref();
             let spec = node_doc(&b.spec, "part", tier, v, b.bandwidth_mbps)?;
-            crate::wan_guard::refuse_wan_egress(&spec, wan, &ports, "spec")?;
+            crate::app::wan_guard::refuse_wan_egress(&spec, wan, &ports, "spec")?;
             let mut own = prism_netdoc::NetworkDoc::new("part", spec.tier, spec.forwarding);
             own.route = part.route.clone();
-            crate::wan_guard::refuse_wan_egress(&own, wan, &ports, &format!("parts[{i}]"))?;
-            if let Some(mut doc) = crate::span::part_doc(b, &parts, i)? {
-                crate::gateway::gateway_doc(&mut doc, b, part.wan.as_ref(), &[])
+            crate::app::wan_guard::refuse_wan_egress(&own, wan, &ports, &format!("parts[{i}]"))?;
+            if let Some(mut doc) = crate::app::span::part_doc(b, &parts, i)? {
+                crate::app::gateway::gateway_doc(&mut doc, b, part.wan.as_ref(), &[])
                     .map_err(|e| e.with_field(format!("parts[{i}].node")))?;
                 prism_compile::compile(&doc, &ports).map_err(|e| {
                     Error::invalid(format!(
@@ -320,7 +320,7 @@ impl Controller {
         Ok(())
     }
 
-    /// A VLAN of the pool no booking holds (`crate::pools`' order: never
+    /// A VLAN of the pool no booking holds (`crate::app::pools`' order: never
     /// used first, then released longest ago, none within the hold-down).
     async fn take_vlan(&self, tx: &mut Tx) -> Result<i64> {
         use crate::datastore::pool_releases::{VLANS, first_free, held_count};
@@ -560,7 +560,7 @@ fn check_request(level: &crate::ServiceLevel, r: &BookingRequest, rtype: &str) -
         if !is_net {
             return Err(Error::invalid("only a network spans nodes").with_field("parts"));
         }
-        crate::span::check_parts(&r.parts, &r.spec)?;
+        crate::app::span::check_parts(&r.parts, &r.spec)?;
     }
     if is_net && !(1..=100_000).contains(&r.bandwidth_mbps) {
         return Err(Error::invalid("1 to 100000 Mbit/s").with_field("bandwidth_mbps"));

@@ -34,8 +34,8 @@ pub struct Converged {
 
 impl Controller {
     /// Asks for a pass over every node, each in its own task
-    /// (`crate::node_work`): the background loop's period.
-    pub(crate) async fn kick_every_node(&self) -> Vec<crate::work_queue::Ticket> {
+    /// (`crate::app::node_work`): the background loop's period.
+    pub(crate) async fn kick_every_node(&self) -> Vec<crate::infra::work_queue::Ticket> {
         match nodes::node_ids(&self.pool).await {
             Ok(ids) => self.kick_all(&ids),
             Err(e) => {
@@ -60,7 +60,7 @@ impl Controller {
     }
 
     /// One pass over node `id`, here and now (the background's passes go
-    /// through `crate::node_work`, one at a time per node); failures are
+    /// through `crate::app::node_work`, one at a time per node); failures are
     /// recorded on the node and on the bookings concerned, never raised.
     pub async fn reconcile_node(&self, id: &str) -> Converged {
         let lock = self.node_lock(id);
@@ -193,7 +193,7 @@ impl Controller {
             let mut doc = match parts.iter().position(|p| p.node_id == id) {
                 // A part waits for every node of its network to report
                 // its WAN side.
-                Some(i) => match crate::span::part_doc(&b, &parts, i)? {
+                Some(i) => match crate::app::span::part_doc(&b, &parts, i)? {
                     Some(doc) => doc,
                     None => continue,
                 },
@@ -206,7 +206,7 @@ impl Controller {
                 )?,
             };
             let publics = publics.remove(&b.id).unwrap_or_default();
-            crate::gateway::gateway_doc(&mut doc, &b, node_wan.as_ref(), &publics)?;
+            crate::app::gateway::gateway_doc(&mut doc, &b, node_wan.as_ref(), &publics)?;
             let ready = b.operational_state == OperationalState::Ready;
             desired.insert(name, (b.id, ready, doc));
         }

@@ -1,11 +1,11 @@
 //! Users, sessions, API keys and authentication.
 
-use crate::authz::{Operation, Principal, SeenProject};
+use crate::app::authz::{Operation, Principal, SeenProject};
+use crate::app::login_guard::Reserved;
 use crate::controller::Controller;
 use crate::datastore::identity::{self as store, CredentialRow};
 use crate::error::{Error, Result};
-use crate::login_guard::Reserved;
-use crate::secrets::{self, KEY_PREFIX, TOKEN_PREFIX};
+use crate::infra::secrets::{self, KEY_PREFIX, TOKEN_PREFIX};
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -78,7 +78,7 @@ impl Controller {
 
     /// A login from `source` (the API's caller's address): refused with
     /// 429 while the name or the address is blocked for failed logins
-    /// (`crate::login_guard`), before the password is checked. Every
+    /// (`crate::app::login_guard`), before the password is checked. Every
     /// refused login is a row of the audit log naming the user tried and
     /// the address.
     pub async fn login_from(&self, r: LoginRequest, source: Option<IpAddr>) -> Result<TokenView> {
@@ -194,7 +194,7 @@ impl Controller {
     }
 
     /// Reads credential `digest` (with project `project`) from the
-    /// database, and keeps what it stands for `ttl` (`crate::auth_cache`).
+    /// database, and keeps what it stands for `ttl` (`crate::app::auth_cache`).
     async fn read_credential(
         &self,
         digest: &str,

@@ -7,11 +7,11 @@
 //! than `MAX_CHANGED` bookings, gets the change computed from its whole
 //! desired state instead.
 
+use crate::app::reconcile::Desired;
 use crate::controller::Controller;
 use crate::datastore::nodes;
 use crate::error::Result;
 use crate::model::{NODE_PREFIX, node_network_name};
-use crate::reconcile::Desired;
 use prism_node_api::{DesiredChange, DesiredState};
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;

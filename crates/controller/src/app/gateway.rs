@@ -13,14 +13,14 @@
 //! unless the booking routes 0.0.0.0/0 itself, a default route out of the
 //! WAN port to the router beyond it (the node's `next_hop`).
 
-use crate::authz::{Operation, Principal};
+use crate::app::authz::{Operation, Principal};
+use crate::app::nodes::NodeWan;
 use crate::controller::Controller;
 use crate::datastore::public_addresses as store;
-use crate::db::{self, Tx};
 use crate::error::{Error, ErrorCode, QuotaDetail, Result};
+use crate::infra::db::{self, Tx};
+use crate::infra::secrets;
 use crate::model::{AllocationState, Booking};
-use crate::nodes::NodeWan;
-use crate::secrets;
 use prism_netdoc::{ActionDoc, Addr, Mac, NetworkDoc, PortRef, RouteDoc, TunnelDoc};
 use std::net::Ipv4Addr;
 
@@ -37,7 +37,7 @@ pub(crate) fn gateway_doc(
 ) -> Result<()> {
     let (macs, publics): (Vec<_>, Vec<_>) =
         publics.iter().cloned().partition(|(p, _)| p.contains(':'));
-    crate::public_mac::mac_doc(doc, b, wan, &macs)?;
+    crate::app::public_mac::mac_doc(doc, b, wan, &macs)?;
     if !b.nat && publics.is_empty() {
         return Ok(());
     }
@@ -173,7 +173,7 @@ impl Controller {
                     .with_field("booking"),
             );
         }
-        let internal = crate::public_mac::Host::of(&r.internal, &b)?;
+        let internal = crate::app::public_mac::Host::of(&r.internal, &b)?;
         let node = pool_node(&b, r.node.as_deref())?;
         let now = self.now_ms();
         let lease_s = r.lease_s.unwrap_or((b.expires_ms - now) / 1000);
@@ -219,7 +219,7 @@ impl Controller {
         tx: &mut Tx,
         node: &str,
         id: &str,
-        internal: crate::public_mac::Host,
+        internal: crate::app::public_mac::Host,
     ) -> Result<String> {
         let n = crate::datastore::nodes::by_name(tx, node)
             .await?
@@ -237,7 +237,7 @@ impl Controller {
             addresses.push(address);
         }
         let (free, pool) = match internal {
-            crate::public_mac::Host::Ipv4(_) => {
+            crate::app::public_mac::Host::Ipv4(_) => {
                 let Some((wan, pool)) = wan.as_ref().and_then(|w| Some((w.address, w.public?)))
                 else {
                     return Err(no_pool(node, "public-address"));
@@ -245,12 +245,12 @@ impl Controller {
                 let free = free_address(pool, wan, &addresses).map(|a| a.to_string());
                 (free, format!("{}/{}", pool.0, pool.1))
             }
-            crate::public_mac::Host::Mac(_) => {
+            crate::app::public_mac::Host::Mac(_) => {
                 let Some(pool) = wan.as_ref().and_then(|w| w.public_macs) else {
                     return Err(no_pool(node, "public-MAC"));
                 };
                 (
-                    crate::public_mac::free_mac(pool, &addresses),
+                    crate::app::public_mac::free_mac(pool, &addresses),
                     pool.to_string(),
                 )
             }

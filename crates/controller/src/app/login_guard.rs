@@ -12,7 +12,7 @@
 //! every replica of the controller counts the same guesses, kept with the
 //! controller's clock so tests move time; the reaper forgets keys not
 //! failed for a day and not blocked. Each refusal is also a row of the
-//! audit log (`crate::identity::login_from`).
+//! audit log (`crate::app::identity::login_from`).
 
 use crate::controller::Controller;
 use crate::datastore::login_strikes as store;
@@ -64,7 +64,7 @@ impl Controller {
         source: Option<IpAddr>,
     ) -> Result<Reserved> {
         let now = self.now_ms();
-        let mut tx = crate::db::begin(&self.pool).await?;
+        let mut tx = crate::infra::db::begin(&self.pool).await?;
         let mut counted = Vec::new();
         // Always the name first, then the address: no two attempts wait
         // on each other's rows in a circle.

@@ -1,13 +1,13 @@
 //! The end of a lease: a user's release, and the reaper's expiry of
 //! leases past their end and holds past their hold.
 
-use crate::authz::{Membership, Operation, Principal};
+use crate::app::authz::{Membership, Operation, Principal};
+use crate::app::registry::NETWORK;
 use crate::controller::Controller;
 use crate::datastore::bookings;
-use crate::db;
 use crate::error::{Error, Result};
+use crate::infra::db;
 use crate::model::Booking;
-use crate::registry::NETWORK;
 
 /// Generations of a node's change record kept before what it has taken:
 /// a replica whose last state is older sends the node its whole state.
@@ -38,7 +38,7 @@ impl Controller {
         let resource = format!("booking {id}");
         p.may_touch(&m, Operation::BookingsRelease, &b.ids.user, &resource)?;
         if b.resource_type == NETWORK {
-            crate::bookings::with_parts(&mut b, &mut tx).await?;
+            crate::app::bookings::with_parts(&mut b, &mut tx).await?;
         }
         if bookings::shares(&b.resource_type, b.ids.node.is_some(), b.vlan.is_some()) {
             db::take_shared(&mut tx).await?;
@@ -91,7 +91,7 @@ impl Controller {
 
     /// Releases every lease past its end (and every hold past its hold)
     /// in one transaction, set by set, then asks each node concerned for
-    /// a pass, which it does in its own time (`crate::node_work`): a lease
+    /// a pass, which it does in its own time (`crate::app::node_work`): a lease
     /// ends on time whatever its node does. Returns how many.
     pub async fn reap(&self) -> Result<usize> {
         self.forget_old_login_strikes().await?;

@@ -1,5 +1,5 @@
 //! Each node's work apart: a pass over a node (its convergence to its
-//! desired state, `crate::reconcile`) runs in a task of that node's own,
+//! desired state, `crate::app::reconcile`) runs in a task of that node's own,
 //! one at a time per node, asked for by a kick. A kick while a pass runs
 //! asks for one more pass after it (passes coalesce: ten kicks during a
 //! pass make one more, not ten). So a node that is slow or hung, however
@@ -9,14 +9,14 @@
 //! change recorded and its node's convergence pending.
 //!
 //! A pass that brings the node to its generation marks done the
-//! operations (`crate::operations`) that were started on the node before
+//! operations (`crate::app::operations`) that were started on the node before
 //! it read that generation; one that fails leaves them started (the
 //! booking shows `converging`, the node its `last_error`) for the next
 //! pass, which the reconciler's period asks for.
 
 use crate::controller::Controller;
 use crate::datastore::operations as store;
-use crate::work_queue::Ticket;
+use crate::infra::work_queue::Ticket;
 
 impl Controller {
     /// Asks for a pass over node `id` (started now if none runs, else

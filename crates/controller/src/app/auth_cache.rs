@@ -7,7 +7,7 @@
 //! Kubernetes API server's token cache does, for ten seconds). Expiry is
 //! checked at every use.
 
-use crate::authz::SeenProject;
+use crate::app::authz::SeenProject;
 use crate::datastore::identity::CredentialRow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -2,13 +2,13 @@
 //! lease-hours, counted over the project's current bookings inside the
 //! booking transaction (so parallel requests never over-book).
 
-use crate::authz::{Operation, Principal};
-use crate::bookings::hours_up;
+use crate::app::authz::{Operation, Principal};
+use crate::app::bookings::hours_up;
+use crate::app::projects::ServiceLevel;
 use crate::controller::Controller;
 use crate::datastore::bookings;
-use crate::db::Tx;
 use crate::error::{Error, QuotaDetail, Result};
-use crate::projects::ServiceLevel;
+use crate::infra::db::Tx;
 use prism_placement::Tier;
 
 pub use prism_controller_api::quota::{QuotaUse, QuotaView};

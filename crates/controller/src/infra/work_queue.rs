@@ -1,5 +1,5 @@
 //! Each node's passes asked for and running, apart from what a pass does
-//! (`crate::node_work`): a kick's number per node, whether a task serves
+//! (`crate::app::node_work`): a kick's number per node, whether a task serves
 //! it, and the last kick a finished pass covered, which tickets wait for.
 
 use std::collections::HashMap;

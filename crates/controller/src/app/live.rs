@@ -2,10 +2,10 @@
 //! controller (with its own credential for that node): the portal's live
 //! graph polls this, and the browser never talks to a node.
 
-use crate::authz::{Operation, Principal};
-use crate::clock::Clock;
+use crate::app::authz::{Operation, Principal};
 use crate::controller::Controller;
 use crate::error::{Error, ErrorCode, Result};
+use crate::infra::clock::Clock;
 use crate::model::BookingCounters;
 
 impl Controller {
@@ -26,10 +26,10 @@ impl Controller {
         let snapshot = client
             .counters()
             .await
-            .map_err(|e| crate::observe::node_failed(&node, e))?;
+            .map_err(|e| crate::app::observe::node_failed(&node, e))?;
         // When it was read, on the wall clock: a rate is physical time,
         // whatever clock the leases run on.
-        let at_ms = crate::clock::SystemClock.now_ms();
+        let at_ms = crate::infra::clock::SystemClock.now_ms();
         let n = snapshot
             .networks
             .into_iter()

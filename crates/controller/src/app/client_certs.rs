@@ -7,7 +7,7 @@
 //! client certificate whose key leaked is refused by every node within a
 //! heartbeat of its revocation.
 
-use crate::authz::Principal;
+use crate::app::authz::Principal;
 use crate::controller::Controller;
 use crate::datastore::controller_certificates as store;
 use crate::error::{Error, Result};

@@ -11,10 +11,10 @@
 //! (`Settings::node_secret`), if the controller has one; once a node has
 //! held a certificate it is never called without one (no downgrade).
 
+use crate::app::heartbeat::NodeCaller;
 use crate::controller::Controller;
 use crate::datastore::node_certificates as store;
 use crate::error::{Error, ErrorCode, Result};
-use crate::heartbeat::NodeCaller;
 use prism_controller_api::NodeCertificate;
 use prism_http::identity::{IssueError, wall_ms};
 use prism_node_api::{Endpoint, NodeClient};
@@ -26,7 +26,7 @@ impl Controller {
     /// another name is refused (403 at `csr`, audited with the heartbeat).
     pub(crate) async fn certify(
         &self,
-        tx: &mut crate::db::Tx,
+        tx: &mut crate::infra::db::Tx,
         caller: &NodeCaller,
         csr: &str,
     ) -> Result<std::result::Result<NodeCertificate, String>> {
@@ -105,7 +105,7 @@ impl Controller {
     /// transaction that revokes the key.
     pub(crate) async fn revoke_node_certificates(
         &self,
-        tx: &mut crate::db::Tx,
+        tx: &mut crate::infra::db::Tx,
         key_id: &str,
     ) -> Result<u64> {
         store::revoke_for_key(tx, key_id, wall_ms()).await

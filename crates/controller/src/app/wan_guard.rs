@@ -5,8 +5,8 @@
 //! experiment's (a forged tunnel source, another booking's S-tag) or
 //! around the gateway; it is refused at booking, located.
 
+use crate::app::nodes::NodeWan;
 use crate::error::{Error, Result};
-use crate::nodes::NodeWan;
 use prism_netdoc::{ActionDoc, NetworkDoc, PortRef};
 
 /// Refuses `doc`'s own actions (routes, rules, default action, bridge

@@ -4,7 +4,7 @@
 //!
 //! The API layer opens a scope per request ([`PendingAudit::scope`]);
 //! the application commits a change with `Controller::commit_audited`
-//! (`crate::accounting`),
+//! (`crate::app::accounting`),
 //! which adds the entry as the status the request answers on success.
 //! The API layer writes the entry after the answer when no commit took
 //! it (a refusal, a read-only call, a change not committed this way), or

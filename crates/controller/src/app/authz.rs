@@ -7,7 +7,8 @@
 //! any project (the operator's override), and each change they make
 //! beyond their own membership's rights is audited as `admin-override`.
 
-use crate::audit_scope::note_admin_override;
+use crate::app::audit_scope::note_admin_override;
+pub(crate) use crate::datastore::projects::{Membership, ProjectSeen};
 use crate::error::{Error, Result};
 use crate::model::Role;
 
@@ -37,20 +38,6 @@ pub struct Principal {
 pub(crate) struct SeenProject {
     pub name: String,
     pub found: ProjectSeen,
-}
-
-/// What a project looks like to a caller: their membership (if any) and
-/// its service level; `None`: no such project.
-pub(crate) type ProjectSeen = Option<(Membership, prism_controller_api::projects::ServiceLevel)>;
-
-/// What the caller is in a project, found by `crate::identity::membership`.
-#[derive(Debug, Clone)]
-pub struct Membership {
-    pub project_id: String,
-    pub project: String,
-    /// `None` for an admin who is not a member.
-    pub role: Option<Role>,
-    pub service_level_ops: Vec<Operation>,
 }
 
 impl Principal {
@@ -144,12 +131,4 @@ impl Principal {
             ))
         }
     }
-}
-
-pub fn ops_to_json(ops: &[Operation]) -> String {
-    serde_json::to_string(ops).unwrap_or_else(|_| "[]".into())
-}
-
-pub fn ops_from_json(s: &str) -> Vec<Operation> {
-    serde_json::from_str(s).unwrap_or_default()
 }

@@ -1,5 +1,5 @@
 //! What a replica holds of its client certificate between calls to nodes
-//! (`crate::client_certs` keeps it current).
+//! (`crate::app::client_certs` keeps it current).
 
 use std::time::Instant;
 

@@ -1,13 +1,13 @@
 //! Nodes: registration, liveness, and placement across nodes and tiers
 //! through the placement library.
 
-use crate::authz::Principal;
+use crate::app::authz::Principal;
+use crate::app::identity::check_name;
 use crate::controller::Controller;
 use crate::datastore::nodes as store;
 pub(crate) use crate::datastore::nodes::{NodeRow, NodeWan};
 use crate::error::{Error, ErrorCode, Result};
-use crate::identity::check_name;
-use crate::secrets;
+use crate::infra::secrets;
 use prism_netdoc::TierChoice;
 use prism_node_api::{Endpoint, NodeClient};
 use prism_placement::{Capacity, Decision, NoMigration, Policy, Request, State, Tier};
@@ -77,7 +77,7 @@ impl Controller {
             now: self.now_ms(),
         };
         store::insert_node(&self.pool, &node).await?;
-        let mut tx = crate::db::begin(&self.pool).await?;
+        let mut tx = crate::infra::db::begin(&self.pool).await?;
         self.record_wan(&mut tx, &id, info.wan.as_ref()).await?;
         tx.commit().await?;
         self.kick(&id).wait_at_most(self.pass_wait()).await;
@@ -126,7 +126,7 @@ impl Controller {
     /// its `node`).
     pub(crate) async fn choose_span_nodes(
         &self,
-        tx: &mut crate::db::Tx,
+        tx: &mut crate::infra::db::Tx,
         parts: &mut [crate::model::PartRequest],
         tier: TierChoice,
         mbps: i64,
@@ -173,7 +173,7 @@ impl Controller {
     /// and that tier's load before it, or `None`.
     pub(crate) async fn node_fit(
         &self,
-        tx: &mut crate::db::Tx,
+        tx: &mut crate::infra::db::Tx,
         n: &NodeRow,
         tier: TierChoice,
         mbps: i64,
@@ -219,7 +219,7 @@ impl Controller {
     /// the one whose tier is least used takes it.
     pub(crate) async fn place(
         &self,
-        tx: &mut crate::db::Tx,
+        tx: &mut crate::infra::db::Tx,
         tier: TierChoice,
         mbps: i64,
         gateway: bool,

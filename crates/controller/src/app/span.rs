@@ -17,13 +17,13 @@
 //! and no prefix of one part overlapping another's, every node known, up
 //! and with a WAN port, and room on each in the tier asked.
 
+use crate::app::nodes::Placement;
 use crate::controller::Controller;
 use crate::datastore::nodes::{self, NodeRow, NodeWan};
 use crate::datastore::parts;
-use crate::db::Tx;
 use crate::error::{Error, ErrorCode, Result};
+use crate::infra::db::Tx;
 use crate::model::{PartRequest, PartView, node_doc, node_network_name};
-use crate::nodes::Placement;
 use prism_netdoc::{ActionDoc, Addr, Endpoints, Mac, NetworkDoc, PortRef, Prefix, RouteDoc};
 use prism_netdoc::{TierChoice, TunnelDoc};
 use prism_placement::Tier;
@@ -192,7 +192,8 @@ impl Controller {
         use crate::datastore::pool_releases::{TUNNELS, released};
         let pool = self.settings.tunnel_pool.0;
         let used = parts::used_tunnels(tx).await?;
-        let released: HashMap<Ipv4Addr, i64> = crate::pools::parsed(released(tx, TUNNELS).await?);
+        let released: HashMap<Ipv4Addr, i64> =
+            crate::app::pools::parsed(released(tx, TUNNELS).await?);
         let released = released
             .into_iter()
             .map(|(a, at)| (u32::from(a), at))
@@ -201,11 +202,11 @@ impl Controller {
         let size = 1u64 << (32 - u32::from(pool.len()));
         // The pool's first and last addresses are its network and broadcast.
         let all = (1..size.saturating_sub(1)).map(|off| pool.addr() + off as u32);
-        let out = crate::pools::pick(all, &used, &released, cutoff, n).ok_or_else(|| {
+        let out = crate::app::pools::pick(all, &used, &released, cutoff, n).ok_or_else(|| {
             Error::conflict(format!(
                 "the tunnel address pool {} is exhausted ({} released in the last {} s are held down)",
                 self.settings.tunnel_pool.0,
-                crate::pools::held(&released, cutoff),
+                crate::app::pools::held(&released, cutoff),
                 self.settings.pool_hold_down_ms / 1000
             ))
             .with_field("parts")
@@ -280,7 +281,7 @@ impl Controller {
     }
 
     /// Takes a free S-tag of the pool for bridged booking `id`
-    /// (`crate::pools`' order and hold-down).
+    /// (`crate::app::pools`' order and hold-down).
     pub(crate) async fn take_s_tag(&self, tx: &mut Tx, id: &str) -> Result<i64> {
         use crate::datastore::pool_releases::{S_TAGS, first_free, held_count};
         let cutoff = self.now_ms() - self.settings.pool_hold_down_ms;

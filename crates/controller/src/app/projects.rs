@@ -2,12 +2,12 @@
 //! service levels (which operations a project may call and how much it may
 //! book).
 
-use crate::authz::{Membership, Operation, Principal};
+use crate::app::authz::{Membership, Operation, Principal};
+use crate::app::identity::check_name;
 use crate::controller::Controller;
 use crate::datastore::projects as store;
 use crate::error::{Error, Result};
-use crate::identity::check_name;
-use crate::secrets;
+use crate::infra::secrets;
 
 pub use prism_controller_api::projects::{
     MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
@@ -28,7 +28,7 @@ fn check_level(l: &ServiceLevel) -> Result<()> {
             return Err(Error::invalid("at least 0").with_field(f));
         }
     }
-    if !(60..=crate::identity::MAX_KEY_TTL_S).contains(&l.max_lease_s) {
+    if !(60..=crate::app::identity::MAX_KEY_TTL_S).contains(&l.max_lease_s) {
         return Err(Error::invalid("60 seconds to ten years").with_field("max_lease_s"));
     }
     if !(60..=l.max_lease_s).contains(&l.default_lease_s) {

@@ -6,10 +6,10 @@
 
 use crate::controller::Controller;
 use crate::datastore::operations as store;
-use crate::db::Tx;
 use crate::error::Result;
+use crate::infra::db::Tx;
+use crate::infra::secrets;
 use crate::model::Booking;
-use crate::secrets;
 use std::time::Duration;
 
 /// A node operation recorded before it starts.
@@ -43,7 +43,7 @@ impl Controller {
     }
 
     /// Carries out a recorded operation: its nodes are asked for a pass
-    /// (`crate::node_work`), which marks it done once the node has taken
+    /// (`crate::app::node_work`), which marks it done once the node has taken
     /// the desired state its transaction changed; waits for those passes
     /// at most `wait`. Whether they finished (the booking's operational
     /// state says how the node took it; if not, it is `converging`).

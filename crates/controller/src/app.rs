@@ -1,0 +1,33 @@
+//! The application: what each API call means, one module per resource
+//! (authorization, validation, the side effects on nodes: their desired
+//! states, reconciled in each node's own task), over the datastore. It
+//! holds no SQL (`crates/testbed/tests/layout.rs`): what it reads and
+//! writes goes through `crate::datastore`; it never uses `crate::api`.
+
+pub mod accounting;
+pub mod audit_scope;
+pub(crate) mod auth_cache;
+pub(crate) mod authz;
+pub(crate) mod bookings;
+pub(crate) mod client_certs;
+pub(crate) mod gateway;
+pub(crate) mod heartbeat;
+pub(crate) mod identity;
+pub mod leader;
+pub(crate) mod live;
+pub(crate) mod login_guard;
+pub(crate) mod node_identity;
+pub(crate) mod node_work;
+pub(crate) mod nodes;
+pub(crate) mod observe;
+pub(crate) mod operations;
+pub(crate) mod pools;
+pub(crate) mod projects;
+pub(crate) mod public_mac;
+pub(crate) mod quota;
+pub(crate) mod reconcile;
+pub(crate) mod reconcile_change;
+pub(crate) mod registry;
+pub(crate) mod release;
+pub(crate) mod span;
+pub(crate) mod wan_guard;
