@@ -1,7 +1,7 @@
 //! The application: what each API call means, one module per resource
 //! (authorization, validation, the side effects on nodes: their desired
 //! states, reconciled in each node's own task), over the datastore. It
-//! holds no SQL (`crates/testbed/tests/layout.rs`): what it reads and
+//! holds no SQL (`crates/lab/tests/layout.rs`): what it reads and
 //! writes goes through `crate::datastore`; it never uses `crate::api`.
 
 pub mod accounting;

@@ -5,7 +5,7 @@
 //!
 //! Every SQL statement of the controller is here, but for the pool's
 //! own setup, migrations and the booking lock (`crate::infra::db`);
-//! `crates/testbed/tests/layout.rs` keeps it so.
+//! `crates/lab/tests/layout.rs` keeps it so.
 
 pub(crate) mod accounting;
 pub(crate) mod bookings;

@@ -551,8 +551,6 @@ impl<R: NodeRuntime> Control<R> {
 
 pub mod auto;
 mod desired;
-#[cfg(test)]
-mod desired_tests;
 pub mod plan;
 mod reconfigure;
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod agent;
 pub mod api_server;
 pub mod api_views;
 pub mod captures;
+pub mod cleanup;
 pub mod control;
 pub mod linux;
 pub mod offline;

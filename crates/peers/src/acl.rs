@@ -17,10 +17,10 @@
 use crate::{Clock, PeersArgs, Row};
 use anyhow::{Context, Result, bail};
 use prism_io::datasets::{read_filters, read_trace};
+use prism_lab::bench::tsc;
 use prism_node::pin_to_core;
 use prism_tables::Key;
 use prism_tables::{Classifier, TreeClassifier};
-use prism_testbed::bench::tsc;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -206,7 +206,7 @@ fn headers(
         let keys = read_trace(&shipped)?.into_iter().map(|e| e.key).collect();
         return Ok((shipped, keys, "ClassBench trace"));
     }
-    let keys = prism_testbed::bench::in_rule_headers(rules);
+    let keys = prism_lab::bench::in_rule_headers(rules);
     let p = work.join(format!("{set}_trace"));
     write_trace(&p, rules)?;
     Ok((p, keys, "a header inside each rule"))

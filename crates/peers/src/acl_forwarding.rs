@@ -20,8 +20,8 @@ use crate::forwarding::{L3fwd, Lookup, alternate, write_pcap};
 use crate::{Clock, PeersArgs, Row};
 use anyhow::{Context, Result};
 use prism_io::datasets::read_filters;
+use prism_lab::bench::rules::{SETS, frames, substrate};
 use prism_tables::{Key, Rule};
-use prism_testbed::bench::rules::{SETS, frames, substrate};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -69,7 +69,7 @@ const FRAMES: usize = 4096;
 /// [`FRAMES`] headers spread evenly over the set's headers (its trace, or
 /// headers inside its rules where no trace ships: the `classifier` bench's).
 fn headers(data: &Path, set: &str, rules: &[Rule]) -> Result<(Vec<Key>, String)> {
-    let (all, what) = prism_testbed::bench::classify::headers(data, set, rules)?;
+    let (all, what) = prism_lab::bench::classify::headers(data, set, rules)?;
     let step = all.len().div_ceil(FRAMES).max(1);
     let picked: Vec<Key> = all.iter().step_by(step).take(FRAMES).copied().collect();
     let what = format!("{} of {} headers, {what}", picked.len(), all.len());
@@ -117,7 +117,7 @@ fn forwarded(s: &prism_pipeline::Substrate, frames: &[Vec<u8>]) -> usize {
     let mut p =
         prism_pipeline::Pipeline::new(s.handle(), prism_pipeline::PipelineConfig::default());
     let (mut batch, mut out) = (Vec::new(), Vec::new());
-    prism_testbed::bench::forward_pass(&mut p, frames, &mut batch, &mut out)
+    prism_lab::bench::forward_pass(&mut p, frames, &mut batch, &mut out)
 }
 
 pub fn run(args: &PeersArgs, clock: &Clock, work: &Path) -> Result<Vec<Row>> {

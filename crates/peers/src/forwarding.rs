@@ -22,10 +22,10 @@ use crate::{Clock, PeersArgs, Row, median, steal_ms};
 use anyhow::{Context, Result, bail};
 use prism_io::seqpacket::SeqPacket;
 use prism_io::sys::{self, Signal};
+use prism_lab::bench::l3fwd::{self, frames, substrate};
 use prism_node::pin_to_core;
 use prism_pipeline::Substrate;
 use prism_tables::Ipv4Prefix;
-use prism_testbed::bench::l3fwd::{self, frames, substrate};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -221,7 +221,7 @@ pub(crate) fn prism_window(
     secs: f64,
     clock: &Clock,
 ) -> (f64, Option<f64>) {
-    let mut step = prism_testbed::bench::pipeline_loop(s, frames, 1);
+    let mut step = prism_lab::bench::pipeline_loop(s, frames, 1);
     let per_step = frames.len() as u64;
     let perf_on = clock.perf;
     std::thread::scope(|sc| {
@@ -345,7 +345,7 @@ pub fn run(args: &PeersArgs, clock: &Clock, work: &Path) -> Result<Vec<Row>> {
         return Ok(rows);
     };
     let small = l3fwd::routes();
-    let dsts: Vec<u32> = prism_testbed::tables::addresses(&small, 4096, true, 11);
+    let dsts: Vec<u32> = prism_lab::bench::tables::addresses(&small, 4096, true, 11);
     if args.l3fwd_graph.is_none() {
         println!(
             "  forwarding, l3fwd-graph: skipped (no --l3fwd-graph; bench/peers/run builds it)"
@@ -378,8 +378,8 @@ pub fn run(args: &PeersArgs, clock: &Clock, work: &Path) -> Result<Vec<Row>> {
         "{} is missing: the BGP workloads need the shared data (--data)",
         path.display()
     );
-    let prefixes = prism_testbed::tables::load_prefixes(&path)?;
-    let dsts = prism_testbed::tables::addresses(&prefixes, 4096, true, 13);
+    let prefixes = prism_lab::bench::tables::load_prefixes(&path)?;
+    let dsts = prism_lab::bench::tables::addresses(&prefixes, 4096, true, 13);
     println!("  (rte_lpm loads 901,899 routes in about 3 minutes)");
     rows.extend(
         compare(

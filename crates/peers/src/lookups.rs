@@ -12,9 +12,9 @@
 
 use crate::{Clock, PeersArgs, Row};
 use anyhow::{Context, Result};
+use prism_lab::bench::tsc;
 use prism_node::pin_to_core;
 use prism_tables::{Ipv4Prefix, LpmTable};
-use prism_testbed::bench::tsc;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{Ordering, fence};
@@ -108,8 +108,8 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
         "{} is missing: the lookup workloads need the shared data (--data)",
         path.display()
     );
-    let prefixes: Vec<Ipv4Prefix> = prism_testbed::tables::load_prefixes(&path)?;
-    let table = prism_testbed::tables::build_lpm(&prefixes)?;
+    let prefixes: Vec<Ipv4Prefix> = prism_lab::bench::tables::load_prefixes(&path)?;
+    let table = prism_lab::bench::tables::build_lpm(&prefixes)?;
     let routes = work.join("bgp-routes.txt");
     // Next hops 1..=65535: within what every DIR-24-8 variant stores.
     write_lines(
@@ -124,7 +124,7 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
         ("addresses inside prefixes", true, 21),
         ("random addresses", false, 22),
     ] {
-        let addrs = prism_testbed::tables::addresses(&prefixes, 1 << 20, in_prefix, seed);
+        let addrs = prism_lab::bench::tables::addresses(&prefixes, 1 << 20, in_prefix, seed);
         let ips = work.join("bgp-ips.txt");
         write_lines(&ips, addrs.iter().map(|a| dotted(*a)))?;
         println!("  lookups, full BGP table, {label}: dpdk-test-fib and Prism in turn ...");

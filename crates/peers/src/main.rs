@@ -25,7 +25,7 @@ mod lookups;
 mod veth;
 
 use anyhow::{Context, Result, bail};
-use prism_testbed::bench::tsc_hz;
+use prism_lab::bench::tsc_hz;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -252,7 +252,7 @@ pub fn steal_ms(core: usize) -> u64 {
 }
 
 pub fn median(v: Vec<f64>) -> f64 {
-    prism_testbed::bench_live::median(v)
+    prism_lab::bench::live::median(v)
 }
 
 fn wanted(args: &PeersArgs, part: &str) -> bool {
@@ -291,7 +291,7 @@ pub fn run(args: &PeersArgs) -> Result<()> {
         "prism-peers: {} rounds per workload, peer and Prism in turn, medians; single-core workloads on core {}",
         args.rounds, args.core
     );
-    println!("  machine: {}", prism_testbed::bench::machine());
+    println!("  machine: {}", prism_lab::bench::machine());
     println!("  {}", versions());
     let huge = hugepages::HugePages::reserve(&work);
     println!("  memory: {}", huge.described);

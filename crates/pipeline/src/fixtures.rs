@@ -1,5 +1,5 @@
 //! Fixtures: ready-made substrates and traffic for benchmarks, tests and
-//! the fuzz targets (not the `prism-testbed` crate, which builds hosts): N hardware
+//! the fuzz targets (not the `prism-lab` crate, which builds hosts): N hardware
 //! networks, each selected by its VLAN and routing by destination over its
 //! own table, and frames spread over them.
 

@@ -12,7 +12,7 @@
 //! and `software` (the hand-off to the software tier and Prism's software
 //! router). Above them, `control` (the substrate: network specs compiled
 //! into data planes, placement on a device profile, reconfiguration,
-//! power), which the data plane never uses (`crates/testbed/tests/layout.rs`).
+//! power), which the data plane never uses (`crates/lab/tests/layout.rs`).
 
 pub mod control;
 pub mod fast;

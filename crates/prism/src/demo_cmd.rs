@@ -1,18 +1,18 @@
 //! `prism demo`: live as root, over in-memory ports otherwise.
 
 use anyhow::{Result, bail};
-use prism_testbed::{live_demo, offline_demo};
+use prism_lab::{demo::live, demo::offline};
 
 pub fn run(json: bool, offline: bool, seconds: u64) -> Result<()> {
     if !offline && prism_io::netns::have_privileges() {
-        return live_demo::main(seconds);
+        return live::main(seconds);
     }
     if !prism_io::netns::have_privileges() {
         eprintln!(
             "prism demo: not root, so no namespaces or raw sockets: running the same idea over in-memory ports (run as root for the live demo)"
         );
     }
-    let d = offline_demo::run()?;
+    let d = offline::run()?;
     if json {
         println!("{}", serde_json::to_string_pretty(&d.result.counters)?);
     } else {

@@ -14,7 +14,7 @@ mod run_cmd;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use prism_testbed::experiments;
+use prism_lab::experiments;
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -71,10 +71,10 @@ enum Cmd {
     Node(node_cmd::NodeArgs),
     /// Forwarding rate and latency over veth per RFC 2544 size: hardware
     /// tier, software tier (prism and kernel routers), Linux forwarding.
-    BenchLive(prism_testbed::bench_live::BenchLiveArgs),
+    BenchLive(prism_lab::bench::live::BenchLiveArgs),
     /// The controller's bookings per second, read latency with many active
     /// leases and reaper pass time, on a database of its own.
-    BenchController(prism_testbed::bench_controller::BenchControllerArgs),
+    BenchController(prism_lab::bench::controller::BenchControllerArgs),
     /// The papers' reconfiguration and power experiments, Prism's figures
     /// beside theirs (docs/experiments/live-reconfiguration.md).
     #[command(subcommand)]
@@ -127,7 +127,7 @@ enum Cmd {
     #[command(subcommand)]
     Tables(TablesCmd),
     /// Measure the pipeline and tables (Mpps, ns and cycles per packet).
-    Bench(prism_testbed::bench::BenchArgs),
+    Bench(prism_lab::bench::BenchArgs),
     /// List the built-in device profiles.
     Profiles,
     /// Simulators of the papers' experiments.
@@ -205,10 +205,10 @@ fn dispatch(cmd: Cmd) -> Result<()> {
             portal,
             cut,
             ..
-        } => prism_testbed::controller_demo::main(&std::env::current_exe()?, portal, cut),
+        } => prism_lab::demo::controller::main(&std::env::current_exe()?, portal, cut),
         Cmd::Demo {
             wan: true, rates, ..
-        } => prism_testbed::wan_demo::main(&std::env::current_exe()?, rates),
+        } => prism_lab::wan::demo::main(&std::env::current_exe()?, rates),
         Cmd::Demo {
             json,
             offline,
@@ -220,8 +220,8 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Ctl(args) => ctl::run(&args),
         Cmd::Controller(c) => controller_cmd::run(&c),
         Cmd::Experiment(e) => experiments::paper000::run(e),
-        Cmd::BenchLive(args) => prism_testbed::bench_live::run(&args),
-        Cmd::BenchController(args) => prism_testbed::bench_controller::run(&args),
+        Cmd::BenchLive(args) => prism_lab::bench::live::run(&args),
+        Cmd::BenchController(args) => prism_lab::bench::controller::run(&args),
         Cmd::Swrouter {
             config,
             network,
@@ -245,21 +245,21 @@ fn dispatch(cmd: Cmd) -> Result<()> {
             prefixes,
             lookups,
             check,
-        }) => prism_testbed::tables::lpm(&prefixes, lookups, check),
+        }) => prism_lab::bench::tables::lpm(&prefixes, lookups, check),
         Cmd::Tables(TablesCmd::Classify {
             filters,
             trace,
             tree,
             check,
             matches,
-        }) => prism_testbed::tables::classify(
+        }) => prism_lab::bench::tables::classify(
             &filters,
             trace.as_deref(),
             tree,
             check,
             matches.as_deref(),
         ),
-        Cmd::Bench(args) => prism_testbed::bench::run(&args),
+        Cmd::Bench(args) => prism_lab::bench::run(&args),
         Cmd::Sim(SimCmd::Alloc(args)) => experiments::alloc::alloc(&args),
         Cmd::Sim(SimCmd::Rmu(args)) => experiments::rmu::rmu(&args),
         Cmd::Profiles => profiles_cmd::run(),

@@ -164,8 +164,8 @@ pub fn node(a: &NodeArgs) -> Result<()> {
 /// and it is named.
 pub fn cleanup(instance: Option<&str>) -> Result<()> {
     let c = match instance {
-        Some(i) => prism_testbed::cleanup::instance(Some(i))?,
-        None => prism_testbed::cleanup::everything()?,
+        Some(i) => prism_node::cleanup::instance(Some(i))?,
+        None => prism_node::cleanup::everything([prism_lab::demo::hosts::demo_leftovers()])?,
     };
     for r in &c.removed {
         println!("removed {r}");

@@ -507,6 +507,7 @@ fn a_new_module_through_put_is_the_default_strategy_and_refusals_change_nothing(
 }
 
 mod auto;
+mod desired;
 
 #[test]
 fn a_move_to_a_slot_that_must_load_waits_for_the_load() {

@@ -6,9 +6,9 @@
 //! receiving host misses no frame through either move.
 
 use crate::common::root_or_skip;
+use prism_lab::{bench::migrate, demo::hosts};
 use prism_node::Node;
 use prism_pipeline::Tier;
-use prism_testbed::{bench_migrate, hosts};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -21,7 +21,7 @@ fn tier(node: &Node) -> Tier {
 /// lost at the receiving host and how long it took. A loss prints the lost
 /// frames' numbers and what the node and the hosts' interfaces counted.
 fn until_tier(node: &Node, pps: f64, want: Tier, limit: Duration) -> (u64, Duration) {
-    let ((sent, took), seen) = bench_migrate::with_traffic(&[pps], |next| {
+    let ((sent, took), seen) = migrate::with_traffic(&[pps], |next| {
         let t = Instant::now();
         while tier(node) != want && t.elapsed() < limit {
             std::thread::sleep(Duration::from_millis(50));
@@ -31,12 +31,12 @@ fn until_tier(node: &Node, pps: f64, want: Tier, limit: Duration) -> (u64, Durat
         (next[0].load(Ordering::Relaxed), t.elapsed())
     })
     .unwrap();
-    let lost = bench_migrate::lost(&seen[0], 0, sent).0;
+    let lost = migrate::lost(&seen[0], 0, sent).0;
     if lost > 0 {
         eprintln!(
             "lost {lost} of {sent} (numbers {:?}; sender refused {} times); the node: {:#?} {:#?}",
-            bench_migrate::lost_ranges(&seen[0], sent),
-            bench_migrate::RESENT.load(Ordering::Relaxed),
+            migrate::lost_ranges(&seen[0], sent),
+            migrate::RESENT.load(Ordering::Relaxed),
             node.counters(),
             node.port_stats()
         );
@@ -83,7 +83,7 @@ fn an_automatic_network_moves_with_its_measured_rate_and_loses_nothing() {
     let (start, up, up_tier, down, down_tier, events) = run.unwrap();
     eprintln!(
         "up {up:?}, down {down:?}; bursts the sender's interface refused (sent again): {}; {events:#?}",
-        bench_migrate::RESENT.load(Ordering::Relaxed)
+        migrate::RESENT.load(Ordering::Relaxed)
     );
     assert_eq!(start, Tier::Software, "software first");
     assert_eq!(up_tier, Tier::Hardware, "not moved up in {:?}", up.1);

@@ -5,7 +5,7 @@
 //! releases. Needs root; without it says so and passes, unless
 //! PRISM_REQUIRE_ROOT=1.
 
-use prism_testbed::controller_demo::{FRAMES, run};
+use prism_lab::demo::controller::{FRAMES, run};
 
 #[test]
 fn bookings_on_two_nodes_forward_only_their_vlans_and_leave_nothing() {

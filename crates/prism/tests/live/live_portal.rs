@@ -75,7 +75,7 @@ fn the_portal_shows_the_demos_real_traffic_and_ctrl_c_leaves_nothing() {
         !url.is_empty() && !password.is_empty(),
         "no address or login printed:\n{said}"
     );
-    let ca = std::path::Path::new(prism_testbed::controller_demo::STATE_DIR).join("tls/ca.pem");
+    let ca = std::path::Path::new(prism_lab::demo::controller::STATE_DIR).join("tls/ca.pem");
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/live/portal_demo.py");
     let shots = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/portal-shots");
     let _ = std::fs::create_dir_all(&shots);

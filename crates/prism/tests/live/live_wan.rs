@@ -15,7 +15,7 @@
 //! its part back from the controller; after the
 //! releases nothing is left on the nodes or the machine. Needs root.
 
-use prism_testbed::wan_demo::{FRAMES, run};
+use prism_lab::wan::demo::{FRAMES, run};
 
 #[test]
 fn networks_span_three_nodes_and_stay_apart_across_the_wan() {

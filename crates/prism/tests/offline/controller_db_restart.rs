@@ -9,7 +9,7 @@
 
 use crate::common::{PASSWORD, free_port, login};
 use prism_controller::{ControllerClient, ProjectRequest, ServiceLevel, UserRequest};
-use prism_testbed::bench_controller::{probe, probe_type};
+use prism_lab::bench::controller::{probe, probe_type};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

@@ -12,7 +12,7 @@
 use crate::common::{PASSWORD, free_port, login};
 use prism_controller::{BookingRequest, NodeRequest};
 use prism_controller::{ControllerClient, ProjectRequest, ServiceLevel, UserRequest};
-use prism_testbed::bench_controller::{probe, probe_type};
+use prism_lab::bench::controller::{probe, probe_type};
 use prism_testkit::fake_node::{FakeNode, SECRET};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

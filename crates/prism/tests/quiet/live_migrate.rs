@@ -10,8 +10,8 @@
 //! 10k/50k/100k is `prism bench-live --migrate`.
 
 use crate::common::root_or_skip;
+use prism_lab::{bench::migrate, demo::hosts};
 use prism_node::Node;
-use prism_testbed::{bench_migrate, hosts};
 use std::time::Duration;
 
 #[test]
@@ -31,12 +31,12 @@ fn moves_between_tiers_lose_no_frame_at_20k_pps() {
                 reconfig_strategy: Default::default(),
                 ..hosts::demo_options()
             };
-            let sc = bench_migrate::scenario(router)?;
+            let sc = migrate::scenario(router)?;
             let node = hosts::start_node_with(sc, Default::default(), &opts)?;
             std::thread::sleep(Duration::from_millis(500));
-            let r = bench_migrate::measure(&node, router, 20_000.0, 4, Duration::from_secs(1));
+            let r = migrate::measure(&node, router, 20_000.0, 4, Duration::from_secs(1));
             std::thread::sleep(Duration::from_millis(300));
-            r.map(|r| (r, bench_migrate::where_lost(&node)))
+            r.map(|r| (r, migrate::where_lost(&node)))
         })();
         hosts::remove_hosts();
         let (run, seen) = run.unwrap();
@@ -71,7 +71,7 @@ fn fifteen_seconds_under_churn_lose_nothing_and_leak_nothing() {
     if !root_or_skip("soak") {
         return;
     }
-    let r = on_soak_node(|node| prism_testbed::soak::soak(node, 15.0, 10_000.0, 3.0)).unwrap();
+    let r = on_soak_node(|node| prism_lab::bench::soak::soak(node, 15.0, 10_000.0, 3.0)).unwrap();
     eprintln!("{r:?}");
     assert!(r.route_changes >= 1_450 && r.moves >= 4, "{r:?}");
     assert!(
@@ -97,10 +97,10 @@ fn a_software_router_takes_a_1500_frame_burst() {
         let mut out = Vec::new();
         for (k, name) in [(0, "hw"), (1, "sw")] {
             for _ in 0..3 {
-                out.push((name, bench_migrate::burst(k, 1_500)?));
+                out.push((name, migrate::burst(k, 1_500)?));
             }
         }
-        anyhow::Ok((out, bench_migrate::where_lost(node)))
+        anyhow::Ok((out, migrate::where_lost(node)))
     })
     .unwrap();
     eprintln!("(network, (refused by the sender's interface, lost)): {out:?}\n{seen}");
@@ -125,8 +125,11 @@ fn on_soak_node<T>(f: impl FnOnce(&Node) -> anyhow::Result<T>) -> anyhow::Result
             reconfig_strategy: Default::default(),
             ..hosts::demo_options()
         };
-        let node =
-            hosts::start_node_with(prism_testbed::soak::scenario()?, Default::default(), &opts)?;
+        let node = hosts::start_node_with(
+            prism_lab::bench::soak::scenario()?,
+            Default::default(),
+            &opts,
+        )?;
         std::thread::sleep(Duration::from_millis(500));
         f(&node)
     })();

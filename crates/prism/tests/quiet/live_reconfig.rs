@@ -14,18 +14,18 @@
 //! below fail.
 
 use crate::common::root_or_skip;
+use prism_lab::{bench::reconfig, demo::hosts};
 use prism_pipeline::control::reconfig::Strategy;
-use prism_testbed::{bench_reconfig, hosts};
 use std::time::Duration;
 
 const PPS: f64 = 5_000.0;
 
-fn run(strategy: Strategy) -> bench_reconfig::Timeline {
+fn run(strategy: Strategy) -> reconfig::Timeline {
     let opts = prism_node::NodeOptions {
         router_exe: Some(crate::common::PRISM.into()),
         ..hosts::demo_options()
     };
-    let t = bench_reconfig::run_one(
+    let t = reconfig::run_one(
         "netfpga-v2p",
         strategy,
         PPS,

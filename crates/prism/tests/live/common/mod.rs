@@ -6,7 +6,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use prism_testbed::hosts;
+use prism_lab::demo::hosts;
 pub use prism_testkit::root as root_or_skip;
 
 /// The tests share interface and namespace names: one at a time.
