@@ -7,10 +7,10 @@
 
 use prism_netdoc::{ActionDoc, CipherDoc, CipherName, Endpoints, ForwardingMode, MatchDoc};
 use prism_netdoc::{DocError, NetworkDoc, PortRef, RouterConfig, check_router, hex_key};
-use prism_pipeline::fast::services::Aead;
+use prism_pipeline::fast::payload::Aead;
 use prism_pipeline::{
-    Action, ForwardingSpec, IpipOp, MappingRule, NetworkSpec, RuleSpec, Service, Tier, TunnelSpec,
-    VlanOp,
+    Action, ForwardingSpec, IpipOp, MappingRule, NetworkSpec, PayloadOp, RuleSpec, Tier,
+    TunnelSpec, VlanOp,
 };
 use prism_tables::{PortRange, Ternary};
 use prism_wire::Ipv4Address;
@@ -96,7 +96,7 @@ impl Ctx<'_> {
         })
     }
 
-    fn cipher(&self, c: &CipherDoc, field: &str, seal: bool) -> Result<Service, DocError> {
+    fn cipher(&self, c: &CipherDoc, field: &str, seal: bool) -> Result<PayloadOp, DocError> {
         let key_err = |n: usize| {
             err(
                 &format!("{field}.key"),
@@ -118,16 +118,16 @@ impl Ctx<'_> {
                 key = hex_key::<32>(&c.key).ok_or_else(|| key_err(32))?;
             }
             return Ok(if seal {
-                Service::Seal { aead, key }
+                PayloadOp::Seal { aead, key }
             } else {
-                Service::Open { aead, key }
+                PayloadOp::Open { aead, key }
             });
         }
         Ok(match (c.cipher, seal) {
-            (_, true) => Service::DesEncrypt {
+            (_, true) => PayloadOp::DesEncrypt {
                 key: hex_key::<8>(&c.key).ok_or_else(|| key_err(8))?,
             },
-            (_, false) => Service::DesDecrypt {
+            (_, false) => PayloadOp::DesDecrypt {
                 key: hex_key::<8>(&c.key).ok_or_else(|| key_err(8))?,
             },
         })
@@ -154,25 +154,25 @@ impl Ctx<'_> {
         }
         let ipip = ipip_op(t);
         let vlan = vlan_op(t, field)?;
-        let services = usize::from(t.encrypt.is_some())
+        let payload_ops = usize::from(t.encrypt.is_some())
             + usize::from(t.decrypt.is_some())
             + usize::from(t.compress)
             + usize::from(t.decompress);
-        if services > 1 {
+        if payload_ops > 1 {
             return Err(err(
                 field,
                 "at most one of encrypt, decrypt, compress, decompress",
             ));
         }
-        let service = match (&t.encrypt, &t.decrypt) {
+        let payload = match (&t.encrypt, &t.decrypt) {
             (Some(c), _) => Some(self.cipher(c, &format!("{field}.encrypt"), true)?),
             (_, Some(c)) => Some(self.cipher(c, &format!("{field}.decrypt"), false)?),
-            _ if t.compress => Some(Service::Compress),
-            _ if t.decompress => Some(Service::Decompress),
+            _ if t.compress => Some(PayloadOp::Compress),
+            _ if t.decompress => Some(PayloadOp::Decompress),
             _ => None,
         };
         Ok(Action {
-            service,
+            payload,
             out_port: t
                 .port
                 .as_ref()
@@ -601,7 +601,7 @@ mod cipher_tests {
     use prism_netdoc::from_json;
     use serde_json::json;
 
-    fn with_cipher(cipher: &str, key: &str) -> Result<Service, DocError> {
+    fn with_cipher(cipher: &str, key: &str) -> Result<PayloadOp, DocError> {
         let v = json!({
             "name": "c", "tier": "hardware", "forwarding": "destination",
             "route": [{"prefix": "0.0.0.0/0",
@@ -612,20 +612,20 @@ mod cipher_tests {
         let ForwardingSpec::Destination(r) = &c.spec.forwarding else {
             panic!("destination routing")
         };
-        Ok(r[0].1.service.expect("a service"))
+        Ok(r[0].1.payload.expect("a payload operation"))
     }
 
     #[test]
     fn aead_ciphers_take_their_key_lengths() {
         let k16 = "00112233445566778899aabbccddeeff";
         let k32 = format!("{k16}{k16}");
-        let Service::Seal { aead, key } = with_cipher("aes-128-gcm", k16).unwrap() else {
+        let PayloadOp::Seal { aead, key } = with_cipher("aes-128-gcm", k16).unwrap() else {
             panic!("seal")
         };
         assert_eq!((aead, &key[16..]), (Aead::Aes128Gcm, &[0u8; 16][..]));
         assert!(matches!(
             with_cipher("aes-256-gcm", &k32).unwrap(),
-            Service::Seal {
+            PayloadOp::Seal {
                 aead: Aead::Aes256Gcm,
                 ..
             }

@@ -20,10 +20,10 @@ pub mod live;
 mod lpm;
 pub mod migrate;
 pub mod nat;
+mod payload;
 pub mod reconfig;
 pub mod rules;
 pub mod scale;
-mod services;
 pub mod soak;
 pub mod tables;
 pub mod wan;
@@ -293,7 +293,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     change::rule_change(args, &mut push)?;
     churn::run(args, &mut push)?;
     lpm::run(args, reps, &mut push)?;
-    services::run(args, reps, &mut push);
+    payload::run(args, reps, &mut push);
     classify::run(args, reps, &mut push)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&figs)?);

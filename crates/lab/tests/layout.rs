@@ -425,12 +425,12 @@ fn function_lengths(text: &str) -> Vec<(String, usize)> {
 /// Functions over 80 lines today (crate source path,
 /// name, lines). A new one, or one of these grown, fails; one shortened
 /// or split is to be taken off (or lowered) here. The pipeline's hot path
-/// (`fast/stages.rs`, `fast/routed_batch.rs`, `fast/action.rs`, `fast/services.rs`) is the
+/// (`fast/stages.rs`, `fast/routed_batch.rs`, `fast/action.rs`, `fast/payload.rs`) is the
 /// named exception of docs/architecture.md: one pass per packet is kept
 /// whole there on purpose, for what the compiler does with it.
 const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("pipeline/src/fast/action.rs", "apply", 97),
-    ("pipeline/src/fast/services.rs", "apply", 145),
+    ("pipeline/src/fast/payload.rs", "apply", 145),
 ];
 
 #[test]

@@ -90,7 +90,7 @@ pub fn run_streaming<E>(
         sw: Vec::with_capacity(BATCH),
         // The in-process software router has its own service state (id 1;
         // the pipeline is 0).
-        services: prism_pipeline::ServiceScratch::new(1),
+        services: prism_pipeline::PayloadScratch::new(1),
         tx: Vec::with_capacity(256),
     };
     let mut batch: Vec<Packet> = Vec::with_capacity(BATCH);
@@ -141,7 +141,7 @@ struct Stream<'a, S> {
     credit: Vec<f64>,
     last_ns: u64,
     sw: Vec<Packet>,
-    services: prism_pipeline::ServiceScratch,
+    services: prism_pipeline::PayloadScratch,
     tx: Vec<Packet>,
 }
 

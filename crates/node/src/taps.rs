@@ -5,7 +5,7 @@
 //! or the time is up, and the answers are merged in time order and cut to
 //! `count`. One tap at a time: a second waits for the first.
 //!
-//! The service reaches the workers through [`TapSource`] (on Linux,
+//! The API server reaches the workers through [`TapSource`] (on Linux,
 //! `linux::taps::WorkerTaps`), so the API's logic is tested without
 //! threads or sockets.
 

@@ -10,8 +10,8 @@
 use crate::{PeersArgs, Row};
 use anyhow::{Context, Result};
 use prism_node::pin_to_core;
-use prism_pipeline::fast::services::{self, Aead};
-use prism_pipeline::{PacketPool, Service, ServiceScratch};
+use prism_pipeline::fast::payload::{self, Aead};
+use prism_pipeline::{PacketPool, PayloadOp, PayloadScratch};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -49,13 +49,13 @@ fn prism(aead: Aead, core: usize, secs: f64) -> f64 {
                 ..Default::default()
             };
             let frame = prism_pipeline::traffic::build(&spec, &[0x5a; PAYLOAD]);
-            let svc = Service::Seal { aead, key: [3; 32] };
+            let svc = PayloadOp::Seal { aead, key: [3; 32] };
             let mut pool = PacketPool::new(2);
-            let mut s = ServiceScratch::new(1);
+            let mut s = PayloadScratch::new(1);
             let mut one = || {
                 let mut p = pool.packet(&frame, 0, 0).expect("a pool buffer");
                 let info = prism_wire::parse_frame(p.data(), 0).expect("a valid frame");
-                services::apply(&svc, &mut p, &info, &mut s).expect("the service applies");
+                payload::apply(&svc, &mut p, &info, &mut s).expect("the payload operation applies");
                 pool.recycle(p);
             };
             for _ in 0..1000 {

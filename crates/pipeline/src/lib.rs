@@ -33,8 +33,8 @@ pub use fast::counters::{CounterSnapshot, Counters, NamedCounters, NetworkCounte
 pub use fast::dataplane::{Dataplane, Network, Tier};
 pub use fast::mapping::Mapping;
 pub use fast::packet::{Packet, PacketPool};
+pub use fast::payload::{PayloadOp, PayloadScratch};
 pub use fast::reasons::{DropReason, IoDrop, NatDrop, WanDrop};
-pub use fast::services::{Service, ServiceScratch};
 pub use fast::stages::{Pipeline, PipelineConfig};
 pub use fast::tap::{StageDecision, TapPoint, TapRecord, TapRequest};
 pub use wan::tunnels::WanTable;

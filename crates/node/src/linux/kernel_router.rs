@@ -64,7 +64,7 @@ fn head(generation: u32) -> u32 {
 }
 
 fn target(a: &Action, net: &str) -> Result<String, String> {
-    if a.vlan != VlanOp::None || a.service.is_some() {
+    if a.vlan != VlanOp::None || a.payload.is_some() {
         return Err(format!(
             "network `{net}`: the kernel router cannot apply VLAN or service actions; use `router = {{ kind = \"prism\" }}`"
         ));

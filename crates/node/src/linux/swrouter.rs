@@ -17,7 +17,7 @@ use anyhow::{Context, Result};
 use prism_compile as scenario;
 use prism_io::port::{self, IoChoice, Port};
 use prism_io::xdp::XdpConfig;
-use prism_pipeline::{Dataplane, PacketPool, ServiceScratch, software::router};
+use prism_pipeline::{Dataplane, PacketPool, PayloadScratch, software::router};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -55,7 +55,7 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
     let reload = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone())?;
     let mut pool = PacketPool::new(4096);
-    let mut scratch = ServiceScratch::new(0x5357);
+    let mut scratch = PayloadScratch::new(0x5357);
     let mut batch = Vec::with_capacity(4096);
     let mut ready: Vec<prism_pipeline::Packet> = Vec::with_capacity(4096);
     let mut routed = 0u64;
@@ -170,7 +170,7 @@ fn route_all(
     batch: &mut Vec<prism_pipeline::Packet>,
     ready: &mut Vec<prism_pipeline::Packet>,
     tx: &[Option<usize>],
-    (pool, scratch): (&mut PacketPool, &mut ServiceScratch),
+    (pool, scratch): (&mut PacketPool, &mut PayloadScratch),
     (routed, drops): (&mut u64, &mut BTreeMap<String, u64>),
 ) {
     for mut pkt in batch.drain(..) {

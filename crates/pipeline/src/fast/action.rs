@@ -8,16 +8,16 @@
 //! the layer-3 virtualization of paper 003 (IPIP) and VLAN tags. Operations run
 //! in a fixed order: drop; IPIP decapsulation; TTL decrement of the routed
 //! header (the inner one of an IPIP packet, which is the outer one after
-//! decapsulation) with an RFC 1624 checksum update; payload service
-//! ([`crate::fast::services`]); tunnel rewrite or IPIP encapsulation; VLAN pop then
+//! decapsulation) with an RFC 1624 checksum update; payload operation
+//! ([`crate::fast::payload`]); tunnel rewrite or IPIP encapsulation; VLAN pop then
 //! push; MAC rewrite; output or software.
 //!
 //! Example (a layer-3 virtual router hop, paper 003 §3.3):
 //! `Action { decrement_ttl: true, ipip: IpipOp::Rewrite { src, dst }, out_port: Some(1), .. }`
 
 use crate::fast::packet::Packet;
+use crate::fast::payload::{self, PayloadOp, PayloadScratch};
 use crate::fast::reasons::ActionDrop;
-use crate::fast::services::{self, Service, ServiceScratch};
 use prism_wire::{
     EthernetAddress, Ipv4Address, Ipv4Packet, Ipv4Repr, PacketInfo, ethertype, protocol, vlan,
 };
@@ -64,8 +64,8 @@ pub struct Action {
     pub drop: bool,
     pub ipip: IpipOp,
     pub vlan: VlanOp,
-    /// A payload service (encryption, compression) on plain IPv4/UDP.
-    pub service: Option<Service>,
+    /// A payload operation (encryption, compression) on plain IPv4/UDP.
+    pub payload: Option<PayloadOp>,
 }
 
 /// Where a packet goes after action processing.
@@ -84,7 +84,7 @@ pub fn apply(
     action: &Action,
     pkt: &mut Packet,
     info: &PacketInfo,
-    scratch: &mut ServiceScratch,
+    scratch: &mut PayloadScratch,
 ) -> Verdict {
     if action.drop {
         return Verdict::Drop(ActionDrop::DropAction);
@@ -114,11 +114,11 @@ pub fn apply(
     {
         return Verdict::Drop(r);
     }
-    if let Some(svc) = &action.service {
+    if let Some(svc) = &action.payload {
         if action.ipip == IpipOp::Decap {
             return Verdict::Drop(ActionDrop::NotUdp); // offsets of the inner packet are not parsed
         }
-        if let Err(r) = services::apply(svc, pkt, info, scratch) {
+        if let Err(r) = payload::apply(svc, pkt, info, scratch) {
             return Verdict::Drop(r);
         }
     }

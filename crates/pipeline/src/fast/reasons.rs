@@ -54,7 +54,7 @@ reasons! {
         TooManyTags => "too-many-tags",
         /// The action neither outputs nor hands to software.
         NoOutputPort => "no-output-port",
-        /// A payload service on a packet that is not plain IPv4/UDP.
+        /// A payload operation on a packet that is not plain IPv4/UDP.
         NotUdp => "not-udp",
         /// The transformed payload would not fit a packet buffer.
         PayloadTooLarge => "payload-too-large",

@@ -25,8 +25,8 @@ use crate::fast::counters::{Counters, Stage};
 use crate::fast::dataplane::{Dataplane, DestinationTable, Net};
 use crate::fast::fate::{Fate, NO_NET};
 use crate::fast::packet::Packet;
+use crate::fast::payload::PayloadScratch;
 use crate::fast::reasons::{DropReason, MatchDrop};
-use crate::fast::services::ServiceScratch;
 use prism_tables::Key;
 use prism_wire::{Malformed, PacketInfo, PlainIpv4};
 
@@ -44,7 +44,7 @@ pub(crate) fn route_whole_batch(
     net: &mut [u16],
     fate: &mut [Fate],
     counters: &mut Counters,
-    services: &mut ServiceScratch,
+    services: &mut PayloadScratch,
 ) {
     let mut rx = 0u64;
     let mut missed = Missed::default();
@@ -172,7 +172,7 @@ fn general(
     id: u16,
     f: Net<'_>,
     pkt: &mut Packet,
-    services: &mut ServiceScratch,
+    services: &mut PayloadScratch,
 ) -> Step {
     let mut info = PacketInfo::default();
     if let Err(m) = prism_wire::parse_frame_into(pkt.data(), pkt.port, &mut info) {
@@ -195,7 +195,7 @@ pub(crate) fn act(
     a: u32,
     pkt: &mut Packet,
     info: &PacketInfo,
-    services: &mut ServiceScratch,
+    services: &mut PayloadScratch,
 ) -> Step {
     let Some(hop) = f.hop(a) else {
         return Step::Unacted(None);

@@ -27,9 +27,9 @@ use crate::fast::dataplane::{Dataplane, Net};
 use crate::fast::fate::Fate;
 use crate::fast::matching::{self, Rules};
 use crate::fast::packet::Packet;
+use crate::fast::payload::PayloadScratch;
 use crate::fast::routed_batch::{Missed, Step, act};
 use crate::fast::scratch::Scratch;
-use crate::fast::services::ServiceScratch;
 use prism_tables::Key;
 
 /// Parses the packets of `batch` into keys, classifies them with network
@@ -45,7 +45,7 @@ pub(crate) fn classify_whole_batch(
     batch: &mut [Packet],
     s: &mut Scratch,
     counters: &mut Counters,
-    services: &mut ServiceScratch,
+    services: &mut PayloadScratch,
 ) {
     let n = batch.len();
     let mut missed = Missed::default();
@@ -109,7 +109,7 @@ fn plain(
     pkt: &mut Packet,
     end: u16,
     info: &mut prism_wire::PacketInfo,
-    services: &mut ServiceScratch,
+    services: &mut PayloadScratch,
 ) -> Step {
     if let Some(Some(hop)) = f.hop(a) {
         return Step::Done(action::apply_hop_plain(hop, pkt, end));

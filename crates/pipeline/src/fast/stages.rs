@@ -20,11 +20,11 @@ use crate::fast::dataplane::{Dataplane, Tier};
 use crate::fast::fate::{Fate, NO_NET};
 use crate::fast::output::{OutputConfig, OutputStage};
 use crate::fast::packet::{Packet, PacketPool};
+use crate::fast::payload::PayloadScratch;
 use crate::fast::reasons::{DropReason, MapDrop, SoftwareDrop};
 use crate::fast::routed_batch;
 use crate::fast::ruled_batch;
 use crate::fast::scratch::Scratch;
-use crate::fast::services::ServiceScratch;
 use crate::fast::tap::{Decided, Tap, TapRecord, TapRequest};
 use crate::software::channels::SoftwareChannels;
 use crate::wan::gateway::GatewayState;
@@ -67,7 +67,7 @@ impl Default for PipelineConfig {
 #[derive(Debug)]
 pub struct Pipeline {
     scratch: Scratch,
-    services: ServiceScratch,
+    services: PayloadScratch,
     published: Arc<ArcSwap<Dataplane>>,
     current: Arc<Dataplane>,
     pub pool: PacketPool,
@@ -99,7 +99,7 @@ impl Pipeline {
             counters: Counters::default(),
             channels: SoftwareChannels::new(cfg.channel_capacity),
             scratch: Scratch::default(),
-            services: ServiceScratch::new(cfg.pipeline_id),
+            services: PayloadScratch::new(cfg.pipeline_id),
             tap: None,
             tap_marks: Vec::new(),
             needs_key: true,

@@ -294,7 +294,7 @@ fn describe(a: &Action) -> String {
     if a.vlan != Default::default() {
         w.push(format!("{:?}", a.vlan).to_lowercase());
     }
-    if let Some(s) = &a.service {
+    if let Some(s) = &a.payload {
         w.push(format!("{s:?}").to_lowercase());
     }
     if w.is_empty() {

@@ -22,8 +22,8 @@ use crate::fast::action::{self, Action, IpipOp, Verdict};
 use crate::fast::dataplane::Dataplane;
 use crate::fast::matching;
 use crate::fast::packet::Packet;
+use crate::fast::payload::PayloadScratch;
 use crate::fast::reasons::{ActionDrop, DropReason, MapDrop};
-use crate::fast::services::ServiceScratch;
 use prism_tables::Key;
 
 /// Removes the outer header if `pkt` is an IPIP packet; returns whether it
@@ -44,7 +44,7 @@ pub fn strip_tunnel(pkt: &mut Packet) -> Result<bool, DropReason> {
 pub fn restore_tunnel(
     dp: &Dataplane,
     pkt: &mut Packet,
-    scratch: &mut ServiceScratch,
+    scratch: &mut PayloadScratch,
 ) -> Result<(), DropReason> {
     let info = prism_wire::parse_frame(pkt.data(), pkt.port).map_err(DropReason::Parse)?;
     if !info.is_ipv4() {
@@ -161,7 +161,7 @@ mod tests {
         p.network = id;
         p.port = 1;
         let dp = sub.handle().load_full();
-        restore_tunnel(&dp, &mut p, &mut ServiceScratch::new(1)).unwrap();
+        restore_tunnel(&dp, &mut p, &mut PayloadScratch::new(1)).unwrap();
         let want = frame(&ipv4([172, 16, 0, 2], [172, 16, 0, 3], 4, &inner));
         // The encapsulation copies DF and DSCP from the inner header and
         // numbers the outer header itself: compare addresses, protocol,
@@ -193,7 +193,7 @@ mod tests {
             .unwrap();
         q.network = id;
         let before = q.data().to_vec();
-        restore_tunnel(&dp, &mut q, &mut ServiceScratch::new(1)).unwrap();
+        restore_tunnel(&dp, &mut q, &mut PayloadScratch::new(1)).unwrap();
         assert_eq!(q.data(), before.as_slice());
         // Non-IPIP frames pass the inbound side unchanged.
         assert!(!strip_tunnel(&mut q).unwrap());

@@ -13,15 +13,15 @@ use crate::fast::action::{self, Verdict};
 use crate::fast::dataplane::Dataplane;
 use crate::fast::matching;
 use crate::fast::packet::Packet;
+use crate::fast::payload::PayloadScratch;
 use crate::fast::reasons::{ActionDrop, DropReason, MapDrop};
-use crate::fast::services::ServiceScratch;
 use prism_tables::Key;
 
 /// Routes `pkt`, whose `network` field the mapping stage set.
 pub fn route(
     dp: &Dataplane,
     pkt: &mut Packet,
-    scratch: &mut ServiceScratch,
+    scratch: &mut PayloadScratch,
 ) -> Result<u16, DropReason> {
     let info = prism_wire::parse_frame(pkt.data(), pkt.port).map_err(DropReason::Parse)?;
     let net = dp

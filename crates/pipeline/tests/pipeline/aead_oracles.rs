@@ -5,8 +5,8 @@
 
 use aes_gcm::aead::{Aead as _, KeyInit, Payload};
 use etherparse::{PacketBuilder, SlicedPacket, TransportSlice};
-use prism_pipeline::fast::services::{self, Aead};
-use prism_pipeline::{PacketPool, Service, ServiceScratch};
+use prism_pipeline::fast::payload::{self, Aead};
+use prism_pipeline::{PacketPool, PayloadOp, PayloadScratch};
 
 fn udp(payload: &[u8]) -> Vec<u8> {
     let b = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
@@ -25,11 +25,11 @@ fn payload_of(frame: &[u8]) -> Vec<u8> {
     u.payload().to_vec()
 }
 
-fn apply(svc: Service, frame: &[u8], s: &mut ServiceScratch) -> Result<Vec<u8>, String> {
+fn apply(svc: PayloadOp, frame: &[u8], s: &mut PayloadScratch) -> Result<Vec<u8>, String> {
     let mut pool = PacketPool::new(1);
     let mut p = pool.packet(frame, 0, 0).unwrap();
     let info = prism_wire::parse_frame(p.data(), 0).unwrap();
-    services::apply(&svc, &mut p, &info, s).map_err(|e| format!("{e:?}"))?;
+    payload::apply(&svc, &mut p, &info, s).map_err(|e| format!("{e:?}"))?;
     Ok(p.data().to_vec())
 }
 
@@ -69,10 +69,10 @@ fn sealed_by_prism_opens_elsewhere_and_back() {
     let key: [u8; 32] = std::array::from_fn(|i| i as u8 * 7 + 1);
     for aead in [Aead::ChaCha20Poly1305, Aead::Aes128Gcm, Aead::Aes256Gcm] {
         let o = oracle(aead, &key);
-        let mut s = ServiceScratch::new(3);
+        let mut s = PayloadScratch::new(3);
         for len in [0usize, 1, 15, 16, 17, 255, 1458] {
             let text: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
-            let sealed = apply(Service::Seal { aead, key }, &udp(&text), &mut s).unwrap();
+            let sealed = apply(PayloadOp::Seal { aead, key }, &udp(&text), &mut s).unwrap();
             let p = payload_of(&sealed);
             assert_eq!(p.len(), len + 28, "{aead:?}");
             let nonce: [u8; 12] = p[..12].try_into().unwrap();
@@ -86,12 +86,12 @@ fn sealed_by_prism_opens_elsewhere_and_back() {
             let theirs = o(true, &[9; 12], &text).unwrap();
             let mut wire = vec![9u8; 12];
             wire.extend_from_slice(&theirs);
-            let opened = apply(Service::Open { aead, key }, &udp(&wire), &mut s).unwrap();
+            let opened = apply(PayloadOp::Open { aead, key }, &udp(&wire), &mut s).unwrap();
             assert_eq!(payload_of(&opened), text, "{aead:?} {len}");
             // A flipped bit anywhere is refused.
             let mut bad = wire.clone();
             bad[12 + len / 2] ^= 0x40;
-            assert!(apply(Service::Open { aead, key }, &udp(&bad), &mut s).is_err());
+            assert!(apply(PayloadOp::Open { aead, key }, &udp(&bad), &mut s).is_err());
         }
     }
 }
@@ -99,9 +99,9 @@ fn sealed_by_prism_opens_elsewhere_and_back() {
 #[test]
 fn the_same_key_under_another_cipher_does_not_open() {
     let key = [4u8; 32];
-    let mut s = ServiceScratch::new(1);
+    let mut s = PayloadScratch::new(1);
     let sealed = apply(
-        Service::Seal {
+        PayloadOp::Seal {
             aead: Aead::Aes256Gcm,
             key,
         },
@@ -110,6 +110,6 @@ fn the_same_key_under_another_cipher_does_not_open() {
     )
     .unwrap();
     for aead in [Aead::ChaCha20Poly1305, Aead::Aes128Gcm] {
-        assert!(apply(Service::Open { aead, key }, &sealed, &mut s).is_err());
+        assert!(apply(PayloadOp::Open { aead, key }, &sealed, &mut s).is_err());
     }
 }

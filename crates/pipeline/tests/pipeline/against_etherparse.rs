@@ -112,7 +112,7 @@ fn run(s: &Substrate, frames: &[Vec<u8>], now: u64) -> (Pipeline, Vec<Vec<Vec<u8
         p.software_pop(ch, usize::MAX, &mut sw);
     }
     let dp = p.dataplane().clone();
-    let mut services = ServiceScratch::new(1);
+    let mut services = PayloadScratch::new(1);
     for mut pkt in sw.drain(..) {
         let v = prism_pipeline::software::router::route(&dp, &mut pkt, &mut services);
         p.from_software(pkt, v, now);
@@ -566,16 +566,16 @@ fn pass(s: &Substrate, frames: &[Vec<u8>], port: u16) -> (Pipeline, Vec<Vec<Vec<
     (p, outs)
 }
 
-fn service_pair(there: Service, back: Service) -> Substrate {
+fn service_pair(there: PayloadOp, back: PayloadOp) -> Substrate {
     let mut s = substrate();
     let a = Action {
         out_port: Some(1),
-        service: Some(there),
+        payload: Some(there),
         ..Default::default()
     };
     let b = Action {
         out_port: Some(2),
-        service: Some(back),
+        payload: Some(back),
         ..Default::default()
     };
     s.add_network(net(
@@ -621,18 +621,18 @@ fn services_round_trip_across_two_networks() {
         udp([10, 0, 0, 1], [10, 0, 0, 2], 9, &[0u8; 0]),
     ];
     let key = [7u8; 32];
-    let aead = prism_pipeline::fast::services::Aead::ChaCha20Poly1305;
+    let aead = prism_pipeline::fast::payload::Aead::ChaCha20Poly1305;
     let pairs = [
-        (Service::Seal { aead, key }, Service::Open { aead, key }),
+        (PayloadOp::Seal { aead, key }, PayloadOp::Open { aead, key }),
         (
-            Service::DesEncrypt {
+            PayloadOp::DesEncrypt {
                 key: [1, 2, 3, 4, 5, 6, 7, 8],
             },
-            Service::DesDecrypt {
+            PayloadOp::DesDecrypt {
                 key: [1, 2, 3, 4, 5, 6, 7, 8],
             },
         ),
-        (Service::Compress, Service::Decompress),
+        (PayloadOp::Compress, PayloadOp::Decompress),
     ];
     for (there, back) in pairs {
         let s = service_pair(there, back);
@@ -645,7 +645,7 @@ fn services_round_trip_across_two_networks() {
             );
             assert_ne!(m, f, "{there:?}: payload transformed");
         }
-        if there == Service::Compress {
+        if there == PayloadOp::Compress {
             assert!(
                 mid[1][0].len() < frames[0].len() / 4,
                 "repetitive text compresses"
@@ -662,10 +662,10 @@ fn services_round_trip_across_two_networks() {
 #[test]
 fn service_failures_are_counted() {
     let key = [9u8; 32];
-    let aead = prism_pipeline::fast::services::Aead::Aes128Gcm;
+    let aead = prism_pipeline::fast::payload::Aead::Aes128Gcm;
     let s = service_pair(
-        Service::Seal { aead, key },
-        Service::Open {
+        PayloadOp::Seal { aead, key },
+        PayloadOp::Open {
             aead,
             key: [8u8; 32],
         },
@@ -679,7 +679,7 @@ fn service_failures_are_counted() {
         1
     );
     // Tampering is caught even with the right key.
-    let s = service_pair(Service::Seal { aead, key }, Service::Open { aead, key });
+    let s = service_pair(PayloadOp::Seal { aead, key }, PayloadOp::Open { aead, key });
     let (_, mut mid) = pass(&s, &frames, 0);
     let last = mid[1][0].len() - 1;
     mid[1][0][last] ^= 1;
@@ -690,7 +690,7 @@ fn service_failures_are_counted() {
         1
     );
     // Decompressing garbage, and services on non-UDP traffic.
-    let s = service_pair(Service::Decompress, Service::Decompress);
+    let s = service_pair(PayloadOp::Decompress, PayloadOp::Decompress);
     let (p, _) = pass(
         &s,
         &[

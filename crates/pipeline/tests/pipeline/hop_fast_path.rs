@@ -6,7 +6,7 @@
 
 use prism_pipeline::traffic::{FrameSpec, build};
 use prism_pipeline::{
-    Action, Hop, IpipOp, PacketPool, ServiceScratch, VlanOp, apply, apply_hop, fast::services,
+    Action, Hop, IpipOp, PacketPool, PayloadScratch, VlanOp, apply, apply_hop, fast::payload,
 };
 use prism_wire::{EthernetAddress, Ipv4Address, parse_frame};
 use proptest::prelude::*;
@@ -101,7 +101,7 @@ proptest! {
         let hop = Hop::of(&action).expect("a hop");
         let info = parse_frame(&f, 0).expect("the generated frames parse");
         let mut pool = PacketPool::new(2);
-        let mut scratch = ServiceScratch::new(0);
+        let mut scratch = PayloadScratch::new(0);
         let mut general = pool.packet(&f, 0, 0).unwrap();
         let mut fast = pool.packet(&f, 0, 0).unwrap();
         let want = apply(&action, &mut general, &info, &mut scratch);
@@ -122,7 +122,7 @@ proptest! {
             1 => a.to_software = Some(1),
             2 => a.ipip = IpipOp::Decap,
             3 => a.vlan = VlanOp::Pop,
-            4 => a.service = Some(services::Service::Compress),
+            4 => a.payload = Some(payload::PayloadOp::Compress),
             _ => a.out_port = None,
         }
         prop_assert_eq!(Hop::of(&a), None);
@@ -132,6 +132,6 @@ proptest! {
         let tunnel = Action { ipip: encap, vlan: VlanOp::Pop, ..action };
         prop_assert!(Hop::of(&tunnel).is_some());
         prop_assert_eq!(Hop::of(&Action { vlan: VlanOp::None, ..tunnel }), None);
-        prop_assert_eq!(Hop::of(&Action { service: Some(services::Service::Compress), ..tunnel }), None);
+        prop_assert_eq!(Hop::of(&Action { payload: Some(payload::PayloadOp::Compress), ..tunnel }), None);
     }
 }

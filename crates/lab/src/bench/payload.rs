@@ -1,10 +1,10 @@
-//! Payload services (paper 004's units, for real): seal and open with
+//! Payload operations (paper 004's units, for real): seal and open with
 //! three AEADs, DES-CBC, LZ4, per 1500-byte UDP packet, copy-in and parse
 //! included.
 
 use super::{BenchArgs, Figure, measure, wanted};
-use prism_pipeline::fast::services::{self, Aead};
-use prism_pipeline::{PacketPool, Service, ServiceScratch};
+use prism_pipeline::fast::payload::{self, Aead};
+use prism_pipeline::{PacketPool, PayloadOp, PayloadScratch};
 use std::hint::black_box;
 
 const AEADS: [(&str, Aead); 3] = [
@@ -33,45 +33,45 @@ fn plain_frame() -> Vec<u8> {
 
 /// `input` as `svc` leaves it: the input of the inverse service's row.
 fn transformed(
-    svc: &Service,
+    svc: &PayloadOp,
     input: &[u8],
-    scratch: &mut ServiceScratch,
+    scratch: &mut PayloadScratch,
     pool: &mut PacketPool,
 ) -> Vec<u8> {
     let mut p = pool.packet(input, 0, 0).expect("pool");
     let info = prism_wire::parse_frame(p.data(), 0).expect("valid frame");
-    services::apply(svc, &mut p, &info, scratch).expect("service applies");
+    payload::apply(svc, &mut p, &info, scratch).expect("the payload operation applies");
     let v = p.data().to_vec();
     pool.recycle(p);
     v
 }
 
 /// Each row's name, service and input frame.
-fn cases(scratch: &mut ServiceScratch, pool: &mut PacketPool) -> Vec<(String, Service, Vec<u8>)> {
+fn cases(scratch: &mut PayloadScratch, pool: &mut PacketPool) -> Vec<(String, PayloadOp, Vec<u8>)> {
     let plain = plain_frame();
     let mut cases = Vec::new();
     for (name, aead) in AEADS {
-        let seal = Service::Seal { aead, key: KEY };
+        let seal = PayloadOp::Seal { aead, key: KEY };
         let sealed = transformed(&seal, &plain, scratch, pool);
-        cases.push((format!("service/{name}-seal/1500B"), seal, plain.clone()));
-        let open = Service::Open { aead, key: KEY };
-        cases.push((format!("service/{name}-open/1500B"), open, sealed));
+        cases.push((format!("payload/{name}-seal/1500B"), seal, plain.clone()));
+        let open = PayloadOp::Open { aead, key: KEY };
+        cases.push((format!("payload/{name}-open/1500B"), open, sealed));
     }
-    let des = Service::DesEncrypt { key: DES_KEY };
+    let des = PayloadOp::DesEncrypt { key: DES_KEY };
     let encrypted = transformed(&des, &plain, scratch, pool);
-    let compressed = transformed(&Service::Compress, &plain, scratch, pool);
+    let compressed = transformed(&PayloadOp::Compress, &plain, scratch, pool);
     cases.extend(
         [
-            ("service/des-cbc-encrypt/1500B", des, plain.clone()),
+            ("payload/des-cbc-encrypt/1500B", des, plain.clone()),
             (
-                "service/des-cbc-decrypt/1500B",
-                Service::DesDecrypt { key: DES_KEY },
+                "payload/des-cbc-decrypt/1500B",
+                PayloadOp::DesDecrypt { key: DES_KEY },
                 encrypted,
             ),
-            ("service/lz4-compress/1500B", Service::Compress, plain),
+            ("payload/lz4-compress/1500B", PayloadOp::Compress, plain),
             (
-                "service/lz4-decompress/1500B",
-                Service::Decompress,
+                "payload/lz4-decompress/1500B",
+                PayloadOp::Decompress,
                 compressed,
             ),
         ]
@@ -82,7 +82,7 @@ fn cases(scratch: &mut ServiceScratch, pool: &mut PacketPool) -> Vec<(String, Se
 
 pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) {
     let mut pool = PacketPool::new(2);
-    let mut scratch = ServiceScratch::new(9);
+    let mut scratch = PayloadScratch::new(9);
     for (name, svc, input) in cases(&mut scratch, &mut pool) {
         if !wanted(args, &name) {
             continue;
@@ -92,8 +92,8 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) {
             for _ in 0..n {
                 let mut p = pool.packet(&input, 0, 0).expect("pool");
                 let info = prism_wire::parse_frame(p.data(), 0).expect("valid frame");
-                black_box(services::apply(&svc, &mut p, &info, &mut scratch))
-                    .expect("service applies");
+                black_box(payload::apply(&svc, &mut p, &info, &mut scratch))
+                    .expect("the payload operation applies");
                 pool.recycle(p);
             }
         });

@@ -1,4 +1,4 @@
-//! Payload services (paper 004's co-processors, for real): encryption and
+//! Payload operations (paper 004's co-processors, for real): encryption and
 //! compression of UDP payloads, as an action of a network.
 //!
 //! In: an IPv4/UDP packet (not IPIP, not a fragment). Out: the same packet
@@ -55,9 +55,9 @@ impl Aead {
     }
 }
 
-/// A payload service and its key.
+/// A payload operation and its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Service {
+pub enum PayloadOp {
     /// `key`: 32 bytes, of which AES-128 uses the first 16.
     Seal {
         aead: Aead,
@@ -83,16 +83,16 @@ const AEAD_OVERHEAD: usize = 12 + 16;
 const KEYS: usize = 64;
 
 /// Per-pipeline working memory, nonce state and expanded keys.
-pub struct ServiceScratch {
+pub struct PayloadScratch {
     buf: Box<[u8; MAX_FRAME]>,
     pipeline_id: u32,
     counter: u64,
     keys: Vec<(Aead, [u8; 32], LessSafeKey)>,
 }
 
-impl std::fmt::Debug for ServiceScratch {
+impl std::fmt::Debug for PayloadScratch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServiceScratch")
+        f.debug_struct("PayloadScratch")
             .field("pipeline_id", &self.pipeline_id)
             .field("counter", &self.counter)
             .field("keys", &self.keys.len())
@@ -100,7 +100,7 @@ impl std::fmt::Debug for ServiceScratch {
     }
 }
 
-impl ServiceScratch {
+impl PayloadScratch {
     pub fn new(pipeline_id: u32) -> Self {
         Self {
             buf: Box::new([0; MAX_FRAME]),
@@ -142,10 +142,10 @@ type DesCbcDec = cbc::Decryptor<des::Des>;
 
 /// Applies `svc` to the UDP payload of `pkt`.
 pub fn apply(
-    svc: &Service,
+    svc: &PayloadOp,
     pkt: &mut Packet,
     info: &PacketInfo,
-    s: &mut ServiceScratch,
+    s: &mut PayloadScratch,
 ) -> Result<(), ActionDrop> {
     let key = &info.key;
     if !info.is_ipv4() || info.is_ipip() || key.proto != protocol::UDP {
@@ -173,7 +173,7 @@ pub fn apply(
         // headroom to make room for it (a move of some 42 bytes, where
         // moving the payload would be up to 1,458), or, with no headroom
         // left, the payload moves.
-        Service::Seal { aead, key } => {
+        PayloadOp::Seal { aead, key } => {
             if n + AEAD_OVERHEAD > room {
                 return Err(ActionDrop::PayloadTooLarge);
             }
@@ -197,7 +197,7 @@ pub fn apply(
             finish(pkt, ip, hl, n + AEAD_OVERHEAD);
             return Ok(());
         }
-        Service::Open { aead, key } => {
+        PayloadOp::Open { aead, key } => {
             if n < AEAD_OVERHEAD {
                 return Err(ActionDrop::AuthFailed);
             }
@@ -223,7 +223,7 @@ pub fn apply(
             finish(pkt, ip, hl, m);
             return Ok(());
         }
-        Service::DesEncrypt { key } => {
+        PayloadOp::DesEncrypt { key } => {
             let padded = (n / 8 + 1) * 8;
             if 8 + padded > room {
                 return Err(ActionDrop::PayloadTooLarge);
@@ -239,7 +239,7 @@ pub fn apply(
             s.buf[..8].copy_from_slice(&iv);
             8 + len
         }
-        Service::DesDecrypt { key } => {
+        PayloadOp::DesDecrypt { key } => {
             if n < 16 || !(n - 8).is_multiple_of(8) {
                 return Err(ActionDrop::BadPadding);
             }
@@ -250,7 +250,7 @@ pub fn apply(
                 .map_err(|_| ActionDrop::BadPadding)?
                 .len()
         }
-        Service::Compress => {
+        PayloadOp::Compress => {
             if 4 + lz4_flex::block::get_maximum_output_size(n) > MAX_FRAME {
                 return Err(ActionDrop::PayloadTooLarge);
             }
@@ -262,7 +262,7 @@ pub fn apply(
             }
             4 + c
         }
-        Service::Decompress => {
+        PayloadOp::Decompress => {
             let size = payload
                 .get(..4)
                 .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
@@ -357,19 +357,19 @@ mod tests {
                 let frame = udp_frame(n);
                 let mut out = Vec::new();
                 for spend in [false, true] {
-                    let mut s = ServiceScratch::new(5);
+                    let mut s = PayloadScratch::new(5);
                     let mut p = pool.packet(&frame, 0, 0).unwrap();
                     if spend {
                         p.spend_headroom();
                     }
                     let info = prism_wire::parse_frame(p.data(), 0).unwrap();
-                    apply(&Service::Seal { aead, key }, &mut p, &info, &mut s).unwrap();
+                    apply(&PayloadOp::Seal { aead, key }, &mut p, &info, &mut s).unwrap();
                     let sealed = p.data().to_vec();
                     if spend {
                         p.spend_headroom();
                     }
                     let info = prism_wire::parse_frame(p.data(), 0).unwrap();
-                    apply(&Service::Open { aead, key }, &mut p, &info, &mut s).unwrap();
+                    apply(&PayloadOp::Open { aead, key }, &mut p, &info, &mut s).unwrap();
                     assert_eq!(
                         p.data(),
                         &frame[..],
