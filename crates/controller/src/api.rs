@@ -436,7 +436,7 @@ async fn audit_handshakes(ctl: Controller, stats: Arc<prism_http::ServeStats>) {
 }
 
 /// `prism controller serve`: the API on `listener` (TLS with `tls`) with
-/// the background work (operations resumed, the reaper, the reconcilers)
+/// the background work (operations resumed, the reaper, the convergence passes)
 /// until SIGINT or SIGTERM, then the background work stopped.
 pub async fn serve_until_signalled(
     ctl: Controller,

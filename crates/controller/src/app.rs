@@ -1,6 +1,6 @@
 //! The application: what each API call means, one module per resource
 //! (authorization, validation, the side effects on nodes: their desired
-//! states, reconciled in each node's own task), over the datastore. It
+//! states, sent in each node's own task), over the datastore. It
 //! holds no SQL (`crates/lab/tests/layout.rs`): what it reads and
 //! writes goes through `crate::datastore`; it never uses `crate::api`.
 
@@ -10,6 +10,8 @@ pub(crate) mod auth_cache;
 pub(crate) mod authz;
 pub(crate) mod bookings;
 pub(crate) mod client_certs;
+pub(crate) mod desired;
+pub(crate) mod desired_change;
 pub(crate) mod gateway;
 pub(crate) mod heartbeat;
 pub(crate) mod identity;
@@ -25,8 +27,6 @@ pub(crate) mod pools;
 pub(crate) mod projects;
 pub(crate) mod public_mac;
 pub(crate) mod quota;
-pub(crate) mod reconcile;
-pub(crate) mod reconcile_change;
 pub(crate) mod registry;
 pub(crate) mod release;
 pub(crate) mod span;

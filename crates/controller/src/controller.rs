@@ -1,5 +1,5 @@
 //! The controller: its database, clock and settings, and what it does in
-//! the background (the reaper, node reconciliation, resuming operations a
+//! the background (the reaper, node convergence, resuming operations a
 //! crash interrupted).
 
 use crate::error::Result;
@@ -16,7 +16,7 @@ pub struct Settings {
     /// How often expired leases are looked for.
     pub reaper_every_ms: u64,
     /// How often every node is checked against its desired state.
-    pub reconcile_every_ms: u64,
+    pub converge_every_ms: u64,
     /// A node not heard from for this long is down: nothing is placed on it.
     pub node_timeout_ms: i64,
     /// A call to a node that has not answered in this long has failed (a
@@ -95,7 +95,7 @@ impl Default for Settings {
         Self {
             hold_s: 600,
             reaper_every_ms: 1000,
-            reconcile_every_ms: 2000,
+            converge_every_ms: 2000,
             node_timeout_ms: 10_000,
             node_call_timeout_ms: NODE_CALL_TIMEOUT_MS,
             node_connect_timeout_ms: NODE_CONNECT_TIMEOUT_MS,
@@ -128,8 +128,8 @@ pub struct Controller {
     /// Resource types as read from the database, with their compiled
     /// schemas: types are never changed once registered, so a cache.
     pub(crate) types: Arc<Mutex<HashMap<String, Arc<crate::model::Compiled>>>>,
-    /// One reconciliation at a time per node; the lock guards the desired
-    /// state this replica last saw the node accept (`crate::app::reconcile`).
+    /// One convergence pass at a time per node; the lock guards the desired
+    /// state this replica last saw the node accept (`crate::app::desired`).
     pub(crate) node_locks: Arc<Mutex<HashMap<String, NodeLock>>>,
     /// An SQLite file's lock, held while any clone lives (`db::SqliteLock`).
     _sqlite_lock: Option<Arc<db::SqliteLock>>,
@@ -150,7 +150,7 @@ pub struct Controller {
         Arc<tokio::sync::Mutex<crate::infra::client_cert_state::ClientCertState>>,
 }
 
-/// One reconciliation at a time per node (`crate::app::reconcile`); what it
+/// One convergence pass at a time per node (`crate::app::desired`); what it
 /// guards is the desired state this replica last saw the node accept,
 /// whole (`None`: none yet, or a call failed since).
 pub(crate) type NodeLock = Arc<tokio::sync::Mutex<Option<prism_node_api::DesiredState>>>;
@@ -228,7 +228,7 @@ impl Controller {
 
     /// Starts the background work where this replica leads it
     /// (`crate::app::leader`): on taking the lead, resumes interrupted
-    /// operations; while leading, reaps expired leases and reconciles
+    /// operations; while leading, reaps expired leases and converges
     /// nodes on their periods.
     pub fn spawn_background(&self) -> tokio::task::JoinHandle<()> {
         let c = self.clone();
@@ -241,7 +241,7 @@ impl Controller {
             };
             let mut lead = every(c.settings.lead_every_ms);
             let mut reap = every(c.settings.reaper_every_ms);
-            let mut rec = every(c.settings.reconcile_every_ms);
+            let mut rec = every(c.settings.converge_every_ms);
             let mut token = None;
             loop {
                 tokio::select! {

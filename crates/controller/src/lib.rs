@@ -11,7 +11,7 @@
 //! themselves; the node's side is `prism_node::agent`), `bookings` and
 //! `quota` (leases), `gateway` (NAT and public addresses), `accounting`
 //! (usage, audit), `operations` (the journal a restarted controller
-//! finishes), `reconcile` (nodes converge), `api` (REST over axum,
+//! finishes), `app::desired` (nodes converge), `api` (REST over axum,
 //! OpenAPI), `transport` (TLS or plain HTTP, the lab CA).
 
 pub mod api;
@@ -25,6 +25,7 @@ mod model;
 pub use app::accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 pub use app::authz::{Operation, Principal};
 pub use app::bookings::VLAN_POOL;
+pub use app::desired::Converged;
 pub use app::gateway::{PublicAddress, PublicAddressRequest};
 pub use app::heartbeat::{
     HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, NodeCaller, NodeKeyRequest, NodeKeyView,
@@ -40,7 +41,6 @@ pub use app::projects::{
     MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
 };
 pub use app::quota::{QuotaUse, QuotaView};
-pub use app::reconcile::Converged;
 pub use app::span::MAX_PARTS;
 pub use controller::{Controller, DB_CONNECTIONS, POOL_HOLD_DOWN_MS, Settings, TUNNEL_POOL};
 pub use error::{Error, ErrorCode, QuotaDetail};

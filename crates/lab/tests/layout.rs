@@ -831,3 +831,39 @@ fn a_folder_spelled_in_a_name_is_seen() {
     assert_eq!(spells_a_folder("live_demo", &folders), Some("demo".into()));
     assert_eq!(spells_a_folder("wander", &folders), None);
 }
+
+/// Module names that once meant several things, and the one file each
+/// may name now (`None`: none): a span is a network spanning nodes; a
+/// node reconciles (its `control`), the controller converges nodes; a
+/// network's encryption and compression are payload operations.
+const ONE_MEANING: &[(&str, Option<&str>)] = &[
+    ("span.rs", Some("controller/src/app/span.rs")),
+    ("reconcile.rs", None),
+    ("reconcile_change.rs", None),
+    ("services.rs", None),
+    ("pipeline.rs", None),
+    ("testbed.rs", None),
+];
+
+#[test]
+fn names_keep_one_meaning() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut report = Vec::new();
+    for src in crates() {
+        let mut files = Vec::new();
+        rs_files(&src, &mut files);
+        for f in files {
+            let rel = f.strip_prefix(&root).unwrap_or(&f).display().to_string();
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            for (banned, allowed) in ONE_MEANING {
+                if name == *banned && *allowed != Some(rel.as_str()) {
+                    report.push(rel.clone());
+                }
+            }
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "names with another meaning taken: {report:?}"
+    );
+}

@@ -10,9 +10,9 @@
 mod doc;
 mod error;
 mod fields;
+mod location;
 mod router;
 mod scenario;
-mod span;
 
 pub use doc::{
     ActionDoc, BridgeDoc, BridgePortDoc, CipherDoc, CipherName, Endpoints, ForwardingMode,

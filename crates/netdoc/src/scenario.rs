@@ -3,9 +3,9 @@
 //! substrate.
 //!
 //! Every error names the file, the line and column, and the field: syntax
-//! and type errors come from the TOML parser with their span; errors found
+//! and type errors come from the TOML parser with their place; errors found
 //! when the documents are compiled and placed carry the path of their
-//! field, resolved to its place in the text (`crate::span`).
+//! field, resolved to its place in the text (`crate::location`).
 
 use crate::doc::NetworkDoc;
 use crate::fields::Rate;
@@ -43,7 +43,7 @@ impl ScenarioError {
     /// An error about the field at `path` (`network[2].route[0]`) of the
     /// scenario `file` holding `text`, located in the text.
     pub fn at_field(file: &str, text: &str, path: &str, msg: String) -> Self {
-        locate(file, text, crate::span::locate(text, path), msg)
+        locate(file, text, crate::location::locate(text, path), msg)
     }
 
     /// An error about the whole scenario, located at its start.
@@ -52,8 +52,8 @@ impl ScenarioError {
     }
 }
 
-fn locate(file: &str, text: &str, span: Option<Range<usize>>, msg: String) -> ScenarioError {
-    let at = span.map_or(0, |s| s.start.min(text.len()));
+fn locate(file: &str, text: &str, range: Option<Range<usize>>, msg: String) -> ScenarioError {
+    let at = range.map_or(0, |s| s.start.min(text.len()));
     let before = &text[..at];
     let line = before.matches('\n').count() + 1;
     let column = at - before.rfind('\n').map_or(0, |i| i + 1) + 1;

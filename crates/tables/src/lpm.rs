@@ -412,8 +412,8 @@ impl LpmTable {
         loop {
             let idx = index(prefix.addr(), consumed, stride);
             if len <= consumed + stride {
-                let span = 1usize << (consumed + stride - len);
-                for i in idx..idx + span {
+                let width = 1usize << (consumed + stride - len);
+                for i in idx..idx + width {
                     f(self, base + i);
                 }
                 return;

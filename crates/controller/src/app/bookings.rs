@@ -341,7 +341,7 @@ impl Controller {
 
     /// Provisions an allocated booking: records the operation, makes it
     /// part of its node's desired state (a new generation), then
-    /// reconciles the node. A crash between the two is resumed at start.
+    /// converges the node. A crash between the two is resumed at start.
     pub async fn provision(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
         let m = self
             .project_for(p, project, Operation::BookingsCreate)

@@ -120,7 +120,7 @@ impl Controller {
     /// In the background: every node when this one's WAN side moved (the
     /// other parts of its spanning networks tunnel to it anew), else this
     /// one if `behind`.
-    fn reconcile_after_heartbeat(&self, id: &str, wan_moved: bool, behind: bool) {
+    fn converge_after_heartbeat(&self, id: &str, wan_moved: bool, behind: bool) {
         let c = self.clone();
         let id = id.to_string();
         if wan_moved {
@@ -132,7 +132,7 @@ impl Controller {
 
     /// Registers the node or marks it up. A new node, a restarted one
     /// (another boot id), one that moved or one behind its desired state
-    /// is reconciled at once, in the background.
+    /// is converged at once, in the background.
     pub async fn heartbeat(&self, caller: &NodeCaller, h: Heartbeat) -> Result<HeartbeatAnswer> {
         check_heartbeat(caller, &h)?;
         let now = self.now_ms();
@@ -161,10 +161,10 @@ impl Controller {
         // `--fresh`, a new disk) is sent its desired state again.
         let forgot = i64::try_from(h.info.desired_generation).unwrap_or(i64::MAX) < applied;
         // A node given its certificate now cannot answer until it serves
-        // with it: its next heartbeat (2 s) or the next pass reconciles.
+        // with it: its next heartbeat (2 s) or the next pass converges it.
         let issued = matches!(certified, Some(Ok(_)));
         let behind = changed || applied < generation || forgot;
-        self.reconcile_after_heartbeat(&id, wan_moved, behind && !issued);
+        self.converge_after_heartbeat(&id, wan_moved, behind && !issued);
         Ok(HeartbeatAnswer {
             node_id: id,
             registered,

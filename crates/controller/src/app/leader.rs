@@ -1,6 +1,6 @@
 //! One leader among controller replicas: replicas on one PostgreSQL serve
 //! the API side by side, but the background work (recovery of interrupted
-//! operations, the reaper, the reconcilers) runs in the one replica that
+//! operations, the reaper, the convergence passes) runs in the one replica that
 //! holds the `background` lease in the database. The holder renews it
 //! every `lead_every_ms` (others try as often); a replica that stops gives it up, and one that
 //! dies loses it `lead_ttl_ms` after its last renewal, when another takes

@@ -1,5 +1,5 @@
 //! Each node's work apart: a pass over a node (its convergence to its
-//! desired state, `crate::app::reconcile`) runs in a task of that node's own,
+//! desired state, `crate::app::desired`) runs in a task of that node's own,
 //! one at a time per node, asked for by a kick. A kick while a pass runs
 //! asks for one more pass after it (passes coalesce: ten kicks during a
 //! pass make one more, not ten). So a node that is slow or hung, however
@@ -12,7 +12,7 @@
 //! operations (`crate::app::operations`) that were started on the node before
 //! it read that generation; one that fails leaves them started (the
 //! booking shows `converging`, the node its `last_error`) for the next
-//! pass, which the reconciler's period asks for.
+//! pass, which the convergence period asks for.
 
 use crate::controller::Controller;
 use crate::datastore::operations as store;
@@ -55,7 +55,7 @@ impl Controller {
     /// operations started on it before are done.
     async fn pass(&self, id: &str) {
         let started = store::started_on(&self.pool, id).await;
-        let reached = self.reconcile_node(id).await.reached;
+        let reached = self.converge_node(id).await.reached;
         match started {
             Ok(ops) if reached && !ops.is_empty() => {
                 if let Err(e) = store::mark_done(&self.pool, &ops, self.now_ms()).await {

@@ -353,7 +353,7 @@ pub(crate) async fn note_pending(pool: &Pool, id: &str, why: &str) -> Result<()>
     Ok(())
 }
 
-/// Records one reconciliation pass of node `id` at `now`: its bookings
+/// Records one convergence pass of node `id` at `now`: its bookings
 /// `ready` or failed (`errors`: booking, why), and the generation reached
 /// (the one before while any network failed, so the next heartbeat tries
 /// again).

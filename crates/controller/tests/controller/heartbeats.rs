@@ -86,7 +86,7 @@ async fn a_node_registers_itself_and_a_restarted_one_gets_its_networks_back_at_o
     assert_eq!(node.names(), std::slice::from_ref(&on_node));
 
     // The node restarts empty: its next heartbeat (another boot id) gets
-    // its network back, with no reconciliation loop running here.
+    // its network back, with no convergence loop running here.
     node.docs.lock().unwrap().clear();
     let a = n1
         .heartbeat(&beat(&node, "n1", &addr, "boot-2"))
@@ -285,9 +285,9 @@ async fn a_node_is_sent_changes_and_the_whole_state_when_it_holds_no_other() {
 
 /// A hung node (it takes the connection and never answers: here its
 /// server blocked in a change) fails the call after the controller's
-/// node call timeout instead of holding the booking, the reconciliation
+/// node call timeout instead of holding the booking, the convergence
 /// and its node's lock for ever; the node's `last_error` says so, and once
-/// it answers again a reconciliation pass brings the booking to it.
+/// it answers again a convergence pass brings the booking to it.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_hung_node_fails_the_call_in_time_and_gets_its_network_once_it_answers() {
     let h = Harness::start_with(prism_controller::Settings {
@@ -318,7 +318,7 @@ async fn a_hung_node_fails_the_call_in_time_and_gets_its_network_once_it_answers
         node.stalled.load(Ordering::SeqCst) == 0
     })
     .await;
-    h.ctl.reconcile_node(&nodes[0].id).await;
+    h.ctl.converge_node(&nodes[0].id).await;
     assert_eq!(node.names().len(), 1, "applied once the node answers");
     let nodes = h.admin.list_nodes().await.unwrap();
     assert_eq!(nodes[0].last_error, None, "{:?}", nodes[0].last_error);

@@ -335,7 +335,7 @@ async fn a_node_converges_to_its_desired_state_and_foreign_networks_stay() {
     *node.docs.lock().unwrap() = vec![extra, foreign];
     let c = h
         .ctl
-        .reconcile_node(&h.admin.list_nodes().await.unwrap()[0].id)
+        .converge_node(&h.admin.list_nodes().await.unwrap()[0].id)
         .await;
     assert_eq!((c.added, c.removed, c.failed), (2, 1, 0));
     let mut now = want.clone();
@@ -346,7 +346,7 @@ async fn a_node_converges_to_its_desired_state_and_foreign_networks_stay() {
     // A second pass changes nothing.
     let c = h
         .ctl
-        .reconcile_node(&h.admin.list_nodes().await.unwrap()[0].id)
+        .converge_node(&h.admin.list_nodes().await.unwrap()[0].id)
         .await;
     assert_eq!((c.added, c.replaced, c.removed), (0, 0, 0));
     let n = &h.admin.list_nodes().await.unwrap()[0];
@@ -369,7 +369,7 @@ async fn a_node_converges_to_its_desired_state_and_foreign_networks_stay() {
     );
     assert_eq!(c2.operational_state, OperationalState::Pending);
     node.down.store(false, std::sync::atomic::Ordering::Relaxed);
-    h.ctl.reconcile_all().await;
+    h.ctl.converge_all().await;
     assert_eq!(
         fay.booking("p", &c2.id).await.unwrap().operational_state,
         OperationalState::Ready

@@ -73,11 +73,11 @@ async fn last_error(h: &Harness, name: &str) -> String {
     n.last_error.clone().unwrap_or_default()
 }
 
-/// One reconciliation pass of node `name`, then its `last_error`.
-async fn reconciled(h: &Harness, name: &str) -> String {
+/// One convergence pass of node `name`, then its `last_error`.
+async fn converged(h: &Harness, name: &str) -> String {
     let nodes = h.admin.list_nodes().await.unwrap();
     let id = &nodes.iter().find(|n| n.name == name).unwrap().id;
-    h.ctl.reconcile_node(id).await;
+    h.ctl.converge_node(id).await;
     last_error(h, name).await
 }
 
@@ -104,7 +104,7 @@ async fn a_certified_node_is_driven_in_mutual_tls_until_its_key_is_revoked() {
         .unwrap_err();
     assert_eq!(e.status(), Some(401), "{e}");
     node.docs.lock().unwrap().clear();
-    let why = reconciled(&h, "n1").await;
+    let why = converged(&h, "n1").await;
     assert!(node.names().is_empty(), "nothing applied on a revoked node");
     assert!(why.contains("ended or were revoked"), "{why}");
 }
@@ -130,7 +130,7 @@ async fn a_request_for_another_name_is_refused_and_audited() {
     // Nothing recorded: registered without a certificate, the node is
     // not called (this controller has no shared credential either).
     n1.heartbeat(&beat(&node, "n1", &addr, None)).await.unwrap();
-    let why = reconciled(&h, "n1").await;
+    let why = converged(&h, "n1").await;
     assert!(why.contains("no certificate yet"), "{why}");
 }
 
@@ -150,7 +150,7 @@ async fn a_node_answering_with_another_nodes_certificate_gets_nothing() {
         .await
         .unwrap();
     // Refused in the handshake, before any request was sent.
-    let why = reconciled(&h, "n1").await;
+    let why = converged(&h, "n1").await;
     assert!(why.contains("not valid for name \"n1\""), "{why}");
 }
 
@@ -160,10 +160,10 @@ async fn an_ended_certificate_stops_calls_until_the_heartbeat_renews_it() {
     let id = NodeIdentity::new("n1").unwrap();
     let (node, addr, n1, _) = node(&h, "n1", &id).await;
     certify(&n1, &node, "n1", &addr, &id).await;
-    assert_eq!(reconciled(&h, "n1").await, "");
+    assert_eq!(converged(&h, "n1").await, "");
     assert!(id.wants_certificate(prism_http::identity::wall_ms() + 1000));
     tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
-    let why = reconciled(&h, "n1").await;
+    let why = converged(&h, "n1").await;
     assert!(why.contains("ended or were revoked"), "{why}");
     certify(&n1, &node, "n1", &addr, &id).await;
     let (_, on_node) = book_one(&h, "software").await;

@@ -165,7 +165,7 @@ async fn two_replicas_racing_on_one_node_leave_it_at_the_newest_generation() {
     node.hold_next_desired.store(true, SeqCst);
     let late = tokio::spawn({
         let n1 = n1.clone();
-        async move { b.reconcile_node(&n1).await }
+        async move { b.converge_node(&n1).await }
     });
     let t = Instant::now();
     while !node.held_desired.load(SeqCst) {

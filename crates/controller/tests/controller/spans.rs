@@ -264,7 +264,7 @@ async fn released_addresses_and_s_tags_are_held_down_then_handed_out_last() {
     );
     h.clock.advance_ms(prism_controller::POOL_HOLD_DOWN_MS);
     // The nodes, silent for as long, answer a pass: up again.
-    h.ctl.reconcile_all().await;
+    h.ctl.converge_all().await;
     let d = alice.book("exp", &spanning("d", two())).await.unwrap();
     assert_eq!(
         tunnels(&d),
@@ -613,7 +613,7 @@ async fn a_bridged_network_takes_an_s_tag_and_each_node_reframes_under_it() {
     h.ctl.settle().await;
     assert!(nodes[0].names().is_empty());
     h.clock.advance_ms(prism_controller::POOL_HOLD_DOWN_MS);
-    h.ctl.reconcile_all().await;
+    h.ctl.converge_all().await;
     let again = alice
         .book("exp", &bridged("l2d", &["n1", "n3"]))
         .await
@@ -720,7 +720,7 @@ async fn a_restarted_part_comes_back_and_a_moved_wan_address_reaches_every_part(
         want.sort();
         assert_eq!(encap_dsts(n, &name), want);
     }
-    // The nodes are reconciled one after another, node 2 maybe last.
+    // The nodes are converged one after another, node 2 maybe last.
     let takes_in_at_new = || {
         let doc = serde_json::to_value(n2.doc(&name).unwrap()).unwrap();
         let all = doc["tunnel"]

@@ -242,12 +242,12 @@ impl NatTable {
     /// A port for a new flow: its own when free and not privileged, else
     /// the first free one on a walk seeded by the flow's hash.
     fn free_port(&mut self, k: &Outbound, h: u64, now_s: u32) -> Option<u16> {
-        let span = u32::from(PORTS.1 - PORTS.0) + 1;
-        let mut at = (h % u64::from(span)) as u32;
-        let stride = ((h >> 32) as u32 % span) | 1;
+        let range = u32::from(PORTS.1 - PORTS.0) + 1;
+        let mut at = (h % u64::from(range)) as u32;
+        let stride = ((h >> 32) as u32 % range) | 1;
         let own = (k.int_port >= PORTS.0).then_some(k.int_port);
         let candidates = own.into_iter().chain((0..PROBES).map(|_| {
-            at = (at + stride) % span;
+            at = (at + stride) % range;
             PORTS.0 + at as u16
         }));
         for port in candidates {

@@ -34,7 +34,7 @@ impl<'a> Node<'a> {
         }
     }
 
-    fn span(self) -> Option<Range<usize>> {
+    fn range(self) -> Option<Range<usize>> {
         match self {
             Node::Item(i) => i.span(),
             Node::Value(v) => v.span(),
@@ -74,7 +74,7 @@ pub fn locate(text: &str, path: &str) -> Option<Range<usize>> {
         match next {
             Some(n) => {
                 node = n;
-                best = n.span().or(best);
+                best = n.range().or(best);
             }
             None => break,
         }

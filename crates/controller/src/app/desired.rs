@@ -1,7 +1,7 @@
 //! Converging nodes to their desired state (omicron's pattern): each
 //! node's desired networks are the provisioned, started network bookings
 //! placed on it, under a generation number bumped by every change. The
-//! reconciler sends them whole in one call (`PUT /v1/desired`, scope
+//! controller sends them whole in one call (`PUT /v1/desired`, scope
 //! `pc-`): the node adds, replaces and removes the controller's networks
 //! in one reconciliation, leaves any other network alone, answers per
 //! network, and refuses a generation older than one it holds, so a stale
@@ -39,14 +39,14 @@ impl Controller {
         match nodes::node_ids(&self.pool).await {
             Ok(ids) => self.kick_all(&ids),
             Err(e) => {
-                eprintln!("prism controller: reconcile: {e}");
+                eprintln!("prism controller: converging nodes: {e}");
                 Vec::new()
             }
         }
     }
 
     /// A pass over every node, side by side; returns when all are done.
-    pub async fn reconcile_all(&self) {
+    pub async fn converge_all(&self) {
         for t in self.kick_every_node().await {
             t.wait().await;
         }
@@ -62,7 +62,7 @@ impl Controller {
     /// One pass over node `id`, here and now (the background's passes go
     /// through `crate::app::node_work`, one at a time per node); failures are
     /// recorded on the node and on the bookings concerned, never raised.
-    pub async fn reconcile_node(&self, id: &str) -> Converged {
+    pub async fn converge_node(&self, id: &str) -> Converged {
         let lock = self.node_lock(id);
         let mut accepted = lock.lock().await;
         match self.converge(id, &mut accepted).await {

@@ -7,7 +7,7 @@
 //! than `MAX_CHANGED` bookings, gets the change computed from its whole
 //! desired state instead.
 
-use crate::app::reconcile::Desired;
+use crate::app::desired::Desired;
 use crate::controller::Controller;
 use crate::datastore::nodes;
 use crate::error::Result;
