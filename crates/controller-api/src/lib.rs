@@ -11,7 +11,6 @@
 pub mod accounting;
 pub mod bookings;
 pub mod client;
-mod client_observe;
 pub mod error;
 pub mod gateway;
 pub mod heartbeat;

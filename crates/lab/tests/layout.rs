@@ -1,6 +1,6 @@
 //! The layout of the workspace, checked: no import circle between the
 //! modules of any crate (cargo already forbids them between crates), and
-//! no source file with over 600 lines before its tests. A module's edges are the `crate::` and
+//! no source file with over 500 lines before its tests. A module's edges are the `crate::` and
 //! `super::` paths in its code (comments and test modules aside), resolved
 //! to the module file they land in.
 
@@ -178,13 +178,25 @@ fn no_crate_has_an_import_circle_between_its_modules() {
     assert!(report.is_empty(), "import circles:\n{}", report.join("\n"));
 }
 
+/// A file of tests only (`tests.rs`, `*_tests.rs`, or under a `tests/`
+/// folder of the sources): its length is not the code's.
+fn is_tests_file(f: &Path) -> bool {
+    let name = f.file_name().unwrap().to_string_lossy();
+    name == "tests.rs"
+        || name.ends_with("_tests.rs")
+        || f.components().any(|c| c.as_os_str() == "tests")
+}
+
 #[test]
-fn no_source_file_has_over_600_lines_of_code() {
+fn no_source_file_has_over_500_lines_of_code() {
     let mut long = Vec::new();
     for src in crates() {
         let mut files = Vec::new();
         rs_files(&src, &mut files);
         for f in files {
+            if is_tests_file(f.strip_prefix(&src).unwrap_or(&f)) {
+                continue;
+            }
             // Byte-literal tests beside the code (as smoltcp keeps them) do
             // not count.
             let text = std::fs::read_to_string(&f).unwrap();
@@ -194,7 +206,7 @@ fn no_source_file_has_over_600_lines_of_code() {
                 .unwrap_or("")
                 .lines()
                 .count();
-            if n > 600 {
+            if n > 500 {
                 long.push(format!("{}: {n} lines", f.display()));
             }
         }
@@ -422,16 +434,94 @@ fn function_lengths(text: &str) -> Vec<(String, usize)> {
     out
 }
 
-/// Functions over 80 lines today (crate source path,
-/// name, lines). A new one, or one of these grown, fails; one shortened
-/// or split is to be taken off (or lowered) here. The pipeline's hot path
-/// (`fast/stages.rs`, `fast/routed_batch.rs`, `fast/action.rs`, `fast/payload.rs`) is the
-/// named exception of docs/architecture.md: one pass per packet is kept
-/// whole there on purpose, for what the compiler does with it.
-const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
+/// The longest a function may be (docs/architecture.md), counted in the
+/// code before a file's tests.
+const MAX_FUNCTION_LINES: usize = 60;
+
+/// Functions allowed past [`MAX_FUNCTION_LINES`] (crate source path, name,
+/// ceiling). The pipeline's hot path is the named exception of
+/// docs/architecture.md: one pass per packet is kept whole there on
+/// purpose, for what the compiler does with it.
+const HOT_PATH: &[(&str, &str, usize)] = &[
     ("pipeline/src/fast/action.rs", "apply", 97),
     ("pipeline/src/fast/payload.rs", "apply", 145),
+    ("pipeline/src/fast/stages.rs", "process", 77),
+    ("pipeline/src/fast/stages.rs", "stages", 74),
 ];
+
+/// Functions still over [`MAX_FUNCTION_LINES`] outside the hot path, each
+/// at its length today: none may grow, and each is taken off as it is
+/// split (`long_function_ceilings_are_tight` says when).
+const NOT_YET_SPLIT: &[(&str, &str, usize)] = &[
+    ("compile/src/compile.rs", "forwarding", 73),
+    ("controller/src/app/bookings/allocate.rs", "allocate", 66),
+    ("controller/src/app/gateway.rs", "lease_public", 62),
+    ("controller/src/datastore/accounting.rs", "audit_page", 62),
+    ("controller/src/datastore/bookings.rs", "expire_due", 66),
+    ("controller/src/datastore/bookings.rs", "insert_within", 65),
+    ("io/src/afpacket.rs", "recv_block", 76),
+    ("io/src/bpf.rs", "attach", 63),
+    ("lab/src/bench/classify.rs", "run", 61),
+    ("lab/src/bench/controller.rs", "bench", 70),
+    ("lab/src/bench/live.rs", "blast", 65),
+    ("lab/src/bench/live.rs", "run", 65),
+    ("lab/src/bench/lpm.rs", "run", 73),
+    ("lab/src/bench/migrate.rs", "measure", 64),
+    ("lab/src/bench/reconfig.rs", "timeline", 70),
+    ("lab/src/bench/scale.rs", "run", 61),
+    ("lab/src/bench/soak.rs", "soak", 63),
+    ("lab/src/demo/controller.rs", "drive", 72),
+    ("lab/src/demo/hosts.rs", "scenario_text_with", 61),
+    ("lab/src/demo/offline.rs", "flows", 62),
+    ("lab/src/experiments/alloc.rs", "alloc", 71),
+    ("lab/src/experiments/fig8.rs", "forwarded_share", 62),
+    ("lab/src/experiments/paper000.rs", "fig8", 61),
+    ("lab/src/experiments/paper000.rs", "power_tables", 67),
+    ("lab/src/experiments/paper000.rs", "reconfig", 77),
+    ("lab/src/experiments/plot.rs", "line_chart", 74),
+    ("lab/src/wan/demo.rs", "drive", 80),
+    ("lab/src/wan/demo.rs", "main", 73),
+    ("lab/src/wan/gateway.rs", "run", 62),
+    ("lab/src/wan/rates.rs", "run", 72),
+    ("netdoc/src/router.rs", "check", 67),
+    ("node/src/captures.rs", "run_captures", 63),
+    ("node/src/control.rs", "apply_concrete", 61),
+    ("node/src/control/reconfigure.rs", "reconfigure", 65),
+    ("node/src/linux/kernel_router.rs", "install", 71),
+    ("node/src/linux/node.rs", "start", 66),
+    ("node/src/linux/router.rs", "boot", 68),
+    ("node/src/linux/swrouter.rs", "run", 66),
+    ("peers/src/forwarding.rs", "start", 74),
+    ("peers/src/lookups.rs", "run", 64),
+    (
+        "pipeline/src/control/substrate/checks.rs",
+        "check_actions",
+        69,
+    ),
+    ("pipeline/src/fast/output.rs", "dequeue", 69),
+    ("placement/src/rmu.rs", "run", 66),
+    ("prism/src/ctl_controller.rs", "admin_call", 63),
+    ("prism/src/ctl_controller.rs", "call", 79),
+    ("prism/src/main.rs", "dispatch", 67),
+    ("tables/src/fuzz.rs", "classifier_matches_reference", 65),
+    ("tables/src/split_tree/build.rs", "node", 64),
+    ("tables/src/tree_groups.rs", "choose", 62),
+    ("tables/src/wide_walk.rs", "walk_avx512", 77),
+    ("wire/src/fuzz.rs", "parse_and_reemit", 69),
+];
+
+/// Each function of `text`'s code (before its tests) with its length.
+fn code_function_lengths(text: &str) -> Vec<(String, usize)> {
+    function_lengths(text.split("#[cfg(test)]").next().unwrap_or(""))
+}
+
+fn ceiling_of(rel: &str, func: &str) -> Option<usize> {
+    HOT_PATH
+        .iter()
+        .chain(NOT_YET_SPLIT)
+        .find(|(p, f, _)| *p == rel && *f == func)
+        .map(|x| x.2)
+}
 
 #[test]
 fn long_function_ceilings_are_tight() {
@@ -439,53 +529,50 @@ fn long_function_ceilings_are_tight() {
     // unseen: each is lowered (or taken off) as its function shrinks.
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut report = Vec::new();
-    for (rel, func, max) in LONG_FUNCTIONS {
+    for (rel, func, max) in HOT_PATH.iter().chain(NOT_YET_SPLIT) {
         let text = std::fs::read_to_string(root.join(rel)).unwrap_or_default();
-        let now = function_lengths(&text)
+        let now = code_function_lengths(&text)
             .into_iter()
             .filter(|(f, _)| f == func)
             .map(|(_, n)| n)
             .max();
         match now {
-            Some(n) if n > 80 && n < *max => {
+            Some(n) if n > MAX_FUNCTION_LINES && n < *max => {
                 report.push(format!("    (\"{rel}\", \"{func}\", {n}), (was {max})"))
             }
-            Some(n) if n <= 80 => report.push(format!("    {rel} {func}: {n} lines, take it off")),
+            Some(n) if n <= MAX_FUNCTION_LINES => {
+                report.push(format!("    {rel} {func}: {n} lines, take it off"))
+            }
             None => report.push(format!("    {rel} {func}: gone, take it off")),
             _ => {}
         }
     }
     assert!(
         report.is_empty(),
-        "LONG_FUNCTIONS ceilings to lower:\n{}",
+        "long functions' ceilings to lower:\n{}",
         report.join("\n")
     );
 }
 
 #[test]
-fn no_function_grows_past_80_lines() {
+fn no_function_grows_past_its_ceiling() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut report = Vec::new();
     for src in crates() {
         let mut files = Vec::new();
         rs_files(&src, &mut files);
         files.sort();
         for f in files {
-            let name = f.file_name().unwrap().to_string_lossy();
-            if name == "tests.rs" || name.ends_with("_tests.rs") {
+            if is_tests_file(f.strip_prefix(&src).unwrap_or(&f)) {
                 continue;
             }
-            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
             let rel = f.strip_prefix(&root).unwrap_or(&f).display().to_string();
             let text = std::fs::read_to_string(&f).unwrap();
-            for (func, n) in function_lengths(&text) {
-                if n <= 80 {
+            for (func, n) in code_function_lengths(&text) {
+                if n <= MAX_FUNCTION_LINES {
                     continue;
                 }
-                let allowed = LONG_FUNCTIONS
-                    .iter()
-                    .find(|(p, fname, _)| *p == rel && *fname == func)
-                    .map(|x| x.2);
-                if allowed.is_none_or(|max| n > max) {
+                if ceiling_of(&rel, &func).is_none_or(|max| n > max) {
                     report.push(format!("    (\"{rel}\", \"{func}\", {n}),"));
                 }
             }
@@ -493,7 +580,7 @@ fn no_function_grows_past_80_lines() {
     }
     assert!(
         report.is_empty(),
-        "functions over 80 lines that are new or grew (split them; the list is LONG_FUNCTIONS):\n{}",
+        "functions over {MAX_FUNCTION_LINES} lines that are new or grew (split them):\n{}",
         report.join("\n")
     );
 }

@@ -194,22 +194,7 @@ where
     }
 
     fn tap(&self, name: Option<&str>, body: TapBody) -> Result<TapAnswer, ApiError> {
-        let bad =
-            |field: &str, m: String| ApiError::new(ErrorCode::InvalidInput, m).with_field(field);
-        if body.count == 0 || body.count > TAP_MAX_COUNT {
-            return Err(bad("count", format!("from 1 to {TAP_MAX_COUNT} packets")));
-        }
-        let snaplen = body.snaplen.unwrap_or(TAP_MAX_SNAPLEN);
-        if !(14..=TAP_MAX_SNAPLEN).contains(&snaplen) {
-            return Err(bad(
-                "snaplen",
-                format!("from 14 to {TAP_MAX_SNAPLEN} bytes"),
-            ));
-        }
-        let wait = body.timeout_ms.unwrap_or(TAP_DEFAULT_WAIT_MS);
-        if wait > TAP_MAX_WAIT_MS {
-            return Err(bad("timeout_ms", format!("at most {TAP_MAX_WAIT_MS} ms")));
-        }
+        let (snaplen, wait) = tap_limits(&body)?;
         let Some(taps) = &self.taps else {
             return Err(ApiError::new(
                 ErrorCode::Unavailable,
@@ -245,22 +230,7 @@ where
         Ok(TapAnswer {
             packets: records
                 .into_iter()
-                .map(|r| TapView {
-                    point: crate::api_views::tap_point(r.point),
-                    timestamp_ns: r.timestamp_ns,
-                    port: ports
-                        .get(usize::from(r.port))
-                        .cloned()
-                        .unwrap_or_else(|| r.port.to_string()),
-                    network: r.network.and_then(|n| names.get(&n).cloned()),
-                    len: r.len,
-                    data: r.data,
-                    stages: r
-                        .stages
-                        .into_iter()
-                        .map(crate::api_views::stage_decision)
-                        .collect(),
-                })
+                .map(|r| tap_view(r, &ports, &names))
                 .collect(),
             timed_out,
         })
@@ -373,4 +343,49 @@ fn prefix_field(mut e: ApiError, doc_field: &str, body_field: &str) -> ApiError 
         e.field = Some(format!("{body_field}{rest}"));
     }
     e
+}
+
+/// A tap request's snap length and wait, checked (a refusal names its
+/// field).
+fn tap_limits(body: &TapBody) -> Result<(usize, u64), ApiError> {
+    let bad = |field: &str, m: String| ApiError::new(ErrorCode::InvalidInput, m).with_field(field);
+    if body.count == 0 || body.count > TAP_MAX_COUNT {
+        return Err(bad("count", format!("from 1 to {TAP_MAX_COUNT} packets")));
+    }
+    let snaplen = body.snaplen.unwrap_or(TAP_MAX_SNAPLEN);
+    if !(14..=TAP_MAX_SNAPLEN).contains(&snaplen) {
+        return Err(bad(
+            "snaplen",
+            format!("from 14 to {TAP_MAX_SNAPLEN} bytes"),
+        ));
+    }
+    let wait = body.timeout_ms.unwrap_or(TAP_DEFAULT_WAIT_MS);
+    if wait > TAP_MAX_WAIT_MS {
+        return Err(bad("timeout_ms", format!("at most {TAP_MAX_WAIT_MS} ms")));
+    }
+    Ok((snaplen, wait))
+}
+
+/// A tap's record as the API shows it: ports and networks by name.
+fn tap_view(
+    r: prism_pipeline::TapRecord,
+    ports: &[String],
+    names: &std::collections::BTreeMap<u16, String>,
+) -> TapView {
+    TapView {
+        point: crate::api_views::tap_point(r.point),
+        timestamp_ns: r.timestamp_ns,
+        port: ports
+            .get(usize::from(r.port))
+            .cloned()
+            .unwrap_or_else(|| r.port.to_string()),
+        network: r.network.and_then(|n| names.get(&n).cloned()),
+        len: r.len,
+        data: r.data,
+        stages: r
+            .stages
+            .into_iter()
+            .map(crate::api_views::stage_decision)
+            .collect(),
+    }
 }

@@ -20,96 +20,15 @@
 //! Applying the document a network already has changes nothing that
 //! matters (the substrate republishes the same tables): safe to run twice.
 
-use crate::runtime::{NodeRuntime, RouterRequest, RuntimeError, RuntimeErrorKind};
+use crate::runtime::{NodeRuntime, RouterRequest, RuntimeError};
 use prism_netdoc::{NetworkDoc, TierChoice};
-use prism_node_api::{ApiError, ErrorCode, NetworkView};
+use prism_node_api::{ErrorCode, NetworkView};
 use prism_pipeline::{NetworkSpec, Substrate, SubstrateError, Tier};
 use std::collections::BTreeMap;
 
-/// Why a change was refused or failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApplyError {
-    pub code: ErrorCode,
-    pub message: String,
-    /// The document's field concerned, if any.
-    pub field: Option<String>,
-}
-
-impl ApplyError {
-    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            field: None,
-        }
-    }
-
-    fn not_found(name: &str) -> Self {
-        Self::new(ErrorCode::NotFound, format!("no network `{name}`"))
-    }
-}
-
-impl std::fmt::Display for ApplyError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.field {
-            Some(x) => write!(f, "field `{x}`: {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-impl std::error::Error for ApplyError {}
-
-impl From<ApplyError> for ApiError {
-    fn from(e: ApplyError) -> Self {
-        ApiError::new(e.code, e.message).with_field(e.field.unwrap_or_default())
-    }
-}
-
-impl From<prism_netdoc::DocError> for ApplyError {
-    fn from(e: prism_netdoc::DocError) -> Self {
-        Self {
-            code: ErrorCode::InvalidInput,
-            message: e.message,
-            field: (!e.field.is_empty()).then_some(e.field),
-        }
-    }
-}
-
-impl From<RuntimeError> for ApplyError {
-    fn from(e: RuntimeError) -> Self {
-        let code = match e.kind {
-            RuntimeErrorKind::Unsupported => ErrorCode::InvalidInput,
-            RuntimeErrorKind::Conflict => ErrorCode::Conflict,
-            RuntimeErrorKind::Failed => ErrorCode::Internal,
-        };
-        Self::new(code, e.message)
-    }
-}
-
-/// A substrate refusal: capacity (slots, tables, channels) or a conflict.
-fn substrate_error(e: SubstrateError) -> ApplyError {
-    let code = match &e {
-        SubstrateError::Placement { .. }
-        | SubstrateError::Table { .. }
-        | SubstrateError::TooManyNetworks
-        | SubstrateError::ChannelTaken { .. } => ErrorCode::Capacity,
-        SubstrateError::DuplicateName(_) | SubstrateError::TunnelTaken { .. } => {
-            ErrorCode::Conflict
-        }
-        SubstrateError::UnknownNetwork(_) => ErrorCode::NotFound,
-        SubstrateError::BadPort { .. }
-        | SubstrateError::BadChannel { .. }
-        | SubstrateError::NoSuchPort { .. }
-        | SubstrateError::Bridge { .. } => ErrorCode::InvalidInput,
-    };
-    ApplyError::new(code, e.to_string())
-}
-
-/// A failure after the checks passed: the node's fault, not the caller's.
-fn internal(e: impl std::fmt::Display) -> ApplyError {
-    ApplyError::new(ErrorCode::Internal, e.to_string())
-}
+mod error;
+pub use error::ApplyError;
+use error::{internal, substrate_error};
 
 #[derive(Debug)]
 pub struct Control<R: NodeRuntime> {
@@ -377,28 +296,12 @@ impl<R: NodeRuntime> Control<R> {
     /// network's included).
     fn apply_concrete(&mut self, name: &str, doc: NetworkDoc) -> Result<String, ApplyError> {
         let current = self.substrate.spec(name).cloned();
-        if doc.name != name {
-            return Err(ApplyError {
-                field: Some("name".into()),
-                ..ApplyError::new(
-                    ErrorCode::InvalidInput,
-                    format!(
-                        "`{}` does not match the network `{name}` being changed",
-                        doc.name
-                    ),
-                )
-            });
-        }
+        same_name(name, &doc)?;
         let c = prism_compile::compile(&doc, &self.port_names)?;
         let spec = c.spec.clone();
         let id = self.substrate.check(&spec).map_err(substrate_error)?;
         // Another module in a hardware slot is a reconfiguration of it.
-        if let Some(cur) = &current
-            && cur.tier == Tier::Hardware
-            && spec.tier == Tier::Hardware
-            && cur.forwarding.module() != spec.forwarding.module()
-            && prism_pipeline::control::reconfig::bitstreams(&self.device).is_some()
-        {
+        if self.is_module_change(current.as_ref(), &spec) {
             return self.reconfigure(name, doc, None).map(|e| e.message);
         }
         self.substrate.set_now(self.runtime.now_ns());
@@ -451,6 +354,17 @@ impl<R: NodeRuntime> Control<R> {
         self.events.push(done.clone());
         self.save();
         Ok(done)
+    }
+
+    /// Whether `spec` puts another module in a hardware network's slot on
+    /// a device that reconfigures (then a reconfiguration, not a reload).
+    fn is_module_change(&self, current: Option<&NetworkSpec>, spec: &NetworkSpec) -> bool {
+        current.is_some_and(|cur| {
+            cur.tier == Tier::Hardware
+                && spec.tier == Tier::Hardware
+                && cur.forwarding.module() != spec.forwarding.module()
+                && prism_pipeline::control::reconfig::bitstreams(&self.device).is_some()
+        })
     }
 
     /// Records the desired state after a change. The change stands either
@@ -547,6 +461,23 @@ impl<R: NodeRuntime> Control<R> {
         errs.extend(self.runtime.shutdown());
         errs
     }
+}
+
+/// A document changes only the network it names.
+fn same_name(name: &str, doc: &NetworkDoc) -> Result<(), ApplyError> {
+    if doc.name == name {
+        return Ok(());
+    }
+    Err(ApplyError {
+        field: Some("name".into()),
+        ..ApplyError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "`{}` does not match the network `{name}` being changed",
+                doc.name
+            ),
+        )
+    })
 }
 
 pub mod auto;

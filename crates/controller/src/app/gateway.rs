@@ -47,11 +47,6 @@ pub(crate) fn gateway_doc(
     };
     let wan = wan.ok_or_else(no_gateway)?;
     let next_hop = wan.next_hop.as_deref().ok_or_else(no_gateway)?;
-    let mac = |m: &str| {
-        m.parse()
-            .map(Mac)
-            .map_err(|_| Error::internal(format!("a node's WAN MAC `{m}` is not one")))
-    };
     if doc.forwarding != prism_netdoc::ForwardingMode::Destination {
         return Err(
             Error::invalid("the gateway routes by destination: `destination` forwarding")
@@ -79,6 +74,17 @@ pub(crate) fn gateway_doc(
             ..TunnelDoc::default()
         });
     }
+    default_route(doc, wan, next_hop)
+}
+
+/// The network's default route out of the node's WAN port to the router
+/// beyond it, unless the network has one of its own.
+fn default_route(doc: &mut NetworkDoc, wan: &NodeWan, next_hop: &str) -> Result<()> {
+    let mac = |m: &str| {
+        m.parse()
+            .map(Mac)
+            .map_err(|_| Error::internal(format!("a node's WAN MAC `{m}` is not one")))
+    };
     let default: prism_netdoc::Prefix = serde_json::from_value(serde_json::json!("0.0.0.0/0"))
         .map_err(|e| Error::internal(e.to_string()))?;
     if !doc.route.iter().any(|r| r.prefix == Some(default)) {

@@ -240,23 +240,27 @@ impl<R: NodeRuntime> Control<R> {
                     }
                 }
             }
-            if tier == Some(Tier::Hardware) && !wanted.contains_key(&name) {
-                let free = self.auto.settings.sw_mbps - st.used(Tier::Software);
-                if m < DEMOTE * free {
-                    wanted.insert(
-                        name.clone(),
-                        (
-                            Tier::Software,
-                            format!(
-                                "`{name}` measured {m:.2} Mbit/s, under {:.0}% of the software tier's free {free:.2} Mbit/s: its hardware slot is freed",
-                                DEMOTE * 100.0
-                            ),
-                        ),
-                    );
-                }
+            if tier == Some(Tier::Hardware)
+                && !wanted.contains_key(&name)
+                && let Some(why) = self.demotion(&name, m, &st)
+            {
+                wanted.insert(name.clone(), (Tier::Software, why));
             }
         }
         wanted
+    }
+
+    /// Why hardware network `name`, measured at `m` Mbit/s, goes to the
+    /// software tier (`None`: it stays): it needs under `DEMOTE` of what
+    /// the software tier has free.
+    fn demotion(&self, name: &str, m: f64, st: &State) -> Option<String> {
+        let free = self.auto.settings.sw_mbps - st.used(Tier::Software);
+        (m < DEMOTE * free).then(|| {
+            format!(
+                "`{name}` measured {m:.2} Mbit/s, under {:.0}% of the software tier's free {free:.2} Mbit/s: its hardware slot is freed",
+                DEMOTE * 100.0
+            )
+        })
     }
 
     fn move_auto(&mut self, name: &str, tier: Tier, mbps: Option<f64>, why: &str, now_ns: u64) {

@@ -85,23 +85,7 @@ impl SoftwareRouter {
             router: cfg,
             doc,
         } = req;
-        // A program that cannot run is the caller's to fix: said before
-        // anything is made, not found later in a log.
-        if let Some(prog) = cfg.command.first()
-            && !executable(prog)
-        {
-            return Err(RuntimeError::unsupported(format!(
-                "network `{}`: field `router.command[0]`: `{prog}` is not an executable program on this node",
-                spec.name
-            )));
-        }
-        // A table the kernel router cannot express is the caller's to fix:
-        // say so before anything is made.
-        if cfg.kind == RouterKind::Kernel
-            && let Err(e) = kernel_router::install(spec, cfg, 0)
-        {
-            return Err(RuntimeError::unsupported(e));
-        }
+        refuse_early(spec, cfg)?;
         let ports = env.port_names.len() as u16;
         let links: Vec<RouterLink> = used_ports(spec, cfg, ports)
             .into_iter()
@@ -113,20 +97,7 @@ impl SoftwareRouter {
             .collect();
         let cspec = ContainerSpec {
             name: container_name(env.opts, net, variant),
-            links: links
-                .iter()
-                .map(|l| LinkSpec {
-                    host: l.host.clone(),
-                    inner: inner_ifname(l.port),
-                    mac: Some(gateway_mac(net, l.port)),
-                    addresses: cfg
-                        .addresses
-                        .iter()
-                        .filter(|(ap, _)| *ap == l.port)
-                        .map(|(_, a)| a.clone())
-                        .collect(),
-                })
-                .collect(),
+            links: links.iter().map(|l| link_spec(net, l, cfg)).collect(),
             ip_forward: cfg.kind == RouterKind::Kernel,
             cpu_weight: cfg.cpu_weight,
             memory_max: cfg.memory_max,
@@ -362,6 +333,42 @@ impl SoftwareRouter {
             let _ = std::fs::remove_file(super::swrouter::ready_file(f));
         }
         self.container.remove()
+    }
+}
+
+/// What the caller must fix, refused before anything is made (not found
+/// later in a log): a program that cannot run, a table the kernel router
+/// cannot express.
+fn refuse_early(spec: &NetworkSpec, cfg: &RouterConfig) -> Result<(), RuntimeError> {
+    if let Some(prog) = cfg.command.first()
+        && !executable(prog)
+    {
+        return Err(RuntimeError::unsupported(format!(
+            "network `{}`: field `router.command[0]`: `{prog}` is not an executable program on this node",
+            spec.name
+        )));
+    }
+    if cfg.kind == RouterKind::Kernel
+        && let Err(e) = kernel_router::install(spec, cfg, 0)
+    {
+        return Err(RuntimeError::unsupported(e));
+    }
+    Ok(())
+}
+
+/// The container's side of router link `l`: its interface, the gateway
+/// MAC and the addresses the router configuration gives that port.
+fn link_spec(net: u16, l: &RouterLink, cfg: &RouterConfig) -> LinkSpec {
+    LinkSpec {
+        host: l.host.clone(),
+        inner: inner_ifname(l.port),
+        mac: Some(gateway_mac(net, l.port)),
+        addresses: cfg
+            .addresses
+            .iter()
+            .filter(|(ap, _)| *ap == l.port)
+            .map(|(_, a)| a.clone())
+            .collect(),
     }
 }
 

@@ -16,7 +16,7 @@ use crate::agent::{AgentConfig, spawn_heartbeats};
 use crate::api_server::{NodeApiServer, NodeFacts};
 use crate::linux::IoSettings;
 use crate::linux::node::Node;
-use crate::linux::options::instance_options;
+use crate::linux::options::{NodeOptions, instance_options};
 use crate::runtime::Generations;
 use anyhow::{Context, Result, bail};
 use prism_compile::{self as scenario, Scenario};
@@ -31,6 +31,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
+
+mod setup;
+use setup::{agent_config, node_identity, node_options, wan_info};
 
 /// The node API's Unix socket when none is given (`prism ctl`'s default).
 pub const DEFAULT_SOCKET: &str = "/run/prism/node.sock";
@@ -177,12 +180,7 @@ impl NodeServer {
         if let Some(a) = agent.as_mut() {
             a.identity = identity.clone();
         }
-        let mut opts = instance_options(cfg.instance.as_deref());
-        opts.workers = cfg.workers;
-        opts.cores = cfg.cores.clone();
-        opts.persist = Some(cfg.scenario_text.clone());
-        opts.reconfig_strategy = cfg.reconfig_strategy;
-        opts.router_exe = cfg.router_exe.clone();
+        let opts = node_options(&cfg);
         let io = IoSettings {
             choice: cfg.io,
             xdp: XdpConfig::default(),
@@ -191,14 +189,7 @@ impl NodeServer {
             software_interfaces: soft.iter().map(Option::is_some).collect(),
             io: cfg.io.as_str().to_string(),
             workers: cfg.workers.max(1),
-            wan: sc.wan.as_ref().map(|(port, w)| prism_node_api::WanInfo {
-                port: sc.port_names[usize::from(*port)].clone(),
-                address: w.address.0.to_string(),
-                mac: w.mac.0.to_string(),
-                next_hop: w.next_hop.map(|m| m.0.to_string()),
-                public: w.public.map(|p| p.0.to_string()),
-                public_macs: w.public_macs.map(|p| p.0.to_string()),
-            }),
+            wan: wan_info(&sc),
         };
         let networks = sc.substrate.networks().count();
         let gateway = sc.wan.is_some();
@@ -208,19 +199,7 @@ impl NodeServer {
         if cfg.fresh {
             crate::saved::forget(&opts.state_dir)?;
         }
-        let from = match restored {
-            Some((generations, note)) => {
-                if let Ok(mut c) = node.control.lock() {
-                    c.restore_generations(generations);
-                }
-                node.notes.insert(0, note);
-                "restored from its saved state"
-            }
-            None => "from its configuration",
-        };
-        if let Ok(mut c) = node.control.lock() {
-            c.log_start(from);
-        }
+        log_start(&mut node, restored);
         let mut server = NodeServer {
             notes: std::mem::take(&mut node.notes),
             node: Some(node),
@@ -367,72 +346,22 @@ fn override_ports(
     Ok(())
 }
 
-/// The heartbeat thread's settings; the address is filled in once the
-/// API listens.
-fn agent_config(cfg: &ServeConfig) -> Result<Option<AgentConfig>> {
-    let Some(j) = &cfg.join else {
-        return Ok(None);
-    };
-    let name = match &j.name {
-        Some(n) => n.clone(),
-        None => {
-            let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-                .unwrap_or_else(|_| "node".into());
-            match &cfg.instance {
-                Some(i) => format!("{}-{i}", host.trim()),
-                None => host.trim().to_string(),
+/// The generations restored from a saved state, if any, and where the
+/// node's event log says it started from.
+fn log_start(node: &mut Node, restored: Option<(Generations, String)>) {
+    let from = match restored {
+        Some((generations, note)) => {
+            if let Ok(mut c) = node.control.lock() {
+                c.restore_generations(generations);
             }
+            node.notes.insert(0, note);
+            "restored from its saved state"
         }
+        None => "from its configuration",
     };
-    let address = match (&j.advertise, &cfg.api_tcp) {
-        (Some(x), _) => x.clone(),
-        (None, Some((l, _))) if l.ip().is_unspecified() => bail!(
-            "--api-listen {l} is a wildcard: give --advertise HOST:PORT, where the controller reaches this node"
-        ),
-        // The address bound, once the API listens.
-        _ => String::new(),
-    };
-    let controller =
-        ControllerClient::connect(&j.controller, Some(j.key.clone()), j.ca.as_deref())?;
-    Ok(Some(AgentConfig {
-        controller,
-        name,
-        address,
-        hw_mbps: None,
-        sw_mbps: None,
-        local: Endpoint::Unix(cfg.api_socket.clone()),
-        identity: None,
-    }))
-}
-
-/// The node's identity when its API on TCP is in mutual TLS: refused
-/// unless it joins a controller over `https://`, whose CA it then trusts.
-fn node_identity(
-    cfg: &ServeConfig,
-    agent: Option<&AgentConfig>,
-) -> Result<Option<Arc<NodeIdentity>>> {
-    let Some((_, TcpAuth::Certificate)) = &cfg.api_tcp else {
-        return Ok(None);
-    };
-    let (Some(j), Some(a)) = (&cfg.join, agent) else {
-        bail!(
-            "the API on TCP needs the shared credential (--api-credential-file) or a controller to certify this node (--controller https://…)"
-        );
-    };
-    let verified = prism_http::Target::parse(&j.controller).is_ok_and(|t| t.tls);
-    if !verified {
-        bail!(
-            "--controller {}: a node certificate is only taken from a controller it can verify (https://…); or give --api-credential-file",
-            j.controller
-        );
+    if let Ok(mut c) = node.control.lock() {
+        c.log_start(from);
     }
-    let id = NodeIdentity::new(&a.name).with_context(|| {
-        format!(
-            "node name `{}`: a certificate's name is letters, digits, `-` and `.` (--node-name)",
-            a.name
-        )
-    })?;
-    Ok(Some(Arc::new(id)))
 }
 
 /// The scenario to start from: the saved desired state's networks when

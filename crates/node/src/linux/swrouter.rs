@@ -49,11 +49,7 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
         "no interface eth0..eth{} in this namespace",
         ports - 1
     );
-    let stop = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
-    signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
-    let reload = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone())?;
+    let (stop, reload) = signals()?;
     let mut pool = PacketPool::new(4096);
     let mut scratch = PayloadScratch::new(0x5357);
     let mut batch = Vec::with_capacity(4096);
@@ -68,17 +64,7 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
         .with_context(|| format!("writing {}", ready_path.display()))?;
     while !stop.load(Ordering::Relaxed) {
         if reload.swap(false, Ordering::Relaxed) {
-            match load(config, network) {
-                Ok((d, n, _)) => {
-                    dp = d;
-                    net = n;
-                    eprintln!(
-                        "prism swrouter: reloaded `{network}` from {}",
-                        config.display()
-                    );
-                }
-                Err(e) => eprintln!("prism swrouter: reload refused, old table kept: {e:#}"),
-            }
+            reload_into(config, network, &mut dp, &mut net);
         }
         let mut work = 0;
         for &i in &rx {
@@ -120,6 +106,32 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
         socket_drops(&mut socks)
     );
     Ok(())
+}
+
+/// Flags set by SIGTERM or SIGINT (stop) and SIGHUP (reload the table).
+fn signals() -> Result<(Arc<AtomicBool>, Arc<AtomicBool>)> {
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
+    signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
+    let reload = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone())?;
+    Ok((stop, reload))
+}
+
+/// The network's table read again from `config`; a refused one keeps the
+/// old table, said.
+fn reload_into(config: &Path, network: &str, dp: &mut Arc<Dataplane>, net: &mut u16) {
+    match load(config, network) {
+        Ok((d, n, _)) => {
+            *dp = d;
+            *net = n;
+            eprintln!(
+                "prism swrouter: reloaded `{network}` from {}",
+                config.display()
+            );
+        }
+        Err(e) => eprintln!("prism swrouter: reload refused, old table kept: {e:#}"),
+    }
 }
 
 /// The router's sockets: (port, socket) each, the one that sends for each

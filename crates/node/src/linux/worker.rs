@@ -309,42 +309,7 @@ impl Worker {
             }
             let mut work = 0;
             for k in 0..self.rx_slots.len() {
-                let i = self.rx_slots[k];
-                let now = epoch.elapsed().as_nanos() as u64;
-                let source = self.slots[i].source;
-                let in_port = match source {
-                    Source::Wire(p) | Source::Container { port: p, .. } => p,
-                };
-                let pool = &mut self.pipeline.pool;
-                let got = self.slots[i].io.recv(RX_BATCH, |f| {
-                    if let Some(mut p) = pool.packet(f.data, in_port, now) {
-                        if let Some((tpid, tci)) = f.vlan {
-                            // The headroom always fits one tag; a frame
-                            // that lost its tag would map wrongly, so none
-                            // goes on without it.
-                            if !p.restore_vlan_tag(tpid, tci) {
-                                pool.recycle(p);
-                                return;
-                            }
-                        }
-                        batch.push(p);
-                    }
-                });
-                if got == 0 {
-                    continue;
-                }
-                work += got;
-                if !self.draining.is_empty() {
-                    self.note_rx(i, Instant::now());
-                }
-                match source {
-                    Source::Wire(_) => self.pipeline.process(&mut batch, now),
-                    Source::Container { net, port } => {
-                        let t = self.terminate_ipip.get(usize::from(net)) == Some(&true);
-                        self.pipeline.from_router(&mut batch, net, port, t, now);
-                    }
-                }
-                self.flush(&mut out);
+                work += self.serve_slot(self.rx_slots[k], epoch, &mut batch, &mut out);
             }
             let now = Instant::now();
             if !self.draining.is_empty() {
@@ -372,6 +337,52 @@ impl Worker {
             }
         }
         self.report(index, reports);
+    }
+
+    /// One receive from slot `i`: the frames through the pipeline (from the
+    /// wire) or back from their router (from a container), then out.
+    /// How many frames came.
+    fn serve_slot(
+        &mut self,
+        i: usize,
+        epoch: Instant,
+        batch: &mut Vec<Packet>,
+        out: &mut Vec<Packet>,
+    ) -> usize {
+        let now = epoch.elapsed().as_nanos() as u64;
+        let source = self.slots[i].source;
+        let in_port = match source {
+            Source::Wire(p) | Source::Container { port: p, .. } => p,
+        };
+        let pool = &mut self.pipeline.pool;
+        let got = self.slots[i].io.recv(RX_BATCH, |f| {
+            if let Some(mut p) = pool.packet(f.data, in_port, now) {
+                if let Some((tpid, tci)) = f.vlan {
+                    // The headroom always fits one tag; a frame that lost
+                    // its tag would map wrongly, so none goes on without it.
+                    if !p.restore_vlan_tag(tpid, tci) {
+                        pool.recycle(p);
+                        return;
+                    }
+                }
+                batch.push(p);
+            }
+        });
+        if got == 0 {
+            return 0;
+        }
+        if !self.draining.is_empty() {
+            self.note_rx(i, Instant::now());
+        }
+        match source {
+            Source::Wire(_) => self.pipeline.process(batch, now),
+            Source::Container { net, port } => {
+                let t = self.terminate_ipip.get(usize::from(net)) == Some(&true);
+                self.pipeline.from_router(batch, net, port, t, now);
+            }
+        }
+        self.flush(out);
+        got
     }
 
     /// Sends software channels' packets into their containers and drains

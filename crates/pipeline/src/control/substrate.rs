@@ -15,6 +15,9 @@ use arc_swap::ArcSwap;
 use prism_tables::Rule;
 use std::sync::Arc;
 
+mod checks;
+mod reconfigure;
+
 pub use crate::control::spec::{
     ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, SubstrateError, TunnelSpec,
 };
@@ -154,77 +157,6 @@ impl Substrate {
             .enumerate()
             .filter_map(|(i, s)| s.as_ref().map(|s| (i as u16, s)))
     }
-
-    fn check_actions(&self, spec: &NetworkSpec) -> Result<(), SubstrateError> {
-        for a in spec.forwarding.actions() {
-            if let Some(p) = a.out_port
-                && p >= self.ports
-            {
-                return Err(SubstrateError::BadPort {
-                    network: spec.name.clone(),
-                    port: p,
-                    ports: self.ports,
-                });
-            }
-            if let Some(c) = a.to_software
-                && usize::from(c) >= SOFTWARE_CHANNELS
-            {
-                return Err(SubstrateError::BadChannel {
-                    network: spec.name.clone(),
-                    channel: c,
-                });
-            }
-        }
-        if let ForwardingSpec::Bridge(b) = &spec.forwarding {
-            let refused = |reason: String| SubstrateError::Bridge {
-                network: spec.name.clone(),
-                reason,
-            };
-            b.check(self.ports).map_err(refused)?;
-            if spec.tier == Tier::Software {
-                // The software routers route IP; a bridge learns and floods
-                // in the pipeline, which both tiers' frames cross.
-                return Err(refused(
-                    "a bridge forwards in the hardware tier only".into(),
-                ));
-            }
-        }
-        for t in &spec.tunnels {
-            if let Some((_, owner)) = self.networks().find(|(_, s)| {
-                s.name != spec.name
-                    && s.tunnels
-                        .iter()
-                        .any(|o| crate::wan::tunnels::same_key(o, t))
-            }) {
-                return Err(SubstrateError::TunnelTaken {
-                    network: spec.name.clone(),
-                    tunnel: *t,
-                    owner: owner.name.clone(),
-                });
-            }
-        }
-        if let Some(c) = spec.software_channel {
-            if usize::from(c) >= SOFTWARE_CHANNELS {
-                return Err(SubstrateError::BadChannel {
-                    network: spec.name.clone(),
-                    channel: c,
-                });
-            }
-            if c != SHARED_CHANNEL
-                && let Some((_, owner)) = self
-                    .networks()
-                    .find(|(_, s)| s.software_channel == Some(c) && s.name != spec.name)
-            {
-                return Err(SubstrateError::ChannelTaken {
-                    network: spec.name.clone(),
-                    channel: c,
-                    owner: owner.name.clone(),
-                });
-            }
-        }
-        Ok(())
-    }
-
     /// Everything a change to `spec` needs, computed without changing
     /// anything: its id (existing or the next free one), its compiled
     /// tables with their slot, and the hardware tier after placing it.
@@ -345,95 +277,6 @@ impl Substrate {
             .ok_or_else(|| SubstrateError::UnknownNetwork(name.to_string()))?;
         spec.tier = tier;
         self.replace_network(spec)
-    }
-
-    /// Models the device's reconfiguration times (`None`: modules load
-    /// instantly, as before any of this existed).
-    pub fn set_reconfig_timing(
-        &mut self,
-        bitstreams: Option<crate::control::reconfig::Bitstreams>,
-    ) {
-        self.hw.set_timing(bitstreams);
-    }
-
-    /// The caller's clock (the pipelines' `now_ns`), for the changes that
-    /// follow: a slot loading a module is dark until its load ends.
-    pub fn set_now(&mut self, now_ns: u64) {
-        self.hw.set_now(now_ns);
-    }
-
-    /// When the slot of hardware network `name` is ready (`None`: not in
-    /// hardware).
-    pub fn slot_ready_ns(&self, name: &str) -> Option<u64> {
-        let slot = self.hw.slot_of(self.id(name)?)?;
-        Some(self.hw.config()[slot].ready_ns)
-    }
-
-    /// Keeps free `slot` for network `name` and starts loading `module`
-    /// into it (the fallback strategy, while software serves the
-    /// network); returns when the load ends.
-    pub fn reserve_slot(
-        &mut self,
-        slot: usize,
-        name: &str,
-        module: ModuleKind,
-    ) -> Result<u64, SubstrateError> {
-        let id = self
-            .id(name)
-            .ok_or_else(|| SubstrateError::UnknownNetwork(name.to_string()))?;
-        let r = self
-            .hw
-            .reserve(slot, id, module)
-            .ok_or_else(|| SubstrateError::Placement {
-                network: name.to_string(),
-                source: PlacementError::NoFreeSlot {
-                    device: self.hw.profile.name,
-                    slots: self.hw.profile.slots,
-                },
-            })?;
-        self.touched = None;
-        self.publish();
-        Ok(r)
-    }
-
-    /// Before software network `spec.name` moves to hardware as `spec`:
-    /// if the slot it would get must first load its module, keeps that
-    /// slot for it and starts the load; returns when it ends (`None`: the
-    /// slot is ready, the move can be made at once). Make before break:
-    /// the caller moves the network once the load has ended.
-    pub fn load_for(&mut self, spec: &NetworkSpec) -> Result<Option<u64>, SubstrateError> {
-        if self.id(&spec.name).is_none() {
-            return Err(SubstrateError::UnknownNetwork(spec.name.clone()));
-        }
-        let (_, net, hw) = self.prepare(spec)?;
-        let Some(slot) = net.slot else {
-            return Ok(None);
-        };
-        if hw.config()[slot].ready_ns <= self.hw.timing().now_ns {
-            return Ok(None);
-        }
-        Ok(Some(self.reserve_slot(
-            slot,
-            &spec.name,
-            spec.forwarding.module(),
-        )?))
-    }
-
-    /// Replaces hardware network `spec.name` by `spec` through a full
-    /// reprogramming of the device (paper 003 §3.5): every slot is dark
-    /// until the returned time. Nothing changes on error.
-    pub fn reprogram_with(&mut self, spec: NetworkSpec) -> Result<u64, SubstrateError> {
-        if self.id(&spec.name).is_none() {
-            return Err(SubstrateError::UnknownNetwork(spec.name));
-        }
-        let module = spec.forwarding.module();
-        let (id, net, mut hw) = self.prepare(&spec)?;
-        let changes: Vec<(usize, ModuleKind)> = net.slot.map(|s| (s, module)).into_iter().collect();
-        let end = hw.reprogram(&changes);
-        // Every slot goes dark: every record is built again.
-        self.touched = None;
-        self.commit(id, spec, net, hw);
-        Ok(end)
     }
 
     /// Where unmatched packets go; `None` drops them as `no-network`.

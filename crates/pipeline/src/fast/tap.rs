@@ -202,41 +202,9 @@ fn decisions(dp: &Dataplane, d: &Decided<'_>, i: usize) -> Vec<StageDecision> {
         v.push(stage("parse", format!("dropped: {r}")));
         return v;
     }
-    let k = &d.info[i].key;
-    v.push(stage(
-        "parse",
-        format!(
-            "ethertype {:#06x}{} {} -> {} proto {} ports {} -> {}",
-            k.ethertype,
-            if k.vlan != 0 {
-                format!(" vlan {}", k.vlan & 0xfff)
-            } else {
-                String::new()
-            },
-            Ipv4Address::from_u32(k.src_ip),
-            Ipv4Address::from_u32(k.dst_ip),
-            k.proto,
-            k.src_port,
-            k.dst_port
-        ),
-    ));
+    v.push(stage("parse", parsed(&d.info[i].key)));
     let net = d.net[i];
-    let name = |n: u16| dp.network(n).map_or("?".to_string(), |x| x.name.clone());
-    v.push(stage(
-        "mapping",
-        match (dp.mapping.lookup(&d.key[i]), net) {
-            (_, NO_NET) => {
-                "dropped: mapping/no-network (no rule matched, no default network)".into()
-            }
-            (Some(m), n) => format!(
-                "rule {} (priority {}) -> network `{}`",
-                m.id,
-                m.priority,
-                name(n)
-            ),
-            (None, n) => format!("no rule matched -> default network `{}`", name(n)),
-        },
-    ));
+    v.push(stage("mapping", mapped(dp, &d.key[i], net)));
     if net == NO_NET {
         return v;
     }
@@ -274,6 +242,39 @@ fn decisions(dp: &Dataplane, d: &Decided<'_>, i: usize) -> Vec<StageDecision> {
         },
     ));
     v
+}
+
+/// What the parse stage read of a frame, in words.
+fn parsed(k: &prism_wire::FlowKey) -> String {
+    format!(
+        "ethertype {:#06x}{} {} -> {} proto {} ports {} -> {}",
+        k.ethertype,
+        if k.vlan != 0 {
+            format!(" vlan {}", k.vlan & 0xfff)
+        } else {
+            String::new()
+        },
+        Ipv4Address::from_u32(k.src_ip),
+        Ipv4Address::from_u32(k.dst_ip),
+        k.proto,
+        k.src_port,
+        k.dst_port
+    )
+}
+
+/// Which network the mapping stage chose for `key`, and by which rule.
+fn mapped(dp: &Dataplane, key: &Key, net: u16) -> String {
+    let name = |n: u16| dp.network(n).map_or("?".to_string(), |x| x.name.clone());
+    match (dp.mapping.lookup(key), net) {
+        (_, NO_NET) => "dropped: mapping/no-network (no rule matched, no default network)".into(),
+        (Some(m), n) => format!(
+            "rule {} (priority {}) -> network `{}`",
+            m.id,
+            m.priority,
+            name(n)
+        ),
+        (None, n) => format!("no rule matched -> default network `{}`", name(n)),
+    }
 }
 
 /// An action's bits, in words.

@@ -119,6 +119,14 @@ pub struct WanTable {
     public_mac_of: Vec<(NetMac, [u8; 6])>,
 }
 
+/// `v` sorted by `key`, the first of each key kept: the tables are
+/// binary-searched by it.
+fn by_first<T, K: Ord + Copy>(mut v: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    v.sort_by_key(|t| key(t));
+    v.dedup_by_key(|t| key(t));
+    v
+}
+
 impl WanTable {
     /// `wan_ports`: the ports that face the wide area; `tunnels`: each
     /// network's ways in, with its id. A key given twice keeps its first
@@ -129,12 +137,7 @@ impl WanTable {
         address: Option<(prism_wire::Ipv4Address, prism_wire::EthernetAddress)>,
         tunnels: impl IntoIterator<Item = (TunnelSpec, u16)>,
     ) -> Self {
-        let mut wan_port = vec![false; usize::from(ports)];
-        for p in wan_ports {
-            if let Some(w) = wan_port.get_mut(usize::from(*p)) {
-                *w = true;
-            }
-        }
+        let wan_port: Vec<bool> = (0..ports).map(|p| wan_ports.contains(&p)).collect();
         let (mut ipip, mut s_tags) = (Vec::new(), Vec::new());
         let (mut publics, mut nat, mut macs) = (Vec::new(), Vec::new(), Vec::new());
         for (t, net) in tunnels {
@@ -165,32 +168,20 @@ impl WanTable {
                 } => macs.push((public.0, net, internal.0, vlan.unwrap_or(0))),
             }
         }
-        macs.sort_by_key(|m| m.0);
-        macs.dedup_by_key(|m| m.0);
-        let mut public_mac_of: Vec<_> = macs.iter().map(|m| ((m.1, m.2), m.0)).collect();
-        public_mac_of.sort_by_key(|m| m.0);
-        public_mac_of.dedup_by_key(|m| m.0);
-        publics.sort_by_key(|p| p.0);
-        publics.dedup_by_key(|p| p.0);
-        let mut public_of: Vec<_> = publics.iter().map(|p| ((p.1, p.2), p.0)).collect();
-        public_of.sort_by_key(|p| p.0);
-        public_of.dedup_by_key(|p| p.0);
-        nat.sort_by_key(|n| n.0);
-        nat.dedup_by_key(|n| n.0);
-        ipip.sort_by_key(|t| t.0);
-        ipip.dedup_by_key(|t| t.0);
-        s_tags.sort_by_key(|t| t.0);
-        s_tags.dedup_by_key(|t| t.0);
+        let macs = by_first(macs, |m| m.0);
+        let public_mac_of = by_first(macs.iter().map(|m| ((m.1, m.2), m.0)).collect(), |m| m.0);
+        let publics = by_first(publics, |p| p.0);
+        let public_of = by_first(publics.iter().map(|p| ((p.1, p.2), p.0)).collect(), |p| p.0);
         Self {
             any: wan_port.contains(&true),
             wan_port,
-            tunnels: ipip,
-            s_tags,
+            tunnels: by_first(ipip, |t| t.0),
+            s_tags: by_first(s_tags, |t| t.0),
             address: address.map_or(0, |a| u32::from_be_bytes(a.0.0)),
             mac: address.map_or([0; 6], |a| a.1.0),
             publics,
             public_of,
-            nat,
+            nat: by_first(nat, |n| n.0),
             public_macs: macs,
             public_mac_of,
         }

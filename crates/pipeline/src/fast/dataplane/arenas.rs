@@ -3,7 +3,7 @@
 //! overlay of the tables changed since.
 //!
 //! Why: one array for every network's table is what keeps a many-network
-//! node's lookups in few cache lines and pages (`prism_tables::lpm_arena`),
+//! node's lookups in few cache lines and pages (`prism_tables::lpm::arena`),
 //! but built whole at each publication it was the cost of every change: at
 //! 10,000 networks of 16 routes, 10 MB copied per route change, 1.05 ms of
 //! the change's 1.05 ms (`prism bench --only control/change`). Now a
