@@ -280,29 +280,31 @@ impl Ctx<'_> {
                 let port = |r: &PortRef, f: &str| self.port(r, f);
                 ForwardingSpec::Bridge(crate::bridge::compile(n.bridge.as_ref(), port)?)
             }
-            ForwardingMode::Rules => {
-                let mut rules = Vec::new();
-                for (i, r) in n.rule.iter().enumerate() {
-                    let f = format!("rule[{i}]");
-                    let (fields, src_port, dst_port) =
-                        self.fields(&r.matches, &format!("{f}.match"))?;
-                    let action = self.action(&r.action, &format!("{f}.action"))?;
-                    rules.push(RuleSpec {
-                        priority: r.priority,
-                        fields,
-                        src_port,
-                        dst_port,
-                        action,
-                    });
-                }
-                let default = n
-                    .default_action
-                    .as_ref()
-                    .map(|a| self.action(a, "default_action"))
-                    .transpose()?;
-                ForwardingSpec::Rules { rules, default }
-            }
+            ForwardingMode::Rules => self.rules(n)?,
         })
+    }
+
+    /// A rules network's table and default action.
+    fn rules(&self, n: &NetworkDoc) -> Result<ForwardingSpec, DocError> {
+        let mut rules = Vec::new();
+        for (i, r) in n.rule.iter().enumerate() {
+            let f = format!("rule[{i}]");
+            let (fields, src_port, dst_port) = self.fields(&r.matches, &format!("{f}.match"))?;
+            let action = self.action(&r.action, &format!("{f}.action"))?;
+            rules.push(RuleSpec {
+                priority: r.priority,
+                fields,
+                src_port,
+                dst_port,
+                action,
+            });
+        }
+        let default = n
+            .default_action
+            .as_ref()
+            .map(|a| self.action(a, "default_action"))
+            .transpose()?;
+        Ok(ForwardingSpec::Rules { rules, default })
     }
 
     fn network(&self, n: &NetworkDoc) -> Result<NetworkSpec, DocError> {

@@ -105,6 +105,20 @@ fn default_route(doc: &mut NetworkDoc, wan: &NodeWan, next_hop: &str) -> Result<
     Ok(())
 }
 
+/// The project's quota of public addresses, checked for one more.
+async fn one_more_public(tx: &mut Tx, project_id: &str, limit: i64) -> Result<()> {
+    let used = store::count_active(&mut **tx, project_id).await?;
+    if used + 1 > limit {
+        return Err(Error::quota(QuotaDetail {
+            resource: "public_addresses".into(),
+            limit,
+            used,
+            requested: 1,
+        }));
+    }
+    Ok(())
+}
+
 /// The first address of `pool` that is not in `held` nor `wan`: its
 /// network and broadcast addresses skipped when it has them.
 fn free_address(pool: (Ipv4Addr, u8), wan: Ipv4Addr, held: &[String]) -> Option<Ipv4Addr> {
@@ -188,15 +202,7 @@ impl Controller {
         }
         let expires = (now + lease_s * 1000).min(b.expires_ms);
         let mut tx = db::project_tx(&self.pool, &m.project_id, true).await?;
-        let used = store::count_active(&mut *tx, &m.project_id).await?;
-        if used + 1 > level.max_public_addresses {
-            return Err(Error::quota(QuotaDetail {
-                resource: "public_addresses".into(),
-                limit: level.max_public_addresses,
-                used,
-                requested: 1,
-            }));
-        }
+        one_more_public(&mut tx, &m.project_id, level.max_public_addresses).await?;
         let address = self.take_public(&mut tx, &node, &b.id, internal).await?;
         let row = store::NewPublic {
             id: &secrets::new_id(),
