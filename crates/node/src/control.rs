@@ -347,13 +347,19 @@ impl<R: NodeRuntime> Control<R> {
                 self.change_software(name, id, &old, &c, &doc)?
             }
         };
+        Ok(self.record_applied(name, doc, moved, done))
+    }
+
+    /// Keeps network `name`'s document as applied (a move between tiers
+    /// counted), logs what was done and saves the state.
+    fn record_applied(&mut self, name: &str, doc: NetworkDoc, moved: bool, done: String) -> String {
         if moved {
             *self.moves.entry(name.to_string()).or_default() += 1;
         }
         self.docs.insert(name.to_string(), doc);
         self.events.push(done.clone());
         self.save();
-        Ok(done)
+        done
     }
 
     /// Whether `spec` puts another module in a hardware network's slot on

@@ -147,12 +147,9 @@ pub(crate) struct AuditSlice<'a> {
     pub path: Option<&'a str>,
 }
 
-/// Up to `limit` audit entries of `slice`, in its order.
-pub(crate) async fn audit_page(
-    pool: &Pool,
-    slice: &AuditSlice<'_>,
-    limit: usize,
-) -> Result<Vec<AuditEntry>> {
+/// The statement of an audit page: its filters and its order, each value
+/// a placeholder (bound in that order by `audit_page`).
+fn audit_sql(slice: &AuditSlice<'_>) -> String {
     let (cmp, order) = if slice.newest_first {
         ("<", "DESC")
     } else {
@@ -185,6 +182,16 @@ pub(crate) async fn audit_page(
         " ORDER BY at_ms {order}, id {order} LIMIT {}",
         next()
     ));
+    sql
+}
+
+/// Up to `limit` audit entries of `slice`, in its order.
+pub(crate) async fn audit_page(
+    pool: &Pool,
+    slice: &AuditSlice<'_>,
+    limit: usize,
+) -> Result<Vec<AuditEntry>> {
+    let sql = audit_sql(slice);
     let mut q = sqlx::query(&sql);
     if let Some((ms, id)) = slice.after {
         q = q.bind(ms).bind(ms).bind(id.to_string());

@@ -58,10 +58,7 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
     let mut drops: BTreeMap<String, u64> = BTreeMap::new();
     let mut last = Instant::now();
     eprintln!("prism swrouter: network `{network}` on {}", how.join(", "));
-    // Tells the node the sockets are open: traffic may come.
-    let ready_path = ready_file(config);
-    std::fs::write(&ready_path, std::process::id().to_string())
-        .with_context(|| format!("writing {}", ready_path.display()))?;
+    announce_ready(config)?;
     while !stop.load(Ordering::Relaxed) {
         if reload.swap(false, Ordering::Relaxed) {
             reload_into(config, network, &mut dp, &mut net);
@@ -95,17 +92,29 @@ pub fn run(config: &Path, network: &str, io: IoChoice) -> Result<()> {
         }
         if last.elapsed() > Duration::from_secs(10) {
             last = Instant::now();
-            eprintln!(
-                "prism swrouter: routed {routed}, dropped {drops:?}; {}",
-                socket_drops(&mut socks)
-            );
+            eprintln!("prism swrouter: {}", tally(routed, &drops, &mut socks));
         }
     }
     eprintln!(
-        "prism swrouter: stopping; routed {routed}, dropped {drops:?}; {}",
-        socket_drops(&mut socks)
+        "prism swrouter: stopping; {}",
+        tally(routed, &drops, &mut socks)
     );
     Ok(())
+}
+
+/// Tells the node the sockets are open: traffic may come.
+fn announce_ready(config: &Path) -> Result<()> {
+    let ready_path = ready_file(config);
+    std::fs::write(&ready_path, std::process::id().to_string())
+        .with_context(|| format!("writing {}", ready_path.display()))
+}
+
+/// What the router has done so far, in words.
+fn tally(routed: u64, drops: &BTreeMap<String, u64>, socks: &mut [(u16, Port)]) -> String {
+    format!(
+        "routed {routed}, dropped {drops:?}; {}",
+        socket_drops(socks)
+    )
 }
 
 /// Flags set by SIGTERM or SIGINT (stop) and SIGHUP (reload the table).
