@@ -236,32 +236,7 @@ impl XdpRedirect {
     /// if `native_first` and the driver has one, else at the generic hook.
     pub fn attach(ifindex: i32, queues: u32, native_first: bool) -> io::Result<Self> {
         let map = XskMap::new(queues.max(1))?;
-        let code = program(map.fd.as_raw_fd());
-        let license = c"GPL";
-        let mut log = vec![0u8; 4096];
-        let mut a = ProgLoadAttr {
-            prog_type: BPF_PROG_TYPE_XDP,
-            insn_cnt: code.len() as u32,
-            insns: code.as_ptr() as u64,
-            license: license.as_ptr() as u64,
-            log_level: 1,
-            log_size: log.len() as u32,
-            log_buf: log.as_mut_ptr() as u64,
-            expected_attach_type: BPF_XDP,
-            ..ProgLoadAttr::default()
-        };
-        a.prog_name[..11].copy_from_slice(b"prism_xsk_r");
-        let prog = match sys_bpf(BPF_PROG_LOAD, &mut a) {
-            Ok(fd) => owned(fd),
-            Err(e) => {
-                let end = log.iter().position(|&b| b == 0).unwrap_or(0);
-                let msg = String::from_utf8_lossy(&log[..end]);
-                return Err(context(
-                    e,
-                    &format!("loading the XDP program (verifier: {})", msg.trim()),
-                ));
-            }
-        };
+        let prog = load(&map)?;
         let hooks: &[(XdpHook, u32)] = if native_first {
             &[
                 (XdpHook::Native, XDP_FLAGS_DRV_MODE),
@@ -301,6 +276,37 @@ impl XdpRedirect {
 
 fn context(e: io::Error, what: &str) -> io::Error {
     io::Error::new(e.kind(), format!("{what}: {e}"))
+}
+
+/// Loads the XDP program that redirects to `map`'s sockets; an error
+/// carries the verifier's log.
+fn load(map: &XskMap) -> io::Result<OwnedFd> {
+    let code = program(map.fd.as_raw_fd());
+    let license = c"GPL";
+    let mut log = vec![0u8; 4096];
+    let mut a = ProgLoadAttr {
+        prog_type: BPF_PROG_TYPE_XDP,
+        insn_cnt: code.len() as u32,
+        insns: code.as_ptr() as u64,
+        license: license.as_ptr() as u64,
+        log_level: 1,
+        log_size: log.len() as u32,
+        log_buf: log.as_mut_ptr() as u64,
+        expected_attach_type: BPF_XDP,
+        ..ProgLoadAttr::default()
+    };
+    a.prog_name[..11].copy_from_slice(b"prism_xsk_r");
+    match sys_bpf(BPF_PROG_LOAD, &mut a) {
+        Ok(fd) => Ok(owned(fd)),
+        Err(e) => {
+            let end = log.iter().position(|&b| b == 0).unwrap_or(0);
+            let msg = String::from_utf8_lossy(&log[..end]);
+            Err(context(
+                e,
+                &format!("loading the XDP program (verifier: {})", msg.trim()),
+            ))
+        }
+    }
 }
 
 #[cfg(test)]

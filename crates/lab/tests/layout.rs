@@ -454,10 +454,7 @@ const HOT_PATH: &[(&str, &str, usize)] = &[
 /// split (`long_function_ceilings_are_tight` says when).
 const NOT_YET_SPLIT: &[(&str, &str, usize)] = &[
     ("controller/src/app/bookings/allocate.rs", "allocate", 66),
-    ("controller/src/datastore/bookings.rs", "expire_due", 66),
-    ("controller/src/datastore/bookings.rs", "insert_within", 65),
     ("io/src/afpacket.rs", "recv_block", 76),
-    ("io/src/bpf.rs", "attach", 63),
     ("lab/src/bench/classify.rs", "run", 61),
     ("lab/src/bench/controller.rs", "bench", 70),
     ("lab/src/bench/live.rs", "blast", 65),
@@ -480,19 +477,9 @@ const NOT_YET_SPLIT: &[(&str, &str, usize)] = &[
     ("lab/src/wan/demo.rs", "main", 73),
     ("lab/src/wan/gateway.rs", "run", 62),
     ("lab/src/wan/rates.rs", "run", 72),
-    ("netdoc/src/router.rs", "check", 67),
-    ("node/src/captures.rs", "run_captures", 63),
-    ("node/src/control/reconfigure.rs", "reconfigure", 65),
     ("node/src/linux/kernel_router.rs", "install", 71),
-    ("node/src/linux/node.rs", "start", 66),
-    ("node/src/linux/router.rs", "boot", 68),
     ("peers/src/forwarding.rs", "start", 74),
     ("peers/src/lookups.rs", "run", 64),
-    (
-        "pipeline/src/control/substrate/checks.rs",
-        "check_actions",
-        69,
-    ),
     ("pipeline/src/fast/output.rs", "dequeue", 69),
     ("placement/src/rmu.rs", "run", 66),
     ("prism/src/ctl_controller.rs", "admin_call", 63),
@@ -500,7 +487,6 @@ const NOT_YET_SPLIT: &[(&str, &str, usize)] = &[
     ("prism/src/main.rs", "dispatch", 67),
     ("tables/src/fuzz.rs", "classifier_matches_reference", 65),
     ("tables/src/split_tree/build.rs", "node", 64),
-    ("tables/src/tree_groups.rs", "choose", 62),
     ("tables/src/wide_walk.rs", "walk_avx512", 77),
     ("wire/src/fuzz.rs", "parse_and_reemit", 69),
 ];

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use prism_compile::Scenario;
 use prism_io::capture::CaptureReader;
 use prism_io::pcap::{Frame, FrameWriter, PcapError};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The input captures merged into one stream in time order (each capture
 /// is taken to be in time order itself, as capture tools write them).
@@ -88,6 +88,25 @@ pub fn port_files(sc: &Scenario, specs: &[String], flag: &str) -> Result<Vec<(u1
         .collect()
 }
 
+/// What reading capture `file` changed or skipped, a line each.
+fn read_notes(file: &Path, r: &CaptureReader) -> Vec<String> {
+    let mut notes = Vec::new();
+    if r.stats.converted > 0 {
+        notes.push(format!(
+            "{}: {} frames given a synthetic Ethernet header (raw IP / Linux cooked capture)",
+            file.display(),
+            r.stats.converted
+        ));
+    }
+    for (lt, n) in &r.stats.unsupported_link {
+        notes.push(format!(
+            "{}: {n} frames skipped: unsupported link type {lt}",
+            file.display()
+        ));
+    }
+    notes
+}
+
 /// Runs `sc` over the captures of `inputs` (port, file), writing what each
 /// port of `outputs` sends.
 pub fn run_captures(
@@ -126,19 +145,7 @@ pub fn run_captures(
     let bad_records = std::mem::take(&mut merge.notes);
     let mut notes = bad_records.clone();
     for ((_, file), (_, r, _)) in inputs.iter().zip(&merge.inputs) {
-        if r.stats.converted > 0 {
-            notes.push(format!(
-                "{}: {} frames given a synthetic Ethernet header (raw IP / Linux cooked capture)",
-                file.display(),
-                r.stats.converted
-            ));
-        }
-        for (lt, n) in &r.stats.unsupported_link {
-            notes.push(format!(
-                "{}: {n} frames skipped: unsupported link type {lt}",
-                file.display()
-            ));
-        }
+        notes.extend(read_notes(file, r));
     }
     if summary.oversized > 0 {
         notes.push(format!(

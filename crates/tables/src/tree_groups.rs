@@ -142,25 +142,9 @@ fn choose(parts: &[Vec<Rule>; GROUPS]) -> (Layout, Vec<SplitTree>) {
             built[usize::from(m)] = SplitTree::build_within(rules_of(parts, m), budget);
         }
     }
-    let mut best: Option<((usize, usize), Vec<u8>)> = None;
-    for layout in partitions(&present) {
-        let trees: Option<Vec<&SplitTree>> = layout
-            .iter()
-            .map(|&m| built[usize::from(m)].as_ref())
-            .collect();
-        let Some(trees) = trees else { continue };
-        let stored: usize = trees.iter().map(|t| t.stored()).sum();
-        if stored > budget {
-            continue;
-        }
-        let score = (trees.iter().map(|t| cost(t)).sum::<usize>(), stored);
-        if best.as_ref().is_none_or(|b| score < b.0) {
-            best = Some((score, layout));
-        }
-    }
     // The groups apart always qualify: their candidates are at most half
     // the budget.
-    let masks = best.map(|b| b.1).unwrap_or_default();
+    let masks = cheapest(&present, &built, budget).unwrap_or_default();
     let trees = masks
         .iter()
         .map(|&m| {
@@ -175,6 +159,32 @@ fn choose(parts: &[Vec<Rule>; GROUPS]) -> (Layout, Vec<SplitTree>) {
         rules,
     };
     (layout, trees)
+}
+
+/// The partition of `present` whose trees (all built, within `budget`)
+/// cost least to walk, then store least.
+fn cheapest(
+    present: &[u8],
+    built: &[Option<SplitTree>; 1 << GROUPS],
+    budget: usize,
+) -> Option<Vec<u8>> {
+    let mut best: Option<((usize, usize), Vec<u8>)> = None;
+    for layout in partitions(present) {
+        let trees: Option<Vec<&SplitTree>> = layout
+            .iter()
+            .map(|&m| built[usize::from(m)].as_ref())
+            .collect();
+        let Some(trees) = trees else { continue };
+        let stored: usize = trees.iter().map(|t| t.stored()).sum();
+        if stored > budget {
+            continue;
+        }
+        let score = (trees.iter().map(|t| cost(t)).sum::<usize>(), stored);
+        if best.as_ref().is_none_or(|b| score < b.0) {
+            best = Some((score, layout));
+        }
+    }
+    best.map(|b| b.1)
 }
 
 /// Every way of splitting `groups` into sets, each set a bit mask.

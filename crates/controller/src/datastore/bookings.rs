@@ -93,19 +93,7 @@ pub(crate) async fn insert_within(
     (now, held_until): (i64, i64),
     ceiling: Option<Ceiling>,
 ) -> Result<bool> {
-    const COLUMNS: &str = "INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms, nat)";
-    const VALUES: &str = "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14)";
-    const WITHIN: &str = "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14 \
-        WHERE ($15 = 0 OR (SELECT COALESCE(SUM(bandwidth_mbps), 0) FROM bookings \
-                           WHERE project_id = $2 AND released_ms IS NULL) + $15 <= $16) \
-        AND ($17 = 0 OR (SELECT COALESCE(SUM(CASE WHEN provisioned_ms IS NULL \
-                              THEN (lease_s * 1000 + 3599999) / 3600000 \
-                              ELSE (expires_ms - provisioned_ms + 3599999) / 3600000 END), 0) \
-                         FROM bookings WHERE project_id = $2 AND released_ms IS NULL) + $17 <= $18)";
-    let sql = match ceiling {
-        Some(_) => format!("{COLUMNS} {WITHIN}"),
-        None => format!("{COLUMNS} {VALUES}"),
-    };
+    let sql = insert_sql(ceiling.is_some());
     let mut q = sqlx::query(&sql)
         .bind(b.id)
         .bind(b.project_id)
@@ -150,6 +138,26 @@ pub(crate) async fn insert_within(
             .await?;
     }
     Ok(true)
+}
+
+/// A booking's insert; `within`: only if the project's bandwidth and
+/// lease-hours stay within their ceilings (`$15`..`$18`), read in the same
+/// statement.
+fn insert_sql(within: bool) -> String {
+    const COLUMNS: &str = "INSERT INTO bookings (id, project_id, user_id, name, resource_type, tier, bandwidth_mbps, lease_s, node_id, vlan, spec, allocation_state, operational_state, created_ms, expires_ms, nat)";
+    const VALUES: &str = "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14)";
+    const WITHIN: &str = "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'allocated', 'pending', $12, $13, $14 \
+        WHERE ($15 = 0 OR (SELECT COALESCE(SUM(bandwidth_mbps), 0) FROM bookings \
+                           WHERE project_id = $2 AND released_ms IS NULL) + $15 <= $16) \
+        AND ($17 = 0 OR (SELECT COALESCE(SUM(CASE WHEN provisioned_ms IS NULL \
+                              THEN (lease_s * 1000 + 3599999) / 3600000 \
+                              ELSE (expires_ms - provisioned_ms + 3599999) / 3600000 END), 0) \
+                         FROM bookings WHERE project_id = $2 AND released_ms IS NULL) + $17 <= $18)";
+    if within {
+        format!("{COLUMNS} {WITHIN}")
+    } else {
+        format!("{COLUMNS} {VALUES}")
+    }
 }
 
 /// Booking `id` if it is project `project_id`'s (without its parts).
@@ -329,41 +337,7 @@ pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, us
         release(tx, t, Whose::Due, now).await?;
     }
     let mut expired = 0;
-    let steps = [
-        format!(
-            "INSERT INTO accounting (id, at_ms, event, booking_id, user_id, project_id, node_id, tier, bandwidth_mbps, start_ms, end_ms) \
-         SELECT 'expire:' || id, $1, 'expire', id, user_id, project_id, node_id, tier, bandwidth_mbps, COALESCE(provisioned_ms, created_ms), $1 FROM bookings WHERE {DUE}"
-        ),
-        format!(
-            "INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) \
-         SELECT 'expire:' || id, id, node_id, 'expire', 'started', $1 FROM bookings WHERE {DUE} AND node_id IS NOT NULL \
-         AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = bookings.id)"
-        ),
-        format!(
-            "INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) \
-         SELECT 'expire:' || booking_id || ':' || part, booking_id, node_id, 'expire', 'started', $1 \
-         FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
-        ),
-        format!(
-            "UPDATE nodes SET generation = generation + 1 WHERE id IN \
-         (SELECT node_id FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE}))"
-        ),
-        format!(
-            "UPDATE nodes SET generation = generation + 1 WHERE id IN (SELECT node_id FROM bookings WHERE {DUE})"
-        ),
-        // Each expired booking is a change of its nodes' new generations.
-        format!(
-            "INSERT INTO node_changes (node_id, generation, booking_id) \
-             SELECT n.id, n.generation, b.id FROM bookings b JOIN nodes n ON n.id = b.node_id \
-             WHERE b.released_ms IS NULL AND b.expires_ms <= $1 \
-             UNION SELECT n.id, n.generation, p.booking_id FROM booking_parts p JOIN nodes n ON n.id = p.node_id \
-             WHERE p.booking_id IN (SELECT id FROM bookings WHERE {DUE}) \
-             ON CONFLICT DO NOTHING"
-        ),
-        format!(
-            "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $1 WHERE {DUE}"
-        ),
-    ];
+    let steps = expire_steps();
     for (i, sql) in steps.iter().enumerate() {
         let done = sqlx::query(sql)
             .bind(now)
@@ -375,6 +349,48 @@ pub(crate) async fn expire_due(tx: &mut Tx, now: i64) -> Result<(Vec<String>, us
         }
     }
     Ok((nodes, expired))
+}
+
+/// The statements that expire every due booking at `$1`, in order:
+/// accounted, an `expire` operation per node (or part), its nodes'
+/// generations raised and their changes recorded, then released.
+fn expire_steps() -> [String; 7] {
+    const DUE: &str = "released_ms IS NULL AND expires_ms <= $1";
+    [
+        format!(
+            "INSERT INTO accounting (id, at_ms, event, booking_id, user_id, project_id, node_id, tier, bandwidth_mbps, start_ms, end_ms) \
+     SELECT 'expire:' || id, $1, 'expire', id, user_id, project_id, node_id, tier, bandwidth_mbps, COALESCE(provisioned_ms, created_ms), $1 FROM bookings WHERE {DUE}"
+        ),
+        format!(
+            "INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) \
+     SELECT 'expire:' || id, id, node_id, 'expire', 'started', $1 FROM bookings WHERE {DUE} AND node_id IS NOT NULL \
+     AND NOT EXISTS (SELECT 1 FROM booking_parts p WHERE p.booking_id = bookings.id)"
+        ),
+        format!(
+            "INSERT INTO operations (id, booking_id, node_id, kind, state, started_ms) \
+     SELECT 'expire:' || booking_id || ':' || part, booking_id, node_id, 'expire', 'started', $1 \
+     FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE})"
+        ),
+        format!(
+            "UPDATE nodes SET generation = generation + 1 WHERE id IN \
+     (SELECT node_id FROM booking_parts WHERE booking_id IN (SELECT id FROM bookings WHERE {DUE}))"
+        ),
+        format!(
+            "UPDATE nodes SET generation = generation + 1 WHERE id IN (SELECT node_id FROM bookings WHERE {DUE})"
+        ),
+        // Each expired booking is a change of its nodes' new generations.
+        format!(
+            "INSERT INTO node_changes (node_id, generation, booking_id) \
+         SELECT n.id, n.generation, b.id FROM bookings b JOIN nodes n ON n.id = b.node_id \
+         WHERE b.released_ms IS NULL AND b.expires_ms <= $1 \
+         UNION SELECT n.id, n.generation, p.booking_id FROM booking_parts p JOIN nodes n ON n.id = p.node_id \
+         WHERE p.booking_id IN (SELECT id FROM bookings WHERE {DUE}) \
+         ON CONFLICT DO NOTHING"
+        ),
+        format!(
+            "UPDATE bookings SET allocation_state = 'unallocated', released_ms = $1 WHERE {DUE}"
+        ),
+    ]
 }
 
 #[derive(Debug, Default, Clone, Copy)]

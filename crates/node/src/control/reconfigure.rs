@@ -182,6 +182,13 @@ impl<R: NodeRuntime> Control<R> {
         };
         self.docs.insert(name.to_string(), doc);
         self.save();
+        Ok(self.started(name, module, op))
+    }
+
+    /// Logs reconfiguration `op` of network `name` to `module` as started
+    /// and keeps it until its load ends.
+    fn started(&mut self, name: &str, module: ModuleKind, op: Op) -> NodeEvent {
+        let (strategy, modelled_ms) = (op.strategy, op.modelled_ms);
         let msg = format!(
             "network `{name}`: {} reconfiguration to {} started ({modelled_ms:.1} ms modelled{})",
             strategy.as_str(),
@@ -196,7 +203,7 @@ impl<R: NodeRuntime> Control<R> {
             msg,
         );
         self.ops.push(op);
-        Ok(e)
+        e
     }
 
     /// Refuses a reconfiguration of `name` into `doc` that cannot be done:

@@ -106,15 +106,20 @@ impl Node {
             _lock: lock,
         };
         node.spawn(workers, &opts.cores)?;
-        {
-            let mut c = node.control.lock().unwrap_or_else(|e| e.into_inner());
-            for name in &software {
-                c.bring_up(name).map_err(|e| anyhow::anyhow!("{e}"))?;
-            }
-            node.notes.append(&mut c.runtime.events);
-            node.notes.append(&mut c.events);
-        }
+        node.bring_up(&software)?;
         Ok(node)
+    }
+
+    /// Starts the routers of the scenario's software networks; what they
+    /// and the control said goes to the node's notes.
+    fn bring_up(&mut self, software: &[String]) -> Result<()> {
+        let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
+        for name in software {
+            c.bring_up(name).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        self.notes.append(&mut c.runtime.events);
+        self.notes.append(&mut c.events);
+        Ok(())
     }
 
     /// Starts a thread per worker (pinned to `cores` where given) and the

@@ -23,7 +23,7 @@ use prism_io::netns;
 use prism_io::port::IoChoice;
 use prism_netdoc::{NetworkDoc, RouterConfig, RouterKind, ScenarioDoc};
 use prism_pipeline::NetworkSpec;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What a router needs to know of its node.
 #[derive(Debug, Clone, Copy)]
@@ -170,29 +170,36 @@ impl SoftwareRouter {
                 let _ = std::fs::remove_file(&ready);
                 self.spec_file = Some(file);
                 self.pid = Some(self.container.spawn(&argv, Some(&log))?);
-                // Traffic moves to the router only once it receives.
-                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-                while !ready.exists() {
-                    if let Some((_, st)) = self.container.exited().first() {
-                        bail!(
-                            "its router exited ({st}) before it was ready; see {}",
-                            log.display()
-                        );
-                    }
-                    if std::time::Instant::now() > deadline {
-                        bail!(
-                            "its router was not ready within 10 s; see {}",
-                            log.display()
-                        );
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
+                self.wait_ready(&ready, &log)?;
             }
             RouterKind::Command => {
                 self.pid = Some(self.container.spawn(&self.cfg.command, Some(&log))?);
             }
         }
         self.set_bridge_rate(spec.rate_limit)
+    }
+
+    /// Waits for Prism's router to say (file `ready`) that it receives:
+    /// traffic moves to it only then. Its exit, or 10 s, is an error that
+    /// names its log.
+    fn wait_ready(&mut self, ready: &Path, log: &Path) -> Result<()> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !ready.exists() {
+            if let Some((_, st)) = self.container.exited().first() {
+                bail!(
+                    "its router exited ({st}) before it was ready; see {}",
+                    log.display()
+                );
+            }
+            if std::time::Instant::now() > deadline {
+                bail!(
+                    "its router was not ready within 10 s; see {}",
+                    log.display()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        Ok(())
     }
 
     /// Writes the network as a one-network scenario, which `prism swrouter`

@@ -5,6 +5,8 @@
 use super::*;
 
 impl Substrate {
+    /// Checks what `spec`'s actions, bridge, tunnels and software channel
+    /// ask of the device and of the other networks.
     pub(super) fn check_actions(&self, spec: &NetworkSpec) -> Result<(), SubstrateError> {
         for a in spec.forwarding.actions() {
             if let Some(p) = a.out_port
@@ -39,20 +41,7 @@ impl Substrate {
                 ));
             }
         }
-        for t in &spec.tunnels {
-            if let Some((_, owner)) = self.networks().find(|(_, s)| {
-                s.name != spec.name
-                    && s.tunnels
-                        .iter()
-                        .any(|o| crate::wan::tunnels::same_key(o, t))
-            }) {
-                return Err(SubstrateError::TunnelTaken {
-                    network: spec.name.clone(),
-                    tunnel: *t,
-                    owner: owner.name.clone(),
-                });
-            }
-        }
+        self.check_tunnels(spec)?;
         if let Some(c) = spec.software_channel {
             if usize::from(c) >= SOFTWARE_CHANNELS {
                 return Err(SubstrateError::BadChannel {
@@ -68,6 +57,25 @@ impl Substrate {
                 return Err(SubstrateError::ChannelTaken {
                     network: spec.name.clone(),
                     channel: c,
+                    owner: owner.name.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// No tunnel of `spec` is another network's (the same key on the WAN).
+    fn check_tunnels(&self, spec: &NetworkSpec) -> Result<(), SubstrateError> {
+        for t in &spec.tunnels {
+            if let Some((_, owner)) = self.networks().find(|(_, s)| {
+                s.name != spec.name
+                    && s.tunnels
+                        .iter()
+                        .any(|o| crate::wan::tunnels::same_key(o, t))
+            }) {
+                return Err(SubstrateError::TunnelTaken {
+                    network: spec.name.clone(),
+                    tunnel: *t,
                     owner: owner.name.clone(),
                 });
             }
