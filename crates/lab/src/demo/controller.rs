@@ -186,13 +186,7 @@ async fn drive(
         };
         crate::demo::portal::serve_until_stopped(&bookings, login, say).await?;
     }
-    for (b, _) in &bookings {
-        alice.release("demo", &b.id).await?;
-    }
-    // A release answers from the database; its node converges in the
-    // background, which each booking's `converging` follows.
-    converged(&alice, bookings.iter().map(|(b, _)| b.id.as_str())).await?;
-    out.left_on_nodes = left_on_nodes(dir).await?;
+    out.left_on_nodes = release_all(&alice, &bookings, dir).await?;
     say(&format!(
         "  released the leases: {} networks left on the nodes",
         out.left_on_nodes.len()
@@ -201,6 +195,21 @@ async fn drive(
         t.abort();
     }
     Ok(out)
+}
+
+/// Releases every booking and waits for their nodes to converge (a
+/// release answers from the database; each booking's `converging` follows
+/// its node): the controller's networks still on the nodes.
+async fn release_all<T>(
+    alice: &ControllerClient,
+    bookings: &[(Booking, T)],
+    dir: &Path,
+) -> Result<Vec<String>> {
+    for (b, _) in bookings {
+        alice.release("demo", &b.id).await?;
+    }
+    converged(alice, bookings.iter().map(|(b, _)| b.id.as_str())).await?;
+    left_on_nodes(dir).await
 }
 
 /// User alice, owner of project `demo`, logged in to it.

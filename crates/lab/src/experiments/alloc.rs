@@ -78,18 +78,7 @@ pub fn alloc(a: &AllocArgs) -> Result<()> {
     let csv = table(&results);
     let csv_path = a.out.join("alloc.csv");
     std::fs::write(&csv_path, csv).with_context(|| format!("writing {}", csv_path.display()))?;
-    let series: Vec<Series> = a
-        .policies
-        .iter()
-        .map(|p| Series {
-            label: p.clone(),
-            points: results
-                .iter()
-                .filter(|r| &r.policy == p)
-                .map(|r| (r.max_variance * 100.0, r.granted_pct()))
-                .collect(),
-        })
-        .collect();
+    let series = series(&a.policies, &results);
     let png = a.out.join("alloc.png");
     let labelled = line_chart(
         &png,
@@ -122,6 +111,22 @@ pub fn alloc(a: &AllocArgs) -> Result<()> {
         }
     );
     Ok(())
+}
+
+/// Each policy's revisions granted against the maximum variance, as a
+/// chart's series.
+fn series(policies: &[String], results: &[SimResult]) -> Vec<Series> {
+    policies
+        .iter()
+        .map(|p| Series {
+            label: p.clone(),
+            points: results
+                .iter()
+                .filter(|r| &r.policy == p)
+                .map(|r| (r.max_variance * 100.0, r.granted_pct()))
+                .collect(),
+        })
+        .collect()
 }
 
 /// The simulation the arguments describe (before the variance is set).

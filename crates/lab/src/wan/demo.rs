@@ -294,14 +294,7 @@ async fn drive(
     start_nodes(prism, dir, &admin, &addr, topo, say).await?;
     let mut out = Outcome::default();
     let t = Instant::now();
-    let span = alice.book("wan", &spanning("span3", &[1, 2, 3])).await?;
-    out.book_ms = t.elapsed().as_secs_f64() * 1e3;
-    let red = alice.book("wan", &spanning("red", &[1, 2])).await?;
-    let blue = alice.book("wan", &spanning("blue", &[1, 2])).await?;
-    let l2 = alice.book("wan", &bridged("l2", &[1, 2])).await?;
-    let mut soft = spanning("soft", &[2, 3]);
-    soft.spec["tier"] = "software".into();
-    let soft = alice.book("wan", &soft).await?;
+    let [span, red, blue, l2, soft] = book_five(&alice, &t, &mut out.book_ms).await?;
     for b in [&span, &red, &blue, &l2, &soft] {
         say(&describe(b));
     }
@@ -347,13 +340,7 @@ async fn drive(
         .await?;
         say(&crate::wan::rates::table(&out.rates));
     }
-    for i in 1..=NODES {
-        for n in node_client(i, secret).list_networks().await? {
-            if n.name.starts_with(prism_controller::NODE_PREFIX) {
-                out.left_on_nodes.push(n.name);
-            }
-        }
-    }
+    out.left_on_nodes = left_on_nodes(secret).await?;
     say(&format!(
         "  released: {} networks left on the nodes",
         out.left_on_nodes.len()
@@ -362,48 +349,50 @@ async fn drive(
     Ok(out)
 }
 
+/// The demo's five experiments booked: a span of the three nodes (its
+/// booking's time in `book_ms`, from `t`), two on the same addresses, a
+/// bridged one and one in the software tier.
+async fn book_five(
+    alice: &ControllerClient,
+    t: &Instant,
+    book_ms: &mut f64,
+) -> Result<[Booking; 5]> {
+    let span = alice.book("wan", &spanning("span3", &[1, 2, 3])).await?;
+    *book_ms = t.elapsed().as_secs_f64() * 1e3;
+    let red = alice.book("wan", &spanning("red", &[1, 2])).await?;
+    let blue = alice.book("wan", &spanning("blue", &[1, 2])).await?;
+    let l2 = alice.book("wan", &bridged("l2", &[1, 2])).await?;
+    let mut soft = spanning("soft", &[2, 3]);
+    soft.spec["tier"] = "software".into();
+    let soft = alice.book("wan", &soft).await?;
+    Ok([span, red, blue, l2, soft])
+}
+
+/// The controller's networks still on the nodes.
+async fn left_on_nodes(secret: &str) -> Result<Vec<String>> {
+    let mut left = Vec::new();
+    for i in 1..=NODES {
+        for n in node_client(i, secret).list_networks().await? {
+            if n.name.starts_with(prism_controller::NODE_PREFIX) {
+                left.push(n.name);
+            }
+        }
+    }
+    Ok(left)
+}
+
 /// Runs the demo and prints its verdict; errors if it found a problem.
 pub fn main(prism: &Path, rates: bool) -> Result<()> {
     if !netns::have_privileges() {
         bail!("the WAN demo needs root (namespaces, a bridge and raw sockets)");
     }
     let o = run(prism, false, rates)?;
-    println!("\n  experiment  path            VLAN  sent  received  loss    on another VLAN");
-    let mut failed = false;
-    for f in &o.flows {
-        let loss = 100.0 * f.sent.saturating_sub(f.got) as f64 / f.sent.max(1) as f64;
-        let loss = format!("{loss:.2}%");
-        println!(
-            "  {:<10}  node{} → node{}   {:<5} {:<5} {:<8}  {loss:<7} {}",
-            f.experiment, f.from, f.to, f.vlan, f.sent, f.got, f.wrong_vlan
-        );
-        failed |= f.got < f.sent || f.wrong_vlan > 0;
-    }
+    let mut failed = print_flows(&o.flows);
     println!(
         "  outsider: {} sent, {} delivered, {} + {} dropped by name at node2",
         o.spoofed, o.spoofed_delivered, o.spoof_drops.0, o.spoof_drops.1
     );
-    let g = &o.gateway;
-    for (node, sources, sent, echoed) in &g.nat {
-        println!(
-            "  NAT via {node}: {sent} datagrams, echo server saw {}, {echoed} echoes back inside",
-            sources.join(" ")
-        );
-        failed |= echoed < sent || sources.len() != 1;
-    }
-    println!("  NAT ping: {} sent, {} answered", g.pings.0, g.pings.1);
-    println!(
-        "  public address {}: {} sent from the Internet, {} reached the host, {} answers back; after release {} sent, {} reached, {} dropped as wan/not-leased",
-        g.public_address,
-        g.public.0,
-        g.public.1,
-        g.public.2,
-        g.released.0,
-        g.released.1,
-        g.released.2
-    );
-    failed |= g.pings.1 < g.pings.0 || g.public.1 < g.public.0 || g.public.2 < g.public.0;
-    failed |= g.released.1 > 0 || g.released.2 < g.released.0;
+    failed |= print_gateway(&o.gateway);
     let m = &o.public_mac;
     println!(
         "  public MAC {}: {} ARP requests, {} answered; {} pings, {} answered; after release {} sent, {} reached, {} dropped as wan/unexpected",
@@ -435,4 +424,47 @@ pub fn main(prism: &Path, rates: bool) -> Result<()> {
         bail!("the WAN demo found problems (above)");
     }
     Ok(())
+}
+
+/// The flows' table, a line each; whether any lost a frame or was
+/// delivered on another VLAN.
+fn print_flows(flows: &[Flow]) -> bool {
+    println!("\n  experiment  path            VLAN  sent  received  loss    on another VLAN");
+    let mut failed = false;
+    for f in flows {
+        let loss = 100.0 * f.sent.saturating_sub(f.got) as f64 / f.sent.max(1) as f64;
+        let loss = format!("{loss:.2}%");
+        println!(
+            "  {:<10}  node{} → node{}   {:<5} {:<5} {:<8}  {loss:<7} {}",
+            f.experiment, f.from, f.to, f.vlan, f.sent, f.got, f.wrong_vlan
+        );
+        failed |= f.got < f.sent || f.wrong_vlan > 0;
+    }
+    failed
+}
+
+/// The gateway's NAT, pings and public address, in words; whether any of
+/// them fell short.
+fn print_gateway(g: &GatewayOutcome) -> bool {
+    let mut failed = false;
+    for (node, sources, sent, echoed) in &g.nat {
+        println!(
+            "  NAT via {node}: {sent} datagrams, echo server saw {}, {echoed} echoes back inside",
+            sources.join(" ")
+        );
+        failed |= echoed < sent || sources.len() != 1;
+    }
+    println!("  NAT ping: {} sent, {} answered", g.pings.0, g.pings.1);
+    println!(
+        "  public address {}: {} sent from the Internet, {} reached the host, {} answers back; after release {} sent, {} reached, {} dropped as wan/not-leased",
+        g.public_address,
+        g.public.0,
+        g.public.1,
+        g.public.2,
+        g.released.0,
+        g.released.1,
+        g.released.2
+    );
+    failed |= g.pings.1 < g.pings.0 || g.public.1 < g.public.0 || g.public.2 < g.public.0;
+    failed || g.released.1 > 0 || g.released.2 < g.released.0
 }
