@@ -1,6 +1,8 @@
 //! The controller's REST API over axum: authentication and rate limiting
 //! in one middleware (which also writes the audit log of mutating calls),
 //! typed bodies refused with the field named, one error body everywhere.
+//! Its handlers call the application (`crate::app`, through the
+//! `Controller`); no SQL is written here.
 
 mod heartbeat;
 mod identity;

@@ -1,7 +1,9 @@
 //! The controller's datastore: one module per resource holding its SQL
 //! and its row mapping (omicron's `nexus/db-queries`). The application
 //! layer (`crate::app::projects`, `crate::app::operations`, …) authorizes and
-//! validates, then calls these; nothing here checks who is asking.
+//! validates, then calls these; nothing here checks who is asking. It
+//! uses the pool (`crate::infra::db`) and the model's types; never
+//! `crate::app` or `crate::api`: what policy it needs is passed in.
 //!
 //! Every SQL statement of the controller is here, but for the pool's
 //! own setup, migrations and the booking lock (`crate::infra::db`);
