@@ -56,6 +56,22 @@ impl Controller {
         Ok(b)
     }
 
+    /// Booking `id` of project `project`, which the caller may see and
+    /// may change by `op` (its booker or a project owner): its project's
+    /// membership and the booking.
+    pub(crate) async fn booking_to_change(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+        op: Operation,
+    ) -> Result<(Membership, Booking)> {
+        let m = self.project_for(p, project, op).await?;
+        let b = self.booking_in(&m, id).await?;
+        p.may_touch(&m, op, &b.ids.user, &format!("booking {id}"))?;
+        Ok((m, b))
+    }
+
     /// Booking `id` read in `tx`, with its parts.
     pub(crate) async fn booking_tx_row(&self, tx: &mut Tx, id: &str) -> Result<Booking> {
         let mut b = store::by_id(tx, id).await?;
@@ -146,16 +162,9 @@ impl Controller {
     /// part of its node's desired state (a new generation), then
     /// converges the node. A crash between the two is resumed at start.
     pub async fn provision(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
-        let m = self
-            .project_for(p, project, Operation::BookingsCreate)
+        let (m, _) = self
+            .booking_to_change(p, project, id, Operation::BookingsCreate)
             .await?;
-        let b = self.booking_in(&m, id).await?;
-        p.may_touch(
-            &m,
-            Operation::BookingsCreate,
-            &b.ids.user,
-            &format!("booking {id}"),
-        )?;
         let now = self.now_ms();
         let mut tx = db::project_tx(&self.pool, &m.project_id, true).await?;
         let cur = self.booking_tx_row(&mut tx, id).await?;
@@ -246,16 +255,9 @@ impl Controller {
         id: &str,
         action: Action,
     ) -> Result<Booking> {
-        let m = self
-            .project_for(p, project, Operation::BookingsAction)
+        let (m, b) = self
+            .booking_to_change(p, project, id, Operation::BookingsAction)
             .await?;
-        let b = self.booking_in(&m, id).await?;
-        p.may_touch(
-            &m,
-            Operation::BookingsAction,
-            &b.ids.user,
-            &format!("booking {id}"),
-        )?;
         if b.allocation_state != AllocationState::Provisioned || b.node.is_none() {
             return Err(Error::conflict(
                 "only a provisioned network is started or stopped",

@@ -197,16 +197,9 @@ impl Controller {
                 Error::invalid(format!("at most {TAP_WAIT_MAX_MS} ms")).with_field("timeout_ms")
             );
         }
-        let m = self
-            .project_for(p, project, Operation::BookingsAction)
+        let (_, b) = self
+            .booking_to_change(p, project, id, Operation::BookingsAction)
             .await?;
-        let b = self.booking_in(&m, id).await?;
-        p.may_touch(
-            &m,
-            Operation::BookingsAction,
-            &b.ids.user,
-            &format!("booking {id}"),
-        )?;
         let refusal = "only a provisioned network is traced or captured";
         let (node, network, client) = self.placed(&b, refusal).await?;
         let client = client.with_timeout(std::time::Duration::from_millis(wait + 5000));
