@@ -148,7 +148,7 @@ pub(crate) struct AuditSlice<'a> {
 }
 
 /// The statement of an audit page: its filters and its order, each value
-/// a placeholder (bound in that order by `audit_page`).
+/// a numbered bind parameter (`$1`, …, bound in that order by `audit_page`).
 fn audit_sql(slice: &AuditSlice<'_>) -> String {
     let (cmp, order) = if slice.newest_first {
         ("<", "DESC")
