@@ -9,6 +9,7 @@
 //! Python SDK is generated from it.
 
 pub mod accounting;
+pub mod areas;
 pub mod bookings;
 pub mod client;
 pub mod error;
@@ -24,6 +25,10 @@ pub mod quota;
 pub mod session;
 
 pub use accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
+pub use areas::{
+    CallerId, ControllerApi, Gate, IdentityApi, LeasesApi, NodeCaller, NodeRefused, NodesApi,
+    ProjectsApi, PublicApi, RegistryApi,
+};
 pub use bookings::{
     Action, ActionRequest, AllocationState, Booking, BookingCounters, BookingRequest, GenericOp,
     ListQuery, OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType,

@@ -10,6 +10,7 @@
 //!     cargo bench -p prism-controller --bench node_state
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use prism_controller::prelude::*;
 use prism_controller::{
     BookingRequest, Controller, NodeRequest, Principal, ProjectRequest, ServiceLevel, Settings,
     UserRequest,

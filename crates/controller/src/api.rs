@@ -16,7 +16,6 @@ mod registry;
 pub use openapi::{ApiDoc, spec_json};
 
 use crate::app::audit_scope::PendingAudit;
-use crate::app::authz::Principal;
 use crate::app::heartbeat::NodeCaller;
 use crate::controller::Controller;
 use crate::error::{Error, ErrorCode};
@@ -28,6 +27,7 @@ use axum::http::request::Parts;
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use prism_controller_api::areas::{CallerId, ControllerApi};
 use prism_http::Limits;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -103,9 +103,11 @@ impl Limiter {
     }
 }
 
+/// The router's state: the API's implementation (the `Controller`, or a
+/// test's fake) and the rate limiter.
 #[derive(Debug, Clone)]
-pub struct App {
-    pub ctl: Controller,
+pub struct App<S> {
+    pub ctl: S,
     limiter: Arc<Limiter>,
 }
 
@@ -135,16 +137,16 @@ pub(super) fn query<T>(
 
 /// The authenticated caller, or 401.
 #[derive(Debug, Clone)]
-pub struct Caller(pub Principal);
+pub struct Caller<P>(pub P);
 
 #[derive(Debug, Clone)]
-struct Authenticated(Option<Principal>);
+struct Authenticated<P>(Option<P>);
 
-impl<S: Send + Sync> FromRequestParts<S> for Caller {
+impl<S: Send + Sync, P: Clone + Send + Sync + 'static> FromRequestParts<S> for Caller<P> {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
-        match parts.extensions.get::<Authenticated>() {
+        match parts.extensions.get::<Authenticated<P>>() {
             Some(Authenticated(Some(p))) => Ok(Caller(p.clone())),
             _ => Err(Error::unauthorized(
                 "this call needs `Authorization: Bearer <token or API key>` (`prism ctl login`)",
@@ -177,7 +179,11 @@ impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Body<T> 
     }
 }
 
-async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> Response {
+async fn authenticate<S: ControllerApi>(
+    State(app): State<App<S>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let bearer = req
         .headers()
         .get(header::AUTHORIZATION)
@@ -202,10 +208,7 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
             let e = Error::forbidden(
                 "a change made with the portal's session cookie needs its `X-Prism-CSRF` header",
             );
-            app.ctl
-                .audit(None, method.as_str(), &path, e.code.status().as_u16())
-                .await;
-            return e.into_response();
+            return refused(&app, &method, &path, e).await;
         }
         let project = project_in_path(&path);
         if let Ok(p) = app
@@ -222,18 +225,26 @@ async fn authenticate(State(app): State<App>, mut req: Request, next: Next) -> R
     let principal = match bearer {
         Some(b) => match app.ctl.authenticate_in(Some(&b), project.as_deref()).await {
             Ok(p) => Some(p),
-            Err(e) => {
-                if method != Method::GET {
-                    app.ctl
-                        .audit(None, method.as_str(), &path, e.code.status().as_u16())
-                        .await;
-                }
-                return e.into_response();
-            }
+            Err(e) if method != Method::GET => return refused(&app, &method, &path, e).await,
+            Err(e) => return e.into_response(),
         },
         None => None,
     };
     as_principal(app, principal, req, next).await
+}
+
+/// `e`'s answer, the refusal audited.
+async fn refused<S: ControllerApi>(
+    app: &App<S>,
+    method: &Method,
+    path: &str,
+    e: Error,
+) -> Response {
+    let status = e.code.status().as_u16();
+    app.ctl
+        .audit_noted(None, method.as_str(), path, status, None)
+        .await;
+    e.into_response()
 }
 
 /// The project a path names (`/v1/projects/{name}…`), decoded as the
@@ -249,9 +260,9 @@ fn project_in_path(path: &str) -> Option<String> {
 
 /// Serves a request as `principal` (none: anonymous), rate-limited per
 /// credential (anonymous: per source address), its change audited.
-async fn as_principal(
-    app: App,
-    principal: Option<Principal>,
+async fn as_principal<S: ControllerApi>(
+    app: App<S>,
+    principal: Option<S::Caller>,
     mut req: Request,
     next: Next,
 ) -> Response {
@@ -264,7 +275,7 @@ async fn as_principal(
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map(|c| c.0.ip());
     let key = match (&principal, peer) {
-        (Some(p), _) => p.credential_id.clone(),
+        (Some(p), _) => p.credential_id().to_string(),
         (None, Some(ip)) => format!("anonymous:{ip}"),
         (None, None) => "anonymous".to_string(),
     };
@@ -273,7 +284,7 @@ async fn as_principal(
     }
     req.extensions_mut()
         .insert(Authenticated(principal.clone()));
-    let who = principal.as_ref().map(|p| p.user.as_str());
+    let who = principal.as_ref().map(|p| p.user());
     let pending = PendingAudit::new(who, method.as_str(), &path);
     let resp = pending.scope(next.run(req)).await;
     // A login audits itself, with the name tried and the address; a
@@ -298,7 +309,12 @@ fn rate_limited() -> Response {
 /// A node's key: good for heartbeats only. A heartbeat that registers or
 /// restarts a node is audited by the controller; the rest would flood the
 /// log, so only refusals are.
-async fn as_node(app: App, bearer: &str, mut req: Request, next: Next) -> Response {
+async fn as_node<S: ControllerApi>(
+    app: App<S>,
+    bearer: &str,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     let node = match app.ctl.node_key(bearer).await {
@@ -308,7 +324,7 @@ async fn as_node(app: App, bearer: &str, mut req: Request, next: Next) -> Respon
             let who = refused.node.map(|n| format!("node:{n}"));
             let status = refused.error.code.status().as_u16();
             app.ctl
-                .audit(who.as_deref(), method.as_str(), &path, status)
+                .audit_noted(who.as_deref(), method.as_str(), &path, status, None)
                 .await;
             return refused.error.into_response();
         }
@@ -318,11 +334,18 @@ async fn as_node(app: App, bearer: &str, mut req: Request, next: Next) -> Respon
     }
     let who = format!("node:{}", node.node);
     req.extensions_mut().insert(node);
-    req.extensions_mut().insert(Authenticated(None));
+    req.extensions_mut()
+        .insert(Authenticated::<S::Caller>(None));
     let resp = next.run(req).await;
     if resp.status() != StatusCode::OK {
         app.ctl
-            .audit(Some(&who), method.as_str(), &path, resp.status().as_u16())
+            .audit_noted(
+                Some(&who),
+                method.as_str(),
+                &path,
+                resp.status().as_u16(),
+                None,
+            )
             .await;
     }
     resp
@@ -362,29 +385,29 @@ async fn wrong_method() -> Error {
     )
 }
 
-/// The whole API for `ctl`.
-pub fn router(ctl: Controller) -> Router {
-    let s = ctl.settings().clone();
+/// The whole API for `ctl` (the `Controller`, or a test's fake).
+pub fn router<S: ControllerApi>(ctl: S) -> Router {
+    let (rate, burst) = ctl.rate();
     let app = App {
         ctl,
         limiter: Arc::new(Limiter {
-            rate: s.rate_per_s,
-            burst: s.rate_burst,
+            rate,
+            burst,
             buckets: Mutex::new(HashMap::new()),
         }),
     };
-    identity::routes()
-        .merge(portal::routes())
-        .merge(projects::routes())
-        .merge(registry::routes())
-        .merge(leases::routes())
-        .merge(public::routes())
-        .merge(heartbeat::routes())
+    identity::routes::<S>()
+        .merge(portal::routes::<S>())
+        .merge(projects::routes::<S>())
+        .merge(registry::routes::<S>())
+        .merge(leases::routes::<S>())
+        .merge(public::routes::<S>())
+        .merge(heartbeat::routes::<S>())
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
         .layer(axum::middleware::from_fn_with_state(
             app.clone(),
-            authenticate,
+            authenticate::<S>,
         ))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
         .with_state(app)
@@ -393,7 +416,10 @@ pub fn router(ctl: Controller) -> Router {
 /// Serves the API in plain HTTP on `listener` until the task is dropped
 /// (tests, demos on loopback; `prism controller serve` decides when plain
 /// HTTP is allowed).
-pub async fn serve(ctl: Controller, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+pub async fn serve<S: ControllerApi>(
+    ctl: S,
+    listener: tokio::net::TcpListener,
+) -> std::io::Result<()> {
     serve_with(ctl, listener, None, Limits::default()).await
 }
 
@@ -410,8 +436,8 @@ pub async fn serve_router(
 /// Serves the API on `listener`, in TLS with `tls`, until the task is
 /// dropped: a connection's handshake and each request's header within
 /// `limits` (see [`prism_http::serve`]).
-pub async fn serve_with(
-    ctl: Controller,
+pub async fn serve_with<S: ControllerApi>(
+    ctl: S,
     listener: tokio::net::TcpListener,
     tls: Option<prism_http::ServerTls>,
     limits: Limits,
@@ -428,12 +454,12 @@ pub async fn serve_with(
 /// Writes failed TLS handshakes to the audit log as `tls:ADDRESS`, method
 /// `TLS`: how many since the last entry, the last one's reason; one entry
 /// per `prism_http::FAILURE_REPORT_EVERY` at most.
-async fn audit_handshakes(ctl: Controller, stats: Arc<prism_http::ServeStats>) {
+async fn audit_handshakes<S: ControllerApi>(ctl: S, stats: Arc<prism_http::ServeStats>) {
     loop {
         let (n, peer, why) = stats.next_failures().await;
         let who = format!("tls:{}", peer.ip());
         let what = format!("handshake refused ({n} since the last entry; the last: {why})");
-        ctl.audit(Some(&who), "TLS", &what, 400).await;
+        ctl.audit_noted(Some(&who), "TLS", &what, 400, None).await;
     }
 }
 

@@ -5,11 +5,15 @@
 //! writes goes through `crate::datastore`; it never uses `crate::api`.
 
 pub mod accounting;
+pub(crate) mod audit;
 pub mod audit_scope;
 pub(crate) mod auth_cache;
 pub(crate) mod authz;
 pub(crate) mod bookings;
+pub(crate) mod checks;
 pub(crate) mod client_certs;
+pub(crate) mod context;
+pub(crate) mod converge;
 pub(crate) mod desired;
 pub(crate) mod desired_change;
 pub(crate) mod gateway;
@@ -23,8 +27,10 @@ pub(crate) mod node_work;
 pub(crate) mod nodes;
 pub(crate) mod observe;
 pub(crate) mod operations;
+pub(crate) mod placement;
 pub(crate) mod pools;
 pub(crate) mod projects;
+pub(crate) mod public;
 pub(crate) mod public_mac;
 pub(crate) mod quota;
 pub(crate) mod registry;

@@ -2,158 +2,27 @@
 //! the background (the reaper, node convergence, resuming operations a
 //! crash interrupted).
 
+mod areas;
+
+use crate::app::authz::Principal;
+pub use crate::app::context::{Context, DB_CONNECTIONS, POOL_HOLD_DOWN_MS, Settings, TUNNEL_POOL};
+use crate::app::desired::Converged;
+use crate::app::leader::Leader;
+use crate::app::{audit, converge, desired_change, identity, leader, node_work};
+use crate::app::{projects, registry, release};
 use crate::error::Result;
 use crate::infra::clock::{Clock, SystemClock};
-use crate::infra::db::{self, Engine, Pool};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use crate::infra::db::{self, Engine};
+use prism_controller_api::{LoginRequest, TokenView, UserView};
+use std::sync::Arc;
 
-/// What a controller is told at start.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    /// An allocated booking's hold before it is provisioned (GENI: minutes).
-    pub hold_s: i64,
-    /// How often expired leases are looked for.
-    pub reaper_every_ms: u64,
-    /// How often every node is checked against its desired state.
-    pub converge_every_ms: u64,
-    /// A node not heard from for this long is down: nothing is placed on it.
-    pub node_timeout_ms: i64,
-    /// A call to a node that has not answered in this long has failed (a
-    /// hung node must not hold a pass over it for ever; no other node's
-    /// work and no API answer waits for it, `crate::app::node_work`).
-    pub node_call_timeout_ms: u64,
-    /// A connection to a node not made in this long has failed.
-    pub node_connect_timeout_ms: u64,
-    /// How long a release or a stop waits for its node before answering
-    /// with the node's convergence pending (`converging`).
-    pub change_wait_ms: u64,
-    /// Requests per second per credential before 429, and the burst.
-    pub rate_per_s: f64,
-    pub rate_burst: f64,
-    /// The credential nodes accept (`prism node --api-credential-file`).
-    pub node_secret: Option<String>,
-    /// Where the tunnel source addresses of networks spanning nodes come
-    /// from (`crate::app::span`).
-    pub tunnel_pool: prism_netdoc::Prefix,
-    /// The S-tags bridged networks spanning nodes take (802.1ad VIDs).
-    pub s_tag_pool: std::ops::RangeInclusive<u16>,
-    /// How long a released VLAN, tunnel address or S-tag is not handed
-    /// out again (`crate::app::pools`; docs/wan.md, "Threat model").
-    pub pool_hold_down_ms: i64,
-    /// Argon2id's cost for new password hashes.
-    pub password_cost: crate::infra::secrets::PasswordCost,
-    /// How long the background lease lasts unrenewed (`crate::app::leader`),
-    /// and how often its holder renews it (and others try to take it).
-    pub lead_ttl_ms: i64,
-    pub lead_every_ms: u64,
-    /// The CA that certifies nodes (`crate::app::node_identity`; the lab CA's
-    /// key), and a node certificate's life.
-    pub node_ca: Option<std::sync::Arc<prism_http::NodeCa>>,
-    pub node_cert_life_ms: i64,
-    /// The connections this replica keeps to PostgreSQL (SQLite: always
-    /// one). Replicas on one server share its cores: with R of them,
-    /// `DB_CONNECTIONS / R` each keeps the server's backends as many as
-    /// one replica's (bench-controller: 3 replicas of 8 connections on two
-    /// cores booked 793-871/s, of 3 each 975-1,055/s).
-    pub db_connections: u32,
-    /// Open an SQLite database that other users may read (refused unless
-    /// set: it holds password hashes and token digests).
-    pub allow_readable_db: bool,
-    /// How long what a credential stood for is kept before it is read
-    /// again (`crate::app::auth_cache`; 0: read at every call).
-    pub auth_cache_ms: u64,
-    /// Check every change sent to a node against the whole desired state
-    /// read anew (the tests': a change record that missed a booking would
-    /// show; `Controller::change_mismatches`).
-    pub check_changes: bool,
-}
-
-/// A call to a node: well under a client's patience (a node takes a
-/// whole desired state of software networks in well under a second).
-pub const NODE_CALL_TIMEOUT_MS: u64 = 10_000;
-/// A connection to a node.
-pub const NODE_CONNECT_TIMEOUT_MS: u64 = 3_000;
-
-/// A released pool value's hold-down: far longer than a frame is in flight
-/// or a working node takes to converge (seconds).
-pub const POOL_HOLD_DOWN_MS: i64 = 300_000;
-
-/// The connections to PostgreSQL a lone replica keeps.
-pub const DB_CONNECTIONS: u32 = 8;
-
-/// A node certificate's life unless told (`--node-cert-hours`); renewed
-/// after two thirds of it (`crate::app::node_identity`).
-pub const NODE_CERT_LIFE_MS: i64 = 24 * 3_600_000;
-
-/// The default tunnel pool: RFC 2544's benchmarking range, never routed on
-/// the Internet.
-pub const TUNNEL_POOL: &str = "198.18.0.0/15";
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            hold_s: 600,
-            reaper_every_ms: 1000,
-            converge_every_ms: 2000,
-            node_timeout_ms: 10_000,
-            node_call_timeout_ms: NODE_CALL_TIMEOUT_MS,
-            node_connect_timeout_ms: NODE_CONNECT_TIMEOUT_MS,
-            change_wait_ms: 250,
-            rate_per_s: 200.0,
-            rate_burst: 400.0,
-            node_secret: None,
-            tunnel_pool: prism_netdoc::Prefix(TUNNEL_POOL.parse().expect("a prefix")),
-            s_tag_pool: 2..=4094,
-            pool_hold_down_ms: POOL_HOLD_DOWN_MS,
-            password_cost: Default::default(),
-            lead_ttl_ms: 3000,
-            lead_every_ms: 500,
-            node_ca: None,
-            node_cert_life_ms: NODE_CERT_LIFE_MS,
-            db_connections: DB_CONNECTIONS,
-            allow_readable_db: false,
-            check_changes: false,
-            auth_cache_ms: 1000,
-        }
-    }
-}
-
+/// The controller: its context, and the API it serves (the traits of
+/// `prism_controller_api::areas`, implemented in `areas` by calling
+/// the application's functions).
 #[derive(Debug, Clone)]
 pub struct Controller {
-    pub(crate) pool: Pool,
-    pub(crate) engine: Engine,
-    pub(crate) clock: Arc<dyn Clock>,
-    pub(crate) settings: Settings,
-    /// Resource types as read from the database, with their compiled
-    /// schemas: types are never changed once registered, so a cache.
-    pub(crate) types: Arc<Mutex<HashMap<String, Arc<crate::model::Compiled>>>>,
-    /// One convergence pass at a time per node; the lock guards the desired
-    /// state this replica last saw the node accept (`crate::app::desired`).
-    pub(crate) node_locks: Arc<Mutex<HashMap<String, NodeLock>>>,
-    /// An SQLite file's lock, held while any clone lives (`db::SqliteLock`).
-    _sqlite_lock: Option<Arc<db::SqliteLock>>,
-    /// What an unknown user's login verifies, at the configured cost.
-    pub(crate) dummy_hash: Arc<String>,
-    /// This replica's name for the background lease (`crate::app::leader`).
-    pub(crate) replica: Arc<String>,
-    /// Each node's passes, apart (`crate::infra::work_queue`, `crate::app::node_work`).
-    pub(crate) work: Arc<crate::infra::work_queue::NodeWork>,
-    /// Changes found to differ from the whole state (`check_changes`).
-    pub(crate) change_mismatches: Arc<std::sync::atomic::AtomicUsize>,
-    /// When the reaper last pruned the nodes' change records.
-    pub(crate) changes_pruned_ms: Arc<std::sync::atomic::AtomicI64>,
-    /// What credentials stood for, kept a moment (`crate::app::auth_cache`).
-    pub(crate) auth_cache: Arc<crate::app::auth_cache::AuthCache>,
-    /// This replica's client certificate to nodes (`crate::app::client_certs`).
-    pub(crate) client_cert:
-        Arc<tokio::sync::Mutex<crate::infra::client_cert_state::ClientCertState>>,
+    pub(crate) cx: Context,
 }
-
-/// One convergence pass at a time per node (`crate::app::desired`); what it
-/// guards is the desired state this replica last saw the node accept,
-/// whole (`None`: none yet, or a call failed since).
-pub(crate) type NodeLock = Arc<tokio::sync::Mutex<Option<prism_node_api::DesiredState>>>;
 
 impl Controller {
     /// Opens (creating and migrating) the database at `target`: a file
@@ -172,7 +41,7 @@ impl Controller {
         // An unusable Argon2 cost is refused before anything is served.
         let dummy_hash = crate::infra::secrets::dummy_hash(settings.password_cost)
             .map_err(crate::error::Error::invalid)?;
-        let c = Self {
+        let cx = Context {
             pool,
             engine,
             clock,
@@ -188,42 +57,109 @@ impl Controller {
             auth_cache: Default::default(),
             client_cert: Default::default(),
         };
-        c.seed().await?;
-        Ok(c)
-    }
-
-    /// What every controller has: the standard service level and the
-    /// built-in resource types.
-    async fn seed(&self) -> Result<()> {
-        self.seed_service_levels().await?;
-        self.seed_resource_types().await
+        // What every controller has: the standard service level and the
+        // built-in resource types.
+        projects::seed_service_levels(&cx).await?;
+        registry::seed_resource_types(&cx).await?;
+        Ok(Self { cx })
     }
 
     pub fn engine(&self) -> Engine {
-        self.engine
+        self.cx.engine
     }
 
     /// The connections this replica's pool keeps at most (SQLite: one).
     pub fn db_connections(&self) -> u32 {
-        self.pool.options().get_max_connections()
+        self.cx.pool.options().get_max_connections()
     }
 
     /// The pool's connections idle now (diagnostics, tests).
     pub fn idle_db_connections(&self) -> usize {
-        self.pool.num_idle()
+        self.cx.pool.num_idle()
     }
 
     pub fn settings(&self) -> &Settings {
-        &self.settings
+        &self.cx.settings
     }
 
     pub fn now_ms(&self) -> i64 {
-        self.clock.now_ms()
+        self.cx.now_ms()
     }
 
-    pub(crate) fn node_lock(&self, node_id: &str) -> NodeLock {
-        let mut m = self.node_locks.lock().unwrap_or_else(|e| e.into_inner());
-        m.entry(node_id.to_string()).or_default().clone()
+    /// The operator's first administrator, made once (`prism controller
+    /// init`): refused once any administrator exists.
+    pub async fn bootstrap_admin(&self, name: &str, password: &str) -> Result<UserView> {
+        identity::bootstrap_admin(&self.cx, name, password).await
+    }
+
+    /// A login from no known address (the lab's and the tests' own).
+    pub async fn login(&self, r: LoginRequest) -> Result<TokenView> {
+        identity::login(&self.cx, r).await
+    }
+
+    /// The caller a bearer credential stands for.
+    pub async fn authenticate(&self, bearer: Option<&str>) -> Result<Principal> {
+        identity::authenticate(&self.cx, bearer).await
+    }
+
+    /// Ends expired leases, holds and public addresses; the count ended.
+    pub async fn reap(&self) -> Result<usize> {
+        release::reap(&self.cx).await
+    }
+
+    /// Waits until no pass over any node is running or queued.
+    pub async fn settle(&self) {
+        node_work::settle(&self.cx).await
+    }
+
+    /// One convergence pass over every node, waited for.
+    pub async fn converge_all(&self) {
+        node_work::converge_all(&self.cx).await
+    }
+
+    /// One convergence pass over node `id`, now, in this task.
+    pub async fn converge_node(&self, id: &str) -> Converged {
+        converge::converge_node(&self.cx, id).await
+    }
+
+    /// Changes found to differ from the whole desired state
+    /// (`Settings::check_changes`).
+    pub fn change_mismatches(&self) -> usize {
+        desired_change::change_mismatches(&self.cx)
+    }
+
+    /// This replica's name among replicas.
+    pub fn replica(&self) -> &str {
+        leader::replica(&self.cx)
+    }
+
+    /// The same controller as another replica named `replica`, sharing
+    /// this one's database pool (tests of leadership in one process).
+    pub fn as_replica(&self, replica: &str) -> Self {
+        Self {
+            cx: leader::as_replica(&self.cx, replica),
+        }
+    }
+
+    /// Who holds the background lease.
+    pub async fn leader(&self) -> Result<Option<Leader>> {
+        leader::leader(&self.cx).await
+    }
+
+    /// Renews or claims the background lease: the fencing token if this
+    /// replica holds it.
+    pub async fn lead(&self) -> Result<Option<i64>> {
+        leader::lead(&self.cx).await
+    }
+
+    /// Gives up the background lease, so another replica takes it at once.
+    pub async fn step_down(&self) -> Result<()> {
+        leader::step_down(&self.cx).await
+    }
+
+    /// Writes an entry of the audit log.
+    pub async fn audit(&self, who: Option<&str>, method: &str, path: &str, status: u16) {
+        audit::audit(&self.cx, who, method, path, status).await
     }
 
     /// Starts the background work where this replica leads it
@@ -231,7 +167,7 @@ impl Controller {
     /// operations; while leading, reaps expired leases and converges
     /// nodes on their periods.
     pub fn spawn_background(&self) -> tokio::task::JoinHandle<()> {
-        let c = self.clone();
+        let cx = self.cx.clone();
         tokio::spawn(async move {
             let every = |ms| {
                 let mut i = tokio::time::interval(std::time::Duration::from_millis(ms));
@@ -239,64 +175,23 @@ impl Controller {
                 i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
                 i
             };
-            let mut lead = every(c.settings.lead_every_ms);
-            let mut reap = every(c.settings.reaper_every_ms);
-            let mut rec = every(c.settings.converge_every_ms);
+            let mut lead = every(cx.settings.lead_every_ms);
+            let mut reap = every(cx.settings.reaper_every_ms);
+            let mut rec = every(cx.settings.converge_every_ms);
             let mut token = None;
             loop {
                 tokio::select! {
-                    _ = lead.tick() => token = c.keep_lead(token).await,
+                    _ = lead.tick() => token = leader::keep_lead(&cx, token).await,
                     _ = reap.tick(), if token.is_some() => {
-                        if let Err(e) = c.reap().await {
+                        if let Err(e) = release::reap(&cx).await {
                             eprintln!("prism controller: reaper: {e}");
                         }
                     }
                     _ = rec.tick(), if token.is_some() => {
-                        c.kick_every_node().await;
+                        node_work::kick_every_node(&cx).await;
                     }
                 }
             }
         })
-    }
-
-    /// Renews or claims the lead; on taking it, resumes what was left
-    /// half done. The token now held, if any.
-    async fn keep_lead(&self, held: Option<i64>) -> Option<i64> {
-        let asked = std::time::Instant::now();
-        let claimed = self.lead().await;
-        // A claim slower than the lease's lifetime loses the lease while
-        // it waits: say so, with how long it took.
-        let took = asked.elapsed();
-        if took.as_millis() as i64 > self.settings.lead_ttl_ms / 2 {
-            eprintln!(
-                "prism controller: replica {}: claiming the background lease took {:.1} s",
-                self.replica,
-                took.as_secs_f64()
-            );
-        }
-        let now = match claimed {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("prism controller: the background lease: {e}");
-                None
-            }
-        };
-        match (held, now) {
-            (h, Some(t)) if h != Some(t) => {
-                eprintln!(
-                    "prism controller: replica {} leads the background work (token {t})",
-                    self.replica
-                );
-                if let Err(e) = self.resume().await {
-                    eprintln!("prism controller: resuming operations: {e}");
-                }
-            }
-            (Some(_), None) => eprintln!(
-                "prism controller: replica {} no longer leads the background work",
-                self.replica
-            ),
-            _ => {}
-        }
-        now
     }
 }

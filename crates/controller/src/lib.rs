@@ -5,14 +5,13 @@
 //! drives the nodes through the typed node API until each converges to its
 //! generation-numbered desired state.
 //!
-//! Layout: `db` (pool, migrations), `secrets` and `identity` (passwords,
-//! tokens, keys), `authz` (who may do what), `projects`, `registry`,
-//! `nodes` (registration, placement), `heartbeat` (nodes that register
-//! themselves; the node's side is `prism_node::agent`), `bookings` and
-//! `quota` (leases), `gateway` (NAT and public addresses), `accounting`
-//! (usage, audit), `operations` (the journal a restarted controller
-//! finishes), `app::desired` (nodes converge), `api` (REST over axum,
-//! OpenAPI), `transport` (TLS or plain HTTP, the lab CA).
+//! Layout (omicron's Nexus): `api` (REST over axum, OpenAPI, the portal:
+//! handlers generic over the API's area traits), `app` (what each call
+//! means: functions over a small `Context`, one module per resource),
+//! `datastore` (the SQL), `infra` (the pool and migrations, the clock,
+//! secrets, TLS, the work queues); `controller` (the `Controller`: the
+//! database opened, the background work, and the area traits, each call
+//! the application's function) and `model` at the root.
 
 pub mod api;
 pub mod app;
@@ -20,13 +19,19 @@ mod controller;
 mod datastore;
 mod error;
 pub mod infra;
+/// The API's area traits, for calling a `Controller` in process
+/// (`use prism_controller::prelude::*`).
+pub mod prelude {
+    pub use prism_controller_api::areas::{
+        Gate, IdentityApi, LeasesApi, NodesApi, ProjectsApi, PublicApi, RegistryApi,
+    };
+}
 mod model;
 
 pub use app::accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 pub use app::authz::{Operation, Principal};
 pub use app::bookings::VLAN_POOL;
 pub use app::desired::Converged;
-pub use app::gateway::{PublicAddress, PublicAddressRequest};
 pub use app::heartbeat::{
     HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, NodeCaller, NodeKeyRequest, NodeKeyView,
 };
@@ -40,6 +45,7 @@ pub use app::nodes::{NodeRequest, NodeView};
 pub use app::projects::{
     MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
 };
+pub use app::public::{PublicAddress, PublicAddressRequest};
 pub use app::quota::{QuotaUse, QuotaView};
 pub use app::span::MAX_PARTS;
 pub use controller::{Controller, DB_CONNECTIONS, POOL_HOLD_DOWN_MS, Settings, TUNNEL_POOL};
@@ -51,6 +57,10 @@ pub use model::{
     Action, ActionRequest, AllocationState, Booking, BookingRequest, GenericOp, ListQuery,
     NODE_PREFIX, OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed,
     ResourceType, Role, node_network_name,
+};
+pub use prism_controller_api::areas::{
+    CallerId, ControllerApi, Gate, IdentityApi, LeasesApi, NodesApi, ProjectsApi, PublicApi,
+    RegistryApi,
 };
 pub use prism_controller_api::{
     CaptureRequest, ClientError, ControllerClient, NodeHardware, SlotView, TraceRequest, session,

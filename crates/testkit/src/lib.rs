@@ -9,11 +9,15 @@
 //! - [`fake_node`]: the one fake node (`NodeApi` over a list of
 //!   documents), for the server glue's tests, the controller's and the
 //!   crash test;
+//! - [`fake_controller`]: the one fake controller (the API's area traits
+//!   in memory), for the controller's handlers and its clients' tests;
 //! - [`TempDir`]: a directory removed when dropped.
 
+pub mod fake_controller;
 pub mod fake_node;
 pub mod gates;
 
+pub use fake_controller::FakeController;
 pub use fake_node::FakeNode;
 pub use gates::{root, shared_data};
 

@@ -8,16 +8,23 @@ use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use prism_controller_api::ControllerCertView;
+use prism_controller_api::areas::{ControllerApi, NodesApi};
 
-pub fn routes() -> Router<App> {
+pub fn routes<S: ControllerApi>() -> Router<App<S>> {
     Router::new()
-        .route("/v1/nodes/heartbeat", post(heartbeat))
-        .route("/v1/node-keys", get(list_node_keys).post(create_node_key))
-        .route("/v1/node-keys/{id}", delete(revoke_node_key))
-        .route("/v1/controller-certificates", get(list_controller_certs))
+        .route("/v1/nodes/heartbeat", post(heartbeat::<S>))
+        .route(
+            "/v1/node-keys",
+            get(list_node_keys::<S>).post(create_node_key::<S>),
+        )
+        .route("/v1/node-keys/{id}", delete(revoke_node_key::<S>))
+        .route(
+            "/v1/controller-certificates",
+            get(list_controller_certs::<S>),
+        )
         .route(
             "/v1/controller-certificates/{serial}",
-            delete(revoke_controller_cert),
+            delete(revoke_controller_cert::<S>),
         )
 }
 
@@ -25,9 +32,9 @@ pub fn routes() -> Router<App> {
 /// (administrators), newest first.
 #[utoipa::path(get, path = "/v1/controller-certificates", tag = "nodes",
     responses((status = 200, body = Vec<ControllerCertView>), (status = 403, body = Error)))]
-pub async fn list_controller_certs(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn list_controller_certs<S: NodesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
 ) -> Result<Json<Vec<ControllerCertView>>> {
     Ok(Json(app.ctl.list_controller_certificates(&p).await?))
 }
@@ -38,9 +45,9 @@ pub async fn list_controller_certs(
 #[utoipa::path(delete, path = "/v1/controller-certificates/{serial}", tag = "nodes",
     params(("serial" = String, Path, description = "Its serial number, in hex")),
     responses((status = 204), (status = 403, body = Error), (status = 404, body = Error)))]
-pub async fn revoke_controller_cert(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn revoke_controller_cert<S: NodesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(serial): Path<String>,
 ) -> Result<StatusCode> {
     app.ctl.revoke_controller_certificate(&p, &serial).await?;
@@ -53,8 +60,8 @@ pub async fn revoke_controller_cert(
 #[utoipa::path(post, path = "/v1/nodes/heartbeat", tag = "nodes", request_body = Heartbeat,
     security(("node_key" = [])),
     responses((status = 200, body = HeartbeatAnswer), (status = 403, body = Error), (status = 409, body = Error)))]
-pub async fn heartbeat(
-    State(app): State<App>,
+pub async fn heartbeat<S: NodesApi>(
+    State(app): State<App<S>>,
     NodeKey(n): NodeKey,
     Body(h): Body<Heartbeat>,
 ) -> Result<Json<HeartbeatAnswer>> {
@@ -64,9 +71,9 @@ pub async fn heartbeat(
 /// Node keys (administrators): the list, never the keys themselves.
 #[utoipa::path(get, path = "/v1/node-keys", tag = "nodes",
     responses((status = 200, body = Vec<NodeKeyView>), (status = 403, body = Error)))]
-pub async fn list_node_keys(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn list_node_keys<S: NodesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
 ) -> Result<Json<Vec<NodeKeyView>>> {
     Ok(Json(app.ctl.list_node_keys(&p).await?))
 }
@@ -75,9 +82,9 @@ pub async fn list_node_keys(
 /// the answer holds it, once.
 #[utoipa::path(post, path = "/v1/node-keys", tag = "nodes", request_body = NodeKeyRequest,
     responses((status = 201, body = NodeKeyView), (status = 403, body = Error)))]
-pub async fn create_node_key(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn create_node_key<S: NodesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Body(r): Body<NodeKeyRequest>,
 ) -> Result<(StatusCode, Json<NodeKeyView>)> {
     Ok((
@@ -90,9 +97,9 @@ pub async fn create_node_key(
 #[utoipa::path(delete, path = "/v1/node-keys/{id}", tag = "nodes",
     params(("id" = String, Path, description = "The key's id")),
     responses((status = 204), (status = 403, body = Error), (status = 404, body = Error)))]
-pub async fn revoke_node_key(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn revoke_node_key<S: NodesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(id): Path<String>,
 ) -> Result<StatusCode> {
     app.ctl.revoke_node_key(&p, &id).await?;

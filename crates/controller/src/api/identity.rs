@@ -10,26 +10,30 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use prism_controller_api::areas::{ControllerApi, IdentityApi};
 
-pub fn routes() -> Router<App> {
+pub fn routes<S: ControllerApi>() -> Router<App<S>> {
     Router::new()
-        .route("/v1/login", post(login))
-        .route("/v1/logout", post(logout))
-        .route("/v1/whoami", get(whoami))
-        .route("/v1/users", get(list_users).post(create_user))
+        .route("/v1/login", post(login::<S>))
+        .route("/v1/logout", post(logout::<S>))
+        .route("/v1/whoami", get(whoami::<S>))
+        .route("/v1/users", get(list_users::<S>).post(create_user::<S>))
         .route(
             "/v1/projects/{project}/api-keys",
-            get(list_keys).post(create_key),
+            get(list_keys::<S>).post(create_key::<S>),
         )
-        .route("/v1/projects/{project}/api-keys/{id}", delete(revoke_key))
+        .route(
+            "/v1/projects/{project}/api-keys/{id}",
+            delete(revoke_key::<S>),
+        )
 }
 
 /// Logs in: a short-lived bearer token, scoped to a project if asked.
 #[utoipa::path(post, path = "/v1/login", tag = "identity", request_body = LoginRequest, security(()),
     responses((status = 201, body = TokenView), (status = 401, body = Error),
         (status = 429, description = "too many failed logins for the user or from the address; `Retry-After` says when", body = Error)))]
-pub async fn login(
-    State(app): State<App>,
+pub async fn login<S: IdentityApi>(
+    State(app): State<App<S>>,
     Source(source): Source,
     Body(r): Body<LoginRequest>,
 ) -> Result<(StatusCode, Json<TokenView>)> {
@@ -41,27 +45,36 @@ pub async fn login(
 
 /// Revokes the token (or key) the call carries.
 #[utoipa::path(post, path = "/v1/logout", tag = "identity", responses((status = 204), (status = 401, body = Error)))]
-pub async fn logout(State(app): State<App>, Caller(p): Caller) -> Result<StatusCode> {
+pub async fn logout<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+) -> Result<StatusCode> {
     app.ctl.logout(&p).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 #[utoipa::path(get, path = "/v1/whoami", tag = "identity", responses((status = 200, body = WhoAmI), (status = 401, body = Error)))]
-pub async fn whoami(State(app): State<App>, Caller(p): Caller) -> Result<Json<WhoAmI>> {
+pub async fn whoami<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+) -> Result<Json<WhoAmI>> {
     Ok(Json(app.ctl.whoami(&p).await?))
 }
 
 #[utoipa::path(get, path = "/v1/users", tag = "identity", responses((status = 200, body = Vec<UserView>), (status = 403, body = Error)))]
-pub async fn list_users(State(app): State<App>, Caller(p): Caller) -> Result<Json<Vec<UserView>>> {
+pub async fn list_users<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+) -> Result<Json<Vec<UserView>>> {
     Ok(Json(app.ctl.list_users(&p).await?))
 }
 
 /// Creates a user (administrators).
 #[utoipa::path(post, path = "/v1/users", tag = "identity", request_body = UserRequest,
     responses((status = 201, body = UserView), (status = 403, body = Error), (status = 409, body = Error)))]
-pub async fn create_user(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn create_user<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Body(r): Body<UserRequest>,
 ) -> Result<(StatusCode, Json<UserView>)> {
     Ok((StatusCode::CREATED, Json(app.ctl.create_user(&p, r).await?)))
@@ -69,9 +82,9 @@ pub async fn create_user(
 
 #[utoipa::path(get, path = "/v1/projects/{project}/api-keys", tag = "identity", params(("project" = String, Path)),
     responses((status = 200, body = Vec<ApiKeyView>), (status = 403, body = Error), (status = 404, body = Error)))]
-pub async fn list_keys(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn list_keys<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(project): Path<String>,
 ) -> Result<Json<Vec<ApiKeyView>>> {
     Ok(Json(app.ctl.list_api_keys(&p, &project).await?))
@@ -82,9 +95,9 @@ pub async fn list_keys(
 #[utoipa::path(post, path = "/v1/projects/{project}/api-keys", tag = "identity", request_body = ApiKeyRequest,
     params(("project" = String, Path)),
     responses((status = 201, body = ApiKeyView), (status = 403, body = Error), (status = 404, body = Error)))]
-pub async fn create_key(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn create_key<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(project): Path<String>,
     Body(r): Body<ApiKeyRequest>,
 ) -> Result<(StatusCode, Json<ApiKeyView>)> {
@@ -99,9 +112,9 @@ pub async fn create_key(
 #[utoipa::path(delete, path = "/v1/projects/{project}/api-keys/{id}", tag = "identity",
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 204), (status = 403, body = Error), (status = 404, body = Error)))]
-pub async fn revoke_key(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn revoke_key<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, id)): Path<(String, String)>,
 ) -> Result<StatusCode> {
     app.ctl.revoke_api_key(&p, &project, &id).await?;

@@ -12,36 +12,49 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use prism_controller_api::areas::{ControllerApi, LeasesApi};
 use prism_controller_api::{CaptureRequest, TraceRequest};
 use prism_node_api::TapAnswer;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-pub fn routes() -> Router<App> {
+pub fn routes<S: ControllerApi>() -> Router<App<S>> {
     Router::new()
-        .route("/v1/projects/{project}/bookings", get(list).post(create))
+        .route(
+            "/v1/projects/{project}/bookings",
+            get(list::<S>).post(create::<S>),
+        )
         .route(
             "/v1/projects/{project}/bookings/{id}",
-            get(status).delete(release),
+            get(status::<S>).delete(release::<S>),
         )
         .route(
             "/v1/projects/{project}/bookings/{id}/provision",
-            post(provision),
+            post(provision::<S>),
         )
-        .route("/v1/projects/{project}/bookings/{id}/renew", post(renew))
+        .route(
+            "/v1/projects/{project}/bookings/{id}/renew",
+            post(renew::<S>),
+        )
         .route(
             "/v1/projects/{project}/bookings/{id}/counters",
-            get(counters),
+            get(counters::<S>),
         )
-        .route("/v1/projects/{project}/bookings/{id}/trace", post(trace))
+        .route(
+            "/v1/projects/{project}/bookings/{id}/trace",
+            post(trace::<S>),
+        )
         .route(
             "/v1/projects/{project}/bookings/{id}/capture",
-            post(capture),
+            post(capture::<S>),
         )
-        .route("/v1/projects/{project}/bookings/{id}/action", post(act))
-        .route("/v1/projects/{project}/quota", get(quota))
-        .route("/v1/projects/{project}/usage", get(usage))
-        .route("/v1/audit", get(audit))
+        .route(
+            "/v1/projects/{project}/bookings/{id}/action",
+            post(act::<S>),
+        )
+        .route("/v1/projects/{project}/quota", get(quota::<S>))
+        .route("/v1/projects/{project}/usage", get(usage::<S>))
+        .route("/v1/audit", get(audit::<S>))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -58,9 +71,9 @@ pub struct UsageQuery {
 #[utoipa::path(get, path = "/v1/projects/{project}/bookings", tag = "bookings",
     params(("project" = String, Path), ListQuery),
     responses((status = 200, body = Page<Booking>), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
-pub async fn list(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn list<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(project): Path<String>,
     q: std::result::Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Page<Booking>>> {
@@ -74,9 +87,9 @@ pub async fn list(
     responses((status = 201, body = Booking), (status = 400, body = Error), (status = 403, body = Error),
         (status = 404, body = Error), (status = 409, description = "over quota (`quota` says which) or a duplicate name", body = Error),
         (status = 503, description = "no node has the capacity", body = Error)))]
-pub async fn create(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn create<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(project): Path<String>,
     Body(r): Body<BookingRequest>,
 ) -> Result<(StatusCode, Json<Booking>)> {
@@ -90,9 +103,9 @@ pub async fn create(
 #[utoipa::path(get, path = "/v1/projects/{project}/bookings/{id}", tag = "bookings",
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 200, body = Booking), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
-pub async fn status(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn status<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, id)): Path<(String, String)>,
 ) -> Result<Json<Booking>> {
     Ok(Json(app.ctl.get_booking(&p, &project, &id).await?))
@@ -105,9 +118,9 @@ pub async fn status(
     responses((status = 200, body = BookingCounters), (status = 403, body = Error), (status = 404, body = Error),
         (status = 409, description = "not provisioned, or not on its node yet", body = Error),
         (status = 502, description = "its node could not be read", body = Error)))]
-pub async fn counters(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn counters<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, id)): Path<(String, String)>,
 ) -> Result<Json<BookingCounters>> {
     Ok(Json(app.ctl.booking_counters(&p, &project, &id).await?))
@@ -122,9 +135,9 @@ pub async fn counters(
     responses((status = 200, body = TapAnswer), (status = 403, body = Error), (status = 404, body = Error),
         (status = 409, description = "not provisioned", body = Error),
         (status = 502, description = "its node could not be read", body = Error)))]
-pub async fn trace(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn trace<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, id)): Path<(String, String)>,
     Body(r): Body<TraceRequest>,
 ) -> Result<Json<TapAnswer>> {
@@ -141,9 +154,9 @@ pub async fn trace(
         (status = 403, body = Error), (status = 404, body = Error),
         (status = 409, description = "not provisioned", body = Error),
         (status = 502, description = "its node could not be read", body = Error)))]
-pub async fn capture(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn capture<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, id)): Path<(String, String)>,
     Body(r): Body<CaptureRequest>,
 ) -> Result<Response> {
@@ -170,9 +183,9 @@ pub async fn capture(
 #[utoipa::path(delete, path = "/v1/projects/{project}/bookings/{id}", tag = "bookings",
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 200, body = Booking), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
-pub async fn release(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn release<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, id)): Path<(String, String)>,
 ) -> Result<Json<Booking>> {
     Ok(Json(app.ctl.release(&p, &project, &id).await?))
@@ -186,9 +199,9 @@ pub async fn release(
 #[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/provision", tag = "bookings",
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 200, body = Booking), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
-pub async fn provision(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn provision<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, id)): Path<(String, String)>,
 ) -> Result<Json<Booking>> {
     Ok(Json(app.ctl.provision(&p, &project, &id).await?))
@@ -202,9 +215,9 @@ pub async fn provision(
 #[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/renew", tag = "bookings", request_body = RenewRequest,
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 200, body = Renewed), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
-pub async fn renew(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn renew<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, id)): Path<(String, String)>,
     Body(r): Body<RenewRequest>,
 ) -> Result<Json<Renewed>> {
@@ -218,9 +231,9 @@ pub async fn renew(
 #[utoipa::path(post, path = "/v1/projects/{project}/bookings/{id}/action", tag = "bookings", request_body = ActionRequest,
     params(("project" = String, Path), ("id" = String, Path)),
     responses((status = 200, body = Booking), (status = 403, body = Error), (status = 404, body = Error), (status = 409, body = Error)))]
-pub async fn act(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn act<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, id)): Path<(String, String)>,
     Body(r): Body<ActionRequest>,
 ) -> Result<Json<Booking>> {
@@ -229,9 +242,9 @@ pub async fn act(
 
 #[utoipa::path(get, path = "/v1/projects/{project}/quota", tag = "bookings", params(("project" = String, Path)),
     responses((status = 200, body = QuotaView), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
-pub async fn quota(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn quota<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(project): Path<String>,
 ) -> Result<Json<QuotaView>> {
     Ok(Json(app.ctl.quota(&p, &project).await?))
@@ -241,9 +254,9 @@ pub async fn quota(
 /// JSON or CSV.
 #[utoipa::path(get, path = "/v1/projects/{project}/usage", tag = "accounting", params(("project" = String, Path), UsageQuery),
     responses((status = 200, description = "The report: JSON, or CSV with `format=csv`", content((UsageReport = "application/json"), (String = "text/csv"))), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
-pub async fn usage(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn usage<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(project): Path<String>,
     q: std::result::Result<Query<UsageQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response> {
@@ -272,9 +285,9 @@ pub async fn usage(
 /// principal and path when asked.
 #[utoipa::path(get, path = "/v1/audit", tag = "accounting", params(AuditQuery),
     responses((status = 200, body = Page<AuditEntry>), (status = 403, body = Error)))]
-pub async fn audit(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn audit<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     q: std::result::Result<Query<AuditQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Page<AuditEntry>>> {
     Ok(Json(app.ctl.list_audit(&p, &query(q)?).await?))

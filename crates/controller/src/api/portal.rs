@@ -20,6 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use prism_controller_api::areas::{CallerId, ControllerApi, Gate, IdentityApi};
 use prism_http::Transport;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -92,12 +93,12 @@ pub fn csrf_ok(headers: &HeaderMap, token: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct SessionCookie(pub String);
 
-pub fn routes() -> Router<App> {
+pub fn routes<S: ControllerApi>() -> Router<App<S>> {
     Router::new()
         .route("/", get(index))
-        .route("/portal/login", post(login))
-        .route("/portal/session", get(session))
-        .route("/portal/logout", post(logout))
+        .route("/portal/login", post(login::<S>))
+        .route("/portal/session", get(session::<S>))
+        .route("/portal/logout", post(logout::<S>))
         .route("/portal/{file}", get(file))
 }
 
@@ -178,7 +179,11 @@ fn over_tls(req: &Request) -> bool {
 
 /// Logs in with a user's name and password (the API's login: the same
 /// throttling and audit); the token goes into the cookie only.
-async fn login(State(app): State<App>, Source(source): Source, req: Request) -> Result<Response> {
+async fn login<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Source(source): Source,
+    req: Request,
+) -> Result<Response> {
     let tls = over_tls(&req);
     let json = req
         .headers()
@@ -196,10 +201,10 @@ async fn login(State(app): State<App>, Source(source): Source, req: Request) -> 
     r.project = None;
     r.ttl_s = Some(SESSION_S);
     let t = app.ctl.login_from(r, source).await?;
-    let p = app.ctl.authenticate(Some(&t.token)).await?;
+    let p = app.ctl.authenticate_in(Some(&t.token), None).await?;
     let body = PortalSession {
-        user: p.user.clone(),
-        admin: p.is_admin,
+        user: p.user().to_string(),
+        admin: p.is_admin(),
         csrf: csrf_for(&t.token),
     };
     let mut resp = (StatusCode::CREATED, Json(body)).into_response();
@@ -209,19 +214,26 @@ async fn login(State(app): State<App>, Source(source): Source, req: Request) -> 
 }
 
 /// Who the cookie's session is, with its CSRF token (a reloaded page asks).
-async fn session(Caller(p): Caller, req: Request) -> Result<Json<PortalSession>> {
+async fn session<S: Gate>(
+    Caller(p): Caller<S::Caller>,
+    req: Request,
+) -> Result<Json<PortalSession>> {
     let Some(SessionCookie(token)) = req.extensions().get::<SessionCookie>() else {
         return Err(Error::unauthorized("no portal session (log in at /)"));
     };
     Ok(Json(PortalSession {
-        user: p.user.clone(),
-        admin: p.is_admin,
+        user: p.user().to_string(),
+        admin: p.is_admin(),
         csrf: csrf_for(token),
     }))
 }
 
 /// Ends the session on the server and in the browser.
-async fn logout(State(app): State<App>, Caller(p): Caller, req: Request) -> Result<Response> {
+async fn logout<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+    req: Request,
+) -> Result<Response> {
     app.ctl.logout(&p).await?;
     let mut resp = StatusCode::NO_CONTENT.into_response();
     resp.headers_mut()

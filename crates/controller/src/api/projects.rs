@@ -7,24 +7,28 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, put};
 use axum::{Json, Router};
+use prism_controller_api::areas::{ControllerApi, ProjectsApi};
 
-pub fn routes() -> Router<App> {
+pub fn routes<S: ControllerApi>() -> Router<App<S>> {
     Router::new()
-        .route("/v1/service-levels", get(list_levels))
-        .route("/v1/service-levels/{name}", put(put_level))
-        .route("/v1/projects", get(list_projects).post(create_project))
-        .route("/v1/projects/{project}", get(get_project))
-        .route("/v1/projects/{project}/members", get(list_members))
+        .route("/v1/service-levels", get(list_levels::<S>))
+        .route("/v1/service-levels/{name}", put(put_level::<S>))
+        .route(
+            "/v1/projects",
+            get(list_projects::<S>).post(create_project::<S>),
+        )
+        .route("/v1/projects/{project}", get(get_project::<S>))
+        .route("/v1/projects/{project}/members", get(list_members::<S>))
         .route(
             "/v1/projects/{project}/members/{user}",
-            put(set_member).delete(remove_member),
+            put(set_member::<S>).delete(remove_member::<S>),
         )
 }
 
 #[utoipa::path(get, path = "/v1/service-levels", tag = "projects", responses((status = 200, body = Vec<ServiceLevel>)))]
-pub async fn list_levels(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn list_levels<S: ProjectsApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
 ) -> Result<Json<Vec<ServiceLevel>>> {
     Ok(Json(app.ctl.list_service_levels(&p).await?))
 }
@@ -32,9 +36,9 @@ pub async fn list_levels(
 /// Adds or replaces a service level (administrators).
 #[utoipa::path(put, path = "/v1/service-levels/{name}", tag = "projects", request_body = ServiceLevel,
     params(("name" = String, Path)), responses((status = 200, body = ServiceLevel), (status = 403, body = Error)))]
-pub async fn put_level(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn put_level<S: ProjectsApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(name): Path<String>,
     Body(l): Body<ServiceLevel>,
 ) -> Result<Json<ServiceLevel>> {
@@ -46,9 +50,9 @@ pub async fn put_level(
 
 /// The projects the caller belongs to (all, for an administrator).
 #[utoipa::path(get, path = "/v1/projects", tag = "projects", responses((status = 200, body = Vec<ProjectView>)))]
-pub async fn list_projects(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn list_projects<S: ProjectsApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
 ) -> Result<Json<Vec<ProjectView>>> {
     Ok(Json(app.ctl.list_projects(&p).await?))
 }
@@ -56,9 +60,9 @@ pub async fn list_projects(
 /// Creates a project with its owner (administrators).
 #[utoipa::path(post, path = "/v1/projects", tag = "projects", request_body = ProjectRequest,
     responses((status = 201, body = ProjectView), (status = 403, body = Error), (status = 404, description = "no such owner or service level", body = Error), (status = 409, body = Error)))]
-pub async fn create_project(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn create_project<S: ProjectsApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Body(r): Body<ProjectRequest>,
 ) -> Result<(StatusCode, Json<ProjectView>)> {
     Ok((
@@ -69,9 +73,9 @@ pub async fn create_project(
 
 #[utoipa::path(get, path = "/v1/projects/{project}", tag = "projects", params(("project" = String, Path)),
     responses((status = 200, body = ProjectView), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
-pub async fn get_project(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn get_project<S: ProjectsApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(project): Path<String>,
 ) -> Result<Json<ProjectView>> {
     Ok(Json(app.ctl.get_project(&p, &project).await?))
@@ -79,9 +83,9 @@ pub async fn get_project(
 
 #[utoipa::path(get, path = "/v1/projects/{project}/members", tag = "projects", params(("project" = String, Path)),
     responses((status = 200, body = Vec<MemberView>), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
-pub async fn list_members(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn list_members<S: ProjectsApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(project): Path<String>,
 ) -> Result<Json<Vec<MemberView>>> {
     Ok(Json(app.ctl.list_members(&p, &project).await?))
@@ -91,9 +95,9 @@ pub async fn list_members(
 #[utoipa::path(put, path = "/v1/projects/{project}/members/{user}", tag = "projects", request_body = MemberRequest,
     params(("project" = String, Path), ("user" = String, Path)),
     responses((status = 200, body = MemberView), (status = 403, body = Error), (status = 404, body = Error)))]
-pub async fn set_member(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn set_member<S: ProjectsApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, user)): Path<(String, String)>,
     Body(r): Body<MemberRequest>,
 ) -> Result<Json<MemberView>> {
@@ -103,9 +107,9 @@ pub async fn set_member(
 #[utoipa::path(delete, path = "/v1/projects/{project}/members/{user}", tag = "projects",
     params(("project" = String, Path), ("user" = String, Path)),
     responses((status = 204), (status = 403, body = Error), (status = 404, body = Error)))]
-pub async fn remove_member(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn remove_member<S: ProjectsApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, user)): Path<(String, String)>,
 ) -> Result<StatusCode> {
     app.ctl.remove_member(&p, &project, &user).await?;

@@ -1,29 +1,30 @@
 //! Public addresses: the gateway service's leases (docs/wan.md).
 
 use super::{App, Body, Caller};
-use crate::app::gateway::{PublicAddress, PublicAddressRequest};
+use crate::app::public::{PublicAddress, PublicAddressRequest};
 use crate::error::{Error, Result};
 use crate::model::{RenewRequest, Renewed};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use prism_controller_api::areas::{ControllerApi, PublicApi};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-pub fn routes() -> Router<App> {
+pub fn routes<S: ControllerApi>() -> Router<App<S>> {
     Router::new()
         .route(
             "/v1/projects/{project}/public-addresses",
-            get(list).post(lease),
+            get(list::<S>).post(lease::<S>),
         )
         .route(
             "/v1/projects/{project}/public-addresses/{address}",
-            axum::routing::delete(release),
+            axum::routing::delete(release::<S>),
         )
         .route(
             "/v1/projects/{project}/public-addresses/{address}/renew",
-            post(renew),
+            post(renew::<S>),
         )
 }
 
@@ -39,9 +40,9 @@ pub struct PublicQuery {
 #[utoipa::path(get, path = "/v1/projects/{project}/public-addresses", tag = "gateway",
     params(("project" = String, Path), PublicQuery),
     responses((status = 200, body = Vec<PublicAddress>), (status = 403, description = "the caller's role, the project's service level or the API key does not allow the read", body = Error), (status = 404, body = Error)))]
-pub async fn list(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn list<S: PublicApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(project): Path<String>,
     q: std::result::Result<Query<PublicQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<PublicAddress>>> {
@@ -59,9 +60,9 @@ pub async fn list(
         (status = 404, body = Error),
         (status = 409, description = "over quota (`quota` says so), no pool on the node, or the host has one", body = Error),
         (status = 503, description = "the node's pool is exhausted (named)", body = Error)))]
-pub async fn lease(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn lease<S: PublicApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(project): Path<String>,
     Body(r): Body<PublicAddressRequest>,
 ) -> Result<(StatusCode, Json<PublicAddress>)> {
@@ -77,9 +78,9 @@ pub async fn lease(
 #[utoipa::path(post, path = "/v1/projects/{project}/public-addresses/{address}/renew", tag = "gateway",
     request_body = RenewRequest, params(("project" = String, Path), ("address" = String, Path)),
     responses((status = 200, body = Renewed), (status = 403, body = Error), (status = 404, body = Error)))]
-pub async fn renew(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn renew<S: PublicApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, address)): Path<(String, String)>,
     Body(r): Body<RenewRequest>,
 ) -> Result<Json<Renewed>> {
@@ -96,9 +97,9 @@ pub async fn renew(
 #[utoipa::path(delete, path = "/v1/projects/{project}/public-addresses/{address}", tag = "gateway",
     params(("project" = String, Path), ("address" = String, Path)),
     responses((status = 200, body = PublicAddress), (status = 403, body = Error), (status = 404, body = Error)))]
-pub async fn release(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn release<S: PublicApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path((project, address)): Path<(String, String)>,
 ) -> Result<Json<PublicAddress>> {
     Ok(Json(app.ctl.release_public(&p, &project, &address).await?))

@@ -9,20 +9,27 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 use prism_controller_api::NodeHardware;
+use prism_controller_api::areas::{ControllerApi, NodesApi, RegistryApi};
 use prism_node_api::NodeEvent;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-pub fn routes() -> Router<App> {
+pub fn routes<S: ControllerApi>() -> Router<App<S>> {
     Router::new()
-        .route("/v1/nodes", get(list_nodes).post(register_node))
-        .route("/v1/nodes/{name}/hardware", get(node_hardware))
-        .route("/v1/nodes/{name}/events", get(node_events))
-        .route("/v1/resource-types", get(list_types).post(register_type))
+        .route("/v1/nodes", get(list_nodes::<S>).post(register_node::<S>))
+        .route("/v1/nodes/{name}/hardware", get(node_hardware::<S>))
+        .route("/v1/nodes/{name}/events", get(node_events::<S>))
+        .route(
+            "/v1/resource-types",
+            get(list_types::<S>).post(register_type::<S>),
+        )
 }
 
 #[utoipa::path(get, path = "/v1/nodes", tag = "nodes", responses((status = 200, body = Vec<NodeView>), (status = 403, body = Error)))]
-pub async fn list_nodes(State(app): State<App>, Caller(p): Caller) -> Result<Json<Vec<NodeView>>> {
+pub async fn list_nodes<S: NodesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+) -> Result<Json<Vec<NodeView>>> {
     Ok(Json(app.ctl.list_nodes(&p).await?))
 }
 
@@ -32,9 +39,9 @@ pub async fn list_nodes(State(app): State<App>, Caller(p): Caller) -> Result<Jso
 #[utoipa::path(get, path = "/v1/nodes/{name}/hardware", tag = "nodes", params(("name" = String, Path)),
     responses((status = 200, body = NodeHardware), (status = 403, body = Error), (status = 404, body = Error),
         (status = 502, description = "the node could not be read", body = Error)))]
-pub async fn node_hardware(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn node_hardware<S: NodesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(name): Path<String>,
 ) -> Result<Json<NodeHardware>> {
     Ok(Json(app.ctl.node_hardware(&p, &name).await?))
@@ -52,9 +59,9 @@ pub struct EventsQuery {
 #[utoipa::path(get, path = "/v1/nodes/{name}/events", tag = "nodes", params(("name" = String, Path), EventsQuery),
     responses((status = 200, body = Vec<NodeEvent>), (status = 403, body = Error), (status = 404, body = Error),
         (status = 502, description = "the node could not be read", body = Error)))]
-pub async fn node_events(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn node_events<S: NodesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Path(name): Path<String>,
     q: std::result::Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<NodeEvent>>> {
@@ -67,9 +74,9 @@ pub async fn node_events(
 #[utoipa::path(post, path = "/v1/nodes", tag = "nodes", request_body = NodeRequest,
     responses((status = 201, body = NodeView), (status = 403, body = Error),
         (status = 409, description = "a node of that name is registered", body = Error), (status = 502, body = Error)))]
-pub async fn register_node(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn register_node<S: NodesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Body(r): Body<NodeRequest>,
 ) -> Result<(StatusCode, Json<NodeView>)> {
     Ok((
@@ -79,9 +86,9 @@ pub async fn register_node(
 }
 
 #[utoipa::path(get, path = "/v1/resource-types", tag = "registry", responses((status = 200, body = Vec<ResourceType>)))]
-pub async fn list_types(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn list_types<S: RegistryApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
 ) -> Result<Json<Vec<ResourceType>>> {
     Ok(Json(app.ctl.list_resource_types(&p).await?))
 }
@@ -90,9 +97,9 @@ pub async fn list_types(
 #[utoipa::path(post, path = "/v1/resource-types", tag = "registry", request_body = ResourceType,
     responses((status = 201, body = ResourceType), (status = 400, body = Error), (status = 403, body = Error),
         (status = 409, description = "a type of that name is registered", body = Error)))]
-pub async fn register_type(
-    State(app): State<App>,
-    Caller(p): Caller,
+pub async fn register_type<S: RegistryApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
     Body(t): Body<ResourceType>,
 ) -> Result<(StatusCode, Json<ResourceType>)> {
     Ok((

@@ -3,7 +3,7 @@
 //! audit row are one commit (and neither exists without the other).
 //!
 //! The API layer opens a scope per request ([`PendingAudit::scope`]);
-//! the application commits a change with `Controller::commit_audited`
+//! the application commits a change with `audit::commit_audited`
 //! (`crate::app::accounting`),
 //! which adds the entry as the status the request answers on success.
 //! The API layer writes the entry after the answer when no commit took

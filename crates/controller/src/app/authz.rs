@@ -27,7 +27,7 @@ pub struct Principal {
     /// An API key's operations; `None` for a session token.
     pub key_operations: Option<Vec<Operation>>,
     /// The project the request's path names, read with the credential
-    /// (`Controller::authenticate_in`), so the request's project check
+    /// (`identity::authenticate_in`), so the request's project check
     /// asks the database nothing more.
     pub(crate) seen: Option<std::sync::Arc<SeenProject>>,
 }

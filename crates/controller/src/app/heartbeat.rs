@@ -8,9 +8,15 @@
 //! name; the controller still drives the node with the control plane's
 //! credential, which the node holds only as a digest.
 
+use crate::app::audit::audit;
 use crate::app::authz::Principal;
-use crate::app::identity::check_name;
-use crate::controller::Controller;
+use crate::app::checks::check_name;
+use crate::app::client_certs::client_crl;
+use crate::app::context::Context;
+use crate::app::node_identity::{certify, revoke_node_certificates};
+use crate::app::node_work::kick;
+use crate::app::node_work::kick_every_node;
+use crate::app::span::record_wan;
 use crate::datastore::{node_keys as keys, nodes};
 use crate::error::{Error, Result};
 use crate::infra::secrets::{self, NODE_KEY_PREFIX};
@@ -19,19 +25,7 @@ pub use prism_controller_api::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer};
 
 pub use prism_controller_api::node_keys::{NodeKeyRequest, NodeKeyView};
 
-/// A node authenticated by its key.
-#[derive(Debug, Clone)]
-pub struct NodeCaller {
-    pub key_id: String,
-    pub node: String,
-}
-
-/// A node key refused: why, and the node it was for if it is known.
-#[derive(Debug)]
-pub(crate) struct NodeRefused {
-    pub error: Error,
-    pub node: Option<String>,
-}
+pub use prism_controller_api::areas::{NodeCaller, NodeRefused};
 
 /// `host:port`, the port a number.
 fn check_address(a: &str) -> Result<()> {
@@ -48,134 +42,136 @@ fn check_address(a: &str) -> Result<()> {
     }
 }
 
-impl Controller {
-    pub async fn create_node_key(&self, p: &Principal, r: NodeKeyRequest) -> Result<NodeKeyView> {
-        p.require_admin()?;
-        check_name("node", &r.node)?;
-        let (key, digest) = secrets::new_secret(NODE_KEY_PREFIX);
-        let id = secrets::new_id();
-        let now = self.now_ms();
-        keys::insert(&self.pool, &id, &r.node, &digest, &p.user_id, now).await?;
-        Ok(NodeKeyView {
-            id,
-            node: r.node,
-            created_ms: now,
-            last_used_ms: None,
-            revoked_ms: None,
-            key: Some(key),
-        })
-    }
+pub async fn create_node_key(
+    cx: &Context,
+    p: &Principal,
+    r: NodeKeyRequest,
+) -> Result<NodeKeyView> {
+    p.require_admin()?;
+    check_name("node", &r.node)?;
+    let (key, digest) = secrets::new_secret(NODE_KEY_PREFIX);
+    let id = secrets::new_id();
+    let now = cx.now_ms();
+    keys::insert(&cx.pool, &id, &r.node, &digest, &p.user_id, now).await?;
+    Ok(NodeKeyView {
+        id,
+        node: r.node,
+        created_ms: now,
+        last_used_ms: None,
+        revoked_ms: None,
+        key: Some(key),
+    })
+}
 
-    pub async fn list_node_keys(&self, p: &Principal) -> Result<Vec<NodeKeyView>> {
-        p.require_admin()?;
-        keys::all(&self.pool).await
-    }
+pub async fn list_node_keys(cx: &Context, p: &Principal) -> Result<Vec<NodeKeyView>> {
+    p.require_admin()?;
+    keys::all(&cx.pool).await
+}
 
-    /// Revokes a node key: the node's next heartbeat is refused, the
-    /// certificates issued under it are no longer accepted (the node is
-    /// not called again), and, unless it has another live key, the node
-    /// is down at once (nothing is placed on it).
-    pub async fn revoke_node_key(&self, p: &Principal, id: &str) -> Result<()> {
-        p.require_admin()?;
-        let now = self.now_ms();
-        let mut tx = crate::infra::db::begin(&self.pool).await?;
-        let node = keys::revoke(&mut tx, id, now)
-            .await?
-            .ok_or_else(|| Error::not_found("such live node key"))?;
-        self.revoke_node_certificates(&mut tx, id).await?;
-        nodes::mark_revoked(&mut tx, &node, now).await?;
-        tx.commit().await?;
-        Ok(())
-    }
+/// Revokes a node key: the node's next heartbeat is refused, the
+/// certificates issued under it are no longer accepted (the node is
+/// not called again), and, unless it has another live key, the node
+/// is down at once (nothing is placed on it).
+pub async fn revoke_node_key(cx: &Context, p: &Principal, id: &str) -> Result<()> {
+    p.require_admin()?;
+    let now = cx.now_ms();
+    let mut tx = crate::infra::db::begin(&cx.pool).await?;
+    let node = keys::revoke(&mut tx, id, now)
+        .await?
+        .ok_or_else(|| Error::not_found("such live node key"))?;
+    revoke_node_certificates(&mut tx, id).await?;
+    nodes::mark_revoked(&mut tx, &node, now).await?;
+    tx.commit().await?;
+    Ok(())
+}
 
-    /// The node a `prn_` key stands for; 401 unless it is live.
-    pub async fn authenticate_node(&self, bearer: &str) -> Result<NodeCaller> {
-        self.node_key(bearer).await.map_err(|r| r.error)
+/// The node a `prn_` key stands for, unless it is unknown, revoked or
+/// expired; a refusal names the node when the key is known (a revoked one), for the audit log.
+pub(crate) async fn node_key(
+    cx: &Context,
+    bearer: &str,
+) -> std::result::Result<NodeCaller, NodeRefused> {
+    let refused = |error, node| NodeRefused { error, node };
+    if !bearer.starts_with(NODE_KEY_PREFIX) {
+        let why = "a heartbeat needs `Authorization: Bearer <node key>` (`prism ctl node-key`)";
+        return Err(refused(Error::unauthorized(why), None));
     }
+    let found = keys::by_digest(&cx.pool, &secrets::digest(bearer))
+        .await
+        .map_err(|e| refused(e, None))?;
+    let Some((key_id, node, revoked)) = found else {
+        return Err(refused(Error::unauthorized("unknown node key"), None));
+    };
+    if revoked {
+        let e = Error::unauthorized("this node key was revoked");
+        return Err(refused(e, Some(node)));
+    }
+    Ok(NodeCaller { key_id, node })
+}
 
-    /// As [`Self::authenticate_node`]; a refusal names the node when the
-    /// key is known (a revoked one), for the audit log.
-    pub(crate) async fn node_key(
-        &self,
-        bearer: &str,
-    ) -> std::result::Result<NodeCaller, NodeRefused> {
-        let refused = |error, node| NodeRefused { error, node };
-        if !bearer.starts_with(NODE_KEY_PREFIX) {
-            let why = "a heartbeat needs `Authorization: Bearer <node key>` (`prism ctl node-key`)";
-            return Err(refused(Error::unauthorized(why), None));
-        }
-        let found = keys::by_digest(&self.pool, &secrets::digest(bearer))
-            .await
-            .map_err(|e| refused(e, None))?;
-        let Some((key_id, node, revoked)) = found else {
-            return Err(refused(Error::unauthorized("unknown node key"), None));
-        };
-        if revoked {
-            let e = Error::unauthorized("this node key was revoked");
-            return Err(refused(e, Some(node)));
-        }
-        Ok(NodeCaller { key_id, node })
+/// In the background: every node when this one's WAN side moved (the
+/// other parts of its spanning networks tunnel to it anew), else this
+/// one if `behind`.
+fn converge_after_heartbeat(cx: &Context, id: &str, wan_moved: bool, behind: bool) {
+    let c = cx.clone();
+    let id = id.to_string();
+    if wan_moved {
+        tokio::spawn(async move { kick_every_node(&c).await });
+    } else if behind {
+        kick(&c, &id);
     }
+}
 
-    /// In the background: every node when this one's WAN side moved (the
-    /// other parts of its spanning networks tunnel to it anew), else this
-    /// one if `behind`.
-    fn converge_after_heartbeat(&self, id: &str, wan_moved: bool, behind: bool) {
-        let c = self.clone();
-        let id = id.to_string();
-        if wan_moved {
-            tokio::spawn(async move { c.kick_every_node().await });
-        } else if behind {
-            c.kick(&id);
-        }
+/// Registers the node or marks it up. A new node, a restarted one
+/// (another boot id), one that moved or one behind its desired state
+/// is converged at once, in the background.
+pub async fn heartbeat(cx: &Context, caller: &NodeCaller, h: Heartbeat) -> Result<HeartbeatAnswer> {
+    check_heartbeat(caller, &h)?;
+    let now = cx.now_ms();
+    let mut tx = crate::infra::db::begin(&cx.pool).await?;
+    let certified = match &h.csr {
+        Some(csr) => Some(certify(cx, &mut tx, caller, csr).await?),
+        None => None,
+    };
+    let (id, registered, changed, generation, applied) =
+        nodes::upsert_from_heartbeat(&mut tx, &h, now).await?;
+    let wan_moved = record_wan(&mut tx, &id, h.info.wan.as_ref()).await?;
+    keys::touch(&mut tx, &caller.key_id, now).await?;
+    tx.commit().await?;
+    let who = format!("node:{}", h.name);
+    if changed {
+        // Every heartbeat would flood the audit log; a registration or
+        // a restart is worth a line.
+        audit(cx, Some(&who), "POST", "/v1/nodes/heartbeat", 200).await;
     }
-
-    /// Registers the node or marks it up. A new node, a restarted one
-    /// (another boot id), one that moved or one behind its desired state
-    /// is converged at once, in the background.
-    pub async fn heartbeat(&self, caller: &NodeCaller, h: Heartbeat) -> Result<HeartbeatAnswer> {
-        check_heartbeat(caller, &h)?;
-        let now = self.now_ms();
-        let mut tx = crate::infra::db::begin(&self.pool).await?;
-        let certified = match &h.csr {
-            Some(csr) => Some(self.certify(&mut tx, caller, csr).await?),
-            None => None,
-        };
-        let (id, registered, changed, generation, applied) =
-            nodes::upsert_from_heartbeat(&mut tx, &h, now).await?;
-        let wan_moved = self.record_wan(&mut tx, &id, h.info.wan.as_ref()).await?;
-        keys::touch(&mut tx, &caller.key_id, now).await?;
-        tx.commit().await?;
-        let who = format!("node:{}", h.name);
-        if changed {
-            // Every heartbeat would flood the audit log; a registration or
-            // a restart is worth a line.
-            self.audit(Some(&who), "POST", "/v1/nodes/heartbeat", 200)
-                .await;
-        }
-        if let Some(Ok(_)) = &certified {
-            self.audit(Some(&who), "POST", "/v1/nodes/heartbeat#certificate", 201)
-                .await;
-        }
-        // A node that holds less than it reached (its state forgotten:
-        // `--fresh`, a new disk) is sent its desired state again.
-        let forgot = i64::try_from(h.info.desired_generation).unwrap_or(i64::MAX) < applied;
-        // A node given its certificate now cannot answer until it serves
-        // with it: its next heartbeat (2 s) or the next pass converges it.
-        let issued = matches!(certified, Some(Ok(_)));
-        let behind = changed || applied < generation || forgot;
-        self.converge_after_heartbeat(&id, wan_moved, behind && !issued);
-        Ok(HeartbeatAnswer {
-            node_id: id,
-            registered,
-            generation,
-            applied_generation: applied,
-            every_ms: HEARTBEAT_EVERY_MS,
-            certificate_refused: certified.as_ref().and_then(|c| c.as_ref().err().cloned()),
-            certificate: certified.and_then(|c| c.ok()),
-            client_crl: self.client_crl().await?,
-        })
+    if let Some(Ok(_)) = &certified {
+        audit(
+            cx,
+            Some(&who),
+            "POST",
+            "/v1/nodes/heartbeat#certificate",
+            201,
+        )
+        .await;
     }
+    // A node that holds less than it reached (its state forgotten:
+    // `--fresh`, a new disk) is sent its desired state again.
+    let forgot = i64::try_from(h.info.desired_generation).unwrap_or(i64::MAX) < applied;
+    // A node given its certificate now cannot answer until it serves
+    // with it: its next heartbeat (2 s) or the next pass converges it.
+    let issued = matches!(certified, Some(Ok(_)));
+    let behind = changed || applied < generation || forgot;
+    converge_after_heartbeat(cx, &id, wan_moved, behind && !issued);
+    Ok(HeartbeatAnswer {
+        node_id: id,
+        registered,
+        generation,
+        applied_generation: applied,
+        every_ms: HEARTBEAT_EVERY_MS,
+        certificate_refused: certified.as_ref().and_then(|c| c.as_ref().err().cloned()),
+        certificate: certified.and_then(|c| c.ok()),
+        client_crl: client_crl(cx).await?,
+    })
 }
 
 /// Refuses a heartbeat whose name is not the key's node, or whose

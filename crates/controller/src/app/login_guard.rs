@@ -14,7 +14,7 @@
 //! failed for a day and not blocked. Each refusal is also a row of the
 //! audit log (`crate::app::identity::login_from`).
 
-use crate::controller::Controller;
+use crate::app::context::Context;
 use crate::datastore::login_strikes as store;
 use crate::error::Result;
 use std::net::IpAddr;
@@ -52,52 +52,54 @@ pub(crate) enum Reserved {
     Blocked(i64),
 }
 
-impl Controller {
-    /// Counts a login attempt as a failure *before* its password is
-    /// checked (a success clears it): so guesses sent at once are counted
-    /// as they arrive, and the one that reaches the allowance blocks the
-    /// name and the address for the rest before they are checked. N
-    /// simultaneous guesses get no more checks than N sent one by one.
-    pub(crate) async fn login_reserve(
-        &self,
-        user: &str,
-        source: Option<IpAddr>,
-    ) -> Result<Reserved> {
-        let now = self.now_ms();
-        let mut tx = crate::infra::db::begin(&self.pool).await?;
-        let mut counted = Vec::new();
-        // Always the name first, then the address: no two attempts wait
-        // on each other's rows in a circle.
-        for k in keys(user, source) {
-            match store::reserve_failure(&mut tx, &k, now).await? {
-                Some(failures) => counted.push((k, failures)),
-                None => {
-                    drop(tx);
-                    let until = store::blocked_until(&self.pool, &keys(user, source)).await?;
-                    let left = until.map_or(1, |u| (u - now).max(1));
-                    return Ok(Reserved::Blocked(left));
-                }
+/// Counts a login attempt as a failure *before* its password is
+/// checked (a success clears it): so guesses sent at once are counted
+/// as they arrive, and the one that reaches the allowance blocks the
+/// name and the address for the rest before they are checked. N
+/// simultaneous guesses get no more checks than N sent one by one.
+pub(crate) async fn login_reserve(
+    cx: &Context,
+    user: &str,
+    source: Option<IpAddr>,
+) -> Result<Reserved> {
+    let now = cx.now_ms();
+    let mut tx = crate::infra::db::begin(&cx.pool).await?;
+    let mut counted = Vec::new();
+    // Always the name first, then the address: no two attempts wait
+    // on each other's rows in a circle.
+    for k in keys(user, source) {
+        match store::reserve_failure(&mut tx, &k, now).await? {
+            Some(failures) => counted.push((k, failures)),
+            None => {
+                drop(tx);
+                let until = store::blocked_until(&cx.pool, &keys(user, source)).await?;
+                let left = until.map_or(1, |u| (u - now).max(1));
+                return Ok(Reserved::Blocked(left));
             }
         }
-        for (k, failures) in &counted {
-            if let Some(b) = block_ms(*failures) {
-                store::block(&mut tx, k, now + b).await?;
-            }
+    }
+    for (k, failures) in &counted {
+        if let Some(b) = block_ms(*failures) {
+            store::block(&mut tx, k, now + b).await?;
         }
-        tx.commit().await?;
-        Ok(Reserved::Counted)
     }
+    tx.commit().await?;
+    Ok(Reserved::Counted)
+}
 
-    /// A login succeeded: the name's and the address's counts start over.
-    pub(crate) async fn login_succeeded(&self, user: &str, source: Option<IpAddr>) -> Result<()> {
-        store::clear(&self.pool, &keys(user, source)).await
-    }
+/// A login succeeded: the name's and the address's counts start over.
+pub(crate) async fn login_succeeded(
+    cx: &Context,
+    user: &str,
+    source: Option<IpAddr>,
+) -> Result<()> {
+    store::clear(&cx.pool, &keys(user, source)).await
+}
 
-    /// Forgets keys not failed for a day and not blocked (the reaper's).
-    pub(crate) async fn forget_old_login_strikes(&self) -> Result<u64> {
-        let now = self.now_ms();
-        store::prune(&self.pool, now - FORGET_AFTER_MS, now).await
-    }
+/// Forgets keys not failed for a day and not blocked (the reaper's).
+pub(crate) async fn forget_old_login_strikes(cx: &Context) -> Result<u64> {
+    let now = cx.now_ms();
+    store::prune(&cx.pool, now - FORGET_AFTER_MS, now).await
 }
 
 #[cfg(test)]

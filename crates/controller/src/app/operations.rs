@@ -1,10 +1,12 @@
 //! The operation journal: a multi-step node operation is recorded in the
 //! transaction that changes a node's desired state, carried out (the node
 //! converges), then marked done; a controller killed in between finds it
-//! `started` at its next start and finishes it (omicron's sagas, in their
+//! `started` when it next leads (`crate::app::leader::resume`) and finishes it (omicron's sagas, in their
 //! simplest form: every step here is idempotent convergence).
 
-use crate::controller::Controller;
+use crate::app::context::Context;
+use crate::app::node_work::kick_all;
+use crate::app::placement::node_ids_of;
 use crate::datastore::operations as store;
 use crate::error::Result;
 use crate::infra::db::Tx;
@@ -19,70 +21,52 @@ pub(crate) struct OpRecord {
     pub steps: Vec<(String, String)>,
 }
 
-impl Controller {
-    /// Records a node operation on booking `b`'s node, in the transaction
-    /// that changes the node's desired state (nothing when it has no node:
-    /// there is nothing to resume).
-    pub(crate) async fn begin_operation(
-        &self,
-        tx: &mut Tx,
-        b: &Booking,
-        kind: &str,
-    ) -> Result<Option<OpRecord>> {
-        let nodes = self.node_ids_of(tx, b).await?;
-        if nodes.is_empty() {
-            return Ok(None);
-        }
-        let mut steps = Vec::new();
-        for node in nodes {
-            let id = secrets::new_id();
-            store::insert_started(tx, &id, &b.id, &node, kind, self.now_ms()).await?;
-            steps.push((id, node));
-        }
-        Ok(Some(OpRecord { steps }))
+/// Records a node operation on booking `b`'s node, in the transaction
+/// that changes the node's desired state (nothing when it has no node:
+/// there is nothing to resume).
+pub(crate) async fn begin_operation(
+    cx: &Context,
+    tx: &mut Tx,
+    b: &Booking,
+    kind: &str,
+) -> Result<Option<OpRecord>> {
+    let nodes = node_ids_of(tx, b).await?;
+    if nodes.is_empty() {
+        return Ok(None);
     }
+    let mut steps = Vec::new();
+    for node in nodes {
+        let id = secrets::new_id();
+        store::insert_started(tx, &id, &b.id, &node, kind, cx.now_ms()).await?;
+        steps.push((id, node));
+    }
+    Ok(Some(OpRecord { steps }))
+}
 
-    /// Carries out a recorded operation: its nodes are asked for a pass
-    /// (`crate::app::node_work`), which marks it done once the node has taken
-    /// the desired state its transaction changed; waits for those passes
-    /// at most `wait`. Whether they finished (the booking's operational
-    /// state says how the node took it; if not, it is `converging`).
-    pub(crate) async fn node_changed(&self, op: Option<OpRecord>, wait: Duration) -> bool {
-        let Some(op) = op else { return true };
-        let tickets = self.kick_all(op.steps.iter().map(|(_, node)| node));
-        // The passes run side by side; waiting for each in turn takes as
-        // long as the slowest.
-        let all = async {
-            for t in tickets {
-                t.wait().await;
-            }
-        };
-        if tokio::time::timeout(wait, all).await.is_ok() {
-            return true;
+/// Carries out a recorded operation: its nodes are asked for a pass
+/// (`crate::app::node_work`), which marks it done once the node has taken
+/// the desired state its transaction changed; waits for those passes
+/// at most `wait`. Whether they finished (the booking's operational
+/// state says how the node took it; if not, it is `converging`).
+pub(crate) async fn node_changed(cx: &Context, op: Option<OpRecord>, wait: Duration) -> bool {
+    let Some(op) = op else { return true };
+    let tickets = kick_all(cx, op.steps.iter().map(|(_, node)| node));
+    // The passes run side by side; waiting for each in turn takes as
+    // long as the slowest.
+    let all = async {
+        for t in tickets {
+            t.wait().await;
         }
-        let why = format!(
-            "convergence pending: the node has not taken its desired state within {wait:?}; \
-             its pass goes on in the background"
-        );
-        for (_, node) in &op.steps {
-            let _ = crate::datastore::nodes::note_pending(&self.pool, node, &why).await;
-        }
-        false
+    };
+    if tokio::time::timeout(wait, all).await.is_ok() {
+        return true;
     }
-
-    /// Finishes what a previous run started and did not finish (killed
-    /// between recording an operation and its node's convergence, or a
-    /// node that did not answer): a pass over each node concerned, whose
-    /// success marks them done. Returns how many nodes.
-    pub async fn resume(&self) -> Result<usize> {
-        let nodes = store::nodes_unfinished(&self.pool).await?;
-        self.kick_all(&nodes);
-        if !nodes.is_empty() {
-            eprintln!(
-                "prism controller: resuming unfinished operations on {} node(s)",
-                nodes.len()
-            );
-        }
-        Ok(nodes.len())
+    let why = format!(
+        "convergence pending: the node has not taken its desired state within {wait:?}; \
+         its pass goes on in the background"
+    );
+    for (_, node) in &op.steps {
+        let _ = crate::datastore::nodes::note_pending(&cx.pool, node, &why).await;
     }
+    false
 }

@@ -11,7 +11,7 @@
 //! an untagged member of the bridge (the pipeline's `public_mac` renames
 //! what leaves and what comes in).
 
-use crate::app::nodes::NodeWan;
+use crate::datastore::nodes::NodeWan;
 use crate::error::{Error, Result};
 use crate::model::Booking;
 use prism_netdoc::{BridgePortDoc, Mac, MacBlock, NetworkDoc, PortRef, TunnelDoc};

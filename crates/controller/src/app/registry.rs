@@ -3,8 +3,8 @@
 //! parameters and the generic operations they support.
 
 use crate::app::authz::Principal;
-use crate::app::identity::check_name;
-use crate::controller::Controller;
+use crate::app::checks::check_name;
+use crate::app::context::Context;
 use crate::datastore::registry as store;
 use crate::error::{Error, Result};
 use crate::model::{Compiled, GenericOp, ResourceType};
@@ -34,71 +34,63 @@ fn builtins() -> Vec<ResourceType> {
     ]
 }
 
-impl Controller {
-    pub(crate) async fn seed_resource_types(&self) -> Result<()> {
-        for t in builtins() {
-            // Refreshed at each start: the network schema follows the code.
-            store::refresh_type(&self.pool, &t, self.now_ms()).await?;
-        }
-        Ok(())
+pub(crate) async fn seed_resource_types(cx: &Context) -> Result<()> {
+    for t in builtins() {
+        // Refreshed at each start: the network schema follows the code.
+        store::refresh_type(&cx.pool, &t, cx.now_ms()).await?;
     }
+    Ok(())
+}
 
-    pub async fn list_resource_types(&self, _p: &Principal) -> Result<Vec<ResourceType>> {
-        store::types(&self.pool).await
-    }
+pub async fn list_resource_types(cx: &Context, _p: &Principal) -> Result<Vec<ResourceType>> {
+    store::types(&cx.pool).await
+}
 
-    pub(crate) async fn resource_type(&self, name: &str) -> Result<Arc<Compiled>> {
-        if let Some(t) = self
-            .types
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-        {
-            return Ok(t.clone());
-        }
-        let t = store::resource_type(&self.pool, name)
-            .await?
-            .ok_or_else(|| {
-                Error::not_found(format!("resource type `{name}`")).with_field("type")
-            })?;
-        // The built-in network's schema refers to others (`$ref`): its
-        // documents are checked by the network document's own parser.
-        let validator = if t.name == NETWORK {
-            None
-        } else {
-            Some(jsonschema::validator_for(&t.schema).map_err(|e| {
-                Error::internal(format!("the schema of `{}` does not compile: {e}", t.name))
-            })?)
-        };
-        let c = Arc::new(Compiled { t, validator });
-        self.types
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(name.to_string(), c.clone());
-        Ok(c)
+pub(crate) async fn resource_type(cx: &Context, name: &str) -> Result<Arc<Compiled>> {
+    if let Some(t) = cx.types.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
+        return Ok(t.clone());
     }
+    let t = store::resource_type(&cx.pool, name)
+        .await?
+        .ok_or_else(|| Error::not_found(format!("resource type `{name}`")).with_field("type"))?;
+    // The built-in network's schema refers to others (`$ref`): its
+    // documents are checked by the network document's own parser.
+    let validator = if t.name == NETWORK {
+        None
+    } else {
+        Some(jsonschema::validator_for(&t.schema).map_err(|e| {
+            Error::internal(format!("the schema of `{}` does not compile: {e}", t.name))
+        })?)
+    };
+    let c = Arc::new(Compiled { t, validator });
+    cx.types
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(name.to_string(), c.clone());
+    Ok(c)
+}
 
-    /// Registers a type at run time (administrators).
-    pub async fn register_resource_type(
-        &self,
-        p: &Principal,
-        mut t: ResourceType,
-    ) -> Result<ResourceType> {
-        p.require_admin()?;
-        check_name("name", &t.name)?;
-        if let Err(e) = jsonschema::meta::validate(&t.schema) {
-            return Err(Error::invalid(format!("not a JSON Schema: {e}")).with_field("schema"));
-        }
-        for must in [GenericOp::Get, GenericOp::Release] {
-            if !t.operations.contains(&must) {
-                return Err(Error::invalid("every type supports `get` and `release`")
-                    .with_field("operations"));
-            }
-        }
-        t.builtin = false;
-        store::insert_type(&self.pool, &t, self.now_ms()).await?;
-        Ok(t)
+/// Registers a type at run time (administrators).
+pub async fn register_resource_type(
+    cx: &Context,
+    p: &Principal,
+    mut t: ResourceType,
+) -> Result<ResourceType> {
+    p.require_admin()?;
+    check_name("name", &t.name)?;
+    if let Err(e) = jsonschema::meta::validate(&t.schema) {
+        return Err(Error::invalid(format!("not a JSON Schema: {e}")).with_field("schema"));
     }
+    for must in [GenericOp::Get, GenericOp::Release] {
+        if !t.operations.contains(&must) {
+            return Err(
+                Error::invalid("every type supports `get` and `release`").with_field("operations")
+            );
+        }
+    }
+    t.builtin = false;
+    store::insert_type(&cx.pool, &t, cx.now_ms()).await?;
+    Ok(t)
 }
 
 /// Checks a booking's `spec` against its type's schema; the error names

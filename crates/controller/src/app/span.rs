@@ -17,8 +17,9 @@
 //! and no prefix of one part overlapping another's, every node known, up
 //! and with a WAN port, and room on each in the tier asked.
 
-use crate::app::nodes::Placement;
-use crate::controller::Controller;
+use crate::app::context::Context;
+use crate::app::placement::Placement;
+use crate::app::placement::{choose_span_nodes, node_fit};
 use crate::datastore::nodes::{self, NodeRow, NodeWan};
 use crate::datastore::parts;
 use crate::error::{Error, ErrorCode, Result};
@@ -122,196 +123,189 @@ pub(crate) fn is_bridge(spec: &serde_json::Value) -> bool {
     spec.get("forwarding").and_then(|f| f.as_str()) == Some("bridge")
 }
 
-impl Controller {
-    /// The nodes of `parts`, each known, up, with a WAN port and room for
-    /// `mbps` in `tier`; in the booking transaction.
-    pub(crate) async fn span_nodes(
-        &self,
-        tx: &mut Tx,
-        parts: &[PartRequest],
-        tier: TierChoice,
-        mbps: i64,
-    ) -> Result<Vec<NodeRow>> {
-        let mut out = Vec::new();
-        for (i, p) in parts.iter().enumerate() {
-            let at = format!("parts[{i}].node");
-            let n = nodes::by_name(tx, &p.node)
-                .await?
-                .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)).with_field(&at))?;
-            if self.now_ms() - n.last_seen_ms > self.settings.node_timeout_ms {
-                return Err(Error::conflict(format!("node `{}` is down", p.node)).with_field(&at));
-            }
-            if n.wan.is_none() {
-                return Err(Error::conflict(format!(
-                    "node `{}` has no WAN port (`wan` on a port of its configuration)",
-                    p.node
-                ))
-                .with_field(&at));
-            }
-            if self.node_fit(tx, &n, tier, mbps).await?.is_none() {
-                return Err(Error::new(
-                    ErrorCode::NoCapacity,
-                    format!(
-                        "node `{}` has no {mbps} Mbit/s left in the {} tier",
-                        p.node,
-                        tier.as_str()
-                    ),
-                )
-                .with_field(&at));
-            }
-            out.push(n);
-        }
-        Ok(out)
-    }
-
-    /// Places a spanning network: every part's node checked
-    /// (`span_nodes`); the first part's node is the booking's `node`.
-    pub(crate) async fn span_place(
-        &self,
-        tx: &mut Tx,
-        parts: &mut [PartRequest],
-        tier: TierChoice,
-        mbps: i64,
-    ) -> Result<Placement> {
-        let Some(t) = tier.fixed() else {
-            return Err(Error::invalid(
-                "a network spanning nodes is in `hardware` or `software` on every node",
-            )
-            .with_field("spec.tier"));
-        };
-        self.choose_span_nodes(tx, parts, tier, mbps).await?;
-        let mut nodes = self.span_nodes(tx, parts, tier, mbps).await?;
-        Ok(Placement {
-            node: nodes.swap_remove(0),
-            tier: t,
-        })
-    }
-
-    /// Takes `n` tunnel addresses, the lowest the pool has free.
-    async fn take_tunnels(&self, tx: &mut Tx, booking: &str, n: usize) -> Result<Vec<Ipv4Addr>> {
-        use crate::datastore::pool_releases::{TUNNELS, released};
-        let pool = self.settings.tunnel_pool.0;
-        let used = parts::used_tunnels(tx).await?;
-        let released: HashMap<Ipv4Addr, i64> =
-            crate::app::pools::parsed(released(tx, TUNNELS).await?);
-        let released = released
-            .into_iter()
-            .map(|(a, at)| (u32::from(a), at))
-            .collect();
-        let cutoff = self.now_ms() - self.settings.pool_hold_down_ms;
-        let size = 1u64 << (32 - u32::from(pool.len()));
-        // The pool's first and last addresses are its network and broadcast.
-        let all = (1..size.saturating_sub(1)).map(|off| pool.addr() + off as u32);
-        let out = crate::app::pools::pick(all, &used, &released, cutoff, n).ok_or_else(|| {
-            Error::conflict(format!(
-                "the tunnel address pool {} is exhausted ({} released in the last {} s are held down)",
-                self.settings.tunnel_pool.0,
-                crate::app::pools::held(&released, cutoff),
-                self.settings.pool_hold_down_ms / 1000
-            ))
-            .with_field("parts")
-        })?;
-        let out: Vec<Ipv4Addr> = out.into_iter().map(Ipv4Addr::from).collect();
-        for a in &out {
-            parts::insert_tunnel(tx, *a, booking).await?;
-        }
-        Ok(out)
-    }
-
-    /// Records the parts of booking `id` (their nodes checked by
-    /// `span_place` in this transaction), with their tunnels.
-    pub(crate) async fn record_parts(
-        &self,
-        tx: &mut Tx,
-        id: &str,
-        r: &crate::model::BookingRequest,
-    ) -> Result<()> {
-        let parts = &r.parts;
-        let mut ports = Vec::new();
-        for (i, p) in parts.iter().enumerate() {
-            ports.push(self.part_port(tx, i, p).await?);
-        }
-        if is_bridge(&r.spec) {
-            self.take_s_tag(tx, id).await?;
-        }
-        let tunnels: Vec<String> = if is_bridge(&r.spec) {
-            vec![String::new(); parts.len()]
-        } else {
-            let t = self.take_tunnels(tx, id, parts.len()).await?;
-            t.iter().map(|a| a.to_string()).collect()
-        };
-        for (i, ((p, t), port)) in parts.iter().zip(&tunnels).zip(ports).enumerate() {
-            let route =
-                serde_json::to_string(&p.route).map_err(|e| Error::internal(e.to_string()))?;
-            parts::insert_part(tx, id, i, &route, t, &p.node, &port).await?;
-        }
-        Ok(())
-    }
-
-    /// Part `i`'s port for its side: the one asked (not the WAN port), or
-    /// the node's first port that is not its WAN port.
-    async fn part_port(&self, tx: &mut Tx, i: usize, p: &PartRequest) -> Result<String> {
+/// The nodes of `parts`, each known, up, with a WAN port and room for
+/// `mbps` in `tier`; in the booking transaction.
+pub(crate) async fn span_nodes(
+    cx: &Context,
+    tx: &mut Tx,
+    parts: &[PartRequest],
+    tier: TierChoice,
+    mbps: i64,
+) -> Result<Vec<NodeRow>> {
+    let mut out = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        let at = format!("parts[{i}].node");
         let n = nodes::by_name(tx, &p.node)
             .await?
-            .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)))?;
-        let ports = n.ports;
-        let wan = n.wan.map(|w| w.port).unwrap_or_default();
-        let at = format!("parts[{i}].port");
-        match &p.port {
-            Some(want) if *want == wan => Err(Error::invalid(format!(
-                "`{want}` is node `{}`'s WAN port",
+            .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)).with_field(&at))?;
+        if cx.now_ms() - n.last_seen_ms > cx.settings.node_timeout_ms {
+            return Err(Error::conflict(format!("node `{}` is down", p.node)).with_field(&at));
+        }
+        if n.wan.is_none() {
+            return Err(Error::conflict(format!(
+                "node `{}` has no WAN port (`wan` on a port of its configuration)",
                 p.node
             ))
-            .with_field(at)),
-            Some(want) if ports.contains(want) => Ok(want.clone()),
-            Some(want) => Err(Error::invalid(format!(
-                "node `{}` has no port `{want}` (ports: {})",
-                p.node,
-                ports.join(", ")
-            ))
-            .with_field(at)),
-            None => ports.into_iter().find(|q| *q != wan).ok_or_else(|| {
-                Error::invalid(format!(
-                    "node `{}` has no port besides its WAN port",
-                    p.node
-                ))
-                .with_field(at)
-            }),
+            .with_field(&at));
         }
+        if node_fit(tx, &n, tier, mbps).await?.is_none() {
+            return Err(Error::new(
+                ErrorCode::NoCapacity,
+                format!(
+                    "node `{}` has no {mbps} Mbit/s left in the {} tier",
+                    p.node,
+                    tier.as_str()
+                ),
+            )
+            .with_field(&at));
+        }
+        out.push(n);
     }
+    Ok(out)
+}
 
-    /// Takes a free S-tag of the pool for bridged booking `id`
-    /// (`crate::app::pools`' order and hold-down).
-    pub(crate) async fn take_s_tag(&self, tx: &mut Tx, id: &str) -> Result<i64> {
-        use crate::datastore::pool_releases::{S_TAGS, first_free, held_count};
-        let cutoff = self.now_ms() - self.settings.pool_hold_down_ms;
-        let pool = &self.settings.s_tag_pool;
-        let (first, last) = (i64::from(*pool.start()), i64::from(*pool.end()));
-        let Some(tag) = first_free(tx, S_TAGS, first, last, cutoff).await? else {
-            return Err(Error::conflict(format!(
-                "the S-tag pool {}..={} is exhausted ({} released in the last {} s are held down)",
-                pool.start(),
-                pool.end(),
-                held_count(tx, S_TAGS, cutoff).await?,
-                self.settings.pool_hold_down_ms / 1000
+/// Places a spanning network: every part's node checked
+/// (`span_nodes`); the first part's node is the booking's `node`.
+pub(crate) async fn span_place(
+    cx: &Context,
+    tx: &mut Tx,
+    parts: &mut [PartRequest],
+    tier: TierChoice,
+    mbps: i64,
+) -> Result<Placement> {
+    let Some(t) = tier.fixed() else {
+        return Err(Error::invalid(
+            "a network spanning nodes is in `hardware` or `software` on every node",
+        )
+        .with_field("spec.tier"));
+    };
+    choose_span_nodes(cx, tx, parts, tier, mbps).await?;
+    let mut nodes = span_nodes(cx, tx, parts, tier, mbps).await?;
+    Ok(Placement {
+        node: nodes.swap_remove(0),
+        tier: t,
+    })
+}
+
+/// Takes `n` tunnel addresses, the lowest the pool has free.
+async fn take_tunnels(cx: &Context, tx: &mut Tx, booking: &str, n: usize) -> Result<Vec<Ipv4Addr>> {
+    use crate::datastore::pool_releases::{TUNNELS, released};
+    let pool = cx.settings.tunnel_pool.0;
+    let used = parts::used_tunnels(tx).await?;
+    let released: HashMap<Ipv4Addr, i64> = crate::app::pools::parsed(released(tx, TUNNELS).await?);
+    let released = released
+        .into_iter()
+        .map(|(a, at)| (u32::from(a), at))
+        .collect();
+    let cutoff = cx.now_ms() - cx.settings.pool_hold_down_ms;
+    let size = 1u64 << (32 - u32::from(pool.len()));
+    // The pool's first and last addresses are its network and broadcast.
+    let all = (1..size.saturating_sub(1)).map(|off| pool.addr() + off as u32);
+    let out = crate::app::pools::pick(all, &used, &released, cutoff, n).ok_or_else(|| {
+        Error::conflict(format!(
+            "the tunnel address pool {} is exhausted ({} released in the last {} s are held down)",
+            cx.settings.tunnel_pool.0,
+            crate::app::pools::held(&released, cutoff),
+            cx.settings.pool_hold_down_ms / 1000
+        ))
+        .with_field("parts")
+    })?;
+    let out: Vec<Ipv4Addr> = out.into_iter().map(Ipv4Addr::from).collect();
+    for a in &out {
+        parts::insert_tunnel(tx, *a, booking).await?;
+    }
+    Ok(out)
+}
+
+/// Records the parts of booking `id` (their nodes checked by
+/// `span_place` in this transaction), with their tunnels.
+pub(crate) async fn record_parts(
+    cx: &Context,
+    tx: &mut Tx,
+    id: &str,
+    r: &crate::model::BookingRequest,
+) -> Result<()> {
+    let parts = &r.parts;
+    let mut ports = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        ports.push(part_port(tx, i, p).await?);
+    }
+    if is_bridge(&r.spec) {
+        take_s_tag(cx, tx, id).await?;
+    }
+    let tunnels: Vec<String> = if is_bridge(&r.spec) {
+        vec![String::new(); parts.len()]
+    } else {
+        let t = take_tunnels(cx, tx, id, parts.len()).await?;
+        t.iter().map(|a| a.to_string()).collect()
+    };
+    for (i, ((p, t), port)) in parts.iter().zip(&tunnels).zip(ports).enumerate() {
+        let route = serde_json::to_string(&p.route).map_err(|e| Error::internal(e.to_string()))?;
+        parts::insert_part(tx, id, i, &route, t, &p.node, &port).await?;
+    }
+    Ok(())
+}
+
+/// Part `i`'s port for its side: the one asked (not the WAN port), or
+/// the node's first port that is not its WAN port.
+async fn part_port(tx: &mut Tx, i: usize, p: &PartRequest) -> Result<String> {
+    let n = nodes::by_name(tx, &p.node)
+        .await?
+        .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)))?;
+    let ports = n.ports;
+    let wan = n.wan.map(|w| w.port).unwrap_or_default();
+    let at = format!("parts[{i}].port");
+    match &p.port {
+        Some(want) if *want == wan => {
+            Err(Error::invalid(format!("`{want}` is node `{}`'s WAN port", p.node)).with_field(at))
+        }
+        Some(want) if ports.contains(want) => Ok(want.clone()),
+        Some(want) => Err(Error::invalid(format!(
+            "node `{}` has no port `{want}` (ports: {})",
+            p.node,
+            ports.join(", ")
+        ))
+        .with_field(at)),
+        None => ports.into_iter().find(|q| *q != wan).ok_or_else(|| {
+            Error::invalid(format!(
+                "node `{}` has no port besides its WAN port",
+                p.node
             ))
-            .with_field("parts"));
-        };
-        parts::insert_s_tag(tx, tag, id).await?;
-        Ok(tag)
+            .with_field(at)
+        }),
     }
+}
 
-    /// Records the WAN side node `id` reports; when it changed, every
-    /// node holding a part of a network with a part on it gets a new
-    /// generation (their tunnels to it change). Returns whether it changed.
-    pub(crate) async fn record_wan(
-        &self,
-        tx: &mut Tx,
-        id: &str,
-        wan: Option<&prism_node_api::WanInfo>,
-    ) -> Result<bool> {
-        nodes::set_wan(tx, id, wan).await
-    }
+/// Takes a free S-tag of the pool for bridged booking `id`
+/// (`crate::app::pools`' order and hold-down).
+pub(crate) async fn take_s_tag(cx: &Context, tx: &mut Tx, id: &str) -> Result<i64> {
+    use crate::datastore::pool_releases::{S_TAGS, first_free, held_count};
+    let cutoff = cx.now_ms() - cx.settings.pool_hold_down_ms;
+    let pool = &cx.settings.s_tag_pool;
+    let (first, last) = (i64::from(*pool.start()), i64::from(*pool.end()));
+    let Some(tag) = first_free(tx, S_TAGS, first, last, cutoff).await? else {
+        return Err(Error::conflict(format!(
+            "the S-tag pool {}..={} is exhausted ({} released in the last {} s are held down)",
+            pool.start(),
+            pool.end(),
+            held_count(tx, S_TAGS, cutoff).await?,
+            cx.settings.pool_hold_down_ms / 1000
+        ))
+        .with_field("parts"));
+    };
+    parts::insert_s_tag(tx, tag, id).await?;
+    Ok(tag)
+}
+
+/// Records the WAN side node `id` reports; when it changed, every
+/// node holding a part of a network with a part on it gets a new
+/// generation (their tunnels to it change). Returns whether it changed.
+pub(crate) async fn record_wan(
+    tx: &mut Tx,
+    id: &str,
+    wan: Option<&prism_node_api::WanInfo>,
+) -> Result<bool> {
+    nodes::set_wan(tx, id, wan).await
 }
 
 /// Part `i`'s document on its node: the booking's document (its VLAN, rate

@@ -5,7 +5,7 @@
 //! experiment's (a forged tunnel source, another booking's S-tag) or
 //! around the gateway; it is refused at booking, located.
 
-use crate::app::nodes::NodeWan;
+use crate::datastore::nodes::NodeWan;
 use crate::error::{Error, Result};
 use prism_netdoc::{ActionDoc, NetworkDoc, PortRef};
 

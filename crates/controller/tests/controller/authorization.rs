@@ -4,6 +4,7 @@
 //! project's resources answer 404 (invisible), a missing right 403.
 
 use crate::common::{Harness, network};
+use prism_controller::prelude::*;
 use prism_controller::{ApiKeyRequest, ControllerClient, MemberRequest, Operation, Role, STANDARD};
 use serde_json::{Value, json};
 

@@ -4,6 +4,8 @@
 //! answering reads, and it books again once space returns.
 
 use crate::common::probe;
+use prism_controller::ListQuery;
+use prism_controller::prelude::*;
 use prism_controller::{Controller, ErrorCode, Settings};
 use std::process::Command;
 
@@ -83,10 +85,11 @@ async fn a_full_disk_refuses_bookings_whole_and_books_again_when_space_returns()
     assert_eq!(refused, 5);
     // Nothing half-written: the bookings and the quota as they were;
     // reads are still answered.
-    let listed = ctl
-        .list_bookings(&user, "p", true, None, 100)
-        .await
-        .unwrap();
+    let all = ListQuery {
+        all: true,
+        ..Default::default()
+    };
+    let listed = ctl.find_bookings(&user, "p", &all).await.unwrap();
     assert_eq!(listed.items.len(), 1, "{:?}", listed.items);
     assert_eq!(listed.items[0].id, first.id);
     assert_eq!(ctl.quota(&user, "p").await.unwrap(), quota);
@@ -94,7 +97,7 @@ async fn a_full_disk_refuses_bookings_whole_and_books_again_when_space_returns()
     std::fs::remove_file(filler).unwrap();
     let b = ctl.allocate(&user, "p", probe("after")).await.unwrap();
     assert_eq!(
-        ctl.list_bookings(&user, "p", false, None, 100)
+        ctl.find_bookings(&user, "p", &ListQuery::default())
             .await
             .unwrap()
             .items

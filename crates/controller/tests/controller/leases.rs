@@ -5,6 +5,7 @@
 //! never over-book; a node that lost its networks gets them back.
 
 use crate::common::{Harness, START_MS, network, probe};
+use prism_controller::prelude::*;
 use prism_controller::{
     Action, AllocationState, ErrorCode, NODE_PREFIX, OperationalState, STANDARD, ServiceLevel,
 };

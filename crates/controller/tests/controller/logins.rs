@@ -5,6 +5,7 @@
 
 use crate::common::{Harness, PASSWORD, login};
 use prism_controller::LoginRequest;
+use prism_controller::prelude::*;
 use std::io::{Read, Write};
 use std::net::IpAddr;
 

@@ -5,6 +5,7 @@
 //! again; another project's bookings are not in the way.
 
 use crate::common::{Harness, network, probe};
+use prism_controller::prelude::*;
 use prism_controller::{ErrorCode, STANDARD};
 
 #[tokio::test(flavor = "multi_thread")]

@@ -7,6 +7,7 @@
 
 use crate::common::probe;
 use prism_controller::app::audit_scope::PendingAudit;
+use prism_controller::prelude::*;
 use prism_controller::{
     Controller, LoginRequest, ProjectRequest, ResourceType, ServiceLevel, Settings, UserRequest,
 };

@@ -5,6 +5,7 @@
 //! a reaper pass over 10,000 expired leases.
 
 use anyhow::Result;
+use prism_controller::prelude::*;
 use prism_controller::{
     BookingRequest, Controller, ControllerClient, GenericOp, LoginRequest, ManualClock,
     ProjectRequest, ResourceType, ServiceLevel, Settings, UserRequest,
