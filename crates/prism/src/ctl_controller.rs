@@ -237,45 +237,21 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         }
         C::Whoami => print(&c.whoami().await?),
         C::Projects => print(&c.list_projects().await?),
-        C::Bookings { all } => print(&c.all_bookings(&project()?, *all).await?),
-        C::Book {
-            name,
-            spec,
-            bandwidth,
-            lease,
-            hold,
-            nat,
-        } => {
-            let mut r = BookingRequest::from_spec_file(name, spec, *bandwidth, *lease)
-                .map_err(anyhow::Error::msg)?;
-            r.nat = *nat;
-            r.provision = !*hold;
-            print(&c.book(&project()?, &r).await?)
-        }
+        C::Bookings { .. }
+        | C::Book { .. }
+        | C::Status { .. }
+        | C::Provision { .. }
+        | C::Renew { .. }
+        | C::Release { .. }
+        | C::Start { .. }
+        | C::Stop { .. } => booking_call(&c, &project()?, cmd).await,
         C::PublicLease { .. }
         | C::PublicAddresses { .. }
         | C::PublicRenew { .. }
         | C::PublicRelease { .. } => public_call(&c, &project()?, cmd).await,
-        C::Status { id } => print(&c.booking(&project()?, id).await?),
-        C::Provision { id } => print(&c.provision(&project()?, id).await?),
-        C::Renew { id, seconds } => print(&c.renew(&project()?, id, *seconds).await?),
-        C::Release { id } => print(&c.release(&project()?, id).await?),
-        C::Start { id } => print(&c.act(&project()?, id, Action::Start).await?),
-        C::Stop { id } => print(&c.act(&project()?, id, Action::Stop).await?),
         C::Quota => print(&c.quota(&project()?).await?),
-        C::Usage { .. } | C::KeyCreate { .. } => report_call(&c, &project()?, cmd).await,
-        C::KeyRevoke { id } => {
-            c.revoke_api_key(&project()?, id).await?;
-            println!("revoked");
-            Ok(())
-        }
-        C::Member { user, role } => {
-            let role = Role::parse(role)
-                .with_context(|| format!("`{role}` is not a role: owner, member or viewer"))?;
-            print(
-                &c.set_member(&project()?, user, &MemberRequest { role })
-                    .await?,
-            )
+        C::Usage { .. } | C::KeyCreate { .. } | C::KeyRevoke { .. } | C::Member { .. } => {
+            report_call(&c, &project()?, cmd).await
         }
         C::UserAdd { .. }
         | C::ProjectAdd { .. }
@@ -290,7 +266,37 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
     }
 }
 
-/// The usage report and API-key creation.
+/// A project's bookings: listed, booked, read, provisioned, renewed,
+/// released, started and stopped.
+async fn booking_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -> Result<()> {
+    use ControllerCmd as C;
+    match cmd {
+        C::Bookings { all } => print(&c.all_bookings(project, *all).await?),
+        C::Book {
+            name,
+            spec,
+            bandwidth,
+            lease,
+            hold,
+            nat,
+        } => {
+            let mut r = BookingRequest::from_spec_file(name, spec, *bandwidth, *lease)
+                .map_err(anyhow::Error::msg)?;
+            r.nat = *nat;
+            r.provision = !*hold;
+            print(&c.book(project, &r).await?)
+        }
+        C::Status { id } => print(&c.booking(project, id).await?),
+        C::Provision { id } => print(&c.provision(project, id).await?),
+        C::Renew { id, seconds } => print(&c.renew(project, id, *seconds).await?),
+        C::Release { id } => print(&c.release(project, id).await?),
+        C::Start { id } => print(&c.act(project, id, Action::Start).await?),
+        C::Stop { id } => print(&c.act(project, id, Action::Stop).await?),
+        _ => Ok(()),
+    }
+}
+
+/// A project's usage report, API keys and members.
 async fn report_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -> Result<()> {
     use ControllerCmd as C;
     match cmd {
@@ -319,6 +325,16 @@ async fn report_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -
                 )
                 .await?,
             )
+        }
+        C::KeyRevoke { id } => {
+            c.revoke_api_key(project, id).await?;
+            println!("revoked");
+            Ok(())
+        }
+        C::Member { user, role } => {
+            let role = Role::parse(role)
+                .with_context(|| format!("`{role}` is not a role: owner, member or viewer"))?;
+            print(&c.set_member(project, user, &MemberRequest { role }).await?)
         }
         _ => Ok(()),
     }
@@ -362,6 +378,20 @@ async fn admin_call(c: &ControllerClient, cmd: &ControllerCmd) -> Result<()> {
             .await?,
         ),
         C::Nodes => print(&c.list_nodes().await?),
+        C::NodeKey { .. }
+        | C::NodeKeys
+        | C::NodeKeyRevoke { .. }
+        | C::ControllerCerts
+        | C::ControllerCertRevoke { .. } => credential_call(c, cmd).await,
+        C::Audit => print(&c.all_audit().await?),
+        _ => Ok(()),
+    }
+}
+
+/// Node keys and the controller's client certificates (administrators).
+async fn credential_call(c: &ControllerClient, cmd: &ControllerCmd) -> Result<()> {
+    use ControllerCmd as C;
+    match cmd {
         C::NodeKey { name, out } => {
             let mut k = c.create_node_key(name).await?;
             if let Some(file) = out {
@@ -384,7 +414,6 @@ async fn admin_call(c: &ControllerClient, cmd: &ControllerCmd) -> Result<()> {
             println!("revoked: nodes refuse it from their next heartbeat");
             Ok(())
         }
-        C::Audit => print(&c.all_audit().await?),
         _ => Ok(()),
     }
 }

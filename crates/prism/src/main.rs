@@ -125,7 +125,7 @@ enum Cmd {
     Check { config: PathBuf },
     /// Build, check and time lookup tables on standard data.
     #[command(subcommand)]
-    Tables(TablesCmd),
+    Tables(prism_lab::bench::tables::TablesCmd),
     /// Measure the pipeline and tables (Mpps, ns and cycles per packet).
     Bench(prism_lab::bench::BenchArgs),
     /// List the built-in device profiles.
@@ -141,39 +141,6 @@ enum SimCmd {
     Alloc(experiments::alloc::AllocArgs),
     /// Reconfiguration managers of the multi-service edge router (paper 004).
     Rmu(experiments::rmu::RmuArgs),
-}
-
-#[derive(Subcommand)]
-enum TablesCmd {
-    /// Longest-prefix match over a prefix list (one CIDR a line, .gz allowed).
-    Lpm {
-        #[arg(long)]
-        prefixes: PathBuf,
-        #[arg(long, default_value_t = 1_000_000)]
-        lookups: usize,
-        /// Compare every lookup with the reference implementation.
-        #[arg(long)]
-        check: bool,
-    },
-    /// Ternary classification of a ClassBench filter set, optionally over a trace.
-    Classify {
-        #[arg(long)]
-        filters: PathBuf,
-        #[arg(long)]
-        trace: Option<PathBuf>,
-        /// Classify with decision trees (HyperSplit, in batches: 32 keys with AVX-512, else 8)
-        /// instead of tuple-space search.
-        #[arg(long)]
-        tree: bool,
-        /// Compare every lookup with the linear reference.
-        #[arg(long)]
-        check: bool,
-        /// Write the matched rule of each trace header (0-based line in the
-        /// filter file, or -1) to this file, one per line, for comparison
-        /// with other classifiers.
-        #[arg(long)]
-        matches: Option<PathBuf>,
-    },
 }
 
 fn main() {
@@ -200,21 +167,7 @@ fn main() {
 
 fn dispatch(cmd: Cmd) -> Result<()> {
     match cmd {
-        Cmd::Demo {
-            controller: true,
-            portal,
-            cut,
-            ..
-        } => prism_lab::demo::controller::main(&std::env::current_exe()?, portal, cut),
-        Cmd::Demo {
-            wan: true, rates, ..
-        } => prism_lab::wan::demo::main(&std::env::current_exe()?, rates),
-        Cmd::Demo {
-            json,
-            offline,
-            seconds,
-            ..
-        } => demo_cmd::run(json, offline, seconds),
+        demo @ Cmd::Demo { .. } => dispatch_demo(demo),
         Cmd::Node(args) => node_cmd::node(&args),
         Cmd::Cleanup { instance } => node_cmd::cleanup(instance.as_deref()),
         Cmd::Ctl(args) => ctl::run(&args),
@@ -241,28 +194,34 @@ fn dispatch(cmd: Cmd) -> Result<()> {
             live: false,
         } => run_cmd::run(&config, &pcap_in, &pcap_out, json),
         Cmd::Check { config } => check_cmd::run(&config),
-        Cmd::Tables(TablesCmd::Lpm {
-            prefixes,
-            lookups,
-            check,
-        }) => prism_lab::bench::tables::lpm(&prefixes, lookups, check),
-        Cmd::Tables(TablesCmd::Classify {
-            filters,
-            trace,
-            tree,
-            check,
-            matches,
-        }) => prism_lab::bench::tables::classify(
-            &filters,
-            trace.as_deref(),
-            tree,
-            check,
-            matches.as_deref(),
-        ),
+        Cmd::Tables(tables) => prism_lab::bench::tables::run(tables),
         Cmd::Bench(args) => prism_lab::bench::run(&args),
         Cmd::Sim(SimCmd::Alloc(args)) => experiments::alloc::alloc(&args),
         Cmd::Sim(SimCmd::Rmu(args)) => experiments::rmu::rmu(&args),
         Cmd::Profiles => profiles_cmd::run(),
+    }
+}
+
+/// `prism demo`: on one node, across three (`--wan`), or booked through a
+/// controller (`--controller`).
+fn dispatch_demo(cmd: Cmd) -> Result<()> {
+    match cmd {
+        Cmd::Demo {
+            controller: true,
+            portal,
+            cut,
+            ..
+        } => prism_lab::demo::controller::main(&std::env::current_exe()?, portal, cut),
+        Cmd::Demo {
+            wan: true, rates, ..
+        } => prism_lab::wan::demo::main(&std::env::current_exe()?, rates),
+        Cmd::Demo {
+            json,
+            offline,
+            seconds,
+            ..
+        } => demo_cmd::run(json, offline, seconds),
+        _ => Ok(()),
     }
 }
 

@@ -122,25 +122,13 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     );
     let tls_dir = a.tls.then_some(dir.as_path());
     let (user, user_token, ca, url) = set_up(&ctl, tls_dir, a.projects).await?;
-    let mut users = vec![user.clone()];
-    for r in 1..a.replicas {
-        let replica =
-            Controller::open_with_clock(&db, ctl.settings().clone(), Arc::new(clock.clone()))
-                .await
-                .map_err(|e| anyhow::anyhow!("replica {}: {e}", r + 1))?;
-        let url = serve(&replica, tls_dir).await?;
-        users.push(ControllerClient::connect(
-            &url,
-            Some(user_token.clone()),
-            ca.as_deref(),
-        )?);
-    }
-    if !a.no_keep_alive {
-        users = users
-            .iter()
-            .map(ControllerClient::keeping_connections)
-            .collect();
-    }
+    let users = replicas(
+        a,
+        (&db, &ctl, &clock),
+        tls_dir,
+        (&user, &user_token, ca.as_deref()),
+    )
+    .await?;
     let pairs = (a.pairs / a.clients) * a.clients;
     let s = book_and_release(a, &users).await?;
     say_bookings(a, pairs, s, ctl.db_connections());
@@ -164,6 +152,36 @@ async fn bench(a: &BenchControllerArgs) -> Result<()> {
     );
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
+}
+
+/// The clients of the run: `user` on this controller, and on each other
+/// replica opened on database `db` and served; kept alive unless told.
+async fn replicas(
+    a: &BenchControllerArgs,
+    (db, ctl, clock): (&str, &Controller, &ManualClock),
+    tls_dir: Option<&std::path::Path>,
+    (user, token, ca): (&ControllerClient, &str, Option<&std::path::Path>),
+) -> Result<Vec<ControllerClient>> {
+    let mut users = vec![user.clone()];
+    for r in 1..a.replicas {
+        let replica =
+            Controller::open_with_clock(db, ctl.settings().clone(), Arc::new(clock.clone()))
+                .await
+                .map_err(|e| anyhow::anyhow!("replica {}: {e}", r + 1))?;
+        let url = serve(&replica, tls_dir).await?;
+        users.push(ControllerClient::connect(
+            &url,
+            Some(token.to_string()),
+            ca,
+        )?);
+    }
+    if !a.no_keep_alive {
+        users = users
+            .iter()
+            .map(ControllerClient::keeping_connections)
+            .collect();
+    }
+    Ok(users)
 }
 
 /// The bookings-per-second line of the HTTP run.

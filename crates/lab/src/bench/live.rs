@@ -129,32 +129,12 @@ pub fn blast(t: &Target, size: usize, secs: f64, pps: Option<f64>) -> Result<(f6
     };
     let frame = build(&spec, b"PRSMB");
     let mut tx = netns::in_namespace(&t.a, || PacketPort::open_tx("eth0"))?;
-    let mut rx = netns::in_namespace(&t.b, || {
+    let rx = netns::in_namespace(&t.b, || {
         PacketPort::open("eth0", Some(RingConfig::default()))
     })?;
     let got = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
-    let (g, s) = (got.clone(), stop.clone());
-    let sink = std::thread::spawn(move || {
-        let mut drain_until: Option<Instant> = None;
-        loop {
-            if s.load(Ordering::Relaxed) {
-                let e =
-                    *drain_until.get_or_insert_with(|| Instant::now() + Duration::from_millis(200));
-                if Instant::now() > e {
-                    break;
-                }
-            }
-            let n = rx.recv_block(|f| {
-                if f.data.len() > 46 && &f.data[42..47] == b"PRSMB" {
-                    g.fetch_add(1, Ordering::Relaxed);
-                }
-            });
-            if n == 0 {
-                let _ = PacketPort::wait_any(&[&rx], 5);
-            }
-        }
-    });
+    let sink = count_received(rx, got.clone(), stop.clone());
     let burst = if pps.is_some() { 16 } else { 64 };
     let batch: Vec<&[u8]> = vec![frame.as_slice(); burst];
     let start = Instant::now();
@@ -180,6 +160,35 @@ pub fn blast(t: &Target, size: usize, secs: f64, pps: Option<f64>) -> Result<(f6
     let _ = sink.join();
     let pps = got.load(Ordering::Relaxed) as f64 / elapsed;
     Ok((pps / 1e6, pps * size as f64 * 8.0 / 1e9))
+}
+
+/// Counts into `got` the frames of a blast that `rx` receives, until
+/// `stop` and 200 ms of draining after it.
+fn count_received(
+    mut rx: PacketPort,
+    g: Arc<AtomicU64>,
+    s: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut drain_until: Option<Instant> = None;
+        loop {
+            if s.load(Ordering::Relaxed) {
+                let e =
+                    *drain_until.get_or_insert_with(|| Instant::now() + Duration::from_millis(200));
+                if Instant::now() > e {
+                    break;
+                }
+            }
+            let n = rx.recv_block(|f| {
+                if f.data.len() > 46 && &f.data[42..47] == b"PRSMB" {
+                    g.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            if n == 0 {
+                let _ = PacketPort::wait_any(&[&rx], 5);
+            }
+        }
+    })
 }
 
 pub fn rtt_us(t: &Target, size: usize) -> Option<f64> {
@@ -295,22 +304,27 @@ pub fn run(args: &BenchLiveArgs) -> Result<()> {
             t("sw-kernel-nic", 4),
             baseline?,
         ];
-        println!(
-            "prism bench-live: 1 worker over veth, {} s x {} rounds (median); hardware tier modelled in software",
-            args.seconds, args.rounds
-        );
-        println!("  {receiving}");
-        println!(
-            "  targets: hardware tier; software tier with Prism's router and with Linux forwarding, through Prism's ports (single receiver) and through software interfaces (-nic, multi receiver); Linux forwarding between namespaces without Prism"
-        );
-        println!(
-            "{:>5}  {:<17} {:>8} {:>8} {:>9}",
-            "size", "target", "Mpps", "Gbit/s", "RTT us"
-        );
+        say_sweep(args, &receiving);
         sweep(args, &targets, &sizes)
     })();
     demo::remove_hosts();
     result
+}
+
+/// The sweep's header: what is measured, and the columns.
+fn say_sweep(args: &BenchLiveArgs, receiving: &str) {
+    println!(
+        "prism bench-live: 1 worker over veth, {} s x {} rounds (median); hardware tier modelled in software",
+        args.seconds, args.rounds
+    );
+    println!("  {receiving}");
+    println!(
+        "  targets: hardware tier; software tier with Prism's router and with Linux forwarding, through Prism's ports (single receiver) and through software interfaces (-nic, multi receiver); Linux forwarding between namespaces without Prism"
+    );
+    println!(
+        "{:>5}  {:<17} {:>8} {:>8} {:>9}",
+        "size", "target", "Mpps", "Gbit/s", "RTT us"
+    );
 }
 
 /// Each size's rounds over every target in turn, a line per target with

@@ -55,29 +55,41 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> Resu
                 ));
             }
         }
-        let name = format!("pipeline/bgp-{}k-routes/64B", prefixes.len() / 1000);
-        if wanted(args, &name) {
-            let s = bgp_substrate(&prefixes)?;
-            let addrs = tables_cmd::addresses(&prefixes, 4096, true, 9);
-            let frames: Vec<Vec<u8>> = addrs
-                .iter()
-                .map(|a| {
-                    let spec = prism_pipeline::traffic::FrameSpec {
-                        dst: prism_wire::Ipv4Address::from_u32(*a),
-                        ..Default::default()
-                    };
-                    prism_pipeline::traffic::build(&spec, b"bgp")
-                })
-                .collect();
-            push(bench_pipeline(
-                &name,
-                &s,
-                &frames,
-                args.quick,
-                reps,
-                "one hardware network routing on the full table",
-            ));
-        }
+        pipeline_row(args, reps, push, &prefixes)?;
+    }
+    Ok(())
+}
+
+/// The pipeline's row on the full table: one hardware network routing
+/// 64 B frames to addresses inside its prefixes.
+fn pipeline_row(
+    args: &BenchArgs,
+    reps: usize,
+    push: &mut impl FnMut(Figure),
+    prefixes: &[prism_tables::Ipv4Prefix],
+) -> Result<()> {
+    let name = format!("pipeline/bgp-{}k-routes/64B", prefixes.len() / 1000);
+    if wanted(args, &name) {
+        let s = bgp_substrate(prefixes)?;
+        let addrs = tables_cmd::addresses(prefixes, 4096, true, 9);
+        let frames: Vec<Vec<u8>> = addrs
+            .iter()
+            .map(|a| {
+                let spec = prism_pipeline::traffic::FrameSpec {
+                    dst: prism_wire::Ipv4Address::from_u32(*a),
+                    ..Default::default()
+                };
+                prism_pipeline::traffic::build(&spec, b"bgp")
+            })
+            .collect();
+        push(bench_pipeline(
+            &name,
+            &s,
+            &frames,
+            args.quick,
+            reps,
+            "one hardware network routing on the full table",
+        ));
     }
     Ok(())
 }

@@ -331,28 +331,40 @@ pub fn measure(
         (marks, settled, calls, outcome)
     })?;
     outcome?;
-    {
-        let control_lost = lost(&seen[0], 0, marks[0][0]).0 + lost(&seen[1], 0, marks[0][1]).0;
-        let flips = (0..calls.len())
-            .map(|i| {
-                let (n, first) = lost(&seen[0], marks[i][0], settled[i]);
-                Flip {
-                    to: if i % 2 == 0 { "software" } else { "hardware" },
-                    lost: n,
-                    lost_after: lost(&seen[0], settled[i], marks[i + 1][0]).0,
-                    first_loss_ms: first.map(|f| (f - marks[i][0]) as f64 / pps * 1e3),
-                    call_ms: calls[i],
-                    steady_lost: lost(&seen[1], marks[i][1], marks[i + 1][1]).0,
-                }
-            })
-            .collect();
-        Ok(MigrationRun {
-            router: router.to_string(),
-            pps,
-            control_lost,
-            flips,
-            sent: marks.last().map_or(0, |m| m[0]),
+    Ok(tally(router, pps, &marks, &settled, &calls, &seen))
+}
+
+/// What the run lost: before the first move, in each move until it
+/// settled and after, and in the steady network throughout, from the
+/// counts when each move was asked for (`marks`) and settled.
+fn tally(
+    router: &str,
+    pps: f64,
+    marks: &[[u64; 2]],
+    settled: &[u64],
+    calls: &[f64],
+    seen: &[Vec<bool>],
+) -> MigrationRun {
+    let control_lost = lost(&seen[0], 0, marks[0][0]).0 + lost(&seen[1], 0, marks[0][1]).0;
+    let flips = (0..calls.len())
+        .map(|i| {
+            let (n, first) = lost(&seen[0], marks[i][0], settled[i]);
+            Flip {
+                to: if i % 2 == 0 { "software" } else { "hardware" },
+                lost: n,
+                lost_after: lost(&seen[0], settled[i], marks[i + 1][0]).0,
+                first_loss_ms: first.map(|f| (f - marks[i][0]) as f64 / pps * 1e3),
+                call_ms: calls[i],
+                steady_lost: lost(&seen[1], marks[i][1], marks[i + 1][1]).0,
+            }
         })
+        .collect();
+    MigrationRun {
+        router: router.to_string(),
+        pps,
+        control_lost,
+        flips,
+        sent: marks.last().map_or(0, |m| m[0]),
     }
 }
 

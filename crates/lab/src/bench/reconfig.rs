@@ -122,20 +122,7 @@ pub fn timeline(
         (marks, ends, outcome)
     })?;
     outcome?;
-    let per_bin = pps * bin_ms as f64 / 1e3;
-    let series = [0, 1].map(|k| {
-        let bins = (ends[k] as f64 / per_bin) as usize;
-        (0..bins)
-            .map(|i| {
-                let (from, to) = (
-                    (i as f64 * per_bin) as u64,
-                    ((i + 1) as f64 * per_bin) as u64,
-                );
-                let missing = lost(&seen[k], from, to).0;
-                (to - from - missing) as f64 * 1e3 / bin_ms as f64
-            })
-            .collect()
-    });
+    let series = [0, 1].map(|k| delivered_per_bin(&seen[k], ends[k], pps, bin_ms));
     let events = node
         .control
         .lock()
@@ -157,6 +144,23 @@ pub fn timeline(
             crate::bench::migrate::where_lost(node)
         },
     })
+}
+
+/// Frames per second delivered in each `bin_ms` bin of the first `end`
+/// frames sent at `pps`, from which were `seen`.
+fn delivered_per_bin(seen: &[bool], end: u64, pps: f64, bin_ms: u64) -> Vec<f64> {
+    let per_bin = pps * bin_ms as f64 / 1e3;
+    let bins = (end as f64 / per_bin) as usize;
+    (0..bins)
+        .map(|i| {
+            let (from, to) = (
+                (i as f64 * per_bin) as u64,
+                ((i + 1) as f64 * per_bin) as u64,
+            );
+            let missing = lost(seen, from, to).0;
+            (to - from - missing) as f64 * 1e3 / bin_ms as f64
+        })
+        .collect()
 }
 
 /// One run on fresh hosts and a fresh node.

@@ -140,6 +140,13 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> anyh
         }
         push(f);
     }
+    worker_rows(args, push);
+    Ok(())
+}
+
+/// The rows of one and two workers, each pinned to a core, on one network
+/// and on 1,024: the median of three windows each.
+fn worker_rows(args: &BenchArgs, push: &mut impl FnMut(Figure)) {
     let hz = tsc_hz();
     let secs = if args.quick { 0.3 } else { 1.0 };
     let mut single = None;
@@ -172,5 +179,4 @@ pub fn run(args: &BenchArgs, reps: usize, push: &mut impl FnMut(Figure)) -> anyh
         }
         single = None;
     }
-    Ok(())
 }

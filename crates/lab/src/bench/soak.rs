@@ -169,7 +169,12 @@ pub fn soak(node: &Node, secs: f64, pps: f64, move_every: f64) -> Result<SoakRep
             move_times,
         })
     })?;
-    let mut r = run?;
+    Ok(with_losses(run?, &seen, pps))
+}
+
+/// Report `r` with what each network lost, and the first runs of loss of
+/// the software and moving networks (when, in seconds at `pps`).
+fn with_losses(mut r: SoakReport, seen: &[Vec<bool>], pps: f64) -> SoakReport {
     r.lost = [0, 1, 2].map(|k| lost(&seen[k], 0, r.sent[k]).0);
     for (k, name) in [(1, "sw"), (2, "mover")] {
         r.loss_runs.extend(
@@ -178,7 +183,7 @@ pub fn soak(node: &Node, secs: f64, pps: f64, move_every: f64) -> Result<SoakRep
                 .map(|(from, n)| (name, from as f64 / pps, n)),
         );
     }
-    Ok(r)
+    r
 }
 
 /// Runs of consecutive numbers missing below `sent`: (first, how many).

@@ -7,8 +7,61 @@ use prism_tables::{
     Classifier, Ipv4Prefix, Key, LinearClassifier, LpmTable, Match, ReferenceLpm, TreeClassifier,
 };
 use rand::{Rng, SeedableRng};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// `prism tables`: the lookups on standard data, each checkable against
+/// its reference.
+#[derive(clap::Subcommand, Debug)]
+pub enum TablesCmd {
+    /// Longest-prefix match over a prefix list (one CIDR a line, .gz allowed).
+    Lpm {
+        #[arg(long)]
+        prefixes: PathBuf,
+        #[arg(long, default_value_t = 1_000_000)]
+        lookups: usize,
+        /// Compare every lookup with the reference implementation.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Ternary classification of a ClassBench filter set, optionally over a trace.
+    Classify {
+        #[arg(long)]
+        filters: PathBuf,
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Classify with decision trees (HyperSplit, in batches: 32 keys with AVX-512, else 8)
+        /// instead of tuple-space search.
+        #[arg(long)]
+        tree: bool,
+        /// Compare every lookup with the linear reference.
+        #[arg(long)]
+        check: bool,
+        /// Write the matched rule of each trace header (0-based line in the
+        /// filter file, or -1) to this file, one per line, for comparison
+        /// with other classifiers.
+        #[arg(long)]
+        matches: Option<PathBuf>,
+    },
+}
+
+/// Runs `prism tables`.
+pub fn run(cmd: TablesCmd) -> Result<()> {
+    match cmd {
+        TablesCmd::Lpm {
+            prefixes,
+            lookups,
+            check,
+        } => lpm(&prefixes, lookups, check),
+        TablesCmd::Classify {
+            filters,
+            trace,
+            tree,
+            check,
+            matches,
+        } => classify(&filters, trace.as_deref(), tree, check, matches.as_deref()),
+    }
+}
 
 /// Reads a prefix list's IPv4 prefixes, decompressing `.gz`.
 pub fn load_prefixes(path: &Path) -> Result<Vec<Ipv4Prefix>> {
