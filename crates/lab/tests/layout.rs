@@ -507,17 +507,6 @@ const HOT_PATH: &[(&str, &str, usize)] = &[
 /// split (`long_function_ceilings_are_tight` says when).
 const NOT_YET_SPLIT: &[(&str, &str, usize)] = &[
     ("io/src/afpacket.rs", "recv_block", 76),
-    ("lab/src/demo/controller.rs", "drive", 66),
-    ("lab/src/demo/hosts.rs", "scenario_text_with", 61),
-    ("lab/src/demo/offline.rs", "flows", 62),
-    ("lab/src/experiments/fig8.rs", "forwarded_share", 62),
-    ("lab/src/experiments/paper000.rs", "fig8", 61),
-    ("lab/src/experiments/paper000.rs", "power_tables", 67),
-    ("lab/src/experiments/paper000.rs", "reconfig", 77),
-    ("lab/src/experiments/plot.rs", "line_chart", 74),
-    ("lab/src/wan/demo.rs", "drive", 67),
-    ("lab/src/wan/gateway.rs", "run", 62),
-    ("lab/src/wan/rates.rs", "run", 72),
     ("node/src/linux/kernel_router.rs", "install", 71),
     ("peers/src/forwarding.rs", "start", 74),
     ("peers/src/lookups.rs", "run", 64),

@@ -164,14 +164,7 @@ async fn drive(
         revoked_answered: trust.revoked_answered,
         ..Outcome::default()
     };
-    send_flows(&bookings, &mut out, say).await?;
-    out.drops = drop_report(dir).await?;
-    out.drops.iter().for_each(|l| say(l));
-    out.leaked = leaks(&bookings).await?;
-    say(&format!(
-        "  isolation: {} frames of unbooked or other nodes' VLANs reached a host",
-        out.leaked
-    ));
+    forward_and_isolate(dir, &bookings, &mut out, say).await?;
     if let Some(s) = how.cut {
         let clients = (&admin, &alice);
         out.cut =
@@ -195,6 +188,25 @@ async fn drive(
         t.abort();
     }
     Ok(out)
+}
+
+/// The bookings' traffic sent and counted, the nodes' drops reported, and
+/// what reached a host that should not have.
+async fn forward_and_isolate(
+    dir: &Path,
+    bookings: &[(Booking, usize)],
+    out: &mut Outcome,
+    say: &dyn Fn(&str),
+) -> Result<()> {
+    send_flows(bookings, out, say).await?;
+    out.drops = drop_report(dir).await?;
+    out.drops.iter().for_each(|l| say(l));
+    out.leaked = leaks(bookings).await?;
+    say(&format!(
+        "  isolation: {} frames of unbooked or other nodes' VLANs reached a host",
+        out.leaked
+    ));
+    Ok(())
 }
 
 /// Releases every booking and waits for their nodes to converge (a

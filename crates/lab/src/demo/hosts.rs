@@ -57,29 +57,7 @@ pub fn scenario_text_with(
             s,
             "[[network]]\nname = \"{name}\"\ntier = \"{tier}\"\nforwarding = \"{mode}\"\nmap = [{{ in_port = \"{k}-a\" }}, {{ in_port = \"{k}-b\" }}]"
         );
-        // To host `side`: source routing selects by where a packet came from.
-        let route = |to: usize| {
-            let side = ["a", "b"][to];
-            let port = 2 * k + to;
-            let (src_gw, dst) = (
-                mac(gateway_mac(k as u16, port as u16)),
-                mac(host_mac(k, to)),
-            );
-            let action = format!(
-                "{{ port = \"{k}-{side}\", decrement_ttl = true, set_src_mac = \"{src_gw}\", set_dst_mac = \"{dst}\" }}"
-            );
-            let (dst_net, src_net) = (
-                format!("10.0.{}.0/24", to + 1),
-                format!("10.0.{}.0/24", 2 - to),
-            );
-            match *mode {
-                "source" => format!("{{ prefix = \"{src_net}\", action = {action} }}"),
-                "flow" => {
-                    format!("{{ src = \"{src_net}\", dst = \"{dst_net}\", action = {action} }}")
-                }
-                _ => format!("{{ prefix = \"{dst_net}\", action = {action} }}"),
-            }
-        };
+        let route = |to| demo_route(k, to, mode);
         let _ = writeln!(s, "route = [\n  {},\n  {},\n]", route(0), route(1));
         if !kind.is_empty() {
             let _ = writeln!(
@@ -90,6 +68,31 @@ pub fn scenario_text_with(
         s.push('\n');
     }
     s
+}
+
+/// Network `k`'s route to host `to` (0: side a, 1: side b) in forwarding
+/// mode `mode`: source routing selects by where a packet came from.
+fn demo_route(k: usize, to: usize, mode: &str) -> String {
+    let side = ["a", "b"][to];
+    let port = 2 * k + to;
+    let (src_gw, dst) = (
+        mac(gateway_mac(k as u16, port as u16)),
+        mac(host_mac(k, to)),
+    );
+    let action = format!(
+        "{{ port = \"{k}-{side}\", decrement_ttl = true, set_src_mac = \"{src_gw}\", set_dst_mac = \"{dst}\" }}"
+    );
+    let (dst_net, src_net) = (
+        format!("10.0.{}.0/24", to + 1),
+        format!("10.0.{}.0/24", 2 - to),
+    );
+    match mode {
+        "source" => format!("{{ prefix = \"{src_net}\", action = {action} }}"),
+        "flow" => {
+            format!("{{ src = \"{src_net}\", dst = \"{dst_net}\", action = {action} }}")
+        }
+        _ => format!("{{ prefix = \"{dst_net}\", action = {action} }}"),
+    }
 }
 
 /// A test host: namespace `ns` with `eth0` (address `host_mac`, 10.0.1.2/24

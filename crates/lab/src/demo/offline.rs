@@ -16,64 +16,43 @@ pub const SCENARIO: &str = include_str!("../../../../scenarios/demo.toml");
 /// Frames per network (name, tag, count, spec).
 fn flows() -> Vec<(&'static str, u32, FrameSpec)> {
     let ip = |a, b, c, d| Ipv4Address([a, b, c, d]);
+    let on_vlan = |vlan, src, dst, frame_len| FrameSpec {
+        vlan: Some(vlan),
+        src,
+        dst,
+        frame_len,
+        ..Default::default()
+    };
+    let blue = FrameSpec {
+        tunnel: Some((ip(172, 16, 0, 1), ip(172, 16, 0, 2))),
+        src: ip(192, 168, 9, 1),
+        dst: ip(192, 168, 1, 7),
+        frame_len: 128,
+        ..Default::default()
+    };
+    // 20 000 x 1000 B in one second = 160 Mbit/s against a 40 Mbit/s guarantee.
+    let orange = FrameSpec {
+        dst_port: 5001,
+        ..on_vlan(50, ip(10, 5, 0, 1), ip(10, 55, 0, 1), 1000)
+    };
     vec![
         (
             "red",
             20_000,
-            FrameSpec {
-                vlan: Some(10),
-                src: ip(10, 9, 0, 1),
-                dst: ip(10, 1, 2, 3),
-                frame_len: 64,
-                ..Default::default()
-            },
+            on_vlan(10, ip(10, 9, 0, 1), ip(10, 1, 2, 3), 64),
         ),
-        (
-            "blue",
-            20_000,
-            FrameSpec {
-                tunnel: Some((ip(172, 16, 0, 1), ip(172, 16, 0, 2))),
-                src: ip(192, 168, 9, 1),
-                dst: ip(192, 168, 1, 7),
-                frame_len: 128,
-                ..Default::default()
-            },
-        ),
+        ("blue", 20_000, blue),
         (
             "green",
             10_000,
-            FrameSpec {
-                vlan: Some(30),
-                src: ip(10, 3, 0, 1),
-                dst: ip(8, 8, 8, 8),
-                frame_len: 256,
-                ..Default::default()
-            },
+            on_vlan(30, ip(10, 3, 0, 1), ip(8, 8, 8, 8), 256),
         ),
         (
             "violet",
             10_000,
-            FrameSpec {
-                vlan: Some(40),
-                src: ip(10, 4, 0, 1),
-                dst: ip(10, 44, 0, 9),
-                frame_len: 512,
-                ..Default::default()
-            },
+            on_vlan(40, ip(10, 4, 0, 1), ip(10, 44, 0, 9), 512),
         ),
-        // 20 000 x 1000 B in one second = 160 Mbit/s against a 40 Mbit/s guarantee.
-        (
-            "orange",
-            20_000,
-            FrameSpec {
-                vlan: Some(50),
-                src: ip(10, 5, 0, 1),
-                dst: ip(10, 55, 0, 1),
-                dst_port: 5001,
-                frame_len: 1000,
-                ..Default::default()
-            },
-        ),
+        ("orange", 20_000, orange),
     ]
 }
 

@@ -64,15 +64,7 @@ pub fn forwarded_share(
     strategy: Strategy,
     periods: u32,
 ) -> anyhow::Result<f64> {
-    let (dest, flow) = specs(n)?;
-    let profile = prism_pipeline::control::device::profile("virtex5-lx330t")
-        .expect("built-in")
-        .clone();
-    let mut s = Substrate::new(profile, (2 * n) as u16);
-    for d in &dest {
-        s.add_network(d.clone())?;
-    }
-    s.set_reconfig_timing(reconfig::bitstreams("virtex5-lx330t"));
+    let (mut s, dest, flow) = substrate(n)?;
     let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
     // One frame per network, entering on its port `k-a` (index 2k).
     let frames: Vec<(u16, Vec<u8>)> = (0..n).map(|k| ((2 * k) as u16, frame(k))).collect();
@@ -119,6 +111,21 @@ pub fn forwarded_share(
         t += STEP_NS;
     }
     Ok(out as f64 / sent.max(1) as f64)
+}
+
+/// `n` networks routed by destination on the Virtex-5's substrate, with
+/// its reconfiguration times; and each network's two specs.
+fn substrate(n: usize) -> anyhow::Result<(Substrate, Vec<NetworkSpec>, Vec<NetworkSpec>)> {
+    let (dest, flow) = specs(n)?;
+    let profile = prism_pipeline::control::device::profile("virtex5-lx330t")
+        .expect("built-in")
+        .clone();
+    let mut s = Substrate::new(profile, (2 * n) as u16);
+    for d in &dest {
+        s.add_network(d.clone())?;
+    }
+    s.set_reconfig_timing(reconfig::bitstreams("virtex5-lx330t"));
+    Ok((s, dest, flow))
 }
 
 /// A 64 B UDP frame of network `k` from host a to host b, as the hosts of

@@ -96,31 +96,7 @@ fn reconfig(a: &ReconfigArgs) -> Result<()> {
                 &crate::demo::hosts::demo_options(),
             )
             .with_context(|| format!("{profile}, {}", st.as_str()))?;
-            let (modelled, measured) = t.durations();
-            let f = |x: Option<f64>| x.map_or("-".into(), |m| format!("{m:.1}"));
-            println!(
-                "{:<13} {:<9} {:>11} {:>11} {:>7} {:>8} {:>9.1}",
-                profile,
-                st.as_str(),
-                f(modelled),
-                f(measured),
-                t.lost[0],
-                t.lost[1],
-                t.lost[1] as f64 / t.pps * 1e3
-            );
-            let _ = writeln!(
-                summary,
-                "{profile},{},{},{},{},{},{:.1},{},{}",
-                st.as_str(),
-                f(modelled),
-                f(measured),
-                t.lost[0],
-                t.lost[1],
-                t.lost[1] as f64 / t.pps * 1e3,
-                t.control_lost[0],
-                t.control_lost[1]
-            );
-            println!("{}", t.node_drops);
+            report_run(profile, st, &t, &mut summary);
             rows(&mut csv, &t);
             runs.push(t);
         }
@@ -138,6 +114,36 @@ fn reconfig(a: &ReconfigArgs) -> Result<()> {
         sum.display()
     );
     Ok(())
+}
+
+/// One run's line on the terminal and in the summary: the modelled and
+/// measured times and what each network lost; then where the node dropped.
+fn report_run(profile: &str, st: Strategy, t: &Timeline, summary: &mut String) {
+    let (modelled, measured) = t.durations();
+    let f = |x: Option<f64>| x.map_or("-".into(), |m| format!("{m:.1}"));
+    println!(
+        "{:<13} {:<9} {:>11} {:>11} {:>7} {:>8} {:>9.1}",
+        profile,
+        st.as_str(),
+        f(modelled),
+        f(measured),
+        t.lost[0],
+        t.lost[1],
+        t.lost[1] as f64 / t.pps * 1e3
+    );
+    let _ = writeln!(
+        summary,
+        "{profile},{},{},{},{},{},{:.1},{},{}",
+        st.as_str(),
+        f(modelled),
+        f(measured),
+        t.lost[0],
+        t.lost[1],
+        t.lost[1] as f64 / t.pps * 1e3,
+        t.control_lost[0],
+        t.control_lost[1]
+    );
+    println!("{}", t.node_drops);
 }
 
 fn label(t: &Timeline, k: usize, time: f64) -> &'static str {
@@ -236,6 +242,19 @@ fn power_tables(out: &std::path::Path) -> Result<()> {
     );
     let _ = writeln!(csv, "000-5.5,blanking region 1 saving %,16,{s1:.1}");
     let _ = writeln!(csv, "000-5.5,blanking region 2 saving %,16,{s2:.1}");
+    paper003_power(&mut csv);
+    println!(
+        "The model is calibrated on these tables: agreement checks its arithmetic and calibration, not the physics."
+    );
+    let path = out.join("power.csv");
+    std::fs::write(&path, csv)?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+/// Paper 003's Table 2 (statically configured routers) and its clock
+/// gating saving, beside the model's, as lines and CSV rows.
+fn paper003_power(csv: &mut String) {
     let p = power::PAPER_003_STATIC;
     println!("paper 003 Table 2 (NetFPGA, statically configured routers):");
     for (n, paper) in [(1, 846.3), (2, 925.1), (3, 1012.3), (4, 1095.0)] {
@@ -265,13 +284,19 @@ fn power_tables(out: &std::path::Path) -> Result<()> {
         "003-5,gating saving %,10,{:.1}",
         100.0 * saved / dynamic
     );
-    println!(
-        "The model is calibrated on these tables: agreement checks its arithmetic and calibration, not the physics."
-    );
-    let path = out.join("power.csv");
-    std::fs::write(&path, csv)?;
-    println!("wrote {}", path.display());
-    Ok(())
+}
+
+/// Fig. 8's series as a table: each line's Mbit/s per network at 1, 2,
+/// 5, 10 and 20 networks.
+fn say_per_network(series: &[Series]) {
+    println!("{:<22} per-network Mbit/s at 1, 2, 5, 10, 20 networks", "");
+    for s in series {
+        let at: Vec<String> = [1, 2, 5, 10, 20]
+            .iter()
+            .map(|n| format!("{:7.1}", s.points[n - 1].1))
+            .collect();
+        println!("{:<22} {}", s.label, at.join(" "));
+    }
 }
 
 fn fig8(out: &std::path::Path) -> Result<()> {
@@ -314,14 +339,7 @@ fn fig8(out: &std::path::Path) -> Result<()> {
             }),
         }
     }
-    println!("{:<22} per-network Mbit/s at 1, 2, 5, 10, 20 networks", "");
-    for s in &series {
-        let at: Vec<String> = [1, 2, 5, 10, 20]
-            .iter()
-            .map(|n| format!("{:7.1}", s.points[n - 1].1))
-            .collect();
-        println!("{:<22} {}", s.label, at.join(" "));
-    }
+    say_per_network(&series);
     let path = out.join("fig8.csv");
     std::fs::write(&path, csv)?;
     let png = out.join("fig8.png");

@@ -36,15 +36,18 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-/// Draws `series` as lines with markers; returns whether labels were drawn.
-pub fn line_chart(
-    path: &Path,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    series: &[Series],
-) -> Result<bool> {
-    let fonts = register_font();
+/// The series' colours, in turn.
+const COLORS: [RGBColor; 5] = [
+    RGBColor(214, 39, 40),
+    RGBColor(31, 119, 180),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+];
+
+/// The smallest and largest x and y of every point (0 to 1 when there are
+/// none).
+fn bounds(series: &[Series]) -> (f64, f64, f64, f64) {
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for s in series {
         for &(x, y) in &s.points {
@@ -57,6 +60,19 @@ pub fn line_chart(
     if x0 > x1 {
         (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
     }
+    (x0, x1, y0, y1)
+}
+
+/// Draws `series` as lines with markers; returns whether labels were drawn.
+pub fn line_chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> Result<bool> {
+    let fonts = register_font();
+    let (x0, x1, y0, y1) = bounds(series);
     let pad = ((y1 - y0) * 0.08).max(0.02 * y1.abs().max(1.0));
     let root = BitMapBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE)?;
@@ -76,13 +92,6 @@ pub fn line_chart(
     }
     mesh.draw()?;
     for (i, s) in series.iter().enumerate() {
-        const COLORS: [RGBColor; 5] = [
-            RGBColor(214, 39, 40),
-            RGBColor(31, 119, 180),
-            RGBColor(44, 160, 44),
-            RGBColor(148, 103, 189),
-            RGBColor(255, 127, 14),
-        ];
         let color = COLORS[i % COLORS.len()].to_rgba();
         let line = chart.draw_series(LineSeries::new(
             s.points.iter().copied(),

@@ -329,16 +329,7 @@ async fn drive(
     out.gateway = crate::wan::gateway::run(&alice, secret, say).await?;
     out.public_mac = crate::wan::public_mac::run(&alice, secret, say).await?;
     if rates {
-        say(
-            "  VANI Table 2: five experiments across node1's WAN port, each offering 1.5× its booking ...",
-        );
-        out.rates = crate::wan::rates::table2(&alice, |name, mbps| {
-            let mut r = spanning(name, &[1, 2]);
-            r.bandwidth_mbps = mbps;
-            r
-        })
-        .await?;
-        say(&crate::wan::rates::table(&out.rates));
+        out.rates = vani_table2(&alice, say).await?;
     }
     out.left_on_nodes = left_on_nodes(secret).await?;
     say(&format!(
@@ -347,6 +338,25 @@ async fn drive(
     ));
     background.abort();
     Ok(out)
+}
+
+/// VANI's Table 2 over the WAN: five experiments across node1's WAN port,
+/// each offering 1.5 times its booking.
+async fn vani_table2(
+    alice: &ControllerClient,
+    say: &dyn Fn(&str),
+) -> Result<Vec<crate::wan::rates::RateRow>> {
+    say(
+        "  VANI Table 2: five experiments across node1's WAN port, each offering 1.5× its booking ...",
+    );
+    let rows = crate::wan::rates::table2(alice, |name, mbps| {
+        let mut r = spanning(name, &[1, 2]);
+        r.bandwidth_mbps = mbps;
+        r
+    })
+    .await?;
+    say(&crate::wan::rates::table(&rows));
+    Ok(rows)
 }
 
 /// The demo's five experiments booked: a span of the three nodes (its

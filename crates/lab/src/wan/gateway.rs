@@ -319,6 +319,20 @@ fn through_public(i: usize, vlan: u16, public: &str) -> Result<(u64, u64)> {
     Ok((got, answered))
 }
 
+/// Datagrams from booking `b`'s host to the Internet host through its
+/// node's NAT: the node, the sources the Internet saw, how many were sent
+/// and how many echoes came back inside.
+async fn nat_through(b: &Booking, say: &dyn Fn(&str)) -> Result<(String, Vec<String>, u64, u64)> {
+    let (i, vlan) = (node_index(b)?, b.vlan.unwrap_or(0) as u16);
+    let (sources, echoed) = tokio::task::spawn_blocking(move || nat_udp(i, vlan)).await??;
+    say(&format!(
+        "  {} on node{i} (VLAN {vlan}), NAT: {N} datagrams to 192.0.2.100, seen from {}, {echoed} echoes back inside",
+        b.name,
+        sources.join(" ")
+    ));
+    Ok((format!("node{i}"), sources, N, echoed))
+}
+
 /// Books two NAT networks and a public address, runs the checks, and
 /// releases them all.
 pub(crate) async fn run(
@@ -334,14 +348,7 @@ pub(crate) async fn run(
     ];
     tokio::time::sleep(Duration::from_millis(500)).await; // modelled reconfiguration
     for b in &booked {
-        let (i, vlan) = (node_index(b)?, b.vlan.unwrap_or(0) as u16);
-        let (sources, echoed) = tokio::task::spawn_blocking(move || nat_udp(i, vlan)).await??;
-        say(&format!(
-            "  {} on node{i} (VLAN {vlan}), NAT: {N} datagrams to 192.0.2.100, seen from {}, {echoed} echoes back inside",
-            b.name,
-            sources.join(" ")
-        ));
-        out.nat.push((format!("node{i}"), sources, N, echoed));
+        out.nat.push(nat_through(b, say).await?);
     }
     let web = &booked[0];
     let (i, vlan) = (node_index(web)?, web.vlan.unwrap_or(0) as u16);

@@ -83,22 +83,7 @@ fn run(flows: &[(u16, f64)]) -> Result<Vec<RateRow>> {
     };
     let mut rx = netns::in_namespace(&host_ns(2), move || PacketPort::open("eth0", Some(ring)))?;
     let mut tx = netns::in_namespace(&host_ns(1), || PacketPort::open_tx("eth0"))?;
-    let frames: Vec<Vec<u8>> = flows
-        .iter()
-        .map(|(vlan, _)| {
-            let spec = FrameSpec {
-                src_mac: EthernetAddress(host_mac(1)),
-                dst_mac: EthernetAddress(GATEWAY_MAC),
-                vlan: Some(*vlan),
-                src: Ipv4Address([10, 1, 0, 2]),
-                dst: Ipv4Address([10, 2, 0, 2]),
-                dst_port: 7000 + vlan,
-                frame_len: FRAME_LEN,
-                ..FrameSpec::default()
-            };
-            build(&spec, b"RATE")
-        })
-        .collect();
+    let frames: Vec<Vec<u8>> = flows.iter().map(|(vlan, _)| rate_frame(*vlan)).collect();
     // Frames per second each flow offers.
     let pps: Vec<f64> = flows
         .iter()
@@ -146,6 +131,21 @@ fn run(flows: &[(u16, f64)]) -> Result<Vec<RateRow>> {
             delivered_mbytes: bytes[k] as f64 / secs / 1e6,
         })
         .collect())
+}
+
+/// A frame of the flow on `vlan`, from host 1 to host 2.
+fn rate_frame(vlan: u16) -> Vec<u8> {
+    let spec = FrameSpec {
+        src_mac: EthernetAddress(host_mac(1)),
+        dst_mac: EthernetAddress(GATEWAY_MAC),
+        vlan: Some(vlan),
+        src: Ipv4Address([10, 1, 0, 2]),
+        dst: Ipv4Address([10, 2, 0, 2]),
+        dst_port: 7000 + vlan,
+        frame_len: FRAME_LEN,
+        ..FrameSpec::default()
+    };
+    build(&spec, b"RATE")
 }
 
 /// The table, as printed.
