@@ -136,23 +136,31 @@ impl L3fwd {
             .spawn()
             .with_context(|| format!("starting {}", bin.display()))?;
         let mut l = Self { child, tele: None };
+        l.wait_forwarding(work)?;
+        l.signal(Signal::Stop);
+        Ok(l)
+    }
+
+    /// Waits until l3fwd forwards (its telemetry counts packets out);
+    /// refuses if it exits, or takes over 10 minutes (the full BGP table
+    /// takes minutes to load).
+    fn wait_forwarding(&mut self, work: &Path) -> Result<()> {
         let socket = PathBuf::from(format!("/var/run/dpdk/{PREFIX}/dpdk_telemetry.v2"));
-        // Loading the full BGP table takes minutes: wait for forwarding.
         let deadline = Instant::now() + Duration::from_secs(600);
         loop {
-            if let Some(st) = l.child.try_wait()? {
+            if let Some(st) = self.child.try_wait()? {
                 bail!(
                     "l3fwd exited ({st}); see {}",
                     work.join("l3fwd.log").display()
                 );
             }
-            if l.tele.is_none()
+            if self.tele.is_none()
                 && let Ok(s) = SeqPacket::connect(&socket)
             {
                 s.recv(16384)?; // the greeting
-                l.tele = Some(s);
+                self.tele = Some(s);
             }
-            if l.tele.is_some() && l.opackets().unwrap_or(0) > 0 {
+            if self.tele.is_some() && self.opackets().unwrap_or(0) > 0 {
                 break;
             }
             if Instant::now() > deadline {
@@ -160,8 +168,7 @@ impl L3fwd {
             }
             std::thread::sleep(Duration::from_millis(200));
         }
-        l.signal(Signal::Stop);
-        Ok(l)
+        Ok(())
     }
 
     fn signal(&self, sig: Signal) {

@@ -101,6 +101,20 @@ fn prism_cycles(table: &LpmTable, addrs: &[u32], core: usize) -> f64 {
     })
 }
 
+/// The routes file dpdk-test-fib reads: each prefix with a next hop in
+/// 1..=65535, within what every DIR-24-8 variant stores.
+fn write_routes(work: &Path, prefixes: &[Ipv4Prefix]) -> Result<std::path::PathBuf> {
+    let routes = work.join("bgp-routes.txt");
+    write_lines(
+        &routes,
+        prefixes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{p} {}", i % 65535 + 1)),
+    )?;
+    Ok(routes)
+}
+
 pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
     let path = args.data.join("bgp/prefixes.txt.gz");
     anyhow::ensure!(
@@ -110,15 +124,7 @@ pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {
     );
     let prefixes: Vec<Ipv4Prefix> = prism_lab::bench::tables::load_prefixes(&path)?;
     let table = prism_lab::bench::tables::build_lpm(&prefixes)?;
-    let routes = work.join("bgp-routes.txt");
-    // Next hops 1..=65535: within what every DIR-24-8 variant stores.
-    write_lines(
-        &routes,
-        prefixes
-            .iter()
-            .enumerate()
-            .map(|(i, p)| format!("{p} {}", i % 65535 + 1)),
-    )?;
+    let routes = write_routes(work, &prefixes)?;
     let mut rows = Vec::new();
     for (label, in_prefix, seed) in [
         ("addresses inside prefixes", true, 21),

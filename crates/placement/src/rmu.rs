@@ -276,10 +276,13 @@ pub fn run(costs: &Costs, trace: &[(Mix, f64)], manager: &mut dyn Manager) -> (f
     let mut config = CONFIG_A;
     let mut reconfiguring_until: Option<(f64, UnitConfig)> = None;
     let mut reconfigs = 0;
-    let (mut fifo_des, mut fifo_lz) = (0.0f64, 0.0f64);
-    let mut seg = 0;
-    let mut left = trace.first().map_or(0.0, |s| s.1);
-    while seg < trace.len() {
+    let mut at = Position {
+        seg: 0,
+        left: trace.first().map_or(0.0, |s| s.1),
+        fifo_des: 0.0,
+        fifo_lz: 0.0,
+    };
+    while at.seg < trace.len() {
         let active = match reconfiguring_until {
             Some((t, next)) if now >= t => {
                 config = next;
@@ -289,44 +292,16 @@ pub fn run(costs: &Costs, trace: &[(Mix, f64)], manager: &mut dyn Manager) -> (f
             Some(_) => RECONFIGURING,
             None => config,
         };
-        // Process one step, possibly across segment boundaries.
-        let mut budget = STEP_US;
-        let mut processed = Mix {
-            fwd: 0.0,
-            enc: 0.0,
-            comp: 0.0,
-        };
-        while budget > 1e-9 && seg < trace.len() {
-            let mix = trace[seg].0;
-            let rate = costs.rate(&active, mix);
-            let n = (budget * rate).min(left);
-            processed = Mix {
-                fwd: processed.fwd + n * mix.fwd,
-                enc: processed.enc + n * mix.enc,
-                comp: processed.comp + n * mix.comp,
-            };
-            let used = n / rate;
-            // Processors run at full speed until the FIFO in front of a
-            // slower unit fills; a FIFO drains when its unit is faster.
-            let (rp, rd, rl) = costs.pool_rates(&active, mix);
-            fifo_des = (fifo_des + used * (rp * mix.enc - rd)).clamp(0.0, FIFO_PACKETS);
-            fifo_lz = (fifo_lz + used * (rp * mix.comp - rl)).clamp(0.0, FIFO_PACKETS);
-            budget -= used;
-            left -= n;
-            if left <= 1e-9 {
-                seg += 1;
-                left = trace.get(seg).map_or(0.0, |s| s.1);
-            }
-        }
-        now += STEP_US - budget;
-        if seg >= trace.len() {
+        let (processed, unused) = at.step(costs, trace, &active);
+        now += STEP_US - unused;
+        if at.seg >= trace.len() {
             break;
         }
         let obs = Observation {
             now_us: now,
             mix: processed.normalised(),
-            fifo_des: fifo_des / FIFO_PACKETS,
-            fifo_lz: fifo_lz / FIFO_PACKETS,
+            fifo_des: at.fifo_des / FIFO_PACKETS,
+            fifo_lz: at.fifo_lz / FIFO_PACKETS,
             current: config,
         };
         let want = manager.decide(&obs);
@@ -336,6 +311,52 @@ pub fn run(costs: &Costs, trace: &[(Mix, f64)], manager: &mut dyn Manager) -> (f
         }
     }
     (now, reconfigs)
+}
+
+/// Where a run is in its trace (segment, packets left in it) and its
+/// FIFOs' fill.
+struct Position {
+    seg: usize,
+    left: f64,
+    fifo_des: f64,
+    fifo_lz: f64,
+}
+
+impl Position {
+    /// Processes one step of `STEP_US` with `active`, possibly across
+    /// segment boundaries: the mix processed, and the time left unused
+    /// (at the trace's end).
+    fn step(&mut self, costs: &Costs, trace: &[(Mix, f64)], active: &UnitConfig) -> (Mix, f64) {
+        let mut budget = STEP_US;
+        let mut processed = Mix {
+            fwd: 0.0,
+            enc: 0.0,
+            comp: 0.0,
+        };
+        while budget > 1e-9 && self.seg < trace.len() {
+            let mix = trace[self.seg].0;
+            let rate = costs.rate(active, mix);
+            let n = (budget * rate).min(self.left);
+            processed = Mix {
+                fwd: processed.fwd + n * mix.fwd,
+                enc: processed.enc + n * mix.enc,
+                comp: processed.comp + n * mix.comp,
+            };
+            let used = n / rate;
+            // Processors run at full speed until the FIFO in front of a
+            // slower unit fills; a FIFO drains when its unit is faster.
+            let (rp, rd, rl) = costs.pool_rates(active, mix);
+            self.fifo_des = (self.fifo_des + used * (rp * mix.enc - rd)).clamp(0.0, FIFO_PACKETS);
+            self.fifo_lz = (self.fifo_lz + used * (rp * mix.comp - rl)).clamp(0.0, FIFO_PACKETS);
+            budget -= used;
+            self.left -= n;
+            if self.left <= 1e-9 {
+                self.seg += 1;
+                self.left = trace.get(self.seg).map_or(0.0, |s| s.1);
+            }
+        }
+        (processed, budget)
+    }
 }
 
 #[cfg(test)]

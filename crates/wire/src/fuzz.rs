@@ -36,42 +36,48 @@ pub fn parse_and_reemit(data: &[u8]) {
             );
             assert_eq!(pair, (0x0000, 0xffff), "checksums differ beyond +0/-0");
         }
-        let payload = ip.payload();
-        match ip.protocol() {
-            protocol::UDP if ip.frag_offset() == 0 && !ip.more_frags() => {
-                if let Ok(u) = UdpPacket::new_checked(payload)
-                    && let Ok(r) = UdpRepr::parse(&u, ip.src_addr(), ip.dst_addr())
-                    && u.checksum() != 0
-                    && usize::from(u.len()) == payload.len()
-                {
-                    let mut buf = payload.to_vec();
-                    r.emit(&mut buf, ip.src_addr(), ip.dst_addr()).unwrap();
-                    assert_eq!(buf, payload, "UDP re-emit differs");
-                }
+        reemit_transport(&ip);
+    }
+}
+
+/// A whole UDP or TCP segment of `ip` parsed and emitted again: the same
+/// bytes (the TCP checksum may differ only as +0/-0).
+fn reemit_transport(ip: &Ipv4Packet<&[u8]>) {
+    let payload = ip.payload();
+    match ip.protocol() {
+        protocol::UDP if ip.frag_offset() == 0 && !ip.more_frags() => {
+            if let Ok(u) = UdpPacket::new_checked(payload)
+                && let Ok(r) = UdpRepr::parse(&u, ip.src_addr(), ip.dst_addr())
+                && u.checksum() != 0
+                && usize::from(u.len()) == payload.len()
+            {
+                let mut buf = payload.to_vec();
+                r.emit(&mut buf, ip.src_addr(), ip.dst_addr()).unwrap();
+                assert_eq!(buf, payload, "UDP re-emit differs");
             }
-            protocol::TCP if ip.frag_offset() == 0 && !ip.more_frags() => {
-                if let Ok(t) = TcpPacket::new_checked(payload)
-                    && let Ok(r) = TcpRepr::parse(&t, ip.src_addr(), ip.dst_addr())
-                    && t.flags() == u16::from_be_bytes([payload[12], payload[13]]) & 0x01ff
-                    && payload[12] & 0x0e == 0
-                {
-                    let mut buf = payload.to_vec();
-                    r.emit(&mut buf, ip.src_addr(), ip.dst_addr()).unwrap();
-                    // As for IPv4, the checksum may differ only as +0/-0.
-                    assert_eq!(
-                        (&buf[..16], &buf[18..]),
-                        (&payload[..16], &payload[18..]),
-                        "TCP re-emit differs"
-                    );
-                    assert!(
-                        TcpPacket::new_unchecked(&buf[..])
-                            .verify_checksum(ip.src_addr(), ip.dst_addr()),
-                        "emitted TCP checksum invalid"
-                    );
-                }
-            }
-            _ => {}
         }
+        protocol::TCP if ip.frag_offset() == 0 && !ip.more_frags() => {
+            if let Ok(t) = TcpPacket::new_checked(payload)
+                && let Ok(r) = TcpRepr::parse(&t, ip.src_addr(), ip.dst_addr())
+                && t.flags() == u16::from_be_bytes([payload[12], payload[13]]) & 0x01ff
+                && payload[12] & 0x0e == 0
+            {
+                let mut buf = payload.to_vec();
+                r.emit(&mut buf, ip.src_addr(), ip.dst_addr()).unwrap();
+                // As for IPv4, the checksum may differ only as +0/-0.
+                assert_eq!(
+                    (&buf[..16], &buf[18..]),
+                    (&payload[..16], &payload[18..]),
+                    "TCP re-emit differs"
+                );
+                assert!(
+                    TcpPacket::new_unchecked(&buf[..])
+                        .verify_checksum(ip.src_addr(), ip.dst_addr()),
+                    "emitted TCP checksum invalid"
+                );
+            }
+        }
+        _ => {}
     }
 }
 

@@ -97,68 +97,67 @@ pub fn install(
     let net = &spec.name;
     let b = base(number);
     let mut lines = Vec::new();
+    let n = forwarding_lines(spec, b, &mut lines)?;
+    if n as usize > MAX_RULES {
+        return Err(format!(
+            "network `{net}`: {n} source or flow routes; the kernel router takes at most {MAX_RULES}"
+        ));
+    }
     let mut g = Generation {
         number,
-        prefs: Vec::new(),
-        tables: Vec::new(),
+        prefs: (b..b + n).collect(),
+        tables: (b..b + n).collect(),
     };
+    lines.push(format!("rule add lookup {DAEMON_TABLE} pref {}", b + 9997));
+    lines.push(format!("rule add iif lo lookup main pref {}", b + 9998));
+    lines.push(format!("rule add blackhole pref {}", b + 9999));
+    g.prefs.extend([b + 9997, b + 9998, b + 9999]);
+    Ok((lines, g))
+}
+
+/// The routes of `spec`'s forwarding in tables from `b` up and the rules
+/// that select them, most specific first, into `lines`: how many tables.
+fn forwarding_lines(spec: &NetworkSpec, b: u32, lines: &mut Vec<String>) -> Result<u32, String> {
+    let net = &spec.name;
     let any = Ipv4Prefix::new(0, 0);
-    let mut rule = |lines: &mut Vec<String>, sel: String, i: usize| {
-        lines.push(format!(
-            "rule add {sel}table {} pref {}",
-            b + i as u32,
-            b + i as u32
-        ));
-        g.prefs.push(b + i as u32);
-        g.tables.push(b + i as u32);
+    let rule = |lines: &mut Vec<String>, sel: String, i: u32| {
+        lines.push(format!("rule add {sel}table {} pref {}", b + i, b + i));
     };
     match &spec.forwarding {
         ForwardingSpec::Destination(routes) => {
             for (p, a) in routes {
                 lines.push(route(*p, &target(a, net)?, b));
             }
-            rule(&mut lines, String::new(), 0);
+            rule(lines, String::new(), 0);
+            Ok(1)
         }
         ForwardingSpec::Source(routes) => {
             let mut sorted: Vec<_> = routes.iter().collect();
             sorted.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
-            for (i, (p, a)) in sorted.into_iter().enumerate() {
-                lines.push(route(any, &target(a, net)?, b + i as u32));
-                rule(&mut lines, format!("from {p} "), i);
+            for (i, (p, a)) in (0..).zip(&sorted) {
+                lines.push(route(any, &target(a, net)?, b + i));
+                rule(lines, format!("from {p} "), i);
             }
+            Ok(sorted.len() as u32)
         }
         ForwardingSpec::Flow(routes) => {
             let mut sorted: Vec<_> = routes.iter().collect();
             sorted.sort_by_key(|(s, d, _)| {
                 std::cmp::Reverse(u16::from(s.len()) + u16::from(d.len()))
             });
-            for (i, (s, d, a)) in sorted.into_iter().enumerate() {
-                lines.push(route(any, &target(a, net)?, b + i as u32));
-                rule(&mut lines, format!("from {s} to {d} "), i);
+            for (i, (s, d, a)) in (0..).zip(&sorted) {
+                lines.push(route(any, &target(a, net)?, b + i));
+                rule(lines, format!("from {s} to {d} "), i);
             }
+            Ok(sorted.len() as u32)
         }
-        ForwardingSpec::Bridge(_) => {
-            return Err(format!(
-                "network `{net}`: a bridge forwards in the hardware tier only"
-            ));
-        }
-        ForwardingSpec::Rules { .. } => {
-            return Err(format!(
-                "network `{net}`: rule tables have no kernel-router form here; use `router = {{ kind = \"prism\" }}`"
-            ));
-        }
+        ForwardingSpec::Bridge(_) => Err(format!(
+            "network `{net}`: a bridge forwards in the hardware tier only"
+        )),
+        ForwardingSpec::Rules { .. } => Err(format!(
+            "network `{net}`: rule tables have no kernel-router form here; use `router = {{ kind = \"prism\" }}`"
+        )),
     }
-    if g.prefs.len() > MAX_RULES {
-        return Err(format!(
-            "network `{net}`: {} source or flow routes; the kernel router takes at most {MAX_RULES}",
-            g.prefs.len()
-        ));
-    }
-    lines.push(format!("rule add lookup {DAEMON_TABLE} pref {}", b + 9997));
-    lines.push(format!("rule add iif lo lookup main pref {}", b + 9998));
-    lines.push(format!("rule add blackhole pref {}", b + 9999));
-    g.prefs.extend([b + 9997, b + 9998, b + 9999]);
-    Ok((lines, g))
 }
 
 /// Lines that make `new` the active generation in place of `old`, then

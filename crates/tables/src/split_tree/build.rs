@@ -62,10 +62,16 @@ impl Builder {
             self.nodes[at].kids = [lk, rk];
             return at as u32;
         }
+        self.leaf(&rules, cut)
+    }
+
+    /// A leaf of `rules`, in blocks of as many as one holds; `cut` when
+    /// rules that cannot win were left out.
+    fn leaf(&mut self, rules: &[u32], cut: bool) -> u32 {
         let start = self.tree.blocks.len() as u32;
         let none = self.tree.rules.len() as u32;
         let mut block = LeafBlock::new(none);
-        for &s in &rules {
+        for &s in rules {
             let (r, exact) = &self.base[s as usize];
             if !block.push(r, *exact, s) {
                 block.more = true;
