@@ -58,7 +58,8 @@ pub struct TraceRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaptureRequest {
-    /// Frames (1 to 1,000); ingress and egress count one each.
+    /// Frames (1 to 1,000); ingress and egress count one each, at most
+    /// half of them (rounded up) at ingress.
     pub count: usize,
     /// Bytes kept a frame (default and at most 2,048).
     #[serde(default, skip_serializing_if = "Option::is_none")]

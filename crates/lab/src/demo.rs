@@ -16,3 +16,16 @@ pub mod live;
 pub(crate) mod nodes;
 pub mod offline;
 pub mod portal;
+
+/// A demo's line printer, silent when `quiet`. A line that cannot be
+/// written (its reader gone: `prism demo | head`, or a test that stopped
+/// reading) is dropped rather than ending the process, so that the demo
+/// still releases what it booked and removes what it made.
+pub fn printer(quiet: bool) -> impl Fn(&str) {
+    move |s: &str| {
+        if !quiet {
+            use std::io::Write;
+            let _ = writeln!(std::io::stdout(), "{s}");
+        }
+    }
+}

@@ -22,7 +22,7 @@ pub struct TraceArgs {
 #[derive(clap::Args, Debug)]
 pub struct CaptureArgs {
     pub network: String,
-    /// Frames to capture (ingress and egress each count one).
+    /// Frames to capture (ingress and egress each count one, at most half at ingress).
     #[arg(short = 'c', long, default_value_t = 100)]
     pub count: usize,
     /// The pcapng file to write.

@@ -92,11 +92,7 @@ fn spec(tier: &str) -> serde_json::Value {
 /// `portal`, the bookings keep carrying traffic for the web portal until
 /// Ctrl-C or SIGTERM before they are released (`crate::demo::portal`).
 pub fn run(prism: &Path, quiet: bool, portal: bool, cut: Option<u64>) -> Result<Outcome> {
-    let say = |s: &str| {
-        if !quiet {
-            println!("{s}");
-        }
-    };
+    let say = crate::demo::printer(quiet);
     NAMES.remove_all();
     let dir = PathBuf::from(STATE_DIR);
     let _ = std::fs::remove_dir_all(&dir);

@@ -90,11 +90,7 @@ pub fn run(seconds: u64, quiet: bool) -> Result<LiveOutcome> {
     let text = scenario_text();
     std::fs::write(&file, &text)?;
     let sc = prism_compile::load(&file.display().to_string(), &text)?;
-    let say = |s: &str| {
-        if !quiet {
-            println!("{s}");
-        }
-    };
+    let say = crate::demo::printer(quiet);
     say("prism demo (live): building 10 test hosts and 3 containers ...");
     let hosts = Hosts::create().context("building the test hosts")?;
     let node = start_node(sc, prism_node::IoSettings::default())?;

@@ -113,11 +113,7 @@ fn spanning(name: &str, nodes: &[usize]) -> BookingRequest {
 
 /// Runs the demo; `prism` is the executable that runs the nodes.
 pub fn run(prism: &Path, quiet: bool, rates: bool) -> Result<Outcome> {
-    let say = |s: &str| {
-        if !quiet {
-            println!("{s}");
-        }
-    };
+    let say = crate::demo::printer(quiet);
     NAMES.remove_all();
     let dir = PathBuf::from(STATE_DIR);
     let _ = std::fs::remove_dir_all(&dir);

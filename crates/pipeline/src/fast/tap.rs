@@ -27,7 +27,8 @@ pub struct TapRequest {
     /// Only this network's packets (`None`: every packet, unmapped ones
     /// included).
     pub network: Option<u16>,
-    /// Records to take (ingress and egress each count one).
+    /// Records to take (ingress and egress each count one; a capture takes
+    /// at most half of them at ingress, rounded up).
     pub count: usize,
     /// Copy frames (a capture) at ingress and egress; else trace decisions
     /// at ingress only.
@@ -82,6 +83,11 @@ pub struct StageDecision {
 pub struct Tap {
     pub req: TapRequest,
     pub records: Vec<TapRecord>,
+    /// Ingress records taken: a capture's ingress takes at most half of
+    /// its count, so that the same packets' frames at egress have room
+    /// (a burst of `count` frames in one batch would otherwise fill it with
+    /// ingress alone).
+    ingress: usize,
 }
 
 impl Tap {
@@ -89,6 +95,7 @@ impl Tap {
         Self {
             req,
             records: Vec::with_capacity(req.count.min(65_536)),
+            ingress: 0,
         }
     }
 
@@ -99,6 +106,14 @@ impl Tap {
     /// Whether a packet of `network` is wanted (and room is left).
     pub fn wants(&self, network: Option<u16>) -> bool {
         !self.full() && self.req.network.is_none_or(|n| network == Some(n))
+    }
+
+    /// Whether a packet of `network` entering the pipeline is wanted: as
+    /// [`Tap::wants`], and for a capture, while ingress holds less than
+    /// half of the count (rounded up).
+    pub fn wants_ingress(&self, network: Option<u16>) -> bool {
+        let room = !self.req.capture || self.ingress < self.req.count.div_ceil(2);
+        room && self.wants(network)
     }
 
     /// The frame as the record keeps it.
@@ -122,9 +137,10 @@ impl Tap {
         marks.clear();
         for (i, (p, &n)) in batch.iter().zip(net).enumerate() {
             let network = (n != NO_NET).then_some(n);
-            if !self.wants(network) {
+            if !self.wants_ingress(network) {
                 continue;
             }
+            self.ingress += 1;
             marks.push((i, self.records.len()));
             self.records.push(TapRecord {
                 point: TapPoint::Ingress,
@@ -400,6 +416,32 @@ mod tests {
         assert_eq!(sent.len(), frames[0].len() - 4, "the VLAN tag popped");
         assert_eq!(&sent[..6], &[2, 0, 0, 0, 0xfe, 2]);
         assert_eq!((outs[0].port, outs[0].timestamp_ns), (1, 2000));
+    }
+
+    /// A capture of 4 records over a burst of 6 of its network's packets in
+    /// one batch: 2 at ingress, 2 at egress (not 4 at ingress and none out).
+    #[test]
+    fn a_capture_of_a_burst_keeps_room_for_its_frames_at_egress() {
+        use crate::{Pipeline, PipelineConfig, fixtures};
+        let s = fixtures::vlan_networks(1, 4);
+        let mut p = Pipeline::new(s.handle(), PipelineConfig::default());
+        let mut batch: Vec<Packet> = fixtures::vlan_traffic(1, 6, 64)
+            .iter()
+            .map(|f| p.pool.packet(f, 0, 100).unwrap())
+            .collect();
+        p.arm_tap(TapRequest {
+            network: Some(0),
+            count: 4,
+            capture: true,
+            snaplen: 64,
+        });
+        p.process(&mut batch, 1000);
+        let mut out = Vec::new();
+        p.transmit(1, usize::MAX, &mut out);
+        p.tap_egress(&out, 2000);
+        let points: Vec<TapPoint> = p.take_tap().iter().map(|r| r.point).collect();
+        use TapPoint::{Egress, Ingress};
+        assert_eq!(points, [Ingress, Ingress, Egress, Egress]);
     }
 
     #[test]

@@ -25,7 +25,8 @@ class CaptureRequest:
     """ Capture the next frames of a booking's network (a pcapng file).
 
         Attributes:
-            count (int): Frames (1 to 1,000); ingress and egress count one each.
+            count (int): Frames (1 to 1,000); ingress and egress count one each, at most
+                half of them (rounded up) at ingress.
             snaplen (int | None | Unset): Bytes kept a frame (default and at most 2,048).
             timeout_ms (int | None | Unset): How long to wait for them, ms (default 5,000, at most 30,000).
      """
