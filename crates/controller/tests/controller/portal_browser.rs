@@ -44,7 +44,13 @@ async fn the_portal_works_in_firefox() {
 /// variable and its program) against a controller set up for it; its
 /// screenshots go to target/portal-shots/`shots`.
 async fn in_browser(python: String, browser: (&'static str, String), shots: &str) {
-    let h = Harness::start().await;
+    // The node is up for the whole test: its clock moves with the wall
+    // while the page is driven, however slowly a loaded machine drives it.
+    let h = Harness::start_with(prism_controller::Settings {
+        node_timeout_ms: 3_600_000,
+        ..crate::common::settings()
+    })
+    .await;
     // Leases on the wall clock: the page shows time left against it.
     let wall = prism_controller::SystemClock.now_ms();
     h.clock.advance_ms(wall - crate::common::START_MS);

@@ -274,7 +274,7 @@ fn networks_are_added_changed_moved_and_removed_at_run_time() {
     let drops = network(&c, "acl")["drops"].to_string();
     assert!(drops.contains("action/drop-action"), "acl drops: {drops}");
     assert!(network(&c, "swk")["to_software"].as_u64().unwrap() > 0);
-    assert!(!ok(&["ip", "netns", "list"]).contains("prism-c"));
+    assert_eq!(own_node_namespaces(), Vec::<String>::new());
 }
 
 /// One route of network `k` to side `to`, as JSON.

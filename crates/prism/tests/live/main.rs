@@ -1,15 +1,16 @@
 //! The end-to-end tests in network namespaces, one binary: forwarding
-//! through both tiers, the node API under traffic, automatic placement,
-//! bookings on two nodes through the controller, trace, capture and
+//! through both tiers, the node API under traffic, bookings on two nodes
+//! through the controller, the WAN and portal demos, trace, capture and
 //! metrics, the multi-receiver path and routing daemons. They share
-//! interface and namespace names, so each takes `common::SERIAL`.
+//! interface and namespace names, so each takes `common::SERIAL`; the
+//! demos' names are their own, and `scripts/test-lanes` runs them in a
+//! lane of their own beside the others.
 //! Need root; without it they say so and pass, unless PRISM_REQUIRE_ROOT=1.
 
 mod common;
 
 mod live;
 mod live_api;
-mod live_auto;
 mod live_controller;
 mod live_faults;
 mod live_observe;

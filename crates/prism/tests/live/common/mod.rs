@@ -12,6 +12,29 @@ pub use prism_testkit::root as root_or_skip;
 /// The tests share interface and namespace names: one at a time.
 pub static SERIAL: Mutex<()> = Mutex::new(());
 
+/// The namespaces of these tests' own node instances: the default one's
+/// (`prism-c1`, …) and those of instances `q`, `zz` and `fs`; not a demo's
+/// nodes' (`prism-cda`, `prism-cwa`, …), which may run beside them.
+pub fn own_node_namespaces() -> Vec<String> {
+    let list = ok(&["ip", "netns", "list"]);
+    let ours = |n: &&str| {
+        let Some(rest) = n.strip_prefix("prism-c") else {
+            return false;
+        };
+        let rest = ["q", "zz", "fs"]
+            .iter()
+            .find_map(|i| rest.strip_prefix(i))
+            .unwrap_or(rest);
+        rest.starts_with(|c: char| c.is_ascii_digit())
+    };
+    let names = list.lines().filter_map(|l| l.split_whitespace().next());
+    names.filter(ours).map(String::from).collect()
+}
+
+/// The lock a running default instance holds, as `prism cleanup` names
+/// what it leaves alone.
+pub const DEFAULT_LOCK: &str = "/run/prism/instance.lock";
+
 pub const PRISM: &str = env!("CARGO_BIN_EXE_prism");
 
 pub fn sh(args: &[&str]) -> std::process::Output {
