@@ -123,13 +123,23 @@ pub(crate) fn flow(from: usize, to: usize, vlan: u16, what: Carried) -> Result<(
     send_paced(&mut tx, &frame, FRAMES, || {
         count(&mut rx);
     })?;
-    // Frames in flight get 300 ms; once all have come, 30 ms more for any
-    // copy on another VLAN (it would travel beside them, not later).
-    let end = Instant::now() + Duration::from_millis(300);
+    // Frames in flight are waited for while they keep coming (300 ms
+    // without one ends the wait, 2 s at most: a loaded machine delays
+    // them, which is not losing them); once all have come, 30 ms more for
+    // any copy on another VLAN (it would travel beside them, not later).
+    let latest = Instant::now() + Duration::from_secs(2);
+    let (mut quiet_from, mut seen) = (Instant::now(), count(&mut rx));
     let mut tail: Option<Instant> = None;
-    while Instant::now() < end && tail.is_none_or(|t| Instant::now() < t) {
+    while Instant::now() < latest
+        && quiet_from.elapsed() < Duration::from_millis(300)
+        && tail.is_none_or(|t| Instant::now() < t)
+    {
         let _ = PacketPort::wait_any(&[&rx], 5);
-        if count(&mut rx) >= FRAMES && tail.is_none() {
+        let now = count(&mut rx);
+        if now > seen {
+            (quiet_from, seen) = (Instant::now(), now);
+        }
+        if now >= FRAMES && tail.is_none() {
             tail = Some(Instant::now() + Duration::from_millis(30));
         }
     }
