@@ -56,7 +56,9 @@ fn a_killed_node_leaves_nothing_the_next_start_or_cleanup_cannot_remove() {
     assert!(!removed.iter().any(ours), "{out}");
 }
 
-/// The pids of running `prism swrouter` processes.
+/// The pids of the default instance's running `prism swrouter` processes
+/// (their configuration in its state directory; a demo's nodes may run
+/// routers of their own beside these tests).
 fn swrouters() -> Vec<String> {
     std::fs::read_dir("/proc")
         .unwrap()
@@ -64,7 +66,7 @@ fn swrouters() -> Vec<String> {
         .filter(|e| {
             std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
                 let c = String::from_utf8_lossy(&c);
-                c.contains("swrouter\0--config")
+                c.contains("swrouter\0--config\0/run/prism/")
             })
         })
         .map(|e| e.file_name().to_string_lossy().into_owned())
