@@ -95,6 +95,14 @@ pub fn settings() -> Settings {
         rate_burst: 10_000.0,
         // Every change a node is sent is checked against its whole state.
         check_changes: true,
+        // Argon2id at its least cost: the tests make and check hundreds of
+        // passwords, and what they test is who may log in, not the cost
+        // (the server's default cost is the library's, `PasswordCost`).
+        password_cost: prism_controller::PasswordCost {
+            memory_kib: 8,
+            passes: 1,
+            lanes: 1,
+        },
         ..Settings::default()
     }
 }
