@@ -27,7 +27,8 @@ use prism_node_api::{NodeEvent, TapAnswer};
 use std::future::Future;
 use std::net::IpAddr;
 
-type Answer<T> = std::result::Result<T, Error>;
+/// What an area's call answers: its body, or the API's error.
+pub type Answer<T> = std::result::Result<T, Error>;
 
 /// What the API's middleware reads of an authenticated caller.
 pub trait CallerId {

@@ -1,15 +1,13 @@
 //! The fake's users, logins and projects.
 
 use super::{FakeCaller, FakeController, Project, admin_only};
-use prism_controller_api::areas::{IdentityApi, ProjectsApi};
+use prism_controller_api::areas::{Answer, IdentityApi, ProjectsApi};
 use prism_controller_api::{
     ApiKeyRequest, ApiKeyView, Error, ErrorCode, LoginRequest, MemberRequest, MemberView,
     Operation, ProjectRequest, ProjectView, Role, ServiceLevel, TokenView, UserRequest, UserView,
     WhoAmI,
 };
 use std::net::IpAddr;
-
-type Answer<T> = Result<T, Error>;
 
 impl IdentityApi for FakeController {
     async fn login_from(&self, r: LoginRequest, _source: Option<IpAddr>) -> Answer<TokenView> {

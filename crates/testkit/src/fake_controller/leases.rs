@@ -1,15 +1,13 @@
 //! The fake's bookings, quotas, usage, audit log and public addresses.
 
 use super::{FakeCaller, FakeController, admin_only, no_node};
-use prism_controller_api::areas::{LeasesApi, PublicApi};
+use prism_controller_api::areas::{Answer, LeasesApi, PublicApi};
 use prism_controller_api::{
     Action, AllocationState, AuditEntry, AuditQuery, Booking, BookingCounters, BookingRequest,
     CaptureRequest, Error, ErrorCode, ListQuery, Operation, OperationalState, Page, PublicAddress,
     PublicAddressRequest, QuotaUse, QuotaView, Renewed, TraceRequest, UsageReport,
 };
 use prism_node_api::TapAnswer;
-
-type Answer<T> = Result<T, Error>;
 
 impl FakeController {
     /// A booking allocated: its project, type and name checked.

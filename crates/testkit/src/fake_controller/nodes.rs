@@ -1,14 +1,12 @@
 //! The fake's nodes, node keys and resource types.
 
 use super::{FakeCaller, FakeController, admin_only, no_node};
-use prism_controller_api::areas::{NodeCaller, NodesApi, RegistryApi};
+use prism_controller_api::areas::{Answer, NodeCaller, NodesApi, RegistryApi};
 use prism_controller_api::{
     ControllerCertView, Error, Heartbeat, HeartbeatAnswer, NodeHardware, NodeKeyRequest,
     NodeKeyView, NodeRequest, NodeView, ResourceType,
 };
 use prism_node_api::NodeEvent;
-
-type Answer<T> = Result<T, Error>;
 
 impl NodesApi for FakeController {
     async fn list_nodes(&self, _p: &FakeCaller) -> Answer<Vec<NodeView>> {
