@@ -135,9 +135,10 @@ fn sender(k: usize, pps: f64, next: &AtomicU64, stop: &AtomicBool) -> Result<()>
 pub fn burst(k: usize, n: u64) -> Result<(u64, u64)> {
     let stop = AtomicBool::new(false);
     let seen = std::thread::scope(|sc| {
-        let rx = sc.spawn(|| receiver(k, &stop));
-        std::thread::sleep(Duration::from_millis(100));
+        let (ready, opened) = std::sync::mpsc::channel();
+        let rx = sc.spawn(|| receiver(k, &stop, ready));
         let accepted = (|| -> Result<u64> {
+            wait_open(&opened, 1)?;
             let (mut tx, frame) = numbered_sender(k)?;
             let mut frames = vec![frame; 32];
             let mut accepted = 0;
@@ -156,9 +157,23 @@ pub fn burst(k: usize, n: u64) -> Result<(u64, u64)> {
     Ok((n - seen.0, lost(&seen.1, 0, n).0))
 }
 
+/// Waits until `n` receivers said their sockets are open. A sender that
+/// started on a timer instead lost its first frames to a receiver still
+/// mapping its 32 MiB ring on a busy machine (32 and 144 frames in one CI
+/// soak), counted as the node's loss.
+fn wait_open(opened: &std::sync::mpsc::Receiver<()>, n: usize) -> Result<()> {
+    for _ in 0..n {
+        opened
+            .recv_timeout(Duration::from_secs(10))
+            .map_err(|_| anyhow::anyhow!("a receiving host's socket did not open"))?;
+    }
+    Ok(())
+}
+
 /// Records the numbers arriving at host `b` of network `k` until `stop`
-/// (and 300 ms more, for frames in flight).
-fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
+/// (and 300 ms more, for frames in flight), saying on `ready` when its
+/// socket is open (dropping it unsaid if it could not open).
+fn receiver(k: usize, stop: &AtomicBool, ready: std::sync::mpsc::Sender<()>) -> Result<Vec<bool>> {
     // TPACKET_V3 closes a block after `retire_ms` however few frames it
     // holds: the default ring (16 blocks of 1 ms) is 16 ms of frames at
     // these rates, and a receiver not scheduled for longer lost a burst's
@@ -173,6 +188,7 @@ fn receiver(k: usize, stop: &AtomicBool) -> Result<Vec<bool>> {
     let mut rx = netns::in_namespace(&format!("{HOST_PREFIX}{k}b"), move || {
         PacketPort::open("eth0", Some(ring))
     })?;
+    let _ = ready.send(());
     let mut seen = vec![false; 1 << 24];
     // Touched now, page by page: zeroed memory comes as untouched pages
     // (the compiler turns a zero fill into a zeroed allocation), and a long
@@ -261,13 +277,17 @@ pub fn with_traffic<T>(
     let stop = AtomicBool::new(false);
     let next: Vec<AtomicU64> = rates.iter().map(|_| AtomicU64::new(0)).collect();
     std::thread::scope(|sc| {
+        let (ready, opened) = std::sync::mpsc::channel();
         let rx: Vec<_> = (0..rates.len())
             .map(|k| {
-                let stop = &stop;
-                sc.spawn(move || receiver(k, stop))
+                let (stop, ready) = (&stop, ready.clone());
+                sc.spawn(move || receiver(k, stop, ready))
             })
             .collect();
-        std::thread::sleep(Duration::from_millis(100));
+        if let Err(e) = wait_open(&opened, rates.len()) {
+            stop.store(true, Ordering::Relaxed);
+            return Err(e);
+        }
         let tx: Vec<_> = rates
             .iter()
             .enumerate()

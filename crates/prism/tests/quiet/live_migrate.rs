@@ -71,14 +71,18 @@ fn fifteen_seconds_under_churn_lose_nothing_and_leak_nothing() {
     if !root_or_skip("soak") {
         return;
     }
-    let r = on_soak_node(|node| prism_lab::bench::soak::soak(node, 15.0, 10_000.0, 3.0)).unwrap();
-    eprintln!("{r:?}");
+    let (r, seen) = on_soak_node(|node| {
+        let r = prism_lab::bench::soak::soak(node, 15.0, 10_000.0, 3.0)?;
+        anyhow::Ok((r, migrate::where_lost(node)))
+    })
+    .unwrap();
+    eprintln!("{r:?}\n{seen}");
     assert!(r.route_changes >= 1_450 && r.moves >= 4, "{r:?}");
     assert!(
         r.sent.iter().all(|&s| s > 125_000),
         "the senders fell short: {r:?}"
     );
-    r.check().unwrap_or_else(|e| panic!("{e}: {r:?}"));
+    r.check().unwrap_or_else(|e| panic!("{e}: {r:?}; {seen}"));
 }
 
 /// A sender held up for 150 ms at 10,000 frames/s catches up with 1,500
