@@ -48,6 +48,10 @@ pub struct ContainerSpec {
     pub cpu_weight: Option<u32>,
     /// Memory limit in bytes.
     pub memory_max: Option<u64>,
+    /// The network namespace of this process (a processing node's
+    /// container, whose runtime made it in the container's own user
+    /// namespace) rather than a new one.
+    pub join_pid: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -95,7 +99,10 @@ impl Container {
 
     fn build(&mut self) -> io::Result<()> {
         let ns = self.spec.name.clone();
-        netns::create_namespace(&ns)?;
+        match self.spec.join_pid {
+            Some(pid) => netns::attach_namespace(&ns, pid)?,
+            None => netns::create_namespace(&ns)?,
+        }
         for l in &self.spec.links {
             netns::delete_link(&l.host)?;
             netns::create_veth(&l.host, None, &l.inner, Some(&ns))?;

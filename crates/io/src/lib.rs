@@ -10,6 +10,8 @@
 //! - [`sys`]: signals, thread pinning.
 //! - [`netns`]: network namespaces, veth pairs, sysctls (iproute2).
 //! - [`container`]: software-tier containers (namespace + veth + cgroup).
+//! - [`oci`]: processing nodes' containers: OCI runtime specs, seccomp
+//!   profiles, Debian's `runc`.
 
 pub mod afpacket;
 pub mod bpf;
@@ -18,6 +20,7 @@ pub mod container;
 pub mod datasets;
 pub mod instance;
 pub mod netns;
+pub mod oci;
 pub mod pcap;
 pub mod port;
 pub mod seqpacket;

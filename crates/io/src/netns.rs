@@ -111,6 +111,14 @@ pub fn create_namespace(name: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// Names the network namespace of process `pid` `name` (made by another
+/// runtime, such as an OCI container's), as if made by [`create_namespace`].
+pub fn attach_namespace(name: &str, pid: u32) -> io::Result<()> {
+    ip(&["netns", "attach", name, &pid.to_string()])?;
+    ip_in(Some(name), &["link", "set", "lo", "up"])?;
+    Ok(())
+}
+
 /// Kills every process in namespace `name`, then deletes it (which deletes
 /// its veths and their peers).
 pub fn delete_namespace(name: &str) -> io::Result<()> {

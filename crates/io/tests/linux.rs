@@ -134,6 +134,7 @@ fn container_gets_namespace_links_addresses_and_cleanup_finds_leftovers() {
         ip_forward: true,
         cpu_weight: Some(50),
         memory_max: Some(64 << 20),
+        join_pid: None,
     };
     let mut c = Container::create(spec.clone()).unwrap();
     assert!(netns::link_exists("piotc0"));

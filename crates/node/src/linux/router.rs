@@ -101,6 +101,7 @@ impl SoftwareRouter {
             ip_forward: cfg.kind == RouterKind::Kernel,
             cpu_weight: cfg.cpu_weight,
             memory_max: cfg.memory_max,
+            join_pid: None,
         };
         let container = Container::create(cspec)
             .map_err(|e| RuntimeError::failed(format!("network `{}`: {e:#}", spec.name)))?;
