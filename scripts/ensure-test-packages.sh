@@ -4,7 +4,9 @@
 # that runs one inside a container; Prometheus scrapes a live node; tshark
 # reads what `prism ctl capture` wrote; python3-venv holds the SDK and
 # schemathesis (and Playwright, which drives Debian's headless Chromium
-# and Firefox ESR in the portal's browser tests). All in one apt-get,
+# and Firefox ESR in the portal's browser tests); runc, umoci, tini,
+# busybox-static and containers-common's seccomp profile run and confine
+# the processing nodes' containers. All in one apt-get,
 # before anything else may run one.
 need=()
 [ "$(id -u)" -eq 0 ] && ! command -v bird >/dev/null 2>&1 && need+=(bird2)
@@ -14,6 +16,11 @@ need=()
 [ "$(id -u)" -eq 0 ] && ! command -v chromium >/dev/null 2>&1 && need+=(chromium)
 [ "$(id -u)" -eq 0 ] && ! command -v firefox-esr >/dev/null 2>&1 && need+=(firefox-esr)
 [ "$(id -u)" -eq 0 ] && ! command -v pg_lsclusters >/dev/null 2>&1 && need+=(postgresql)
+[ "$(id -u)" -eq 0 ] && ! command -v runc >/dev/null 2>&1 && need+=(runc)
+[ "$(id -u)" -eq 0 ] && ! command -v umoci >/dev/null 2>&1 && need+=(umoci)
+[ "$(id -u)" -eq 0 ] && [ ! -x /usr/bin/tini-static ] && need+=(tini)
+[ "$(id -u)" -eq 0 ] && [ ! -x /bin/busybox ] && need+=(busybox-static)
+[ "$(id -u)" -eq 0 ] && [ ! -f /usr/share/containers/seccomp.json ] && need+=(golang-github-containers-common)
 command -v c++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 if [ ${#need[@]} -gt 0 ]; then

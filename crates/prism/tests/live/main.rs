@@ -16,4 +16,5 @@ mod live_faults;
 mod live_observe;
 mod live_paths;
 mod live_portal;
+mod live_processing;
 mod live_wan;
