@@ -8,6 +8,7 @@
 use crate::counters::CounterSnapshot;
 use crate::desired::{DesiredApplied, DesiredChange, DesiredState};
 use crate::error::ApiError;
+use crate::processing::{ProcessingApplied, ProcessingState, ProcessingView};
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
     ReconfigureBody, Reconfiguring, RoutesBody, RulesBody, TapAnswer, TapBody, TierBody,
@@ -47,4 +48,10 @@ pub trait NodeApi: Send + Sync + 'static {
     /// [`Self::put_desired`] of it; 409 `base_mismatch` if the node's last
     /// accepted state since it started is not `body.base`.
     fn patch_desired(&self, body: DesiredChange) -> Result<DesiredApplied, ApiError>;
+    /// Converges the processing nodes of `body.scope` to `body.nodes`
+    /// (their own generation, fenced as the networks'); 503 `unavailable`
+    /// on a node that runs none.
+    fn put_processing(&self, body: ProcessingState) -> Result<ProcessingApplied, ApiError>;
+    /// The processing nodes as they run.
+    fn list_processing(&self) -> Result<Vec<ProcessingView>, ApiError>;
 }

@@ -14,6 +14,7 @@ mod error;
 mod metrics;
 #[cfg(feature = "server")]
 mod openapi;
+mod processing;
 #[cfg(feature = "server")]
 mod server;
 mod text;
@@ -31,6 +32,10 @@ pub use error::{ApiError, ErrorCode};
 pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
 #[cfg(feature = "server")]
 pub use openapi::{ApiDoc, check_checked_in_spec, spec_json};
+pub use processing::{
+    ImageRef, InterfaceDoc, MAX_NAME as MAX_PROCESSING_NAME, ProcessingApplied, ProcessingDoc,
+    ProcessingOutcome, ProcessingState, ProcessingView, processing_stale,
+};
 #[cfg(feature = "server")]
 pub use server::{
     Body, Listener, MAX_BODY, PATHS, Refusals, router, router_with_body_limit, spawn,

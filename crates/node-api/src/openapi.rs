@@ -55,10 +55,12 @@ impl Modify for BearerAuth {
         server::power,
         server::put_desired,
         server::patch_desired,
+        server::processing::put_processing,
+        server::processing::list_processing,
     ),
     modifiers(&BearerAuth),
     security(("control_plane" = [])),
-    tags((name = "networks", description = "Virtual networks"), (name = "node", description = "The node and its counters"), (name = "observe", description = "Packet trace and capture, events, modelled power"))
+    tags((name = "networks", description = "Virtual networks"), (name = "node", description = "The node and its counters"), (name = "observe", description = "Packet trace and capture, events, modelled power"), (name = "processing", description = "Processing nodes: containers from images on the networks' VLANs"))
 )]
 pub struct ApiDoc;
 

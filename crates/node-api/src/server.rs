@@ -6,6 +6,8 @@
 //! included (unknown path, wrong method, body too large), has the one
 //! [`ApiError`] body.
 
+pub(crate) mod processing;
+
 use crate::api::NodeApi;
 use crate::auth::{Credential, require_bearer};
 use crate::counters::CounterSnapshot;
@@ -26,7 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 17] = [
+pub const PATHS: [&str; 18] = [
     "/v1/networks",
     "/v1/networks/{name}",
     "/v1/networks/{name}/routes",
@@ -44,6 +46,7 @@ pub const PATHS: [&str; 17] = [
     "/v1/events",
     "/v1/power",
     "/v1/desired",
+    "/v1/processing",
 ];
 
 /// A JSON body of type `T`, refused with an [`ApiError`] naming the field.
@@ -365,6 +368,10 @@ pub fn router_with_body_limit<A: NodeApi>(api: Arc<A>, limit: usize) -> Router {
         .route(PATHS[14], get(events::<A>))
         .route(PATHS[15], get(power::<A>))
         .route(PATHS[16], put(put_desired::<A>).patch(patch_desired::<A>))
+        .route(
+            PATHS[17],
+            get(processing::list_processing::<A>).put(processing::put_processing::<A>),
+        )
         .fallback(|| async { ApiError::not_found("no such path (see docs/api/node.json)") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

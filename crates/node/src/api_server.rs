@@ -332,6 +332,19 @@ where
         c.writable()?;
         c.patch_desired(body)
     }
+
+    fn put_processing(
+        &self,
+        body: prism_node_api::ProcessingState,
+    ) -> Result<prism_node_api::ProcessingApplied, ApiError> {
+        let mut c = self.lock();
+        c.writable()?;
+        c.runtime.put_processing(body)
+    }
+
+    fn list_processing(&self) -> Result<Vec<prism_node_api::ProcessingView>, ApiError> {
+        self.lock().runtime.list_processing()
+    }
 }
 
 /// A partial body's errors name the body's field, not the document's:

@@ -70,6 +70,7 @@ fn clean(
         out.removed.extend(said("cgroup", &rep.cgroups));
         out.removed
             .extend(r.files.iter().map(|f| format!("file {}", f.display())));
+        out.removed.extend(r.processing);
         if let Some((host_prefix, link_prefix)) = hosts {
             // The test hosts belong to their (dead) instance.
             let h = prism_io::container::cleanup(host_prefix, link_prefix)?;

@@ -489,6 +489,7 @@ fn same_name(name: &str, doc: &NetworkDoc) -> Result<(), ApplyError> {
 pub mod auto;
 mod desired;
 pub mod plan;
+pub mod processing;
 mod reconfigure;
 #[cfg(test)]
 mod tests;

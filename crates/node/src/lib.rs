@@ -40,6 +40,7 @@ pub use linux::node::{
     Leftovers, Node, cleanup_instance, instances_on_host, pin_to_core, sum_counters,
 };
 pub use linux::options::{NodeOptions, instance_name, instance_options};
+pub use linux::processing::interface_mac as processing_mac;
 pub use linux::serve::{
     DEFAULT_SOCKET, JoinController, NodeServer, ServeConfig, TcpAuth, default_socket, serve,
 };

@@ -3,10 +3,12 @@
 //! sockets (AF_XDP, else AF_PACKET), and the multi-receiver bridges.
 
 pub mod foreground;
+pub mod hosts;
 pub mod kernel_router;
 pub mod names;
 pub mod node;
 pub mod options;
+pub mod processing;
 pub mod router;
 pub mod serve;
 pub mod swrouter;
@@ -40,7 +42,7 @@ pub struct LinuxRuntime {
     /// Per port, the bridge of the multi-receiver path, if it has one.
     pub bridges: Vec<Option<String>>,
     pub io: IoSettings,
-    workers: Vec<Sender<WorkerCmd>>,
+    pub(crate) workers: Vec<Sender<WorkerCmd>>,
     next_owner: usize,
     /// The node's clock: the workers' `now_ns` counts from here too.
     pub epoch: std::time::Instant,
@@ -50,6 +52,8 @@ pub struct LinuxRuntime {
     saved: crate::saved::Fragments,
     /// The saved state's size as last written.
     saved_len: usize,
+    /// Processing nodes (`None`: this node runs none).
+    pub processing: Option<processing::Processing>,
 }
 
 impl LinuxRuntime {
@@ -72,6 +76,7 @@ impl LinuxRuntime {
             saved: Default::default(),
             saved_len: 0,
             events: Vec::new(),
+            processing: None,
         }
     }
 
@@ -95,7 +100,7 @@ impl LinuxRuntime {
     /// transmitting through its first one, and a packet socket to
     /// transmit for every worker that got none. `receive = false`: transmit
     /// sockets only. Also says if AF_XDP fell back to AF_PACKET.
-    pub fn deal(
+    pub(crate) fn deal(
         &mut self,
         name: &str,
         source: Source,
@@ -137,7 +142,7 @@ impl LinuxRuntime {
 
     /// Sends worker `i` the command `make(i, done)` and waits until every
     /// worker has applied its own; returns their answers.
-    fn send_all<T>(
+    pub(crate) fn send_all<T>(
         &self,
         mut make: impl FnMut(usize, Sender<T>) -> WorkerCmd,
     ) -> Result<Vec<T>, RuntimeError> {
@@ -308,5 +313,18 @@ impl NodeRuntime for LinuxRuntime {
 
     fn now_ns(&self) -> u64 {
         self.epoch.elapsed().as_nanos() as u64
+    }
+
+    fn put_processing(
+        &mut self,
+        state: prism_node_api::ProcessingState,
+    ) -> Result<prism_node_api::ProcessingApplied, prism_node_api::ApiError> {
+        self.converge_processing(state)
+    }
+
+    fn list_processing(
+        &self,
+    ) -> Result<Vec<prism_node_api::ProcessingView>, prism_node_api::ApiError> {
+        self.processing_views()
     }
 }

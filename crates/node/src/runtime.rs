@@ -131,4 +131,27 @@ pub trait NodeRuntime: Send + 'static {
     /// The pipelines' clock, ns: a slot loading a module is dark until a
     /// time on it (`prism_pipeline::control::reconfig`).
     fn now_ns(&self) -> u64;
+
+    /// Converges the processing nodes (`crate::control::processing` plans
+    /// it); a runtime without containers refuses (503 `unavailable`).
+    fn put_processing(
+        &mut self,
+        _state: prism_node_api::ProcessingState,
+    ) -> Result<prism_node_api::ProcessingApplied, prism_node_api::ApiError> {
+        Err(no_processing())
+    }
+
+    /// The processing nodes as they run.
+    fn list_processing(
+        &self,
+    ) -> Result<Vec<prism_node_api::ProcessingView>, prism_node_api::ApiError> {
+        Err(no_processing())
+    }
+}
+
+fn no_processing() -> prism_node_api::ApiError {
+    prism_node_api::ApiError::new(
+        prism_node_api::ErrorCode::Unavailable,
+        "this node runs no processing nodes",
+    )
 }

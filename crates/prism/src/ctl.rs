@@ -81,6 +81,10 @@ pub enum CtlCmd {
         #[arg(long)]
         json: bool,
     },
+    /// The node's processing nodes: converge them to the desired state in
+    /// a JSON or TOML file (`{"generation": 1, "scope": "pp-", "nodes":
+    /// [...]}`, `PUT /v1/processing`), or, without one, list them.
+    Processing { file: Option<PathBuf> },
     /// Talk to the controller (login, bookings, usage, ...; docs/controller.md).
     #[command(flatten)]
     Controller(crate::ctl_controller::ControllerCmd),
@@ -152,6 +156,11 @@ async fn call(c: &NodeClient, cmd: &CtlCmd) -> Result<()> {
             print(&c.set_tier(network, &TierBody { tier }).await?)
         }
         CtlCmd::Remove { network } => print(&c.remove_network(network).await?),
+        CtlCmd::Processing { file: None } => print(&c.list_processing().await?),
+        CtlCmd::Processing { file: Some(f) } => {
+            let b: prism_node_api::ProcessingState = read_body(f)?;
+            print(&c.put_processing(&b).await?)
+        }
         CtlCmd::Controller(_) => bail!("a controller command reached the node client"),
     }
 }

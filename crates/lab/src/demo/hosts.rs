@@ -239,6 +239,7 @@ pub fn demo_options() -> NodeOptions {
         persist: None,
         router_exe: router_exe(),
         reconfig_strategy: Default::default(),
+        processing: false,
     }
 }
 

@@ -140,6 +140,19 @@ impl NodeClient {
         self.call("PATCH", "/v1/desired".into(), Some(b)).await
     }
 
+    /// Converges the scope's processing nodes to `b` (`PUT /v1/processing`).
+    pub async fn put_processing(
+        &self,
+        b: &crate::ProcessingState,
+    ) -> Result<crate::ProcessingApplied, ClientError> {
+        self.call("PUT", "/v1/processing".into(), Some(b)).await
+    }
+
+    /// The processing nodes as they run (`GET /v1/processing`).
+    pub async fn list_processing(&self) -> Result<Vec<crate::ProcessingView>, ClientError> {
+        self.call("GET", "/v1/processing".into(), None::<&()>).await
+    }
+
     /// The node's metrics, OpenMetrics text.
     pub async fn metrics(&self) -> Result<String, ClientError> {
         let (status, body) = self.raw("GET", "/metrics", None).await?;

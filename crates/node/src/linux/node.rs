@@ -82,6 +82,7 @@ impl Node {
         let (senders, workers) = make_workers(per, &handle, ports, runtime.epoch);
         let taps = Arc::new(WorkerTaps::new(senders.clone()));
         runtime.set_workers(senders);
+        runtime.processing = super::processing::Processing::for_node(opts, &sc.port_names);
         let device = sc.device.clone();
         let auto = (
             crate::control::auto::AutoSettings::from_doc(sc.placement.as_ref()),
@@ -117,6 +118,8 @@ impl Node {
         for name in software {
             c.bring_up(name).map_err(|e| anyhow::anyhow!("{e}"))?;
         }
+        let found = c.runtime.restore_processing();
+        self.notes.extend(found);
         self.notes.append(&mut c.runtime.events);
         self.notes.append(&mut c.events);
         Ok(())
@@ -220,11 +223,13 @@ pub struct Leftovers {
     pub report: container::CleanupReport,
     /// Router files (network files, ready marks, logs) in the state directory.
     pub files: Vec<std::path::PathBuf>,
+    /// Processing nodes and their links (`prism cleanup` only).
+    pub processing: Vec<String>,
 }
 
 impl Leftovers {
     pub fn is_empty(&self) -> bool {
-        self.report.is_empty() && self.files.is_empty()
+        self.report.is_empty() && self.files.is_empty() && self.processing.is_empty()
     }
 }
 
@@ -249,14 +254,27 @@ fn remove_leftovers(opts: &NodeOptions) -> Result<Leftovers> {
             files.push(p);
         }
     }
-    Ok(Leftovers { report, files })
+    Ok(Leftovers {
+        report,
+        files,
+        processing: Vec::new(),
+    })
 }
 
 /// `prism cleanup` for one instance's names: removes what a dead instance
 /// left; `Err` names the live one and touches nothing of it.
 pub fn cleanup_instance(opts: &NodeOptions) -> Result<Leftovers> {
     let _lock = InstanceLock::acquire(&opts.state_dir)?;
-    remove_leftovers(opts)
+    let mut left = remove_leftovers(opts)?;
+    // Processing nodes outlive a node's process (a restarted node keeps
+    // them), so only this, for a dead instance, removes them.
+    let places = super::processing::ProcessingPlaces::new(
+        &opts.state_dir,
+        opts.instance_letters(),
+        Vec::new(),
+    );
+    left.processing = places.remove_all();
+    Ok(left)
 }
 
 /// The served instances this host shows a trace of: the default one, and

@@ -31,6 +31,16 @@ pub struct NodeOptions {
     /// How a hardware network's module is changed when a request does not
     /// say (`prism node --reconfig-strategy`).
     pub reconfig_strategy: prism_pipeline::control::reconfig::Strategy,
+    /// Runs processing nodes (`PUT /v1/processing`): a served node whose
+    /// host has runc, umoci, tini and the seccomp profile.
+    pub processing: bool,
+}
+
+impl NodeOptions {
+    /// The instance's letters (`ab` of `prism-cab`), empty for the default one.
+    pub fn instance_letters(&self) -> &str {
+        self.ns_prefix.strip_prefix(NS_PREFIX).unwrap_or("")
+    }
 }
 
 /// Checks an instance name: one or two of a-z.
@@ -59,6 +69,7 @@ pub fn instance_options(instance: Option<&str>) -> NodeOptions {
         persist: None,
         router_exe: None,
         reconfig_strategy: Default::default(),
+        processing: false,
     }
 }
 

@@ -17,10 +17,11 @@
 
 use prism_io::afpacket::PortStats;
 use prism_io::port::Port;
-use prism_pipeline::fast::dataplane::SOFTWARE_CHANNELS;
-use prism_pipeline::{
-    CounterSnapshot, IoDrop, Packet, Pipeline, TapRecord, TapRequest, software::boundary,
-};
+use prism_pipeline::{CounterSnapshot, IoDrop, Packet, Pipeline, TapRecord, TapRequest};
+mod host_io;
+mod send;
+
+use super::hosts::{self, Host, HostTable};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -58,6 +59,13 @@ pub enum Source {
     Container {
         net: u16,
         port: u16,
+    },
+    /// The root-namespace end of a processing node's interface: a host on
+    /// VLAN `vlan` behind wire port `port` (`super::hosts`).
+    Host {
+        port: u16,
+        vlan: u16,
+        mac: [u8; 6],
     },
 }
 
@@ -102,6 +110,9 @@ pub enum WorkerCmd {
         links: Vec<String>,
         done: Sender<Vec<Slot>>,
     },
+    /// Processing nodes' interfaces: this worker's sockets on them. They
+    /// go with [`WorkerCmd::Detach`] as containers' links do.
+    AttachHosts { slots: Vec<Slot>, done: Sender<()> },
     /// Arms a trace or capture; `done` gets what it recorded once it has
     /// all it asked for or `until` passes (timestamps in Unix time, ns).
     Tap {
@@ -142,6 +153,12 @@ pub struct Worker {
     rx_slots: Vec<usize>,
     /// Per network: strip and restore IPIP at its container's boundary.
     terminate_ipip: Vec<bool>,
+    /// Processing nodes' interfaces, by port and VLAN.
+    hosts: HostTable,
+    /// Reused between batches: the packets a pass over a batch keeps, and
+    /// a frame without its tag (`host_io`).
+    keep: Vec<Packet>,
+    untagged: Vec<u8>,
     /// Detaches waiting for their links to drain.
     draining: Vec<Draining>,
     /// An armed tap's deadline and where its records go.
@@ -174,6 +191,9 @@ impl Worker {
             link_tx: Vec::new(),
             rx_slots: Vec::new(),
             terminate_ipip: Vec::new(),
+            hosts: HostTable::default(),
+            keep: Vec::with_capacity(4096),
+            untagged: Vec::with_capacity(16 * 1024),
             draining: Vec::new(),
             tap: None,
             epoch,
@@ -193,6 +213,18 @@ impl Worker {
         self.wire_tx = vec![None; usize::from(self.ports)];
         self.link_tx.iter_mut().for_each(|x| *x = None);
         self.rx_slots.clear();
+        self.hosts =
+            HostTable::new(
+                self.slots
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(slot, s)| match s.source {
+                        Source::Host { port, vlan, mac } if s.tx => {
+                            Some((port, vlan, Host { mac, slot }))
+                        }
+                        _ => None,
+                    }),
+            );
         for i in 0..self.slots.len() {
             let s = &self.slots[i];
             if s.rx {
@@ -210,6 +242,7 @@ impl Worker {
                     }
                     self.link_tx[l] = Some(i);
                 }
+                Source::Host { .. } => {}
             }
         }
     }
@@ -227,6 +260,11 @@ impl Worker {
                     self.terminate_ipip.resize(n + 1, false);
                 }
                 self.terminate_ipip[n] = terminate_ipip;
+                self.slots.extend(slots);
+                self.index();
+                let _ = done.send(());
+            }
+            WorkerCmd::AttachHosts { slots, done } => {
                 self.slots.extend(slots);
                 self.index();
                 let _ = done.send(());
@@ -287,9 +325,9 @@ impl Worker {
                 continue;
             }
             let d = self.draining.swap_remove(k);
-            let (gone, kept) = std::mem::take(&mut self.slots).into_iter().partition(|s| {
-                matches!(s.source, Source::Container { .. }) && d.links.contains(&s.name)
-            });
+            let (gone, kept) = std::mem::take(&mut self.slots)
+                .into_iter()
+                .partition(|s| !matches!(s.source, Source::Wire(_)) && d.links.contains(&s.name));
             self.slots = kept;
             self.index();
             // Should the control side have gone, the sockets close here.
@@ -352,10 +390,16 @@ impl Worker {
         let now = epoch.elapsed().as_nanos() as u64;
         let source = self.slots[i].source;
         let in_port = match source {
-            Source::Wire(p) | Source::Container { port: p, .. } => p,
+            Source::Wire(p) | Source::Container { port: p, .. } | Source::Host { port: p, .. } => p,
         };
+        let from_host = matches!(source, Source::Host { .. });
+        let mut tagged = 0;
         let pool = &mut self.pipeline.pool;
         let got = self.slots[i].io.recv(RX_BATCH, |f| {
+            if from_host && (f.vlan.is_some() || hosts::tagged(f.data)) {
+                tagged += 1;
+                return;
+            }
             if let Some(mut p) = pool.packet(f.data, in_port, now) {
                 if let Some((tpid, tci)) = f.vlan {
                     // The headroom always fits one tag; a frame that lost
@@ -374,8 +418,15 @@ impl Worker {
         if !self.draining.is_empty() {
             self.note_rx(i, Instant::now());
         }
+        if tagged > 0 {
+            self.pipeline.io_drops(None, IoDrop::HostTagged, tagged);
+        }
         match source {
             Source::Wire(_) => self.pipeline.process(batch, now),
+            Source::Host { port, vlan, .. } => {
+                self.switch_from_host(i, port, vlan, batch);
+                self.pipeline.process(batch, now);
+            }
             Source::Container { net, port } => {
                 let t = self.terminate_ipip.get(usize::from(net)) == Some(&true);
                 self.pipeline.from_router(batch, net, port, t, now);
@@ -383,96 +434,6 @@ impl Worker {
         }
         self.flush(out);
         got
-    }
-
-    /// Sends software channels' packets into their containers and drains
-    /// the output queues onto the wire.
-    fn flush(&mut self, out: &mut Vec<Packet>) {
-        for ch in 0..SOFTWARE_CHANNELS as u8 {
-            self.pipeline.software_pop(ch, usize::MAX, out);
-        }
-        let mut i = 0;
-        while i < out.len() {
-            let p = &mut out[i];
-            if self.terminate_ipip.get(usize::from(p.network)) == Some(&true)
-                && boundary::strip_tunnel(p).is_err()
-            {
-                // The pipeline parsed it already; counted should it ever fail.
-                // `remove`, not `swap_remove`: the rest keep their order.
-                let p = out.remove(i);
-                let net = p.network;
-                self.pipeline.io_drop(p, Some(net), IoDrop::BoundaryStrip);
-                continue;
-            }
-            i += 1;
-        }
-        self.send_to_links(out);
-        for port in 0..self.ports {
-            self.pipeline.transmit(port, usize::MAX, out);
-            if out.is_empty() {
-                continue;
-            }
-            if self.pipeline.tapping() {
-                let now = self.epoch.elapsed().as_nanos() as u64;
-                self.pipeline.tap_egress(out, now);
-            }
-            match self.wire_tx[usize::from(port)] {
-                Some(i) => {
-                    let sent = self.slots[i].io.send_batch(out.iter().map(Packet::data));
-                    if sent < out.len() {
-                        let n = (out.len() - sent) as u64;
-                        self.pipeline.io_drops(None, IoDrop::TxRefused, n);
-                    }
-                    self.pipeline.pool.recycle_all(out);
-                }
-                None => {
-                    for p in out.drain(..) {
-                        let net = p.network;
-                        self.pipeline.io_drop(p, Some(net), IoDrop::NoLink);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Sends `out` (software channels' packets) into their containers'
-    /// links, one send per run bound for the same link, and empties it.
-    fn send_to_links(&mut self, out: &mut Vec<Packet>) {
-        // One send per run of packets bound for the same container link.
-        let mut start = 0;
-        while start < out.len() {
-            let l = self.link(out[start].network, out[start].port);
-            let end = start
-                + out[start..]
-                    .iter()
-                    .take_while(|p| self.link(p.network, p.port) == l)
-                    .count();
-            match self.link_tx.get(l).copied().flatten() {
-                Some(i) => {
-                    let sent = self.slots[i]
-                        .io
-                        .send_batch(out[start..end].iter().map(Packet::data));
-                    if sent < end - start {
-                        let (net, n) = (out[start].network, (end - start - sent) as u64);
-                        self.pipeline.io_drops(Some(net), IoDrop::TxRefused, n);
-                    }
-                }
-                None => {
-                    for p in &mut out[start..end] {
-                        p.port = NO_LINK;
-                    }
-                }
-            }
-            start = end;
-        }
-        for p in out.drain(..) {
-            if p.port == NO_LINK {
-                let net = p.network;
-                self.pipeline.io_drop(p, Some(net), IoDrop::NoLink);
-            } else {
-                self.pipeline.pool.recycle(p);
-            }
-        }
     }
 
     fn report(&mut self, index: usize, reports: &Mutex<Vec<WorkerReport>>) {

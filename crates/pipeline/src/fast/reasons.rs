@@ -105,6 +105,12 @@ reasons! {
         /// against no network on a wire port (a send mixes networks, and
         /// the socket does not say which frames it refused).
         TxRefused => "tx-refused",
+        /// A processing node's frame that carries a VLAN tag of its own:
+        /// its interface is on its network's VLAN, which the node pushes.
+        HostTagged => "host-tagged",
+        /// No headroom to push a processing node's VLAN tag (the pool
+        /// keeps room for one, so this counts a bug).
+        NoHeadroom => "no-headroom",
     }
 }
 

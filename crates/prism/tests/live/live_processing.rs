@@ -17,7 +17,7 @@ const APPLETS: [&str; 18] = [
 ];
 
 /// A busybox image in a fresh OCI layout under `dir`: `dir/layout:busybox`.
-fn busybox_image(dir: &Path) -> PathBuf {
+pub(crate) fn busybox_image(dir: &Path) -> PathBuf {
     let layout = dir.join("layout");
     let b = dir.join("build");
     let run = |args: &[&str]| {
@@ -107,7 +107,7 @@ impl Confined {
     }
 }
 
-fn tools_present(test: &str) -> bool {
+pub(crate) fn tools_present(test: &str) -> bool {
     let have = |p: &str| Path::new(p).exists();
     let present = [
         "/usr/sbin/runc",

@@ -239,4 +239,19 @@ impl NodeApi for FakeNode {
             source: "none".into(),
         })
     }
+
+    /// The fake runs no containers.
+    fn put_processing(
+        &self,
+        _body: prism_node_api::ProcessingState,
+    ) -> Result<prism_node_api::ProcessingApplied, ApiError> {
+        Err(ApiError::new(
+            prism_node_api::ErrorCode::Unavailable,
+            "a fake node runs no processing nodes",
+        ))
+    }
+
+    fn list_processing(&self) -> Result<Vec<prism_node_api::ProcessingView>, ApiError> {
+        Ok(Vec::new())
+    }
 }

@@ -50,6 +50,7 @@ pub(super) fn node_options(cfg: &ServeConfig) -> NodeOptions {
     opts.persist = Some(cfg.scenario_text.clone());
     opts.reconfig_strategy = cfg.reconfig_strategy;
     opts.router_exe = cfg.router_exe.clone();
+    opts.processing = crate::linux::processing::tools_present();
     opts
 }
 

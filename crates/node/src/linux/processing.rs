@@ -1,0 +1,394 @@
+//! Processing nodes on Linux: each a `runc` container from an OCI image
+//! (confined by `prism_io::oci`), its network namespace given one veth per
+//! interface, whose root-namespace end the workers serve as a host on its
+//! VLAN behind its port (`super::hosts`).
+//!
+//! A processing node outlives the node's process: its container, network
+//! namespace and links carry names the node's start-up cleanup does not
+//! own, and the desired state is saved (`processing.json`, 0600) beside
+//! the networks'. A node restarted after `kill -9` reads it, finds each
+//! container in runc's state and keeps it (its links served again), or
+//! restarts one that stopped; runc refuses a second container of a name.
+//! `prism cleanup` of a dead instance removes them all.
+
+use crate::control::processing::Held;
+use crate::runtime::RuntimeError;
+use prism_io::netns;
+use prism_io::oci::{self, Confinement, ContainerConfig, runc::Runc};
+use prism_node_api::{ApiError, ProcessingDoc, ProcessingState};
+use std::path::{Path, PathBuf};
+
+mod converge;
+pub use converge::Processing;
+
+/// Root-namespace ends of processing nodes' links start with this (and
+/// the instance's letters).
+pub const LINK_PREFIX: &str = "pn";
+/// The first id of the first container's user-namespace range: above
+/// every id a Debian system gives its users.
+const ID_FLOOR: u32 = 1 << 20;
+
+/// A started processing node: what its removal and the workers need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Running {
+    pub doc: ProcessingDoc,
+    /// Per interface: the root-namespace link, its port's index, its MAC.
+    pub links: Vec<(String, u16, [u8; 6])>,
+    pub id_base: u32,
+}
+
+/// Where a node's processing nodes live and what they are called.
+#[derive(Debug, Clone)]
+pub struct ProcessingPlaces {
+    pub runc: Runc,
+    /// Bundles and logs, on disk (a root file system is no place for the
+    /// node's tmpfs): `/var/lib/prism[-<instance>]/processing/`.
+    pub dir: PathBuf,
+    /// The saved desired state, beside the networks' (it goes with them
+    /// at a reboot): `<state_dir>/processing.json`.
+    state_file: PathBuf,
+    /// `pn` and the instance's letters.
+    pub link_prefix: String,
+    /// The node's ports, by index.
+    pub ports: Vec<String>,
+}
+
+/// Whether this host can run processing nodes: runc, umoci, Debian's
+/// static tini and its seccomp profile.
+pub fn tools_present() -> bool {
+    let on_path = |p: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(p).exists()))
+    };
+    Runc::new("/nonexistent").available()
+        && on_path("umoci")
+        && Path::new(oci::TINI).exists()
+        && Path::new(oci::seccomp::DEBIAN_PROFILE).exists()
+}
+
+/// Interface `k`'s MAC of processing node `name` (see [`ProcessingPlaces::mac`]).
+pub fn interface_mac(name: &str, k: usize) -> [u8; 6] {
+    ProcessingPlaces::mac(name, k)
+}
+
+/// FNV-1a of `s`: names a node's links and MACs stably across restarts.
+fn fnv(s: &str) -> u32 {
+    s.bytes().fold(0x811c_9dc5, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+impl ProcessingPlaces {
+    pub fn new(state_dir: &Path, instance_letters: &str, ports: Vec<String>) -> Self {
+        let data = match instance_letters {
+            "" => PathBuf::from("/var/lib/prism"),
+            i => PathBuf::from(format!("/var/lib/prism-{i}")),
+        };
+        Self {
+            runc: Runc::new(state_dir.join("runc")),
+            dir: data.join("processing"),
+            state_file: state_dir.join("processing.json"),
+            link_prefix: format!("{LINK_PREFIX}{instance_letters}"),
+            ports,
+        }
+    }
+
+    /// Interface `k`'s root-namespace link of node `name` (at most 13 bytes).
+    pub fn link(&self, name: &str, k: usize) -> String {
+        format!("{}{:08x}{k}", self.link_prefix, fnv(name))
+    }
+
+    /// Interface `k`'s MAC: locally administered, stable for the name.
+    pub fn mac(name: &str, k: usize) -> [u8; 6] {
+        let h = fnv(name).to_be_bytes();
+        [0x02, 0x70, h[0], h[1], h[2] ^ h[3], k as u8]
+    }
+
+    fn bundle(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// The links and ports of `doc`, refused if it names a port the node lacks.
+    pub fn links_of(&self, doc: &ProcessingDoc) -> Result<Vec<(String, u16, [u8; 6])>, ApiError> {
+        (doc.interfaces.iter().enumerate())
+            .map(|(k, l)| {
+                let port = self
+                    .ports
+                    .iter()
+                    .position(|p| *p == l.port)
+                    .ok_or_else(|| {
+                        ApiError::invalid(format!("this node has no port `{}`", l.port))
+                            .with_field(format!("interfaces[{k}].port"))
+                    })?;
+                Ok((
+                    self.link(&doc.name, k),
+                    port as u16,
+                    Self::mac(&doc.name, k),
+                ))
+            })
+            .collect()
+    }
+
+    /// The lowest user-namespace range no running node holds.
+    pub fn free_id_base(running: &[u32]) -> u32 {
+        (0u32..)
+            .map(|k| ID_FLOOR + k * oci::ID_RANGE)
+            .find(|b| !running.contains(b))
+            .expect("ranges to spare")
+    }
+
+    /// Starts `doc` as a container (nothing of it left on error).
+    pub fn start(&self, doc: &ProcessingDoc, id_base: u32) -> Result<Running, RuntimeError> {
+        let links = self
+            .links_of(doc)
+            .map_err(|e| RuntimeError::failed(e.message))?;
+        let r = Running {
+            doc: doc.clone(),
+            links,
+            id_base,
+        };
+        match self.build(&r) {
+            Ok(()) => Ok(r),
+            Err(e) => {
+                self.remove(&r);
+                Err(RuntimeError::failed(format!(
+                    "processing node `{}`: {e}",
+                    doc.name
+                )))
+            }
+        }
+    }
+
+    fn build(&self, r: &Running) -> std::io::Result<()> {
+        let doc = &r.doc;
+        let bundle = self.bundle(&doc.name);
+        let _ = self.runc.delete(&doc.name);
+        let _ = std::fs::remove_dir_all(&bundle);
+        make_passable(&self.dir)?;
+        oci::image::unpack(
+            Path::new(&doc.image.layout),
+            &doc.image.tag,
+            &bundle,
+            r.id_base,
+        )?;
+        let args = match &doc.command {
+            Some(c) => c.clone(),
+            None => image_args(&bundle)?,
+        };
+        let config = ContainerConfig {
+            hostname: doc.name.clone(),
+            rootfs: bundle.join("rootfs"),
+            args,
+            env: vec!["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".into()],
+            init: Some(oci::TINI.into()),
+            limits: Confinement {
+                id_base: r.id_base,
+                cpus: doc.cpus,
+                memory: doc.memory_mib << 20,
+                pids: doc.pids,
+                cgroup: format!("/prism-processing/{}", doc.name),
+            },
+        };
+        let profile = Path::new(oci::seccomp::DEBIAN_PROFILE);
+        let seccomp =
+            oci::seccomp::load(profile, &oci::KEPT_CAPS).map_err(std::io::Error::other)?;
+        let spec = oci::runtime_spec(&config, seccomp).map_err(std::io::Error::other)?;
+        oci::save_spec(&bundle, &spec)?;
+        let log = self.dir.join(format!("{}.log", doc.name));
+        let pid = self.runc.create(&doc.name, &bundle, &log)?;
+        delete_namespace_if_there(&doc.name)?;
+        netns::attach_namespace(&doc.name, pid)?;
+        self.wire(r)?;
+        self.runc.start(&doc.name)
+    }
+
+    /// Gives the container's namespace its interfaces: veths, MACs,
+    /// addresses, the default route.
+    fn wire(&self, r: &Running) -> std::io::Result<()> {
+        let ns = r.doc.name.as_str();
+        for (k, (l, (host, _, mac))) in r.doc.interfaces.iter().zip(&r.links).enumerate() {
+            let inner = format!("eth{k}");
+            netns::delete_link(host)?;
+            netns::create_veth(host, None, &inner, Some(ns))?;
+            netns::ip_in(
+                Some(ns),
+                &["link", "set", &inner, "address", &netns::format_mac(*mac)],
+            )?;
+            for a in &l.addresses {
+                netns::ip_in(Some(ns), &["addr", "add", a, "dev", &inner])?;
+            }
+            netns::ip_in(Some(ns), &["link", "set", &inner, "up"])?;
+            netns::ip_in(None, &["link", "set", host, "up"])?;
+            if let Some(g) = &l.gateway {
+                if let Some(m) = &l.gateway_mac {
+                    let neigh = [
+                        "neigh",
+                        "replace",
+                        g,
+                        "lladdr",
+                        m,
+                        "nud",
+                        "permanent",
+                        "dev",
+                        &inner,
+                    ];
+                    netns::ip_in(Some(ns), &neigh)?;
+                }
+                netns::ip_in(
+                    Some(ns),
+                    &["route", "add", "default", "via", g, "dev", &inner],
+                )?;
+            }
+        }
+        netns::ip_in(Some(ns), &["link", "set", "lo", "up"]).map(drop)
+    }
+
+    /// Whether `r`'s container runs with every link in place.
+    pub fn intact(&self, name: &str, links: &[(String, u16, [u8; 6])]) -> bool {
+        let runs = matches!(self.runc.state(name), Ok(Some(s)) if s.status == "running");
+        runs && links.iter().all(|(l, _, _)| netns::link_exists(l))
+    }
+
+    /// The user-namespace range of `name`'s bundle (a container found
+    /// after a restart).
+    pub fn id_base_of(&self, name: &str) -> Option<u32> {
+        oci::bundle_config(&self.bundle(name)).ok()?.1
+    }
+
+    /// Removes `r`'s container (its processes, cgroups and mounts), its
+    /// namespace, links and bundle. Best effort: each piece is tried.
+    pub fn remove(&self, r: &Running) -> Vec<String> {
+        self.remove_named(&r.doc.name, r.links.iter().map(|(l, _, _)| l.as_str()))
+    }
+
+    pub fn remove_named<'a>(
+        &self,
+        name: &str,
+        links: impl Iterator<Item = &'a str>,
+    ) -> Vec<String> {
+        let mut errors = Vec::new();
+        let mut note = |what: &str, r: std::io::Result<()>| {
+            if let Err(e) = r {
+                errors.push(format!("{name}: {what}: {e}"));
+            }
+        };
+        note("runc delete", self.runc.delete(name));
+        note("namespace", delete_namespace_if_there(name));
+        for l in links {
+            note("link", netns::delete_link(l));
+        }
+        let _ = std::fs::remove_file(self.dir.join(format!("{name}.log")));
+        note("bundle", remove_dir_if_there(&self.bundle(name)));
+        errors
+    }
+
+    /// Removes every container under this node's runc root and every link
+    /// with its prefix (`prism cleanup` of a dead instance): what was
+    /// removed.
+    pub fn remove_all(&self) -> Vec<String> {
+        let mut gone = Vec::new();
+        for id in self.runc.list().unwrap_or_default() {
+            self.remove_named(&id, std::iter::empty());
+            gone.push(format!("processing node {id}"));
+        }
+        for l in netns::links_with_prefix(&self.link_prefix) {
+            if netns::delete_link(&l).is_ok() {
+                gone.push(format!("link {l}"));
+            }
+        }
+        let _ = std::fs::remove_file(&self.state_file);
+        if remove_dir_if_there(&self.dir).is_ok() {
+            gone.push(format!("directory {}", self.dir.display()));
+        }
+        gone
+    }
+
+    /// Saves the state held (0600), for a restarted node.
+    pub fn save(&self, held: &Held) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let state = ProcessingState {
+            generation: held.generation,
+            scope: held.scope.clone(),
+            nodes: held.docs.values().cloned().collect(),
+        };
+        let tmp = self.state_file.with_extension("json.new");
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(&serde_json::to_vec_pretty(&state).map_err(std::io::Error::other)?)?;
+        f.sync_all()?;
+        std::fs::rename(tmp, self.state_file.clone())
+    }
+
+    /// The state a previous run saved, if any.
+    pub fn load(&self) -> std::io::Result<Option<ProcessingState>> {
+        match std::fs::read(self.state_file.clone()) {
+            Ok(b) => serde_json::from_slice(&b)
+                .map(Some)
+                .map_err(std::io::Error::other),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The command the image's own configuration runs (umoci's `config.json`).
+fn image_args(bundle: &Path) -> std::io::Result<Vec<String>> {
+    let (args, _) = oci::bundle_config(bundle)?;
+    if args.is_empty() {
+        return Err(std::io::Error::other(
+            "the image names no command: give one",
+        ));
+    }
+    Ok(args)
+}
+
+fn delete_namespace_if_there(name: &str) -> std::io::Result<()> {
+    match Path::new("/run/netns").join(name).exists() {
+        true => netns::delete_namespace(name),
+        false => Ok(()),
+    }
+}
+
+/// Makes `dir` (and its parent) with mode 0711: a container's mapped
+/// root passes through to its root file system, and lists nothing.
+fn make_passable(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir)?;
+    for d in [dir.parent(), Some(dir)].into_iter().flatten() {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o711))?;
+    }
+    Ok(())
+}
+
+fn remove_dir_if_there(p: &Path) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(p) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_fit_interfaces_and_stay_put_across_restarts() {
+        let p = ProcessingPlaces::new(Path::new("/run/prism-ab"), "ab", vec!["p0".into()]);
+        let l = p.link("pp-0123456789abcdef0123456789abcdef", 7);
+        assert!(l.len() <= 15 && l.starts_with("pnab"), "{l}");
+        assert_eq!(l, p.link("pp-0123456789abcdef0123456789abcdef", 7));
+        assert_ne!(p.link("pp-a", 0), p.link("pp-b", 0));
+        let m = ProcessingPlaces::mac("pp-a", 1);
+        assert_eq!((m[0] & 1, m[0] & 2, m[5]), (0, 2, 1), "unicast, local");
+        assert_eq!(ProcessingPlaces::free_id_base(&[]), ID_FLOOR);
+        assert_eq!(
+            ProcessingPlaces::free_id_base(&[ID_FLOOR, ID_FLOOR + 2 * oci::ID_RANGE]),
+            ID_FLOOR + oci::ID_RANGE
+        );
+    }
+}

@@ -1,0 +1,303 @@
+//! The Linux runtime's processing nodes: converging to a desired state
+//! (`crate::control::processing` plans it), finding them again after a
+//! restart, and giving the workers their links.
+
+use super::{ProcessingPlaces, Running};
+use crate::control::processing::{Held, Step};
+use crate::linux::LinuxRuntime;
+use crate::linux::worker::{Slot, Source, WorkerCmd};
+use crate::runtime::RuntimeError;
+use prism_node_api::{
+    ApiError, DesiredAction, ErrorCode, ProcessingApplied, ProcessingDoc, ProcessingOutcome,
+    ProcessingState, ProcessingView,
+};
+use std::collections::BTreeMap;
+
+/// The processing nodes a Linux node holds.
+#[derive(Debug)]
+pub struct Processing {
+    pub places: ProcessingPlaces,
+    pub held: Held,
+    pub running: BTreeMap<String, Running>,
+}
+
+impl Processing {
+    /// A node's, if its options run processing nodes.
+    pub fn for_node(opts: &crate::NodeOptions, ports: &[String]) -> Option<Self> {
+        let letters = opts.instance_letters();
+        let places = ProcessingPlaces::new(&opts.state_dir, letters, ports.to_vec());
+        opts.processing.then(|| Self::new(places))
+    }
+
+    pub fn new(places: ProcessingPlaces) -> Self {
+        Self {
+            places,
+            held: Held::default(),
+            running: BTreeMap::new(),
+        }
+    }
+}
+
+fn outcome(name: &str, r: Result<DesiredAction, RuntimeError>) -> ProcessingOutcome {
+    match r {
+        Ok(action) => ProcessingOutcome {
+            name: name.to_string(),
+            action,
+            error: None,
+        },
+        Err(e) => ProcessingOutcome {
+            name: name.to_string(),
+            action: DesiredAction::Failed,
+            error: Some(ApiError::new(ErrorCode::Internal, e.to_string())),
+        },
+    }
+}
+
+impl LinuxRuntime {
+    fn processing(&mut self) -> Result<&mut Processing, ApiError> {
+        self.processing.as_mut().ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Unavailable,
+                "this node runs no processing nodes (runc, umoci, tini or the seccomp profile is missing)",
+            )
+        })
+    }
+
+    /// Converges to `state`: each node kept, started, replaced or removed;
+    /// those that fail are reported and not held (the next state retries).
+    pub fn converge_processing(
+        &mut self,
+        state: ProcessingState,
+    ) -> Result<ProcessingApplied, ApiError> {
+        let steps = self.processing()?.held.plan(&state)?;
+        let mut nodes = Vec::new();
+        for step in steps {
+            let name = match &step {
+                Step::Remove(n) => n.clone(),
+                Step::Keep(d) | Step::Start(d) | Step::Replace(d) => d.name.clone(),
+            };
+            let r = self.step(step);
+            nodes.push(outcome(&name, r));
+        }
+        let p = self.processing()?;
+        p.held.generation = state.generation;
+        p.held.scope = state.scope;
+        p.places.save(&p.held).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Internal,
+                format!("saving the processing state: {e}"),
+            )
+        })?;
+        Ok(ProcessingApplied {
+            generation: state.generation,
+            nodes,
+        })
+    }
+
+    fn step(&mut self, step: Step) -> Result<DesiredAction, RuntimeError> {
+        match step {
+            Step::Remove(n) => {
+                self.stop_processing(&n)?;
+                Ok(DesiredAction::Removed)
+            }
+            Step::Keep(d) => {
+                let p = self
+                    .processing()
+                    .map_err(|e| RuntimeError::failed(e.message))?;
+                let intact =
+                    (p.running.get(&d.name)).is_some_and(|r| p.places.intact(&d.name, &r.links));
+                if intact {
+                    return Ok(DesiredAction::Unchanged);
+                }
+                self.stop_processing(&d.name)?;
+                self.start_processing(d)?;
+                Ok(DesiredAction::Replaced)
+            }
+            Step::Start(d) => {
+                self.start_processing(d)?;
+                Ok(DesiredAction::Added)
+            }
+            Step::Replace(d) => {
+                self.stop_processing(&d.name)?;
+                self.start_processing(d)?;
+                Ok(DesiredAction::Replaced)
+            }
+        }
+    }
+
+    fn start_processing(&mut self, doc: ProcessingDoc) -> Result<(), RuntimeError> {
+        let p = self
+            .processing()
+            .map_err(|e| RuntimeError::failed(e.message))?;
+        let taken: Vec<u32> = p.running.values().map(|r| r.id_base).collect();
+        let r = p
+            .places
+            .start(&doc, ProcessingPlaces::free_id_base(&taken))?;
+        if let Err(e) = self.attach_hosts(&r) {
+            let _ = self.detach_links(&r);
+            if let Some(p) = self.processing.as_ref() {
+                p.places.remove(&r);
+            }
+            return Err(e);
+        }
+        self.events.push(format!(
+            "processing node `{}`: container from {}:{}, {} interfaces",
+            doc.name,
+            doc.image.layout,
+            doc.image.tag,
+            r.links.len()
+        ));
+        let p = self
+            .processing()
+            .map_err(|e| RuntimeError::failed(e.message))?;
+        p.held.docs.insert(doc.name.clone(), doc.clone());
+        p.running.insert(doc.name, r);
+        Ok(())
+    }
+
+    fn stop_processing(&mut self, name: &str) -> Result<(), RuntimeError> {
+        let p = self
+            .processing()
+            .map_err(|e| RuntimeError::failed(e.message))?;
+        p.held.docs.remove(name);
+        let Some(r) = p.running.remove(name) else {
+            return Ok(());
+        };
+        let detached = self.detach_links(&r);
+        let errors = self
+            .processing
+            .as_ref()
+            .map(|p| p.places.remove(&r))
+            .unwrap_or_default();
+        self.events
+            .push(format!("processing node `{name}` removed"));
+        detached?;
+        match errors.is_empty() {
+            true => Ok(()),
+            false => Err(RuntimeError::failed(errors.join("; "))),
+        }
+    }
+
+    /// Gives the workers sockets on `r`'s links, each a host on its VLAN.
+    fn attach_hosts(&mut self, r: &Running) -> Result<(), RuntimeError> {
+        let n = self.workers.len().max(1);
+        let mut per: Vec<Vec<Slot>> = (0..n).map(|_| Vec::new()).collect();
+        for ((link, port, mac), doc) in r.links.iter().zip(&r.doc.interfaces) {
+            let source = Source::Host {
+                port: *port,
+                vlan: doc.vlan,
+                mac: *mac,
+            };
+            let (slots, _) = self
+                .deal(link, source, true, n)
+                .map_err(|e| RuntimeError::failed(format!("{link}: {e}")))?;
+            for (w, s) in slots.into_iter().enumerate() {
+                per[w].extend(s);
+            }
+        }
+        self.send_all(|w, done| WorkerCmd::AttachHosts {
+            slots: std::mem::take(&mut per[w]),
+            done,
+        })
+        .map(drop)
+    }
+
+    fn detach_links(&self, r: &Running) -> Result<(), RuntimeError> {
+        let links: Vec<String> = r.links.iter().map(|(l, _, _)| l.clone()).collect();
+        self.send_all(|_, done| WorkerCmd::Detach {
+            links: links.clone(),
+            done,
+        })
+        .map(drop)
+    }
+
+    /// After a restart: the saved state's nodes found running are kept
+    /// (their links served again), the others started again; containers
+    /// the state does not name are removed. What it did, for the log.
+    pub fn restore_processing(&mut self) -> Vec<String> {
+        let Some(p) = self.processing.as_mut() else {
+            return Vec::new();
+        };
+        let mut notes = Vec::new();
+        let saved = p.places.load().unwrap_or_else(|e| {
+            notes.push(format!(
+                "processing state unreadable ({e}); starting with none"
+            ));
+            None
+        });
+        let saved = saved.unwrap_or(ProcessingState {
+            generation: 0,
+            scope: String::new(),
+            nodes: Vec::new(),
+        });
+        let named: Vec<&str> = saved.nodes.iter().map(|d| d.name.as_str()).collect();
+        for id in p.places.runc.list().unwrap_or_default() {
+            if !named.contains(&id.as_str()) {
+                p.places.remove_named(&id, std::iter::empty());
+                notes.push(format!(
+                    "processing node `{id}`: not in the saved state, removed"
+                ));
+            }
+        }
+        p.held.generation = saved.generation;
+        p.held.scope = saved.scope.clone();
+        for doc in saved.nodes {
+            notes.push(self.restore_one(doc));
+        }
+        notes
+    }
+
+    fn restore_one(&mut self, doc: ProcessingDoc) -> String {
+        let Some(p) = self.processing.as_mut() else {
+            return String::new();
+        };
+        let found = p.places.links_of(&doc).ok().and_then(|links| {
+            let id_base = p.places.id_base_of(&doc.name)?;
+            p.places.intact(&doc.name, &links).then(|| Running {
+                doc: doc.clone(),
+                links,
+                id_base,
+            })
+        });
+        let name = doc.name.clone();
+        match found {
+            Some(r) => match self.attach_hosts(&r) {
+                Ok(()) => {
+                    let p = self.processing.as_mut().expect("checked above");
+                    p.held.docs.insert(name.clone(), doc);
+                    p.running.insert(name.clone(), r);
+                    format!("processing node `{name}`: found running, kept")
+                }
+                Err(e) => format!("processing node `{name}`: found, but its links: {e}"),
+            },
+            None => match self.start_processing(doc) {
+                Ok(()) => format!("processing node `{name}`: not running, started again"),
+                Err(e) => format!("processing node `{name}`: could not start again: {e}"),
+            },
+        }
+    }
+
+    /// The processing nodes as they run.
+    pub fn processing_views(&self) -> Result<Vec<ProcessingView>, ApiError> {
+        let p = self.processing.as_ref().ok_or_else(|| {
+            ApiError::new(ErrorCode::Unavailable, "this node runs no processing nodes")
+        })?;
+        Ok(p.running
+            .values()
+            .map(|r| {
+                let st = p.places.runc.state(&r.doc.name).ok().flatten();
+                ProcessingView {
+                    name: r.doc.name.clone(),
+                    status: st.as_ref().map_or("missing".into(), |s| s.status.clone()),
+                    pid: st.map(|s| s.pid).filter(|&p| p != 0),
+                    macs: r
+                        .links
+                        .iter()
+                        .map(|(_, _, m)| prism_io::netns::format_mac(*m))
+                        .collect(),
+                    doc: r.doc.clone(),
+                }
+            })
+            .collect())
+    }
+}
