@@ -133,6 +133,10 @@ pub struct NodeInfo {
     /// The node's uplink to the wide area, if it has one (docs/wan.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wan: Option<WanInfo>,
+    /// The port its processing nodes are behind, if it runs them
+    /// (`prism node --processing-port`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processing_port: Option<String>,
 }
 
 /// A node's WAN port: where other nodes send its networks' tunnels.

@@ -32,6 +32,8 @@ pub struct NodeFacts {
     pub workers: usize,
     /// The WAN port, if the node has one.
     pub wan: Option<prism_node_api::WanInfo>,
+    /// The port processing nodes are behind, if it runs them.
+    pub processing_port: Option<String>,
 }
 
 #[derive(Debug)]
@@ -318,6 +320,7 @@ where
             },
             desired_generation: c.desired_generation(),
             wan: self.facts.wan.clone(),
+            processing_port: self.facts.processing_port.clone(),
         })
     }
 

@@ -81,6 +81,12 @@ pub struct NodeArgs {
     /// (default: the host's name, with the instance).
     #[arg(long, requires = "controller")]
     pub node_name: Option<String>,
+    /// Run processing nodes (containers from images, booked as
+    /// `--type processing`; docs/processing.md) as hosts behind PORT, a
+    /// port of the scenario (its interface may be a veth whose peer
+    /// nothing uses). Needs runc, umoci, tini and containers-common.
+    #[arg(long, value_name = "PORT")]
+    pub processing_port: Option<String>,
     /// Where the controller reaches this node's API (default: the
     /// --api-listen address, which must then not be a wildcard).
     #[arg(long, value_name = "HOST:PORT", requires = "controller")]
@@ -119,6 +125,7 @@ impl NodeArgs {
         cfg.fresh = self.fresh;
         cfg.reconfig_strategy = self.reconfig_strategy;
         cfg.instance = self.instance.clone();
+        cfg.processing_port = self.processing_port.clone();
         if let Some(addr) = self.api_listen {
             let auth = match &self.api_credential_file {
                 Some(file) => {

@@ -123,6 +123,9 @@ pub struct ServeConfig {
     /// The executable whose `swrouter` command runs `prism` routers
     /// (`None`: this process's own).
     pub router_exe: Option<PathBuf>,
+    /// Runs processing nodes, as hosts behind this port of the scenario
+    /// (`PUT /v1/processing`; docs/processing.md).
+    pub processing_port: Option<String>,
 }
 
 impl ServeConfig {
@@ -143,6 +146,7 @@ impl ServeConfig {
             instance: None,
             join: None,
             router_exe: None,
+            processing_port: None,
         }
     }
 }
@@ -190,6 +194,7 @@ impl NodeServer {
             io: cfg.io.as_str().to_string(),
             workers: cfg.workers.max(1),
             wan: wan_info(&sc),
+            processing_port: setup::processing_port(&cfg, &sc)?,
         };
         let networks = sc.substrate.networks().count();
         let gateway = sc.wan.is_some();

@@ -129,10 +129,18 @@ fn processing_nodes_forward_through_the_pipeline_and_outlive_a_killed_node() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
     let layout = busybox_image(dir.path());
-    let args = ["--instance", INSTANCE, "--api", SOCKET];
-    let fresh = ["--fresh", "--instance", INSTANCE, "--api", SOCKET];
+    let args = [
+        "--instance",
+        INSTANCE,
+        "--api",
+        SOCKET,
+        "--processing-port",
+        "proc",
+    ];
+    let fresh = [&["--fresh"][..], &args].concat();
     let node = start_node_args("processing", &scenario(), &fresh);
     wait_for_api_at(SOCKET, 20);
+    assert_eq!(node_ctl(&["node"])["processing_port"], "proc");
     let applied = node_ctl(&["processing", &state(1, &layout, true)]);
     let actions: Vec<&str> = (applied["nodes"].as_array().unwrap().iter())
         .map(|n| n["action"].as_str().unwrap())

@@ -120,6 +120,7 @@ impl NodeApi for FakeNode {
             },
             desired_generation: self.desired_generation.load(Ordering::SeqCst),
             wan: self.wan.lock().unwrap().clone(),
+            processing_port: None,
         })
     }
     /// As a node does: fenced, planned and carried out by the node API's

@@ -50,8 +50,29 @@ pub(super) fn node_options(cfg: &ServeConfig) -> NodeOptions {
     opts.persist = Some(cfg.scenario_text.clone());
     opts.reconfig_strategy = cfg.reconfig_strategy;
     opts.router_exe = cfg.router_exe.clone();
-    opts.processing = crate::linux::processing::tools_present();
+    opts.processing = cfg.processing_port.is_some();
     opts
+}
+
+/// The port processing nodes are behind, checked: a port of the
+/// scenario, on a host that can run them.
+pub(super) fn processing_port(cfg: &ServeConfig, sc: &Scenario) -> Result<Option<String>> {
+    let Some(port) = &cfg.processing_port else {
+        return Ok(None);
+    };
+    if !sc.port_names.contains(port) {
+        anyhow::bail!(
+            "--processing-port {port}: the scenario has no such port ({})",
+            sc.port_names.join(", ")
+        );
+    }
+    if !crate::linux::processing::tools_present() {
+        anyhow::bail!(
+            "--processing-port: processing nodes need runc, umoci, tini (tini-static) and \
+             containers-common's seccomp profile (apt install runc umoci tini golang-github-containers-common)"
+        );
+    }
+    Ok(Some(port.clone()))
 }
 
 /// The node's WAN port as its API shows it.
