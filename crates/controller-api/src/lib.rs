@@ -20,6 +20,7 @@ pub mod node_keys;
 pub mod nodes;
 pub mod observe;
 pub mod operation;
+pub mod processing;
 pub mod projects;
 pub mod quota;
 pub mod session;
@@ -45,6 +46,7 @@ pub use node_keys::{ControllerCertView, NodeKeyRequest, NodeKeyView};
 pub use nodes::{NodeRequest, NodeView};
 pub use observe::{CaptureRequest, NodeHardware, SlotView, TraceRequest};
 pub use operation::Operation;
+pub use processing::{Attachment, BookFlags, PROCESSING, ProcessingSpec};
 pub use projects::{
     MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
 };

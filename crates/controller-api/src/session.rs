@@ -81,6 +81,23 @@ pub enum LoginError {
 /// Logs in at `controller` (checked against `ca` when it is `https://`)
 /// and saves the session (the token, its project and expiry), readable by
 /// its owner only.
+/// [`login`], and what to tell the user: where, as whom, in which
+/// project, and where the token is kept.
+pub async fn login_said(
+    controller: &str,
+    ca: Option<&Path>,
+    r: &LoginRequest,
+) -> Result<String, LoginError> {
+    let s = login(controller, ca, r).await?;
+    let project = s.project.map(|p| format!(" (project {p})"));
+    Ok(format!(
+        "logged in to {controller} as {}{}; token saved in {}",
+        r.user,
+        project.unwrap_or_default(),
+        path().display()
+    ))
+}
+
 pub async fn login(
     controller: &str,
     ca: Option<&Path>,

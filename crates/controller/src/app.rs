@@ -29,6 +29,7 @@ pub(crate) mod observe;
 pub(crate) mod operations;
 pub(crate) mod placement;
 pub(crate) mod pools;
+pub(crate) mod processing;
 pub(crate) mod projects;
 pub(crate) mod public;
 pub(crate) mod public_mac;

@@ -3,6 +3,7 @@
 //! crash interrupted).
 
 mod areas;
+pub mod serve;
 
 use crate::app::authz::Principal;
 pub use crate::app::context::{Context, DB_CONNECTIONS, POOL_HOLD_DOWN_MS, Settings, TUNNEL_POOL};

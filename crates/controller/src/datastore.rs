@@ -21,6 +21,7 @@ pub(crate) mod nodes;
 pub(crate) mod operations;
 pub(crate) mod parts;
 pub(crate) mod pool_releases;
+pub(crate) mod processing;
 pub(crate) mod projects;
 pub(crate) mod public_addresses;
 pub(crate) mod registry;

@@ -105,6 +105,8 @@ pub const NETWORK: &str = "network";
 
 pub const VLAN: &str = "vlan";
 
+pub use prism_controller_api::{PROCESSING, ProcessingSpec};
+
 /// Whether bookings of built-in type `rtype` take capacity shared across
 /// projects (a node's, the VLAN pool, a span's tunnels, NAT's addresses:
 /// `db::project_tx`); a registered type with no node takes none.

@@ -34,7 +34,8 @@ pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
 pub use openapi::{ApiDoc, check_checked_in_spec, spec_json};
 pub use processing::{
     ImageRef, InterfaceDoc, MAX_NAME as MAX_PROCESSING_NAME, ProcessingApplied, ProcessingDoc,
-    ProcessingOutcome, ProcessingState, ProcessingView, processing_stale,
+    ProcessingOutcome, ProcessingState, ProcessingView, interface_mac as processing_mac,
+    name_hash as processing_name_hash, processing_stale,
 };
 #[cfg(feature = "server")]
 pub use server::{

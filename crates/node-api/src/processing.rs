@@ -58,7 +58,9 @@ fn default_pids() -> u32 {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImageRef {
-    /// The image layout's directory on the node.
+    /// The image layout's directory on the node: an absolute path, or a
+    /// name in the node's image directory (`base`:
+    /// `/var/lib/prism/images/base`).
     pub layout: String,
     pub tag: String,
 }
@@ -212,6 +214,22 @@ impl InterfaceDoc {
         }
         Ok(())
     }
+}
+
+/// FNV-1a of a processing node's name: names its links on the node and
+/// its MACs, the same after a restart.
+pub fn name_hash(name: &str) -> u32 {
+    name.bytes().fold(0x811c_9dc5, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// Interface `k`'s MAC of processing node `name`: locally administered,
+/// unicast, known to the controller (its networks' routes send to it)
+/// before the node makes it.
+pub fn interface_mac(name: &str, k: usize) -> [u8; 6] {
+    let h = name_hash(name).to_be_bytes();
+    [0x02, 0x70, h[0], h[1], h[2] ^ h[3], k as u8]
 }
 
 /// The refusal of a generation older than the last accepted.

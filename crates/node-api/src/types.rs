@@ -198,6 +198,31 @@ pub struct TapBody {
     pub timeout_ms: Option<u64>,
 }
 
+impl TapBody {
+    /// A trace of `count` packets (`snaplen`: a capture keeping that
+    /// many bytes of each), waiting at most `timeout_s` seconds.
+    pub fn new(count: usize, snaplen: Option<usize>, timeout_s: u64) -> Self {
+        Self {
+            count,
+            capture: snaplen.is_some(),
+            snaplen,
+            timeout_ms: Some(timeout_s.saturating_mul(1000)),
+        }
+    }
+}
+
+impl TapAnswer {
+    /// What to say when fewer than the `count` packets asked came.
+    pub fn shortfall(&self, count: usize) -> Option<String> {
+        self.timed_out.then(|| {
+            format!(
+                "{} of {count} packets came before the time ran out",
+                self.packets.len()
+            )
+        })
+    }
+}
+
 /// One packet seen by a trace or capture.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct TapView {

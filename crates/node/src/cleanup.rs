@@ -16,6 +16,24 @@ pub struct Cleaned {
     pub left_alone: Vec<String>,
 }
 
+impl Cleaned {
+    /// What `prism cleanup` prints: a line per object removed, the count,
+    /// a line per instance left alone.
+    pub fn report(&self) -> String {
+        let mut out: Vec<String> = self
+            .removed
+            .iter()
+            .map(|r| format!("removed {r}"))
+            .collect();
+        out.push(format!(
+            "prism cleanup: {} objects removed",
+            self.removed.len()
+        ));
+        out.extend(self.left_alone.iter().map(|r| format!("left alone: {r}")));
+        out.join("\n")
+    }
+}
+
 /// An instance to clean beside those the host shows, with the test hosts
 /// made for it: their namespaces' and links' name prefixes.
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! `prism controller`: the control and management plane's service, and
 //! the bootstrap of its first administrator.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use prism_controller::{Controller, PasswordCost, Settings};
 use prism_node_api::read_secret_file;
 use std::path::PathBuf;
@@ -131,40 +131,26 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
 
 /// `prism controller serve`.
 async fn serve(args: &ServeArgs) -> Result<()> {
-    let (db, listen, transport) = (&args.db, &args.listen, &args.transport);
+    let t = &args.transport;
     let node_secret = args.node_credential_file.as_deref().map(read_secret_file);
-    let node_secret = node_secret.transpose().map_err(anyhow::Error::msg)?;
-    let (node_ca, certified) = prism_controller::infra::transport::node_ca(&transport.tls_dir)?;
     let settings = Settings {
-        node_secret,
+        node_secret: node_secret.transpose().map_err(anyhow::Error::msg)?,
         hold_s: args.hold,
         password_cost: args.argon2,
-        node_ca,
         node_cert_life_ms: (args.node_cert_hours * 3_600_000.0) as i64,
         db_connections: args.db_connections,
         allow_readable_db: args.allow_readable_db,
         ..Settings::default()
     };
-    let ctl = Controller::open(db, settings).await?;
-    let listener = tokio::net::TcpListener::bind(listen)
+    let o = prism_controller::ServeOptions {
+        db: &args.db,
+        listen: &args.listen,
+        tls_cert: t.tls_cert.as_deref(),
+        tls_key: t.tls_key.as_deref(),
+        tls_dir: &t.tls_dir,
+        plain_http: t.plain_http,
+    };
+    prism_controller::serve(o, settings)
         .await
-        .with_context(|| format!("listening on {listen}"))?;
-    let at = listener.local_addr()?;
-    let (tls, how) = prism_controller::infra::transport::choose(
-        transport
-            .tls_cert
-            .as_deref()
-            .zip(transport.tls_key.as_deref()),
-        &transport.tls_dir,
-        transport.plain_http,
-        at,
-    )?;
-    eprintln!(
-        "prism controller: serving {how} on {at} with {} ({:?}); {certified}",
-        prism_controller::redact(db),
-        ctl.engine()
-    );
-    prism_controller::api::serve_until_signalled(ctl, listener, tls).await?;
-    eprintln!("prism controller: stopped");
-    Ok(())
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }

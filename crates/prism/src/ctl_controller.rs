@@ -6,8 +6,8 @@ use crate::print;
 use anyhow::{Context, Result};
 use prism_controller_api::session;
 use prism_controller_api::{
-    Action, ApiKeyRequest, BookingRequest, ControllerClient, LoginRequest, MemberRequest,
-    NodeRequest, Operation, ProjectRequest, Role, UserRequest,
+    Action, ApiKeyRequest, ControllerClient, LoginRequest, MemberRequest, NodeRequest, Operation,
+    ProjectRequest, Role, UserRequest,
 };
 use std::path::{Path, PathBuf};
 
@@ -48,27 +48,8 @@ pub enum ControllerCmd {
         #[arg(long)]
         all: bool,
     },
-    /// Book a network: FILE holds a network document without `name` (JSON,
-    /// or TOML), e.g. `{"tier": "hardware", "forwarding": "destination",
-    /// "route": [...]}`; a network spanning nodes adds `[[part]]` tables
-    /// (`node`, `route`: docs/wan.md). Provisioned at once unless --hold.
-    Book {
-        name: String,
-        #[arg(long)]
-        spec: PathBuf,
-        /// Guaranteed bandwidth, Mbit/s.
-        #[arg(long)]
-        bandwidth: i64,
-        /// Lease in seconds (default: the service level's, 24 h).
-        #[arg(long)]
-        lease: Option<i64>,
-        /// Only allocate (a 10-minute hold); `provision` later.
-        #[arg(long)]
-        hold: bool,
-        /// Outgoing NAT through its node's gateway (docs/wan.md).
-        #[arg(long)]
-        nat: bool,
-    },
+    /// Book a network or a processing node (see `book --help`).
+    Book(crate::ctl_book::BookArgs),
     /// Lease a public address from a node's pool for host INTERNAL of
     /// booking BOOKING: an IPv4 host of a routed network (the gateway
     /// service: traffic to the address reaches the host), or a MAC host of
@@ -238,7 +219,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         C::Whoami => print(&c.whoami().await?),
         C::Projects => print(&c.list_projects().await?),
         C::Bookings { .. }
-        | C::Book { .. }
+        | C::Book(_)
         | C::Status { .. }
         | C::Provision { .. }
         | C::Renew { .. }
@@ -272,20 +253,7 @@ async fn booking_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) 
     use ControllerCmd as C;
     match cmd {
         C::Bookings { all } => print(&c.all_bookings(project, *all).await?),
-        C::Book {
-            name,
-            spec,
-            bandwidth,
-            lease,
-            hold,
-            nat,
-        } => {
-            let mut r = BookingRequest::from_spec_file(name, spec, *bandwidth, *lease)
-                .map_err(anyhow::Error::msg)?;
-            r.nat = *nat;
-            r.provision = !*hold;
-            print(&c.book(project, &r).await?)
-        }
+        C::Book(a) => print(&c.book(project, &a.request()?).await?),
         C::Status { id } => print(&c.booking(project, id).await?),
         C::Provision { id } => print(&c.provision(project, id).await?),
         C::Renew { id, seconds } => print(&c.renew(project, id, *seconds).await?),
@@ -432,14 +400,7 @@ async fn login(
         project: w.project.clone(),
         ttl_s: ttl,
     };
-    let s = session::login(addr, ca, &r).await?;
-    let project = s.project.map(|p| format!(" (project {p})"));
-    let saved = session::path();
-    println!(
-        "logged in to {addr} as {user}{}; token saved in {}",
-        project.unwrap_or_default(),
-        saved.display()
-    );
+    println!("{}", session::login_said(addr, ca, &r).await?);
     Ok(())
 }
 

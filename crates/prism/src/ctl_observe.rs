@@ -36,19 +36,13 @@ pub struct CaptureArgs {
     pub timeout: u64,
 }
 
-fn body(count: usize, capture: bool, snaplen: Option<usize>, timeout: u64) -> TapBody {
-    TapBody {
-        count,
-        capture,
-        snaplen,
-        timeout_ms: Some(timeout.saturating_mul(1000)),
-    }
-}
-
 /// VPP-style: one block per packet, one line per stage.
 pub async fn trace(c: &NodeClient, a: &TraceArgs) -> Result<()> {
     let t = c
-        .tap(a.network.as_deref(), &body(a.count, false, None, a.timeout))
+        .tap(
+            a.network.as_deref(),
+            &TapBody::new(a.count, None, a.timeout),
+        )
         .await?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&t)?);
@@ -62,11 +56,8 @@ pub async fn trace(c: &NodeClient, a: &TraceArgs) -> Result<()> {
 }
 
 fn note_short(t: &TapAnswer, count: usize) {
-    if t.timed_out {
-        eprintln!(
-            "prism ctl: {} of {count} packets came before the time ran out",
-            t.packets.len()
-        );
+    if let Some(s) = t.shortfall(count) {
+        eprintln!("prism ctl: {s}");
     }
 }
 
@@ -75,7 +66,7 @@ pub async fn capture(c: &NodeClient, a: &CaptureArgs) -> Result<()> {
     let t = c
         .tap(
             Some(&a.network),
-            &body(a.count, true, Some(a.snaplen), a.timeout),
+            &TapBody::new(a.count, Some(a.snaplen), a.timeout),
         )
         .await?;
     let n = prism_node::taps::write_pcapng(&t, &a.write)?;

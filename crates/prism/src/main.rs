@@ -4,6 +4,7 @@
 mod check_cmd;
 mod controller_cmd;
 mod ctl;
+mod ctl_book;
 mod ctl_controller;
 mod ctl_observe;
 mod ctl_reconfig;

@@ -174,12 +174,6 @@ pub fn cleanup(instance: Option<&str>) -> Result<()> {
         Some(i) => prism_node::cleanup::instance(Some(i))?,
         None => prism_node::cleanup::everything([prism_lab::demo::hosts::demo_leftovers()])?,
     };
-    for r in &c.removed {
-        println!("removed {r}");
-    }
-    println!("prism cleanup: {} objects removed", c.removed.len());
-    for r in c.left_alone {
-        println!("left alone: {r}");
-    }
+    println!("{}", c.report());
     Ok(())
 }

@@ -67,6 +67,10 @@ pub struct FakeNode {
     traffic: Mutex<std::collections::BTreeMap<String, prism_node_api::NamedCounters>>,
     /// Its event log: each reconfiguration asked, started and done at once.
     log: Mutex<Vec<NodeEvent>>,
+    /// The port it runs processing nodes behind (`with_processing`).
+    pub processing_port: Mutex<Option<String>>,
+    /// The processing state last accepted (`PUT /v1/processing`).
+    pub processing: Mutex<Option<prism_node_api::ProcessingState>>,
 }
 
 fn view(d: &NetworkDoc) -> NetworkView {
@@ -139,6 +143,8 @@ impl FakeNode {
             refusals: Arc::default(),
             traffic: Mutex::default(),
             log: Mutex::default(),
+            processing_port: Mutex::default(),
+            processing: Mutex::default(),
         })
     }
 
@@ -169,6 +175,20 @@ impl FakeNode {
         n.counters.rx_packets += packets;
         n.dropped += packets;
         *n.drops.entry(reason.into()).or_default() += packets;
+    }
+
+    /// Runs processing nodes behind port `port` (a fake keeps what it is
+    /// told and runs nothing).
+    pub fn with_processing(self: Arc<Self>, port: &str) -> Arc<Self> {
+        *self.processing_port.lock().unwrap() = Some(port.into());
+        self
+    }
+
+    /// The processing nodes it was last told to run, by name.
+    pub fn processing_nodes(&self) -> Vec<prism_node_api::ProcessingDoc> {
+        (self.processing.lock().unwrap().as_ref())
+            .map(|s| s.nodes.clone())
+            .unwrap_or_default()
     }
 
     /// Reports a WAN port `port` with `address` and `mac`.

@@ -261,8 +261,15 @@ pub(crate) fn change_wait(cx: &Context) -> std::time::Duration {
 /// A new generation for every node booking `b` is on (a spanning
 /// network's parts' nodes, else its node).
 pub(crate) async fn bump_generation(tx: &mut Tx, b: &Booking) -> Result<()> {
+    // A processing node's networks change with it (their routes to it).
+    let attached = match b.resource_type == crate::model::PROCESSING {
+        true => crate::app::processing::attached_ids(tx, b).await?,
+        false => Vec::new(),
+    };
     for node in node_ids_of(tx, b).await? {
-        crate::datastore::nodes::bump_generation(tx, &node, &b.id).await?;
+        for id in std::iter::once(&b.id).chain(&attached) {
+            crate::datastore::nodes::bump_generation(tx, &node, id).await?;
+        }
     }
     Ok(())
 }

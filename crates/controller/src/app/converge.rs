@@ -51,7 +51,9 @@ async fn converge(
                 if let Some(held) = accepted.as_ref() {
                     check_change(cx, id, held).await;
                 }
-                return record(cx, id, generation, desired, a, Vec::new()).await;
+                let c = record(cx, id, generation, desired, a, Vec::new()).await?;
+                processing_pass(cx, id, &client, generation).await?;
+                return Ok(c);
             }
             Err(e) if e.api().is_some() => {}
             Err(e) => return not_converged(cx, id, generation, &e).await,
@@ -66,7 +68,9 @@ async fn converge(
         match client.put_desired(&body).await {
             Ok(a) => {
                 *accepted = Some(body);
-                return record(cx, id, generation, desired, a, refused).await;
+                let c = record(cx, id, generation, desired, a, refused).await?;
+                processing_pass(cx, id, &client, generation).await?;
+                return Ok(c);
             }
             Err(e) => {
                 if let Some(i) = e.api().and_then(refused_network)
@@ -96,6 +100,44 @@ async fn record(
     nodes::record_converged(&cx.pool, id, generation, &ready, &refused, cx.now_ms()).await?;
     c.reached = true;
     Ok(c)
+}
+
+/// Node `id`'s processing nodes, sent whole under the networks'
+/// generation (a node without a processing port is sent nothing, and
+/// its processing bookings fail); each booking's outcome recorded.
+async fn processing_pass(
+    cx: &Context,
+    id: &str,
+    client: &prism_node_api::NodeClient,
+    generation: i64,
+) -> Result<()> {
+    use crate::app::processing;
+    let desired = processing::desired_on(cx, id).await?;
+    if crate::datastore::processing::processing_port_of(&cx.pool, id)
+        .await?
+        .is_none()
+    {
+        return Ok(());
+    }
+    let body = processing::whole(u64::try_from(generation).unwrap_or(0), &desired);
+    let mut ready = Vec::new();
+    let mut refused = Vec::new();
+    match client.put_processing(&body).await {
+        Ok(a) => {
+            for (booking, was_ready, doc) in &desired {
+                match a.nodes.iter().find(|n| n.name == doc.name) {
+                    Some(n) if n.error.is_some() => {
+                        let why = n.error.as_ref().map(|e| e.to_string()).unwrap_or_default();
+                        refused.push((booking.clone(), why));
+                    }
+                    _ if !was_ready => ready.push(booking.clone()),
+                    _ => {}
+                }
+            }
+        }
+        Err(e) => refused.extend(desired.iter().map(|(b, _, _)| (b.clone(), e.to_string()))),
+    }
+    nodes::record_converged(&cx.pool, id, generation, &ready, &refused, cx.now_ms()).await
 }
 
 /// Records why node `id` did not take generation `generation` (`e`),

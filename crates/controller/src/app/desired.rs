@@ -38,6 +38,9 @@ pub(crate) async fn desired_networks(
     let mut publics = publics_store::publics_by_booking_on(&cx.pool, id, only).await?;
     let mut desired = BTreeMap::new();
     for mut b in running {
+        if b.resource_type != crate::model::NETWORK {
+            continue;
+        }
         let name = node_network_name(&b.id);
         let parts = parts.remove(&b.id).unwrap_or_default();
         b.s_tag = s_tags.get(&b.id).copied();
@@ -58,6 +61,7 @@ pub(crate) async fn desired_networks(
         };
         let publics = publics.remove(&b.id).unwrap_or_default();
         crate::app::gateway::gateway_doc(&mut doc, &b, node_wan.as_ref(), &publics)?;
+        crate::app::processing::add_hosts(cx, id, &b, &mut doc).await?;
         let ready = b.operational_state == OperationalState::Ready;
         desired.insert(name, (b.id, ready, doc));
     }

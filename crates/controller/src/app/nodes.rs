@@ -44,6 +44,12 @@ pub async fn register_node(cx: &Context, p: &Principal, r: NodeRequest) -> Resul
     store::insert_node(&cx.pool, &node).await?;
     let mut tx = crate::infra::db::begin(&cx.pool).await?;
     record_wan(&mut tx, &id, info.wan.as_ref()).await?;
+    crate::datastore::processing::set_processing_port(
+        &mut tx,
+        &id,
+        info.processing_port.as_deref(),
+    )
+    .await?;
     tx.commit().await?;
     kick(cx, &id).wait_at_most(pass_wait(cx)).await;
     node_view(cx, &id).await

@@ -25,6 +25,13 @@ fn builtins() -> Vec<ResourceType> {
             builtin: true,
         },
         ResourceType {
+            name: crate::model::PROCESSING.into(),
+            description: "A processing node (VANI's processing resource): a container from an image on the node of the networks it is attached to, with an interface on each, confined (docs/processing.md)".into(),
+            schema: prism_controller_api::processing::schema(),
+            operations: vec![GenericOp::Get, GenericOp::Release],
+            builtin: true,
+        },
+        ResourceType {
             name: VLAN.into(),
             description: "A VLAN ID from the pool, the project's alone while booked".into(),
             schema: serde_json::json!({"type": "object", "additionalProperties": false}),

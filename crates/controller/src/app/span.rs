@@ -305,7 +305,7 @@ pub(crate) async fn record_wan(
     id: &str,
     wan: Option<&prism_node_api::WanInfo>,
 ) -> Result<bool> {
-    nodes::set_wan(tx, id, wan).await
+    crate::datastore::parts::set_wan(tx, id, wan).await
 }
 
 /// Part `i`'s document on its node: the booking's document (its VLAN, rate

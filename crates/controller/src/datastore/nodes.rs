@@ -199,27 +199,7 @@ pub(crate) async fn upsert_from_heartbeat(
     .await?;
     Ok(match old {
         None => {
-            let id = crate::infra::secrets::new_id();
-            sqlx::query("INSERT INTO nodes (id, name, address, device, slots, hw_mbps, sw_mbps, ports, generation, applied_generation, last_seen_ms, created_ms, boot_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 0, $9, $9, $10)")
-                .bind(&id)
-                .bind(&h.name)
-                .bind(&h.address)
-                .bind(&h.info.device)
-                .bind(slots)
-                .bind(h.hw_mbps.unwrap_or(1000))
-                .bind(h.sw_mbps.unwrap_or(100))
-                .bind(&ports)
-                .bind(now)
-                .bind(&h.boot_id)
-                .execute(&mut **tx)
-                .await
-                .map_err(|e| {
-                    if unique_violation(&e) {
-                        Error::conflict("this node was registered meanwhile; send again")
-                    } else {
-                        e.into()
-                    }
-                })?;
+            let id = insert_from_heartbeat(tx, h, (&ports, slots), now).await?;
             (id, true, true, 1, 0)
         }
         Some(r) => {
@@ -228,7 +208,7 @@ pub(crate) async fn upsert_from_heartbeat(
             let rebooted = r.try_get::<Option<String>, _>(2)?.as_deref() != Some(&h.boot_id);
             let generation: i64 = r.try_get(3)?;
             let applied: i64 = r.try_get(4)?;
-            sqlx::query("UPDATE nodes SET address = $2, device = $3, slots = $4, ports = $5, boot_id = $6, last_seen_ms = $7, hw_mbps = COALESCE($8, hw_mbps), sw_mbps = COALESCE($9, sw_mbps), revoked_ms = NULL WHERE id = $1")
+            sqlx::query("UPDATE nodes SET address = $2, device = $3, slots = $4, ports = $5, boot_id = $6, last_seen_ms = $7, hw_mbps = COALESCE($8, hw_mbps), sw_mbps = COALESCE($9, sw_mbps), revoked_ms = NULL, processing_port = $10 WHERE id = $1")
                 .bind(&id)
                 .bind(&h.address)
                 .bind(&h.info.device)
@@ -238,11 +218,44 @@ pub(crate) async fn upsert_from_heartbeat(
                 .bind(now)
                 .bind(h.hw_mbps)
                 .bind(h.sw_mbps)
+                .bind(&h.info.processing_port)
                 .execute(&mut **tx)
                 .await?;
             (id, false, moved || rebooted, generation, applied)
         }
     })
+}
+
+/// Node `h.name`'s row, made at its first heartbeat: its id.
+async fn insert_from_heartbeat(
+    tx: &mut Tx,
+    h: &Heartbeat,
+    (ports, slots): (&str, i64),
+    now: i64,
+) -> Result<String> {
+    let id = crate::infra::secrets::new_id();
+    sqlx::query("INSERT INTO nodes (id, name, address, device, slots, hw_mbps, sw_mbps, ports, generation, applied_generation, last_seen_ms, created_ms, boot_id, processing_port) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 0, $9, $9, $10, $11)")
+        .bind(&id)
+        .bind(&h.name)
+        .bind(&h.address)
+        .bind(&h.info.device)
+        .bind(slots)
+        .bind(h.hw_mbps.unwrap_or(1000))
+        .bind(h.sw_mbps.unwrap_or(100))
+        .bind(ports)
+        .bind(now)
+        .bind(&h.boot_id)
+        .bind(&h.info.processing_port)
+        .execute(&mut **tx)
+        .await
+        .map_err(|e| {
+            if unique_violation(&e) {
+                Error::conflict("this node was registered meanwhile; send again")
+            } else {
+                e.into()
+            }
+        })?;
+    Ok(id)
 }
 
 /// A new desired state for node `id`, changed in booking `booking`'s
@@ -454,47 +467,4 @@ pub(crate) async fn ports(tx: &mut Tx, id: &str) -> Result<Vec<String>> {
         .fetch_one(&mut **tx)
         .await?;
     Ok(serde_json::from_str(&r.try_get::<String, _>(0)?).unwrap_or_default())
-}
-
-/// Records the WAN side node `id` reports; when it changed, every node
-/// holding a part of a live network with a part on it gets a new
-/// generation (their tunnels to it change). Whether it changed.
-pub(crate) async fn set_wan(
-    tx: &mut Tx,
-    id: &str,
-    wan: Option<&prism_node_api::WanInfo>,
-) -> Result<bool> {
-    let new = wan.and_then(|w| serde_json::to_string(w).ok());
-    let old: Option<String> = sqlx::query("SELECT wan FROM nodes WHERE id = $1")
-        .bind(id)
-        .fetch_one(&mut **tx)
-        .await?
-        .try_get(0)?;
-    if old == new {
-        return Ok(false);
-    }
-    sqlx::query("UPDATE nodes SET wan = $2 WHERE id = $1")
-        .bind(id)
-        .bind(&new)
-        .execute(&mut **tx)
-        .await?;
-    sqlx::query(
-        "UPDATE nodes SET generation = generation + 1 WHERE id IN (\
-         SELECT q.node_id FROM booking_parts p JOIN booking_parts q ON q.booking_id = p.booking_id \
-         JOIN bookings b ON b.id = p.booking_id WHERE p.node_id = $1 AND b.released_ms IS NULL)",
-    )
-    .bind(id)
-    .execute(&mut **tx)
-    .await?;
-    sqlx::query(
-        "INSERT INTO node_changes (node_id, generation, booking_id) \
-         SELECT q.node_id, n.generation, q.booking_id FROM booking_parts p \
-         JOIN booking_parts q ON q.booking_id = p.booking_id JOIN bookings b ON b.id = p.booking_id \
-         JOIN nodes n ON n.id = q.node_id WHERE p.node_id = $1 AND b.released_ms IS NULL \
-         ON CONFLICT DO NOTHING",
-    )
-    .bind(id)
-    .execute(&mut **tx)
-    .await?;
-    Ok(true)
 }

@@ -195,3 +195,46 @@ pub(crate) async fn free_tunnels(tx: &mut Tx, id: &str, now: i64) -> Result<()> 
     }
     Ok(())
 }
+
+/// Records the WAN side node `id` reports; when it changed, every node
+/// holding a part of a live network with a part on it gets a new
+/// generation (their tunnels to it change). Whether it changed.
+pub(crate) async fn set_wan(
+    tx: &mut Tx,
+    id: &str,
+    wan: Option<&prism_node_api::WanInfo>,
+) -> Result<bool> {
+    let new = wan.and_then(|w| serde_json::to_string(w).ok());
+    let old: Option<String> = sqlx::query("SELECT wan FROM nodes WHERE id = $1")
+        .bind(id)
+        .fetch_one(&mut **tx)
+        .await?
+        .try_get(0)?;
+    if old == new {
+        return Ok(false);
+    }
+    sqlx::query("UPDATE nodes SET wan = $2 WHERE id = $1")
+        .bind(id)
+        .bind(&new)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "UPDATE nodes SET generation = generation + 1 WHERE id IN (\
+         SELECT q.node_id FROM booking_parts p JOIN booking_parts q ON q.booking_id = p.booking_id \
+         JOIN bookings b ON b.id = p.booking_id WHERE p.node_id = $1 AND b.released_ms IS NULL)",
+    )
+    .bind(id)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO node_changes (node_id, generation, booking_id) \
+         SELECT q.node_id, n.generation, q.booking_id FROM booking_parts p \
+         JOIN booking_parts q ON q.booking_id = p.booking_id JOIN bookings b ON b.id = p.booking_id \
+         JOIN nodes n ON n.id = q.node_id WHERE p.node_id = $1 AND b.released_ms IS NULL \
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(id)
+    .execute(&mut **tx)
+    .await?;
+    Ok(true)
+}

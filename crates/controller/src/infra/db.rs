@@ -93,6 +93,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "controller certificates",
         include_str!("../../migrations/0016_controller_certificates.sql"),
     ),
+    (
+        17,
+        "processing",
+        include_str!("../../migrations/0017_processing.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

@@ -19,6 +19,7 @@ mod node_identities;
 mod one_process;
 mod portal;
 mod portal_browser;
+mod processing;
 mod python_sdk;
 mod replicas;
 mod round_trips;

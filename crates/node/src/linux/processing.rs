@@ -47,6 +47,9 @@ pub struct ProcessingPlaces {
     /// The saved desired state, beside the networks' (it goes with them
     /// at a reboot): `<state_dir>/processing.json`.
     state_file: PathBuf,
+    /// The images a document names without a path (`base`):
+    /// `/var/lib/prism[-<instance>]/images/`, each an OCI image layout.
+    pub images: PathBuf,
     /// `pn` and the instance's letters.
     pub link_prefix: String,
     /// The node's ports, by index.
@@ -87,6 +90,7 @@ impl ProcessingPlaces {
         Self {
             runc: Runc::new(state_dir.join("runc")),
             dir: data.join("processing"),
+            images: data.join("images"),
             state_file: state_dir.join("processing.json"),
             link_prefix: format!("{LINK_PREFIX}{instance_letters}"),
             ports,
@@ -100,8 +104,7 @@ impl ProcessingPlaces {
 
     /// Interface `k`'s MAC: locally administered, stable for the name.
     pub fn mac(name: &str, k: usize) -> [u8; 6] {
-        let h = fnv(name).to_be_bytes();
-        [0x02, 0x70, h[0], h[1], h[2] ^ h[3], k as u8]
+        prism_node_api::processing_mac(name, k)
     }
 
     fn bundle(&self, name: &str) -> PathBuf {

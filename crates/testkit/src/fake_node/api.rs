@@ -120,7 +120,7 @@ impl NodeApi for FakeNode {
             },
             desired_generation: self.desired_generation.load(Ordering::SeqCst),
             wan: self.wan.lock().unwrap().clone(),
-            processing_port: None,
+            processing_port: self.processing_port.lock().unwrap().clone(),
         })
     }
     /// As a node does: fenced, planned and carried out by the node API's
@@ -241,18 +241,51 @@ impl NodeApi for FakeNode {
         })
     }
 
-    /// The fake runs no containers.
+    /// As a node does (fenced, checked), keeping what it is told.
     fn put_processing(
         &self,
-        _body: prism_node_api::ProcessingState,
+        body: prism_node_api::ProcessingState,
     ) -> Result<prism_node_api::ProcessingApplied, ApiError> {
-        Err(ApiError::new(
-            prism_node_api::ErrorCode::Unavailable,
-            "a fake node runs no processing nodes",
-        ))
+        self.up()?;
+        if self.processing_port.lock().unwrap().is_none() {
+            return Err(ApiError::new(
+                prism_node_api::ErrorCode::Unavailable,
+                "this node runs no processing nodes",
+            ));
+        }
+        let mut held = self.processing.lock().unwrap();
+        let held_gen = held.as_ref().map_or(0, |h| h.generation);
+        if body.generation < held_gen {
+            return Err(prism_node_api::processing_stale(held_gen, body.generation));
+        }
+        body.check()?;
+        let before = held.as_ref().map(|h| h.nodes.clone()).unwrap_or_default();
+        let mut nodes: Vec<prism_node_api::ProcessingOutcome> = (before.iter())
+            .filter(|d| !body.nodes.iter().any(|n| n.name == d.name))
+            .map(|d| outcome(&d.name, prism_node_api::DesiredAction::Removed))
+            .collect();
+        for d in &body.nodes {
+            let action = match before.iter().find(|b| b.name == d.name) {
+                None => prism_node_api::DesiredAction::Added,
+                Some(b) if b == d => prism_node_api::DesiredAction::Unchanged,
+                Some(_) => prism_node_api::DesiredAction::Replaced,
+            };
+            nodes.push(outcome(&d.name, action));
+        }
+        let generation = body.generation;
+        *held = Some(body);
+        Ok(prism_node_api::ProcessingApplied { generation, nodes })
     }
 
     fn list_processing(&self) -> Result<Vec<prism_node_api::ProcessingView>, ApiError> {
         Ok(Vec::new())
+    }
+}
+
+fn outcome(name: &str, action: prism_node_api::DesiredAction) -> prism_node_api::ProcessingOutcome {
+    prism_node_api::ProcessingOutcome {
+        name: name.into(),
+        action,
+        error: None,
     }
 }

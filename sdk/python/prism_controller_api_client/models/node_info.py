@@ -37,6 +37,8 @@ class NodeInfo:
             desired_generation (int | Unset): The generation of the last desired state accepted by
                 `PUT /v1/desired` (0: none yet); older ones are refused.
             wan (None | Unset | WanInfo):
+            processing_port (None | str | Unset): The port its processing nodes are behind, if it runs them
+                (`prism node --processing-port`).
      """
 
     device: str
@@ -47,6 +49,7 @@ class NodeInfo:
     hardware_slots: SlotsInfo
     desired_generation: int | Unset = UNSET
     wan: None | Unset | WanInfo = UNSET
+    processing_port: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -82,6 +85,12 @@ class NodeInfo:
         else:
             wan = self.wan
 
+        processing_port: None | str | Unset
+        if isinstance(self.processing_port, Unset):
+            processing_port = UNSET
+        else:
+            processing_port = self.processing_port
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -97,6 +106,8 @@ class NodeInfo:
             field_dict["desired_generation"] = desired_generation
         if wan is not UNSET:
             field_dict["wan"] = wan
+        if processing_port is not UNSET:
+            field_dict["processing_port"] = processing_port
 
         return field_dict
 
@@ -146,6 +157,16 @@ class NodeInfo:
         wan = _parse_wan(d.pop("wan", UNSET))
 
 
+        def _parse_processing_port(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        processing_port = _parse_processing_port(d.pop("processing_port", UNSET))
+
+
         node_info = cls(
             device=device,
             ports=ports,
@@ -155,6 +176,7 @@ class NodeInfo:
             hardware_slots=hardware_slots,
             desired_generation=desired_generation,
             wan=wan,
+            processing_port=processing_port,
         )
 
 

@@ -39,8 +39,8 @@ pub async fn allocate(
     )
     .await?;
     let tier = placement.as_ref().map(|pl| pl.tier);
-    // A type on no node: its quota is checked by its insert (below).
-    let quota_in_insert = asked_tier.is_none();
+    let processing_node =
+        crate::app::processing::place_request(&mut tx, &m.project_id, &rtype.name, &r.spec).await?;
     let vlan = take_vlan(cx, &mut tx, is_net || rtype.name == VLAN).await?;
     let row = store::NewBooking {
         id: &id,
@@ -49,14 +49,17 @@ pub async fn allocate(
         resource_type: &rtype.name,
         tier,
         lease_s,
-        node_id: placement.as_ref().map(|pl| pl.node.id.as_str()),
+        node_id: (placement.as_ref().map(|pl| pl.node.id.as_str()))
+            .or(processing_node.as_ref().map(|(id, _)| id.as_str())),
         vlan,
     };
-    let (now, held_until) = insert_row(cx, &mut tx, (&row, &r), &level, quota_in_insert).await?;
+    let on_no_node = asked_tier.is_none();
+    let (now, held_until) = insert_row(cx, &mut tx, (&row, &r), &level, on_no_node).await?;
     // The booking as written (no read-back: a round trip less), but
     // for a span, whose parts the database numbered.
     let b = if r.parts.is_empty() {
-        let node = placement.as_ref().map(|pl| pl.node.name.clone());
+        let node = (placement.as_ref().map(|pl| pl.node.name.clone()))
+            .or(processing_node.as_ref().map(|(_, name)| name.clone()));
         written(&row, &r, node, (&m.project, &p.user), (now, held_until))
     } else {
         record_parts(cx, &mut tx, &id, &r).await?;
@@ -72,7 +75,8 @@ pub async fn allocate(
 }
 
 /// Writes booking `row` of request `r`, held for `hold_s`; with
-/// `quota_in_insert`, only within the level's ceilings (a refusal names
+/// `quota_in_insert` (a type placed on no node by the network placement,
+/// whose quota nothing checked before), only within the level's ceilings (a refusal names
 /// its numbers). When it was allocated and until when it is held.
 async fn insert_row(
     cx: &Context,

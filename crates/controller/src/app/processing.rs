@@ -1,0 +1,314 @@
+//! Processing bookings (VANI's processing resources, docs/processing.md):
+//! a container on the node of the networks it is attached to, with an
+//! interface on each network's VLAN behind the node's processing port.
+//! Placement (the attached networks' node), the node's processing state,
+//! and what each attached network's document gains (a mapping for the
+//! processing port on its VLAN, a route to each address).
+
+use crate::app::context::Context;
+use crate::datastore::processing as store;
+use crate::error::{Error, Result};
+use crate::infra::db::Tx;
+use crate::model::{Booking, ProcessingSpec};
+use prism_netdoc::NetworkDoc;
+use prism_node_api::{ImageRef, InterfaceDoc, ProcessingDoc, ProcessingState};
+
+/// The node's scope for processing nodes: the controller's.
+pub const SCOPE: &str = "pp-";
+
+/// Processing booking `id`'s container on its node.
+pub fn container_name(id: &str) -> String {
+    format!("{SCOPE}{id}")
+}
+
+/// The MAC a network's frames to its processing nodes on VLAN `vlan`
+/// come from, and the nodes' gateway's: one per VLAN.
+pub fn gateway_mac(vlan: u16) -> String {
+    let [hi, lo] = vlan.to_be_bytes();
+    format!("02:70:ff:ff:{hi:02x}:{lo:02x}")
+}
+
+/// Booking `b`'s spec as a processing node's.
+pub(crate) fn spec_of(b: &Booking) -> Result<ProcessingSpec> {
+    serde_json::from_value(b.spec.clone())
+        .map_err(|e| Error::invalid(e.to_string()).with_field("spec"))
+}
+
+/// The node (id, name) a booking of type `rtype` goes on if it is a
+/// processing node's (`None` for another type).
+pub(crate) async fn place_request(
+    tx: &mut Tx,
+    project_id: &str,
+    rtype: &str,
+    spec: &serde_json::Value,
+) -> Result<Option<(String, String)>> {
+    if rtype != crate::model::PROCESSING {
+        return Ok(None);
+    }
+    let spec: ProcessingSpec = serde_json::from_value(spec.clone())
+        .map_err(|e| Error::invalid(e.to_string()).with_field("spec"))?;
+    place(tx, project_id, &spec).await.map(Some)
+}
+
+/// The node a processing node goes on: its attached networks' (each a
+/// live network of the project, on one node, which runs processing
+/// nodes); its id. A refusal names the attachment.
+pub(crate) async fn place(
+    tx: &mut Tx,
+    project_id: &str,
+    spec: &ProcessingSpec,
+) -> Result<(String, String)> {
+    check_addresses(spec)?;
+    let mut node: Option<(String, String)> = None;
+    for (i, a) in spec.attach.iter().enumerate() {
+        let at = format!("spec.attach[{i}].network");
+        let net = store::live_network(tx, project_id, &a.network)
+            .await?
+            .ok_or_else(|| {
+                Error::invalid(format!("the project has no live network `{}`", a.network))
+                    .with_field(at.clone())
+            })?;
+        let here = match (&net.ids.node, &net.node) {
+            (Some(id), Some(name)) if net.parts.is_empty() => (id.clone(), name.clone()),
+            _ => {
+                return Err(Error::invalid(format!(
+                    "`{}` is on no single node (placed, not spanning nodes)",
+                    a.network
+                ))
+                .with_field(at));
+            }
+        };
+        if let Some((_, first)) = node.as_ref().filter(|(id, _)| *id != here.0) {
+            return Err(Error::invalid(format!(
+                "`{}` is on node `{}`, the first network on `{first}`: one node",
+                a.network, here.1
+            ))
+            .with_field(at));
+        }
+        node = Some(here);
+    }
+    let (id, name) =
+        node.ok_or_else(|| Error::invalid("at least one").with_field("spec.attach"))?;
+    if store::processing_port(tx, &id).await?.is_none() {
+        return Err(Error::new(
+            crate::error::ErrorCode::NoCapacity,
+            format!("node `{name}` runs no processing nodes (prism node --processing-port)"),
+        )
+        .with_field("spec.attach[0].network"));
+    }
+    Ok((id, name))
+}
+
+fn check_addresses(spec: &ProcessingSpec) -> Result<()> {
+    for (i, a) in spec.attach.iter().enumerate() {
+        if let Some(addr) = &a.address {
+            let ok = addr.split_once('/').is_some_and(|(ip, len)| {
+                ip.parse::<std::net::Ipv4Addr>().is_ok() && len.parse::<u8>().is_ok_and(|l| l <= 32)
+            });
+            if !ok {
+                return Err(Error::invalid(format!(
+                    "`{addr}`: an IPv4 address with its prefix length"
+                ))
+                .with_field(format!("spec.attach[{i}].address")));
+            }
+        }
+        if let Some(g) = &a.gateway
+            && g.parse::<std::net::Ipv4Addr>().is_err()
+        {
+            return Err(Error::invalid(format!("`{g}` is not an IPv4 address"))
+                .with_field(format!("spec.attach[{i}].gateway")));
+        }
+    }
+    if spec.attach.iter().filter(|a| a.gateway.is_some()).count() > 1 {
+        return Err(
+            Error::invalid("one default route: a gateway on one network").with_field("spec.attach"),
+        );
+    }
+    Ok(())
+}
+
+/// The ids of the live networks processing booking `b` is attached to
+/// (their documents change with it).
+pub(crate) async fn attached_ids(tx: &mut Tx, b: &Booking) -> Result<Vec<String>> {
+    let Ok(spec) = spec_of(b) else {
+        return Ok(Vec::new());
+    };
+    let mut ids = Vec::new();
+    for a in &spec.attach {
+        if let Some(n) = store::live_network(tx, &b.ids.project, &a.network).await? {
+            ids.push(n.id);
+        }
+    }
+    Ok(ids)
+}
+
+/// What node `id` should run: each processing booking's id, whether it
+/// is `ready`, and its document; none if the node has no processing port.
+pub(crate) async fn desired_on(
+    cx: &Context,
+    id: &str,
+) -> Result<Vec<(String, bool, ProcessingDoc)>> {
+    let Some(port) = store::processing_port_of(&cx.pool, id).await? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for b in store::running_on(&cx.pool, id).await? {
+        let spec = spec_of(&b)?;
+        let names: Vec<String> = spec.attach.iter().map(|a| a.network.clone()).collect();
+        let nets = store::live_networks(&cx.pool, &b.ids.project, &names).await?;
+        let interfaces = (spec.attach.iter())
+            .filter_map(|a| {
+                let vlan = nets.iter().find(|n| n.name == a.network)?.vlan? as u16;
+                Some(InterfaceDoc {
+                    port: port.clone(),
+                    vlan,
+                    addresses: a.address.iter().cloned().collect(),
+                    gateway: a.gateway.clone(),
+                    gateway_mac: a.gateway.as_ref().map(|_| gateway_mac(vlan)),
+                })
+            })
+            .collect();
+        let ready = b.operational_state == crate::model::OperationalState::Ready;
+        out.push((b.id.clone(), ready, doc(&b, spec, interfaces)));
+    }
+    Ok(out)
+}
+
+fn doc(b: &Booking, spec: ProcessingSpec, interfaces: Vec<InterfaceDoc>) -> ProcessingDoc {
+    let (layout, tag) = match spec.image.split_once(':') {
+        Some((n, t)) => (n.to_string(), t.to_string()),
+        None => (spec.image.clone(), "latest".to_string()),
+    };
+    ProcessingDoc {
+        name: container_name(&b.id),
+        image: ImageRef { layout, tag },
+        cpus: spec.cpus,
+        memory_mib: spec.memory_mib,
+        pids: spec.pids.unwrap_or(512),
+        interfaces,
+        command: spec.command,
+    }
+}
+
+/// The whole processing state of generation `generation`.
+pub(crate) fn whole(generation: u64, desired: &[(String, bool, ProcessingDoc)]) -> ProcessingState {
+    ProcessingState {
+        generation,
+        scope: SCOPE.to_string(),
+        nodes: desired.iter().map(|(_, _, d)| d.clone()).collect(),
+    }
+}
+
+/// Network `b`'s document on node `node` with its processing nodes
+/// there: the processing port mapped on the network's VLAN, and a route
+/// to each of their addresses (a host route: the network's own routes
+/// for the subnet stay as the booker wrote them).
+pub(crate) async fn add_hosts(
+    cx: &Context,
+    node: &str,
+    b: &Booking,
+    doc: &mut NetworkDoc,
+) -> Result<()> {
+    let Some(port) = store::processing_port_of(&cx.pool, node).await? else {
+        return Ok(());
+    };
+    let Some(vlan) = b.vlan.map(|v| v as u16) else {
+        return Ok(());
+    };
+    let mut hosts = Vec::new();
+    for p in store::running_on(&cx.pool, node).await? {
+        if p.ids.project != b.ids.project {
+            continue;
+        }
+        let Ok(spec) = spec_of(&p) else { continue };
+        for (k, a) in spec.attach.iter().enumerate() {
+            if a.network == b.name {
+                let mac = prism_node_api::processing_mac(&container_name(&p.id), k);
+                hosts.push((mac, a.address.clone()));
+            }
+        }
+    }
+    if hosts.is_empty() {
+        return Ok(());
+    }
+    attach_hosts(doc, &port, vlan, &hosts)
+}
+
+/// Adds the mapping and host routes of `hosts` (MAC, address) behind
+/// `port` on `vlan` to `doc`.
+pub(crate) fn attach_hosts(
+    doc: &mut NetworkDoc,
+    port: &str,
+    vlan: u16,
+    hosts: &[([u8; 6], Option<String>)],
+) -> Result<()> {
+    let mut extra = serde_json::json!({
+        "map": [{"in_port": port, "vlan": vlan}],
+        "route": [],
+    });
+    for (mac, address) in hosts {
+        let Some(a) = address else { continue };
+        let ip = a.split('/').next().unwrap_or(a);
+        extra["route"]
+            .as_array_mut()
+            .expect("an array")
+            .push(serde_json::json!({
+                "prefix": format!("{ip}/32"),
+                "action": {
+                    "port": port,
+                    "decrement_ttl": true,
+                    "set_src_mac": gateway_mac(vlan),
+                    "set_dst_mac": prism_io_free_mac(*mac),
+                }
+            }));
+    }
+    let more: NetworkDoc = serde_json::from_value(serde_json::json!({
+        "name": doc.name, "tier": "software", "forwarding": "destination",
+        "map": extra["map"], "route": extra["route"],
+    }))
+    .map_err(|e| Error::internal(format!("a processing node's routes: {e}")))?;
+    doc.map.extend(more.map);
+    doc.route.extend(more.route);
+    Ok(())
+}
+
+fn prism_io_free_mac(m: [u8; 6]) -> String {
+    m.iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_network_gains_its_processing_nodes_as_hosts_behind_the_port() {
+        let mut doc: NetworkDoc = serde_json::from_value(serde_json::json!({
+            "name": "pc-x", "tier": "hardware", "forwarding": "destination",
+            "map": [{"in_port": "p0", "vlan": 120}],
+            "route": [{"prefix": "10.0.0.0/8", "action": {"port": "p0"}}],
+        }))
+        .unwrap();
+        let mac = [2, 0x70, 1, 2, 3, 0];
+        attach_hosts(
+            &mut doc,
+            "proc",
+            120,
+            &[(mac, Some("10.1.0.5/24".into())), (mac, None)],
+        )
+        .unwrap();
+        assert_eq!(doc.map.len(), 2);
+        assert_eq!(
+            doc.route.len(),
+            2,
+            "one host route; an interface with no address gets none"
+        );
+        let r = serde_json::to_value(&doc.route[1]).unwrap();
+        assert_eq!(r["prefix"], "10.1.0.5/32");
+        assert_eq!(r["action"]["set_dst_mac"], "02:70:01:02:03:00");
+        assert_eq!(r["action"]["set_src_mac"], gateway_mac(120));
+        assert_eq!(gateway_mac(0x0102), "02:70:ff:ff:01:02");
+    }
+}

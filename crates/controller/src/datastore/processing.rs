@@ -1,0 +1,99 @@
+//! Processing bookings' SQL: the ones a node runs, and the live network
+//! bookings of a project they attach to by name.
+
+use super::bookings::{BOOKING_SELECT, booking_of};
+use super::{Pool, Tx};
+use crate::error::Result;
+use crate::model::{Booking, NETWORK, PROCESSING};
+use sqlx::Row;
+
+/// The processing bookings node `id` should run: provisioned, neither
+/// released nor stopped.
+pub(crate) async fn running_on(pool: &Pool, id: &str) -> Result<Vec<Booking>> {
+    let sql = format!(
+        "{BOOKING_SELECT} WHERE b.node_id = $1 AND b.resource_type = $2 \
+         AND b.allocation_state = 'provisioned' AND b.released_ms IS NULL \
+         AND b.operational_state <> 'stopped' ORDER BY b.created_ms, b.id"
+    );
+    let rows = sqlx::query(&sql)
+        .bind(id)
+        .bind(PROCESSING)
+        .fetch_all(pool)
+        .await?;
+    rows.iter().map(booking_of).collect()
+}
+
+/// Project `project_id`'s live (not released) network booking named `name`.
+pub(crate) async fn live_network(
+    tx: &mut Tx,
+    project_id: &str,
+    name: &str,
+) -> Result<Option<Booking>> {
+    let sql = format!(
+        "{BOOKING_SELECT} WHERE b.project_id = $1 AND b.name = $2 AND b.resource_type = $3 \
+         AND b.released_ms IS NULL"
+    );
+    sqlx::query(&sql)
+        .bind(project_id)
+        .bind(name)
+        .bind(NETWORK)
+        .fetch_optional(&mut **tx)
+        .await?
+        .as_ref()
+        .map(booking_of)
+        .transpose()
+}
+
+/// The same on the pool: project `project_id`'s live networks named in
+/// `names`.
+pub(crate) async fn live_networks(
+    pool: &Pool,
+    project_id: &str,
+    names: &[String],
+) -> Result<Vec<Booking>> {
+    let mut found = Vec::new();
+    let sql = format!(
+        "{BOOKING_SELECT} WHERE b.project_id = $1 AND b.name = $2 AND b.resource_type = $3 \
+         AND b.released_ms IS NULL"
+    );
+    for name in names {
+        let r = sqlx::query(&sql)
+            .bind(project_id)
+            .bind(name)
+            .bind(NETWORK)
+            .fetch_optional(pool)
+            .await?;
+        if let Some(r) = r {
+            found.push(booking_of(&r)?);
+        }
+    }
+    Ok(found)
+}
+
+/// The port node `id`'s processing nodes are behind, if it runs them.
+pub(crate) async fn processing_port(tx: &mut Tx, id: &str) -> Result<Option<String>> {
+    let r = sqlx::query("SELECT processing_port FROM nodes WHERE id = $1")
+        .bind(id)
+        .fetch_one(&mut **tx)
+        .await?;
+    Ok(r.try_get(0)?)
+}
+
+/// Records the port node `id` reports its processing nodes behind.
+pub(crate) async fn set_processing_port(tx: &mut Tx, id: &str, port: Option<&str>) -> Result<()> {
+    sqlx::query("UPDATE nodes SET processing_port = $2 WHERE id = $1")
+        .bind(id)
+        .bind(port)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// The same, on the pool.
+pub(crate) async fn processing_port_of(pool: &Pool, id: &str) -> Result<Option<String>> {
+    let r = sqlx::query("SELECT processing_port FROM nodes WHERE id = $1")
+        .bind(id)
+        .fetch_one(pool)
+        .await?;
+    Ok(r.try_get(0)?)
+}

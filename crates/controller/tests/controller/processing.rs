@@ -1,0 +1,180 @@
+//! Processing bookings (docs/processing.md) against fake nodes: placed on
+//! the node of the network they are attached to, sent to it as its
+//! processing state, and the network's document routes their addresses
+//! to them behind the node's processing port on its VLAN; refusals
+//! located and nothing taken; a release takes the container and its
+//! routes away; another project cannot attach to a network not its own.
+
+use crate::common::{Harness, fake_node::FakeNode};
+use prism_controller::{
+    AllocationState, BookingRequest, ErrorCode, NodeRequest, OperationalState, ProcessingSpec,
+    STANDARD,
+};
+use serde_json::json;
+use std::sync::Arc;
+
+async fn node(h: &Harness, name: &str, processing: bool) -> Arc<FakeNode> {
+    let mut n = FakeNode::new(&["lan", "proc"], 4);
+    if processing {
+        n = n.with_processing("proc");
+    }
+    let addr = n.serve();
+    h.admin
+        .register_node(&NodeRequest {
+            name: name.into(),
+            address: addr,
+            hw_mbps: 10_000,
+            sw_mbps: 1000,
+        })
+        .await
+        .unwrap();
+    n
+}
+
+fn network(name: &str) -> BookingRequest {
+    let mut r = BookingRequest::network(
+        name,
+        json!({"tier": "hardware", "forwarding": "destination",
+               "route": [{"prefix": "10.9.0.0/16", "action": {"port": "lan"}}]}),
+        10,
+    );
+    r.provision = true;
+    r
+}
+
+fn processing(name: &str, attach: &[&str], address: &str) -> BookingRequest {
+    let attach: Vec<String> = attach.iter().map(|s| s.to_string()).collect();
+    let spec = ProcessingSpec::from_flags(
+        "base",
+        &attach,
+        &[address.to_string()],
+        Some("10.1.0.1"),
+        (0.5, 256),
+    )
+    .unwrap();
+    BookingRequest::processing(name, &spec, None)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_processing_node_runs_on_its_networks_node_and_the_network_routes_to_it() {
+    let h = Harness::start().await;
+    let n1 = node(&h, "n1", true).await;
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let net = alice.book("exp", &network("lan")).await.unwrap();
+    let vlan = net.vlan.unwrap() as u16;
+    let p = alice
+        .book("exp", &processing("vm1", &["lan"], "10.1.0.5/24"))
+        .await
+        .unwrap();
+    assert_eq!(p.resource_type, "processing");
+    assert_eq!(p.node.as_deref(), Some("n1"));
+    assert_eq!(p.allocation_state, AllocationState::Provisioned);
+    assert_eq!(p.operational_state, OperationalState::Ready, "{p:?}");
+    let nodes = n1.processing_nodes();
+    assert_eq!(nodes.len(), 1);
+    let d = &nodes[0];
+    assert_eq!(d.name, format!("pp-{}", p.id));
+    assert_eq!(
+        (d.image.layout.as_str(), d.image.tag.as_str()),
+        ("base", "latest")
+    );
+    assert_eq!((d.cpus, d.memory_mib), (0.5, 256));
+    let i = &d.interfaces[0];
+    assert_eq!((i.port.as_str(), i.vlan), ("proc", vlan));
+    assert_eq!(i.addresses, ["10.1.0.5/24"]);
+    assert_eq!(i.gateway.as_deref(), Some("10.1.0.1"));
+    // The network routes the address to it, behind the processing port.
+    let doc = serde_json::to_value(n1.doc(net.node_network.as_ref().unwrap()).unwrap()).unwrap();
+    let maps = doc["map"].as_array().unwrap();
+    assert!(
+        maps.iter()
+            .any(|m| m["in_port"] == "proc" && m["vlan"] == vlan),
+        "{doc:#}"
+    );
+    let host = (doc["route"].as_array().unwrap().iter())
+        .find(|r| r["prefix"] == "10.1.0.5/32")
+        .expect("a host route");
+    let mac = prism_io_mac(prism_node_api::processing_mac(&d.name, 0));
+    assert_eq!(host["action"]["set_dst_mac"], mac);
+    assert_eq!(host["action"]["port"], "proc");
+    // Released: the container and the route go.
+    alice.release("exp", &p.id).await.unwrap();
+    assert!(n1.processing_nodes().is_empty());
+    let doc = serde_json::to_value(n1.doc(net.node_network.as_ref().unwrap()).unwrap()).unwrap();
+    assert!(!doc.to_string().contains("10.1.0.5/32"), "{doc:#}");
+}
+
+fn prism_io_mac(m: [u8; 6]) -> String {
+    m.iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refusals_name_the_attachment_and_take_nothing() {
+    let h = Harness::start().await;
+    let _n1 = node(&h, "n1", true).await;
+    let n2 = node(&h, "n2", false).await;
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let bob = h.user("bob").await;
+    h.project("other", "bob", STANDARD).await;
+    let a = alice.book("exp", &network("a")).await.unwrap();
+    // Fill n1 so that the next network goes to n2, which runs none.
+    let mut b = alice.book("exp", &network("b")).await.unwrap();
+    for k in 0..4 {
+        if b.node.as_deref() == Some("n2") {
+            break;
+        }
+        b = alice.book("exp", &network(&format!("b{k}"))).await.unwrap();
+    }
+    assert_eq!(a.node.as_deref(), Some("n1"));
+    assert_eq!(
+        b.node.as_deref(),
+        Some("n2"),
+        "placement fills the least loaded"
+    );
+    let refused = |r: BookingRequest| {
+        let alice = alice.clone();
+        async move {
+            alice
+                .book("exp", &r)
+                .await
+                .unwrap_err()
+                .api()
+                .cloned()
+                .unwrap()
+        }
+    };
+    let e = refused(processing("x", &["nope"], "10.1.0.5/24")).await;
+    assert_eq!(e.field.as_deref(), Some("spec.attach[0].network"), "{e:?}");
+    let e = refused(processing("x", &["a", &b.name], "10.1.0.5/24")).await;
+    assert_eq!(e.field.as_deref(), Some("spec.attach[1].network"), "{e:?}");
+    assert!(e.message.contains("one node"), "{e:?}");
+    let e = refused(processing("x", &[&b.name], "10.1.0.5/24")).await;
+    assert_eq!(e.code, ErrorCode::NoCapacity, "{e:?}");
+    assert!(e.message.contains("runs no processing nodes"), "{e:?}");
+    let e = refused(processing("x", &["a"], "10.1.0.5")).await;
+    assert_eq!(e.field.as_deref(), Some("spec.attach[0].address"), "{e:?}");
+    let mut bad = processing("x", &["a"], "10.1.0.5/24");
+    bad.spec["privileged"] = json!(true);
+    let e = refused(bad).await;
+    assert_eq!(e.field.as_deref(), Some("spec"), "{e:?}");
+    // Another project's network is not there to attach to.
+    let e = bob
+        .book("other", &processing("x", &["a"], "10.1.0.5/24"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.api().unwrap().field.as_deref(),
+        Some("spec.attach[0].network")
+    );
+    let listed = alice.all_bookings("exp", false).await.unwrap();
+    assert!(
+        listed.iter().all(|b| b.resource_type == "network"),
+        "nothing taken"
+    );
+    assert!(n2.processing_nodes().is_empty());
+}

@@ -1,0 +1,73 @@
+//! `prism ctl book`: a network from a spec file, or a processing node from
+//! flags (`--type processing`).
+
+use anyhow::Result;
+use prism_controller_api::{BookFlags, BookingRequest};
+use std::path::PathBuf;
+
+/// Book a network: --spec FILE holds a network document without `name`
+/// (JSON, or TOML), e.g. `{"tier": "hardware", "forwarding":
+/// "destination", "route": [...]}`; a network spanning nodes adds
+/// `[[part]]` tables (`node`, `route`: docs/wan.md). Or a processing node
+/// (`--type processing --image IMAGE --attach NETWORK[,NETWORK…] --cpus N
+/// --memory MIB`, docs/processing.md). Provisioned at once unless --hold.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BookArgs {
+    pub name: String,
+    #[arg(long = "type", default_value = "network", value_parser = ["network", "processing"])]
+    pub resource_type: String,
+    /// A network's document.
+    #[arg(long)]
+    pub spec: Option<PathBuf>,
+    /// A network's guaranteed bandwidth, Mbit/s.
+    #[arg(long)]
+    pub bandwidth: Option<i64>,
+    /// Lease in seconds (default: the service level's, 24 h).
+    #[arg(long)]
+    pub lease: Option<i64>,
+    /// Only allocate (a 10-minute hold); `provision` later.
+    #[arg(long)]
+    pub hold: bool,
+    /// Outgoing NAT through its node's gateway (docs/wan.md).
+    #[arg(long)]
+    pub nat: bool,
+    /// A processing node's image (`base`, or `NAME:TAG`).
+    #[arg(long)]
+    pub image: Option<String>,
+    /// A processing node's networks (the project's bookings; `eth0` first).
+    #[arg(long, value_delimiter = ',')]
+    pub attach: Vec<String>,
+    /// Its address on each of them, in order (CIDR).
+    #[arg(long)]
+    pub address: Vec<String>,
+    /// Its default route's next hop, on the first network.
+    #[arg(long)]
+    pub gateway: Option<String>,
+    /// CPU time, in CPUs (0.5: half of one).
+    #[arg(long, default_value_t = 1.0)]
+    pub cpus: f64,
+    /// Memory, MiB.
+    #[arg(long, default_value_t = 512)]
+    pub memory: u64,
+}
+
+impl BookArgs {
+    pub fn request(&self) -> Result<BookingRequest> {
+        let flags = BookFlags {
+            name: &self.name,
+            resource_type: &self.resource_type,
+            spec: self.spec.as_deref(),
+            bandwidth: self.bandwidth,
+            lease_s: self.lease,
+            hold: self.hold,
+            nat: self.nat,
+            image: self.image.as_deref(),
+            attach: &self.attach,
+            addresses: &self.address,
+            gateway: self.gateway.as_deref(),
+            cpus: self.cpus,
+            memory_mib: self.memory,
+        };
+        flags.request().map_err(anyhow::Error::msg)
+    }
+}
