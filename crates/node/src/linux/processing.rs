@@ -168,12 +168,9 @@ impl ProcessingPlaces {
         let _ = self.runc.delete(&doc.name);
         let _ = std::fs::remove_dir_all(&bundle);
         make_passable(&self.dir)?;
-        oci::image::unpack(
-            Path::new(&doc.image.layout),
-            &doc.image.tag,
-            &bundle,
-            r.id_base,
-        )?;
+        // An absolute path stays as it is (`Path::join`).
+        let layout = self.images.join(&doc.image.layout);
+        oci::image::unpack(&layout, &doc.image.tag, &bundle, r.id_base)?;
         let args = match &doc.command {
             Some(c) => c.clone(),
             None => image_args(&bundle)?,

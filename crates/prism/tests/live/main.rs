@@ -17,5 +17,6 @@ mod live_observe;
 mod live_paths;
 mod live_portal;
 mod live_processing;
+mod live_processing_booked;
 mod live_processing_node;
 mod live_wan;
