@@ -16,7 +16,8 @@ use crate::error::Error;
 use crate::gateway::{PublicAddress, PublicAddressRequest};
 use crate::heartbeat::{Heartbeat, HeartbeatAnswer};
 use crate::identity::{
-    ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
+    ApiKeyRequest, ApiKeyView, LoginRequest, SshKeyRequest, SshKeyView, TokenView, UserRequest,
+    UserView, WhoAmI,
 };
 use crate::node_keys::{ControllerCertView, NodeKeyRequest, NodeKeyView};
 use crate::nodes::{NodeRequest, NodeView};
@@ -124,6 +125,18 @@ pub trait IdentityApi: Gate {
         project: &str,
         id: &str,
     ) -> impl Future<Output = Answer<()>> + Send;
+    /// The caller's ssh keys (their processing nodes accept them).
+    fn list_ssh_keys(
+        &self,
+        p: &Self::Caller,
+    ) -> impl Future<Output = Answer<Vec<SshKeyView>>> + Send;
+    fn add_ssh_key(
+        &self,
+        p: &Self::Caller,
+        r: SshKeyRequest,
+    ) -> impl Future<Output = Answer<SshKeyView>> + Send;
+    fn remove_ssh_key(&self, p: &Self::Caller, id: &str)
+    -> impl Future<Output = Answer<()>> + Send;
 }
 
 /// Service levels, projects and their members.

@@ -112,6 +112,14 @@ pub struct Booking {
     /// node in the background.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub converging: bool,
+    /// A processing node's ssh, through its node (`host:port`;
+    /// `prism ctl ssh BOOKING`), as its node last reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssh: Option<String>,
+    /// A processing node's own host keys (`ssh-ed25519 AAAA…`): the first
+    /// connection checks them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_keys: Vec<String>,
     /// Internal ids (not in the API): the booker's, the project's, the node's;
     /// and the lease asked for, which provisioning starts.
     #[serde(skip)]

@@ -84,3 +84,36 @@ pub struct ApiKeyView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
 }
+
+/// A public key the user's processing nodes accept for root's ssh
+/// (`authorized_keys`), as OpenSSH writes it: `TYPE BASE64 [COMMENT]`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SshKeyRequest {
+    /// Unique among the user's keys.
+    pub name: String,
+    pub public_key: String,
+}
+
+impl SshKeyRequest {
+    /// Key `name` from a `.pub` file.
+    pub fn from_file(name: &str, file: &std::path::Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("reading {}: {e}", file.display()))?;
+        Ok(Self {
+            name: name.to_string(),
+            public_key: text.trim().to_string(),
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SshKeyView {
+    pub id: String,
+    pub name: String,
+    /// `TYPE BASE64` (the comment dropped).
+    pub public_key: String,
+    /// OpenSSH's `SHA256:…` fingerprint.
+    pub fingerprint: String,
+    pub created_ms: i64,
+}

@@ -24,6 +24,7 @@ pub mod processing;
 pub mod projects;
 pub mod quota;
 pub mod session;
+pub mod ssh;
 
 pub use accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 pub use areas::{
@@ -40,7 +41,8 @@ pub use error::{Error, ErrorCode, QuotaDetail};
 pub use gateway::{PublicAddress, PublicAddressRequest};
 pub use heartbeat::{HEARTBEAT_EVERY_MS, Heartbeat, HeartbeatAnswer, NodeCertificate};
 pub use identity::{
-    ApiKeyRequest, ApiKeyView, LoginRequest, TokenView, UserRequest, UserView, WhoAmI,
+    ApiKeyRequest, ApiKeyView, LoginRequest, SshKeyRequest, SshKeyView, TokenView, UserRequest,
+    UserView, WhoAmI,
 };
 pub use node_keys::{ControllerCertView, NodeKeyRequest, NodeKeyView};
 pub use nodes::{NodeRequest, NodeView};

@@ -37,11 +37,13 @@ use std::time::Instant;
 pub const MAX_BODY: usize = 1 << 20;
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 35] = [
+pub const PATHS: [&str; 37] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
     "/v1/users",
+    "/v1/ssh-keys",
+    "/v1/ssh-keys/{id}",
     "/v1/service-levels",
     "/v1/service-levels/{name}",
     "/v1/projects",

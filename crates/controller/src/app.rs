@@ -37,4 +37,5 @@ pub(crate) mod quota;
 pub(crate) mod registry;
 pub(crate) mod release;
 pub(crate) mod span;
+pub mod ssh_keys;
 pub(crate) mod wan_guard;

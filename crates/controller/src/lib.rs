@@ -48,7 +48,7 @@ pub use app::projects::{
 pub use app::public::{PublicAddress, PublicAddressRequest};
 pub use app::quota::{QuotaUse, QuotaView};
 pub use app::span::MAX_PARTS;
-pub use controller::serve::{ServeOptions, serve};
+pub use controller::serve::{ServeOptions, bootstrap, serve};
 pub use controller::{Controller, DB_CONNECTIONS, POOL_HOLD_DOWN_MS, Settings, TUNNEL_POOL};
 pub use error::{Error, ErrorCode, QuotaDetail};
 pub use infra::clock::{Clock, ManualClock, SystemClock};
@@ -63,7 +63,7 @@ pub use prism_controller_api::areas::{
     CallerId, ControllerApi, Gate, IdentityApi, LeasesApi, NodesApi, ProjectsApi, PublicApi,
     RegistryApi,
 };
-pub use prism_controller_api::{Attachment, PROCESSING, ProcessingSpec};
+pub use prism_controller_api::{Attachment, PROCESSING, ProcessingSpec, SshKeyRequest, SshKeyView};
 pub use prism_controller_api::{
     CaptureRequest, ClientError, ControllerClient, NodeHardware, SlotView, TraceRequest, session,
 };

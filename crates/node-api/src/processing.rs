@@ -49,6 +49,10 @@ pub struct ProcessingDoc {
     /// What the container runs (default: the image's own command).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
+    /// Public keys root's ssh accepts (`authorized_keys` lines), written
+    /// into the image's file system before it starts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authorized_keys: Vec<String>,
 }
 
 fn default_pids() -> u32 {
@@ -93,6 +97,13 @@ pub struct ProcessingOutcome {
     pub action: DesiredAction,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ApiError>,
+    /// Where its ssh is reached through the node (`host:port`), if the
+    /// image runs sshd and the node listens on TCP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssh: Option<String>,
+    /// Its own host keys (`ssh-ed25519 AAAA…`), made on the node.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_keys: Vec<String>,
 }
 
 /// The answer to `PUT /v1/processing`.
@@ -113,6 +124,10 @@ pub struct ProcessingView {
     pub pid: Option<u32>,
     /// Each interface's MAC (`eth0` first).
     pub macs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssh: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_keys: Vec<String>,
     pub doc: ProcessingDoc,
 }
 
@@ -175,6 +190,13 @@ impl ProcessingDoc {
         }
         if self.interfaces.len() > 8 {
             return Err(("interfaces", "at most 8".into()));
+        }
+        if self
+            .authorized_keys
+            .iter()
+            .any(|k| k.contains(['\n', '\r']) || k.len() > 16 * 1024)
+        {
+            return Err(("authorized_keys", "one key per entry, each one line".into()));
         }
         Ok(())
     }
@@ -263,6 +285,7 @@ mod tests {
                 gateway_mac: None,
             }],
             command: None,
+            authorized_keys: Vec::new(),
         }
     }
 

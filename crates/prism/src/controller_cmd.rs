@@ -2,7 +2,7 @@
 //! the bootstrap of its first administrator.
 
 use anyhow::Result;
-use prism_controller::{Controller, PasswordCost, Settings};
+use prism_controller::{PasswordCost, Settings};
 use prism_node_api::read_secret_file;
 use std::path::PathBuf;
 
@@ -104,24 +104,15 @@ pub fn run(cmd: &ControllerCmd) -> Result<()> {
                 allow_readable_db,
             } => {
                 let password = crate::ctl_controller::read_password()?;
-                if !tls_name.is_empty() {
-                    println!(
-                        "{}",
-                        prism_controller::infra::transport::lab_ca(tls_dir, tls_name)?
-                    );
-                }
                 let settings = Settings {
                     password_cost: *argon2,
                     allow_readable_db: *allow_readable_db,
                     ..Settings::default()
                 };
-                let ctl = Controller::open(db, settings).await?;
-                let u = ctl.bootstrap_admin(admin, &password).await?;
-                println!(
-                    "administrator `{}` created in {}",
-                    u.name,
-                    prism_controller::redact(db)
-                );
+                let tls =
+                    (!tls_name.is_empty()).then_some((tls_dir.as_path(), tls_name.as_slice()));
+                let said = prism_controller::bootstrap(db, settings, admin, &password, tls).await;
+                println!("{}", said.map_err(|e| anyhow::anyhow!("{e}"))?);
                 Ok(())
             }
             ControllerCmd::Serve(args) => serve(args).await,

@@ -2,7 +2,7 @@
 //! flags (`--type processing`).
 
 use anyhow::Result;
-use prism_controller_api::{BookFlags, BookingRequest};
+use prism_controller_api::{BookFlags, BookingRequest, ControllerClient, SshKeyRequest};
 use std::path::PathBuf;
 
 /// Book a network: --spec FILE holds a network document without `name`
@@ -70,4 +70,40 @@ impl BookArgs {
         };
         flags.request().map_err(anyhow::Error::msg)
     }
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct SshKeyArgs {
+    pub name: Option<String>,
+    pub file: Option<PathBuf>,
+    #[arg(long, value_name = "ID", conflicts_with_all = ["name", "file"])]
+    pub remove: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct SshArgs {
+    pub booking: String,
+    /// The private key to use (default: ssh's own choice).
+    #[arg(short = 'i', long)]
+    pub identity: Option<PathBuf>,
+    #[arg(last = true)]
+    pub args: Vec<String>,
+}
+
+pub async fn ssh_key(c: &ControllerClient, a: &SshKeyArgs) -> Result<()> {
+    match (&a.remove, &a.name, &a.file) {
+        (Some(id), _, _) => Ok(c.remove_ssh_key(id).await?),
+        (None, Some(name), Some(f)) => {
+            let r = SshKeyRequest::from_file(name, f).map_err(anyhow::Error::msg)?;
+            crate::print(&c.add_ssh_key(&r).await?)
+        }
+        (None, None, None) => crate::print(&c.ssh_keys().await?),
+        _ => anyhow::bail!("give NAME and FILE (the .pub file) to add a key"),
+    }
+}
+
+pub async fn ssh(c: &ControllerClient, project: &str, a: &SshArgs) -> Result<()> {
+    let id = a.identity.as_deref();
+    let code = prism_controller_api::ssh::run(c, project, &a.booking, id, &a.args).await?;
+    std::process::exit(code)
 }

@@ -50,6 +50,12 @@ pub enum ControllerCmd {
     },
     /// Book a network or a processing node (see `book --help`).
     Book(crate::ctl_book::BookArgs),
+    /// Your ssh public keys: add one (NAME and its .pub FILE), list them
+    /// (neither), or remove one (`--remove ID`).
+    SshKey(crate::ctl_book::SshKeyArgs),
+    /// Log in to processing node BOOKING as root with OpenSSH, through its
+    /// node, checking its host key; ARGS go to ssh (a command to run).
+    Ssh(crate::ctl_book::SshArgs),
     /// Lease a public address from a node's pool for host INTERNAL of
     /// booking BOOKING: an IPv4 host of a routed network (the gateway
     /// service: traffic to the address reaches the host), or a MAC host of
@@ -217,6 +223,8 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
             Ok(())
         }
         C::Whoami => print(&c.whoami().await?),
+        C::SshKey(a) => crate::ctl_book::ssh_key(&c, a).await,
+        C::Ssh(a) => crate::ctl_book::ssh(&c, &project()?, a).await,
         C::Projects => print(&c.list_projects().await?),
         C::Bookings { .. }
         | C::Book(_)

@@ -62,4 +62,18 @@ impl ControllerClient {
         )
         .await
     }
+    /// The caller's ssh keys.
+    pub async fn ssh_keys(&self) -> Result<Vec<crate::SshKeyView>, ClientError> {
+        self.call("GET", "/v1/ssh-keys".into(), None::<&()>).await
+    }
+    pub async fn add_ssh_key(
+        &self,
+        r: &crate::SshKeyRequest,
+    ) -> Result<crate::SshKeyView, ClientError> {
+        self.call("POST", "/v1/ssh-keys".into(), Some(r)).await
+    }
+    pub async fn remove_ssh_key(&self, id: &str) -> Result<(), ClientError> {
+        self.call("DELETE", format!("/v1/ssh-keys/{}", seg(id)), None::<&()>)
+            .await
+    }
 }

@@ -11,6 +11,7 @@ use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use prism_controller_api::areas::{ControllerApi, IdentityApi};
+use prism_controller_api::{SshKeyRequest, SshKeyView};
 
 pub fn routes<S: ControllerApi>() -> Router<App<S>> {
     Router::new()
@@ -26,6 +27,46 @@ pub fn routes<S: ControllerApi>() -> Router<App<S>> {
             "/v1/projects/{project}/api-keys/{id}",
             delete(revoke_key::<S>),
         )
+        .route(
+            "/v1/ssh-keys",
+            get(list_ssh_keys::<S>).post(add_ssh_key::<S>),
+        )
+        .route("/v1/ssh-keys/{id}", delete(remove_ssh_key::<S>))
+}
+
+/// The caller's ssh public keys: their processing nodes' root accepts them.
+#[utoipa::path(get, path = "/v1/ssh-keys", tag = "identity", responses((status = 200, body = Vec<SshKeyView>), (status = 401, body = Error),
+    (status = 403, description = "an API key: ssh keys are the logged-in user's", body = Error)))]
+pub async fn list_ssh_keys<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+) -> Result<Json<Vec<SshKeyView>>> {
+    Ok(Json(app.ctl.list_ssh_keys(&p).await?))
+}
+
+/// Adds an ssh public key (`TYPE BASE64 [COMMENT]`, as in a `.pub` file);
+/// processing nodes booked from now on (or started again) accept it.
+#[utoipa::path(post, path = "/v1/ssh-keys", tag = "identity", request_body = SshKeyRequest,
+    responses((status = 201, body = SshKeyView), (status = 400, body = Error), (status = 401, body = Error),
+        (status = 403, description = "an API key: ssh keys are the logged-in user's", body = Error), (status = 409, body = Error)))]
+pub async fn add_ssh_key<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+    Body(r): Body<SshKeyRequest>,
+) -> Result<(StatusCode, Json<SshKeyView>)> {
+    Ok((StatusCode::CREATED, Json(app.ctl.add_ssh_key(&p, r).await?)))
+}
+
+#[utoipa::path(delete, path = "/v1/ssh-keys/{id}", tag = "identity", params(("id" = String, Path)),
+    responses((status = 204), (status = 401, body = Error),
+        (status = 403, description = "an API key: ssh keys are the logged-in user's", body = Error), (status = 404, body = Error)))]
+pub async fn remove_ssh_key<S: IdentityApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+    Path(id): Path<String>,
+) -> Result<StatusCode> {
+    app.ctl.remove_ssh_key(&p, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Logs in: a short-lived bearer token, scoped to a project if asked.

@@ -102,7 +102,7 @@ impl Modify for BearerAuth {
         license(name = "Apache-2.0")
     ),
     paths(
-        identity::login, identity::logout, identity::whoami, identity::list_users, identity::create_user,
+        identity::login, identity::logout, identity::whoami, identity::list_ssh_keys, identity::add_ssh_key, identity::remove_ssh_key, identity::list_users, identity::create_user,
         projects::list_levels, projects::put_level, projects::list_projects, projects::create_project,
         projects::get_project, projects::list_members, projects::set_member, projects::remove_member,
         identity::list_keys, identity::create_key, identity::revoke_key, registry::list_nodes,

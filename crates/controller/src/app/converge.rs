@@ -125,7 +125,12 @@ async fn processing_pass(
     match client.put_processing(&body).await {
         Ok(a) => {
             for (booking, was_ready, doc) in &desired {
-                match a.nodes.iter().find(|n| n.name == doc.name) {
+                let got = a.nodes.iter().find(|n| n.name == doc.name);
+                if let Some(n) = got.filter(|n| n.error.is_none()) {
+                    let store = crate::datastore::processing::set_ssh;
+                    store(&cx.pool, booking, n.ssh.as_deref(), &n.host_keys).await?;
+                }
+                match got {
                     Some(n) if n.error.is_some() => {
                         let why = n.error.as_ref().map(|e| e.to_string()).unwrap_or_default();
                         refused.push((booking.clone(), why));

@@ -169,7 +169,9 @@ pub(crate) async fn desired_on(
             })
             .collect();
         let ready = b.operational_state == crate::model::OperationalState::Ready;
-        out.push((b.id.clone(), ready, doc(&b, spec, interfaces)));
+        let mut d = doc(&b, spec, interfaces);
+        d.authorized_keys = crate::app::ssh_keys::authorized_keys(cx, &b.ids.user).await?;
+        out.push((b.id.clone(), ready, d));
     }
     Ok(out)
 }
@@ -187,6 +189,7 @@ fn doc(b: &Booking, spec: ProcessingSpec, interfaces: Vec<InterfaceDoc>) -> Proc
         pids: spec.pids.unwrap_or(512),
         interfaces,
         command: spec.command,
+        authorized_keys: Vec::new(),
     }
 }
 

@@ -103,6 +103,19 @@ impl IdentityApi for Controller {
     async fn revoke_api_key(&self, p: &Principal, project: &str, id: &str) -> Result<()> {
         identity::revoke_api_key(&self.cx, p, project, id).await
     }
+    async fn list_ssh_keys(&self, p: &Principal) -> Result<Vec<prism_controller_api::SshKeyView>> {
+        crate::app::ssh_keys::list_ssh_keys(&self.cx, p).await
+    }
+    async fn add_ssh_key(
+        &self,
+        p: &Principal,
+        r: prism_controller_api::SshKeyRequest,
+    ) -> Result<prism_controller_api::SshKeyView> {
+        crate::app::ssh_keys::add_ssh_key(&self.cx, p, r).await
+    }
+    async fn remove_ssh_key(&self, p: &Principal, id: &str) -> Result<()> {
+        crate::app::ssh_keys::remove_ssh_key(&self.cx, p, id).await
+    }
 }
 
 impl ProjectsApi for Controller {

@@ -40,3 +40,27 @@ pub async fn serve(
     eprintln!("prism controller: stopped");
     Ok(())
 }
+
+/// `prism controller bootstrap`: the first administrator `admin` in the
+/// database `db` (and a lab CA in `tls.0` for names `tls.1`, if given);
+/// what was made, in words.
+pub async fn bootstrap(
+    db: &str,
+    settings: crate::Settings,
+    admin: &str,
+    password: &str,
+    tls: Option<(&std::path::Path, &[String])>,
+) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+    let mut said = Vec::new();
+    if let Some((dir, names)) = tls {
+        said.push(crate::infra::transport::lab_ca(dir, names)?);
+    }
+    let ctl = crate::Controller::open(db, settings).await?;
+    let u = ctl.bootstrap_admin(admin, password).await?;
+    said.push(format!(
+        "administrator `{}` created in {}",
+        u.name,
+        crate::redact(db)
+    ));
+    Ok(said.join("\n"))
+}

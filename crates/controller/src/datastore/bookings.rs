@@ -50,6 +50,10 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
         s_tag: None,
         nat: r.try_get::<i64, _>("nat")? != 0,
         converging: r.try_get::<i64, _>("converging")? != 0,
+        ssh: r.try_get("ssh")?,
+        host_keys: (r.try_get::<Option<String>, _>("host_keys")?)
+            .and_then(|k| serde_json::from_str(&k).ok())
+            .unwrap_or_default(),
         ids: BookingIds {
             user: r.try_get("user_id")?,
             project: r.try_get("project_id")?,

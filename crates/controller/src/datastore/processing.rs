@@ -97,3 +97,21 @@ pub(crate) async fn processing_port_of(pool: &Pool, id: &str) -> Result<Option<S
         .await?;
     Ok(r.try_get(0)?)
 }
+
+/// Records processing booking `id`'s ssh door and host keys as its node
+/// reported them.
+pub(crate) async fn set_ssh(
+    pool: &Pool,
+    id: &str,
+    ssh: Option<&str>,
+    host_keys: &[String],
+) -> Result<()> {
+    let keys = serde_json::to_string(host_keys).unwrap_or_default();
+    sqlx::query("UPDATE bookings SET ssh = $2, host_keys = $3 WHERE id = $1")
+        .bind(id)
+        .bind(ssh)
+        .bind(keys)
+        .execute(pool)
+        .await?;
+    Ok(())
+}

@@ -21,6 +21,8 @@ enum Prep {
     Member,
     /// A node key: `{nk}`.
     NodeKey,
+    /// An ssh key of the owner's: `{sk}`.
+    SshKey,
     /// A provisioned booking of the owner's with NAT (`{b}`), on the node
     /// with a gateway, and a public address leased for its host 10.0.0.5
     /// (`{a}`).
@@ -135,6 +137,27 @@ fn cases() -> Vec<Case> {
             Some(json!({"node": "{n}"})),
             Nothing,
             [401, 403, 403, 403, 403, 201, 403],
+        ),
+        c(
+            "GET",
+            "/v1/ssh-keys",
+            None,
+            Nothing,
+            [401, 200, 200, 200, 200, 200, 403],
+        ),
+        c(
+            "POST",
+            "/v1/ssh-keys",
+            Some(json!({"name": "{n}", "public_key": crate::processing::KEY})),
+            Nothing,
+            [401, 201, 201, 201, 201, 201, 403],
+        ),
+        c(
+            "DELETE",
+            "/v1/ssh-keys/{sk}",
+            None,
+            SshKey,
+            [401, 404, 404, 404, 204, 404, 403],
         ),
         c(
             "DELETE",
@@ -476,6 +499,14 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                     let k = h.admin.create_node_key(&format!("n{n}")).await.unwrap();
                     path = path.replace("{nk}", &k.id);
                 }
+                Prep::SshKey => {
+                    let r = prism_controller::SshKeyRequest {
+                        name: format!("k{n}"),
+                        public_key: crate::processing::KEY.into(),
+                    };
+                    let k = owner.add_ssh_key(&r).await.unwrap();
+                    path = path.replace("{sk}", &k.id);
+                }
                 Prep::Member => {
                     let u = format!("u{n}");
                     h.admin
@@ -559,6 +590,8 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                     "{k}"
                 } else if p.contains("node-keys") {
                     "{nk}"
+                } else if p.contains("ssh-keys") {
+                    "{sk}"
                 } else {
                     "{b}"
                 },

@@ -178,3 +178,55 @@ async fn refusals_name_the_attachment_and_take_nothing() {
     );
     assert!(n2.processing_nodes().is_empty());
 }
+
+/// Made by `ssh-keygen -t ed25519 -C alice@laptop`; its fingerprint as
+/// `ssh-keygen -lf` prints it.
+pub(crate) const KEY: &str =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHCItLfCYrMrYzn31VQ4HbFMWqFTXXIecH5o7mTy+Bzm alice@laptop";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_users_ssh_keys_are_theirs_and_reach_their_processing_nodes() {
+    use prism_controller::SshKeyRequest;
+    let h = Harness::start().await;
+    let n1 = node(&h, "n1", true).await;
+    let alice = h.user("alice").await;
+    let bob = h.user("bob").await;
+    h.project("exp", "alice", STANDARD).await;
+    let req = |name: &str, key: &str| SshKeyRequest {
+        name: name.into(),
+        public_key: key.into(),
+    };
+    let k = alice.add_ssh_key(&req("laptop", KEY)).await.unwrap();
+    assert_eq!(
+        k.fingerprint,
+        "SHA256:JjSYOXK+F3wSyqAmQ7WkBWtDtGASE0UZBQtV0XfAIDM"
+    );
+    assert!(
+        !k.public_key.contains("alice@laptop"),
+        "the comment is not kept"
+    );
+    let e = alice.add_ssh_key(&req("laptop", KEY)).await.unwrap_err();
+    assert_eq!(e.api().unwrap().code, ErrorCode::Conflict);
+    let e = alice
+        .add_ssh_key(&req("bad", "ssh-ed25519 AAAA"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.api().unwrap().field.as_deref(), Some("public_key"));
+    // Bob neither sees nor removes alice's key.
+    assert!(bob.ssh_keys().await.unwrap().is_empty());
+    let e = bob.remove_ssh_key(&k.id).await.unwrap_err();
+    assert_eq!(e.api().unwrap().code, ErrorCode::NotFound);
+    assert!(h.anonymous().ssh_keys().await.is_err(), "unauthenticated");
+    // Her processing node's root accepts it.
+    alice.book("exp", &network("lan")).await.unwrap();
+    alice
+        .book("exp", &processing("vm", &["lan"], "10.1.0.5/24"))
+        .await
+        .unwrap();
+    assert_eq!(
+        n1.processing_nodes()[0].authorized_keys,
+        [k.public_key.as_str()]
+    );
+    alice.remove_ssh_key(&k.id).await.unwrap();
+    assert!(alice.ssh_keys().await.unwrap().is_empty());
+}

@@ -240,6 +240,7 @@ pub fn demo_options() -> NodeOptions {
         router_exe: router_exe(),
         reconfig_strategy: Default::default(),
         processing: false,
+        door_ip: None,
     }
 }
 

@@ -69,6 +69,7 @@ mod tests {
             pids: 64,
             interfaces: Vec::new(),
             command: None,
+            authorized_keys: Vec::new(),
         }
     }
 

@@ -34,6 +34,9 @@ pub struct NodeOptions {
     /// Runs processing nodes (`PUT /v1/processing`): a served node whose
     /// host has runc, umoci, tini and the seccomp profile.
     pub processing: bool,
+    /// Where processing nodes' ssh doors listen (the API's TCP address;
+    /// `None`: no door).
+    pub door_ip: Option<std::net::IpAddr>,
 }
 
 impl NodeOptions {
@@ -70,6 +73,7 @@ pub fn instance_options(instance: Option<&str>) -> NodeOptions {
         router_exe: None,
         reconfig_strategy: Default::default(),
         processing: false,
+        door_ip: None,
     }
 }
 

@@ -19,6 +19,7 @@ use prism_node_api::{ApiError, ProcessingDoc, ProcessingState};
 use std::path::{Path, PathBuf};
 
 mod converge;
+pub mod ssh;
 pub use converge::Processing;
 
 /// Root-namespace ends of processing nodes' links start with this (and
@@ -29,12 +30,15 @@ pub const LINK_PREFIX: &str = "pn";
 const ID_FLOOR: u32 = 1 << 20;
 
 /// A started processing node: what its removal and the workers need.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct Running {
     pub doc: ProcessingDoc,
     /// Per interface: the root-namespace link, its port's index, its MAC.
     pub links: Vec<(String, u16, [u8; 6])>,
     pub id_base: u32,
+    /// Its ssh door through the node, and its host keys.
+    pub door: Option<ssh::SshDoor>,
+    pub host_keys: Vec<String>,
 }
 
 /// Where a node's processing nodes live and what they are called.
@@ -54,6 +58,8 @@ pub struct ProcessingPlaces {
     pub link_prefix: String,
     /// The node's ports, by index.
     pub ports: Vec<String>,
+    /// Where ssh doors listen (`None`: none).
+    pub door_ip: Option<std::net::IpAddr>,
 }
 
 /// Whether this host can run processing nodes: runc, umoci, Debian's
@@ -94,6 +100,7 @@ impl ProcessingPlaces {
             state_file: state_dir.join("processing.json"),
             link_prefix: format!("{LINK_PREFIX}{instance_letters}"),
             ports,
+            door_ip: None,
         }
     }
 
@@ -145,13 +152,18 @@ impl ProcessingPlaces {
         let links = self
             .links_of(doc)
             .map_err(|e| RuntimeError::failed(e.message))?;
-        let r = Running {
+        let mut r = Running {
             doc: doc.clone(),
             links,
             id_base,
+            door: None,
+            host_keys: Vec::new(),
         };
         match self.build(&r) {
-            Ok(()) => Ok(r),
+            Ok(()) => {
+                self.open_door(&mut r);
+                Ok(r)
+            }
             Err(e) => {
                 self.remove(&r);
                 Err(RuntimeError::failed(format!(
@@ -171,6 +183,10 @@ impl ProcessingPlaces {
         // An absolute path stays as it is (`Path::join`).
         let layout = self.images.join(&doc.image.layout);
         oci::image::unpack(&layout, &doc.image.tag, &bundle, r.id_base)?;
+        let rootfs = bundle.join("rootfs");
+        let keep = self.dir.join(format!("{}.ssh", doc.name));
+        ssh::install_host_key(&rootfs, &keep, &doc.name, r.id_base)?;
+        ssh::authorize(&rootfs, &doc.authorized_keys, r.id_base)?;
         let args = match &doc.command {
             Some(c) => c.clone(),
             None => image_args(&bundle)?,
@@ -243,6 +259,15 @@ impl ProcessingPlaces {
         netns::ip_in(Some(ns), &["link", "set", "lo", "up"]).map(drop)
     }
 
+    /// Reads `r`'s host keys and opens its ssh door (an image with sshd,
+    /// a node on TCP); a door that cannot open leaves it without one.
+    pub fn open_door(&self, r: &mut Running) {
+        r.host_keys = ssh::host_keys(&self.bundle(&r.doc.name).join("rootfs"));
+        if let (Some(ip), false) = (self.door_ip, r.host_keys.is_empty()) {
+            r.door = ssh::SshDoor::open(ip, &r.doc.name).ok();
+        }
+    }
+
     /// Whether `r`'s container runs with every link in place.
     pub fn intact(&self, name: &str, links: &[(String, u16, [u8; 6])]) -> bool {
         let runs = matches!(self.runc.state(name), Ok(Some(s)) if s.status == "running");
@@ -278,6 +303,7 @@ impl ProcessingPlaces {
             note("link", netns::delete_link(l));
         }
         let _ = std::fs::remove_file(self.dir.join(format!("{name}.log")));
+        let _ = std::fs::remove_dir_all(self.dir.join(format!("{name}.ssh")));
         note("bundle", remove_dir_if_there(&self.bundle(name)));
         errors
     }

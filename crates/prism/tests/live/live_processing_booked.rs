@@ -14,12 +14,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const INSTANCE: &str = "pr";
-const PORT_LINK: &str = "ptpr";
-const IMAGES: &str = "/var/lib/prism-pr/images";
+pub(crate) const INSTANCE: &str = "pr";
+pub(crate) const PORT_LINK: &str = "ptpr";
+pub(crate) const IMAGES: &str = "/var/lib/prism-pr/images";
 const PASSWORD: &str = "processing-test-password";
 
-struct Procs(Vec<Child>, PathBuf);
+pub(crate) struct Procs(Vec<Child>, PathBuf);
 impl Drop for Procs {
     fn drop(&mut self) {
         for c in &mut self.0 {
@@ -44,7 +44,7 @@ impl Drop for Procs {
 
 /// `prism` with `args` as the researcher's (or administrator's) shell
 /// would run it: HOME in `dir` (the session file), the password given.
-fn prism(dir: &Path, args: &[&str]) -> std::process::Output {
+pub(crate) fn prism(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(PRISM)
         .args(args)
         .env("HOME", dir.join("home"))
@@ -54,7 +54,7 @@ fn prism(dir: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-fn prism_ok(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn prism_ok(dir: &Path, args: &[&str]) -> String {
     let o = prism(dir, args);
     assert!(
         o.status.success(),
@@ -85,7 +85,7 @@ fn spawn(dir: &Path, log: &str, args: &[&str]) -> Child {
 }
 
 /// Waits until `ok` holds, or fails with `what` and the logs in `dir`.
-fn wait_until(dir: &Path, what: &str, secs: u64, mut ok: impl FnMut() -> bool) {
+pub(crate) fn wait_until(dir: &Path, what: &str, secs: u64, mut ok: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(secs);
     while !ok() {
         if Instant::now() > deadline {
@@ -102,7 +102,7 @@ fn wait_until(dir: &Path, what: &str, secs: u64, mut ok: impl FnMut() -> bool) {
 
 /// The controller and the node, the administrator's setup, and alice
 /// logged in to project `exp`.
-fn testbed(dir: &Path) -> Procs {
+pub(crate) fn testbed(dir: &Path) -> Procs {
     let at = format!("127.0.0.1:{}", free_port());
     let node_at = format!("127.0.0.1:{}", free_port());
     let db = dir.join("controller.db");
@@ -203,7 +203,25 @@ fn testbed(dir: &Path) -> Procs {
     procs
 }
 
-fn booking_state(dir: &Path, id: &str) -> String {
+/// A clean instance, the processing port's veth, and a directory for the
+/// test (passable by containers' roots) with a HOME in it.
+pub(crate) fn prepare(tag: &str) -> prism_testkit::TempDir {
+    drop(
+        Command::new(PRISM)
+            .args(["cleanup", "--instance", INSTANCE])
+            .output(),
+    );
+    prism_io::netns::delete_link(PORT_LINK).unwrap();
+    prism_io::netns::create_veth(PORT_LINK, None, "ptprk", None).unwrap();
+    ok(&["ip", "link", "set", "ptprk", "up"]);
+    let tmp = prism_testkit::TempDir::new(tag);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
+    std::fs::create_dir_all(tmp.path().join("home")).unwrap();
+    tmp
+}
+
+pub(crate) fn booking_state(dir: &Path, id: &str) -> String {
     let v: serde_json::Value =
         serde_json::from_str(&prism_ok(dir, &["ctl", "status", id])).unwrap();
     format!("{}/{}", v["allocation_state"], v["operational_state"]).replace('"', "")

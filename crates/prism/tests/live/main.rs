@@ -19,4 +19,5 @@ mod live_portal;
 mod live_processing;
 mod live_processing_booked;
 mod live_processing_node;
+mod live_processing_ssh;
 mod live_wan;

@@ -76,6 +76,29 @@ impl IdentityApi for FakeController {
         self.lock().project(p, project, Operation::KeysManage)?;
         Err(Error::not_found(format!("API key {id}")))
     }
+
+    /// The fake keeps no ssh keys: none listed, none taken.
+    async fn list_ssh_keys(
+        &self,
+        _p: &FakeCaller,
+    ) -> Answer<Vec<prism_controller_api::SshKeyView>> {
+        Ok(Vec::new())
+    }
+
+    async fn add_ssh_key(
+        &self,
+        _p: &FakeCaller,
+        _r: prism_controller_api::SshKeyRequest,
+    ) -> Answer<prism_controller_api::SshKeyView> {
+        Err(Error::new(
+            ErrorCode::NoCapacity,
+            "the fake controller keeps no ssh keys",
+        ))
+    }
+
+    async fn remove_ssh_key(&self, _p: &FakeCaller, id: &str) -> Answer<()> {
+        Err(Error::not_found(format!("ssh key {id}")))
+    }
 }
 
 impl ProjectsApi for FakeController {

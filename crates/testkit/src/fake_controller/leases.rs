@@ -49,6 +49,8 @@ impl FakeController {
             s_tag: None,
             nat: r.nat,
             converging: false,
+            ssh: None,
+            host_keys: Vec::new(),
             ids: Default::default(),
         };
         s.bookings.push(b.clone());

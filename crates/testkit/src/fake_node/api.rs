@@ -287,5 +287,7 @@ fn outcome(name: &str, action: prism_node_api::DesiredAction) -> prism_node_api:
         name: name.into(),
         action,
         error: None,
+        ssh: None,
+        host_keys: Vec::new(),
     }
 }

@@ -56,6 +56,8 @@ from .route_doc import RouteDoc
 from .service_level import ServiceLevel
 from .slot_view import SlotView
 from .slots_info import SlotsInfo
+from .ssh_key_request import SshKeyRequest
+from .ssh_key_view import SshKeyView
 from .stage_decision import StageDecision
 from .strategy_name import StrategyName
 from .tap_answer import TapAnswer
@@ -128,6 +130,8 @@ __all__ = (
     "ServiceLevel",
     "SlotsInfo",
     "SlotView",
+    "SshKeyRequest",
+    "SshKeyView",
     "StageDecision",
     "StrategyName",
     "TapAnswer",

@@ -55,6 +55,10 @@ class Booking:
                 taken by its node(s): a released network may still be on its node
                 (the node's `last_error` says why); the controller converges the
                 node in the background.
+            ssh (None | str | Unset): A processing node's ssh, through its node (`host:port`;
+                `prism ctl ssh BOOKING`), as its node last reported it.
+            host_keys (list[str] | Unset): A processing node's own host keys (`ssh-ed25519 AAAA…`): the first
+                connection checks them.
      """
 
     id: str
@@ -79,6 +83,8 @@ class Booking:
     s_tag: int | None | Unset = UNSET
     nat: bool | Unset = UNSET
     converging: bool | Unset = UNSET
+    ssh: None | str | Unset = UNSET
+    host_keys: list[str] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -172,6 +178,18 @@ class Booking:
 
         converging = self.converging
 
+        ssh: None | str | Unset
+        if isinstance(self.ssh, Unset):
+            ssh = UNSET
+        else:
+            ssh = self.ssh
+
+        host_keys: list[str] | Unset = UNSET
+        if not isinstance(self.host_keys, Unset):
+            host_keys = self.host_keys
+
+
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -210,6 +228,10 @@ class Booking:
             field_dict["nat"] = nat
         if converging is not UNSET:
             field_dict["converging"] = converging
+        if ssh is not UNSET:
+            field_dict["ssh"] = ssh
+        if host_keys is not UNSET:
+            field_dict["host_keys"] = host_keys
 
         return field_dict
 
@@ -353,6 +375,19 @@ class Booking:
 
         converging = d.pop("converging", UNSET)
 
+        def _parse_ssh(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        ssh = _parse_ssh(d.pop("ssh", UNSET))
+
+
+        host_keys = cast(list[str], d.pop("host_keys", UNSET))
+
+
         booking = cls(
             id=id,
             project=project,
@@ -376,6 +411,8 @@ class Booking:
             s_tag=s_tag,
             nat=nat,
             converging=converging,
+            ssh=ssh,
+            host_keys=host_keys,
         )
 
 

@@ -262,6 +262,8 @@ fn written(
         s_tag: None,
         nat: r.nat,
         converging: false,
+        ssh: None,
+        host_keys: Vec::new(),
         ids: crate::model::BookingIds {
             user: row.user_id.to_string(),
             project: row.project_id.to_string(),

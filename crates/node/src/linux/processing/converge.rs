@@ -25,7 +25,8 @@ impl Processing {
     /// A node's, if its options run processing nodes.
     pub fn for_node(opts: &crate::NodeOptions, ports: &[String]) -> Option<Self> {
         let letters = opts.instance_letters();
-        let places = ProcessingPlaces::new(&opts.state_dir, letters, ports.to_vec());
+        let mut places = ProcessingPlaces::new(&opts.state_dir, letters, ports.to_vec());
+        places.door_ip = opts.door_ip;
         opts.processing.then(|| Self::new(places))
     }
 
@@ -38,18 +39,26 @@ impl Processing {
     }
 }
 
-fn outcome(name: &str, r: Result<DesiredAction, RuntimeError>) -> ProcessingOutcome {
-    match r {
-        Ok(action) => ProcessingOutcome {
-            name: name.to_string(),
-            action,
-            error: None,
-        },
-        Err(e) => ProcessingOutcome {
-            name: name.to_string(),
-            action: DesiredAction::Failed,
-            error: Some(ApiError::new(ErrorCode::Internal, e.to_string())),
-        },
+fn outcome(
+    name: &str,
+    r: Result<DesiredAction, RuntimeError>,
+    running: Option<&Running>,
+) -> ProcessingOutcome {
+    let (action, error) = match r {
+        Ok(action) => (action, None),
+        Err(e) => (
+            DesiredAction::Failed,
+            Some(ApiError::new(ErrorCode::Internal, e.to_string())),
+        ),
+    };
+    ProcessingOutcome {
+        name: name.to_string(),
+        action,
+        error,
+        ssh: running
+            .and_then(|r| r.door.as_ref())
+            .map(|d| d.at.to_string()),
+        host_keys: running.map(|r| r.host_keys.clone()).unwrap_or_default(),
     }
 }
 
@@ -77,7 +86,8 @@ impl LinuxRuntime {
                 Step::Keep(d) | Step::Start(d) | Step::Replace(d) => d.name.clone(),
             };
             let r = self.step(step);
-            nodes.push(outcome(&name, r));
+            let running = self.processing.as_ref().and_then(|p| p.running.get(&name));
+            nodes.push(outcome(&name, r, running));
         }
         let p = self.processing()?;
         p.held.generation = state.generation;
@@ -257,13 +267,16 @@ impl LinuxRuntime {
                 doc: doc.clone(),
                 links,
                 id_base,
+                door: None,
+                host_keys: Vec::new(),
             })
         });
         let name = doc.name.clone();
         match found {
-            Some(r) => match self.attach_hosts(&r) {
+            Some(mut r) => match self.attach_hosts(&r) {
                 Ok(()) => {
                     let p = self.processing.as_mut().expect("checked above");
+                    p.places.open_door(&mut r);
                     p.held.docs.insert(name.clone(), doc);
                     p.running.insert(name.clone(), r);
                     format!("processing node `{name}`: found running, kept")
@@ -295,6 +308,8 @@ impl LinuxRuntime {
                         .iter()
                         .map(|(_, _, m)| prism_io::netns::format_mac(*m))
                         .collect(),
+                    ssh: r.door.as_ref().map(|d| d.at.to_string()),
+                    host_keys: r.host_keys.clone(),
                     doc: r.doc.clone(),
                 }
             })

@@ -51,6 +51,7 @@ pub(super) fn node_options(cfg: &ServeConfig) -> NodeOptions {
     opts.reconfig_strategy = cfg.reconfig_strategy;
     opts.router_exe = cfg.router_exe.clone();
     opts.processing = cfg.processing_port.is_some();
+    opts.door_ip = cfg.api_tcp.as_ref().map(|(at, _)| at.ip());
     opts
 }
 
