@@ -38,3 +38,96 @@ pub fn unpack(layout: &Path, tag: &str, bundle: &Path, id_base: u32) -> io::Resu
         )))
     }
 }
+
+/// The manifest digest (`sha256:…`) tag `tag` names in image layout
+/// `layout` (its `index.json`).
+pub fn manifest_digest(layout: &Path, tag: &str) -> io::Result<String> {
+    let index = std::fs::read(layout.join("index.json"))
+        .map_err(|e| io::Error::new(e.kind(), format!("{}/index.json: {e}", layout.display())))?;
+    let v: serde_json::Value = serde_json::from_slice(&index).map_err(io::Error::other)?;
+    (v["manifests"].as_array().into_iter().flatten())
+        .find(|m| m["annotations"]["org.opencontainers.image.ref.name"] == tag)
+        .and_then(|m| m["digest"].as_str())
+        .map(str::to_string)
+        .ok_or_else(|| io::Error::other(format!("{} has no tag `{tag}`", layout.display())))
+}
+
+/// `layout:tag` unpacked once into `cache` (per manifest digest and id
+/// range), read-only beneath each container's own writable layer: the
+/// unpacked bundle (`rootfs/`, umoci's `config.json`). An unpack cut
+/// short leaves nothing that is taken for done.
+pub fn unpack_cached(
+    layout: &Path,
+    tag: &str,
+    cache: &Path,
+    id_base: u32,
+) -> io::Result<std::path::PathBuf> {
+    let digest = manifest_digest(layout, tag)?;
+    let name = format!("{}-{id_base}", digest.replace(':', "-"));
+    let done = cache.join(&name);
+    if done.join("config.json").exists() {
+        return Ok(done);
+    }
+    std::fs::create_dir_all(cache)?;
+    let partial = cache.join(format!("{name}.partial"));
+    let _ = std::fs::remove_dir_all(&partial);
+    unpack(layout, tag, &partial, id_base)?;
+    std::fs::rename(&partial, &done)?;
+    Ok(done)
+}
+
+/// Mounts `lower/rootfs` (read-only, shared) under `bundle/upper` (the
+/// container's own writes, owned by its root `id_base`) at
+/// `bundle/rootfs` (overlayfs).
+pub fn mount_overlay(lower: &Path, bundle: &Path, id_base: u32) -> io::Result<()> {
+    let (upper, work, root) = (
+        bundle.join("upper"),
+        bundle.join("work"),
+        bundle.join("rootfs"),
+    );
+    for d in [&upper, &work, &root] {
+        std::fs::create_dir_all(d)?;
+    }
+    // The upper layer's root takes the lower root's mode and owner.
+    std::os::unix::fs::chown(&upper, Some(id_base), Some(id_base))?;
+    let options = format!(
+        "lowerdir={},upperdir={},workdir={}",
+        lower.join("rootfs").display(),
+        upper.display(),
+        work.display()
+    );
+    let out = Command::new("mount")
+        .args(["-t", "overlay", "overlay", "-o", &options])
+        .arg(&root)
+        .output()?;
+    if !out.status.success() {
+        return Err(io::Error::other(format!(
+            "mount overlay at {}: {}",
+            root.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(())
+}
+
+/// Unmounts `bundle/rootfs` if it is mounted (lazily: a process still
+/// inside lets go of it when it ends).
+pub fn unmount_overlay(bundle: &Path) -> io::Result<()> {
+    let root = bundle.join("rootfs");
+    let mounted = std::fs::read_to_string("/proc/self/mountinfo")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.split_whitespace().nth(4) == Some(&*root.to_string_lossy()));
+    if !mounted {
+        return Ok(());
+    }
+    let out = Command::new("umount").arg("-l").arg(&root).output()?;
+    match out.status.success() {
+        true => Ok(()),
+        false => Err(io::Error::other(format!(
+            "umount {}: {}",
+            root.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))),
+    }
+}

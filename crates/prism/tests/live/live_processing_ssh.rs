@@ -79,6 +79,7 @@ fn a_researcher_reaches_their_processing_node_by_ssh_checking_its_own_host_key()
             "10",
         ],
     );
+    let booked_at = std::time::Instant::now();
     let vm = prism_ok(
         dir,
         &[
@@ -117,6 +118,9 @@ fn a_researcher_reaches_their_processing_node_by_ssh_checking_its_own_host_key()
         std::thread::sleep(std::time::Duration::from_millis(300));
         out = ssh(dir, &key, "vm", "cat /etc/debian_version; id -u");
     }
+    // The target (docs/processing.md): booking to a shell under 3 s for
+    // an image the node holds; said, not asserted (a benchmark's figure).
+    eprintln!("booking to a shell: {:?}", booked_at.elapsed());
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     let ss = Command::new("ss").args(["-ltnp"]).output().unwrap();
@@ -167,6 +171,36 @@ fn a_researcher_reaches_their_processing_node_by_ssh_checking_its_own_host_key()
         String::from_utf8_lossy(&out.stderr).contains("Host key verification failed"),
         "{out:?}"
     );
+    // A second node from the same image, which the node holds unpacked:
+    // booking to a shell (the target: under 3 s; said, not asserted).
+    let t = std::time::Instant::now();
+    let vm2 = prism_ok(
+        dir,
+        &[
+            "ctl",
+            "book",
+            "vm2",
+            "--type",
+            "processing",
+            "--image",
+            "base",
+            "--attach",
+            "lan",
+            "--address",
+            "10.7.1.3/24",
+            "--cpus",
+            "1",
+            "--memory",
+            "256",
+        ],
+    );
+    let mut out = ssh(dir, &key, "vm2", "true");
+    while !out.status.success() && t.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        out = ssh(dir, &key, "vm2", "true");
+    }
+    assert!(out.status.success(), "{vm2}: {out:?}");
+    eprintln!("booking to a shell, the image held: {:?}", t.elapsed());
     // Released: no way in.
     prism_ok(dir, &["ctl", "release", &id]);
     let out = ssh(dir, &key, "vm", "true");

@@ -139,10 +139,7 @@ impl LinuxRuntime {
         let p = self
             .processing()
             .map_err(|e| RuntimeError::failed(e.message))?;
-        let taken: Vec<u32> = p.running.values().map(|r| r.id_base).collect();
-        let r = p
-            .places
-            .start(&doc, ProcessingPlaces::free_id_base(&taken))?;
+        let r = p.places.start(&doc, super::ID_BASE)?;
         if let Err(e) = self.attach_hosts(&r) {
             let _ = self.detach_links(&r);
             if let Some(p) = self.processing.as_ref() {
