@@ -32,15 +32,25 @@ pub fn path(state_dir: &Path) -> PathBuf {
 /// Writes `text` (a [`SavedState`] as JSON) so that a reader sees the old
 /// state or the new one, whole.
 pub fn store(state_dir: &Path, text: &[u8]) -> std::io::Result<()> {
-    let p = path(state_dir);
+    write_private(&path(state_dir), text)
+}
+
+/// Writes `text` to `p` whole or not at all (a file beside it, synced,
+/// then renamed over it), readable by root only: a network's document
+/// may hold its cipher's key.
+pub fn write_private(p: &Path, text: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     let tmp = p.with_extension("json.new");
-    {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, &p)
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)?;
+    f.write_all(text)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, p)
 }
 
 /// Each network's document as last written, with its JSON: a state is

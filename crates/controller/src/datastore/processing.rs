@@ -23,49 +23,42 @@ pub(crate) async fn running_on(pool: &Pool, id: &str) -> Result<Vec<Booking>> {
     rows.iter().map(booking_of).collect()
 }
 
-/// Project `project_id`'s live (not released) network booking named `name`.
+/// A project's live (not released) network booking by name.
+const LIVE_NETWORK: &str = "WHERE b.project_id = $1 AND b.name = $2 AND b.resource_type = $3 \
+     AND b.released_ms IS NULL";
+
+/// Project `project_id`'s live network booking named `name`.
 pub(crate) async fn live_network(
     tx: &mut Tx,
     project_id: &str,
     name: &str,
 ) -> Result<Option<Booking>> {
-    let sql = format!(
-        "{BOOKING_SELECT} WHERE b.project_id = $1 AND b.name = $2 AND b.resource_type = $3 \
-         AND b.released_ms IS NULL"
-    );
-    sqlx::query(&sql)
+    let q = format!("{BOOKING_SELECT} {LIVE_NETWORK}");
+    let r = sqlx::query(&q)
         .bind(project_id)
         .bind(name)
         .bind(NETWORK)
         .fetch_optional(&mut **tx)
-        .await?
-        .as_ref()
-        .map(booking_of)
-        .transpose()
+        .await?;
+    r.as_ref().map(booking_of).transpose()
 }
 
-/// The same on the pool: project `project_id`'s live networks named in
-/// `names`.
+/// The same on the pool, for each of `names` (those not found left out).
 pub(crate) async fn live_networks(
     pool: &Pool,
     project_id: &str,
     names: &[String],
 ) -> Result<Vec<Booking>> {
+    let q = format!("{BOOKING_SELECT} {LIVE_NETWORK}");
     let mut found = Vec::new();
-    let sql = format!(
-        "{BOOKING_SELECT} WHERE b.project_id = $1 AND b.name = $2 AND b.resource_type = $3 \
-         AND b.released_ms IS NULL"
-    );
     for name in names {
-        let r = sqlx::query(&sql)
+        let r = sqlx::query(&q)
             .bind(project_id)
             .bind(name)
             .bind(NETWORK)
             .fetch_optional(pool)
             .await?;
-        if let Some(r) = r {
-            found.push(booking_of(&r)?);
-        }
+        found.extend(r.as_ref().map(booking_of).transpose()?);
     }
     Ok(found)
 }

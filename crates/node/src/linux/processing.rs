@@ -337,23 +337,13 @@ impl ProcessingPlaces {
 
     /// Saves the state held (0600), for a restarted node.
     pub fn save(&self, held: &Held) -> std::io::Result<()> {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
         let state = ProcessingState {
             generation: held.generation,
             scope: held.scope.clone(),
             nodes: held.docs.values().cloned().collect(),
         };
-        let tmp = self.state_file.with_extension("json.new");
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(&serde_json::to_vec_pretty(&state).map_err(std::io::Error::other)?)?;
-        f.sync_all()?;
-        std::fs::rename(tmp, self.state_file.clone())
+        let json = serde_json::to_vec_pretty(&state).map_err(std::io::Error::other)?;
+        crate::saved::write_private(&self.state_file, &json)
     }
 
     /// The state a previous run saved, if any.

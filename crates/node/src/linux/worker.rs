@@ -158,6 +158,7 @@ pub struct Worker {
     /// Reused between batches: the packets a pass over a batch keeps, and
     /// a frame without its tag (`host_io`).
     keep: Vec<Packet>,
+    to_hosts: Vec<Packet>,
     untagged: Vec<u8>,
     /// Detaches waiting for their links to drain.
     draining: Vec<Draining>,
@@ -193,6 +194,7 @@ impl Worker {
             terminate_ipip: Vec::new(),
             hosts: HostTable::default(),
             keep: Vec::with_capacity(4096),
+            to_hosts: Vec::with_capacity(4096),
             untagged: Vec::with_capacity(16 * 1024),
             draining: Vec::new(),
             tap: None,

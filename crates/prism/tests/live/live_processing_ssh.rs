@@ -25,6 +25,30 @@ fn keygen(dir: &Path, name: &str) -> String {
     key.display().to_string()
 }
 
+/// A processing node `name` from the base image on `lan` at `address`.
+fn book_base(dir: &Path, name: &str, address: &str) -> String {
+    let args = [
+        "ctl",
+        "book",
+        name,
+        "--type",
+        "processing",
+        "--image",
+        "base",
+        "--attach",
+    ];
+    let rest = [
+        "lan",
+        "--address",
+        address,
+        "--cpus",
+        "1",
+        "--memory",
+        "256",
+    ];
+    prism_ok(dir, &[&args[..], &rest].concat())
+}
+
 fn ssh(dir: &Path, key: &str, booking: &str, cmd: &str) -> std::process::Output {
     let args = [
         "ctl",
@@ -80,26 +104,7 @@ fn a_researcher_reaches_their_processing_node_by_ssh_checking_its_own_host_key()
         ],
     );
     let booked_at = std::time::Instant::now();
-    let vm = prism_ok(
-        dir,
-        &[
-            "ctl",
-            "book",
-            "vm",
-            "--type",
-            "processing",
-            "--image",
-            "base",
-            "--attach",
-            "lan",
-            "--address",
-            "10.7.1.2/24",
-            "--cpus",
-            "1",
-            "--memory",
-            "256",
-        ],
-    );
+    let vm = book_base(dir, "vm", "10.7.1.2/24");
     let id = serde_json::from_str::<serde_json::Value>(&vm).unwrap()["id"]
         .as_str()
         .unwrap()
@@ -174,26 +179,7 @@ fn a_researcher_reaches_their_processing_node_by_ssh_checking_its_own_host_key()
     // A second node from the same image, which the node holds unpacked:
     // booking to a shell (the target: under 3 s; said, not asserted).
     let t = std::time::Instant::now();
-    let vm2 = prism_ok(
-        dir,
-        &[
-            "ctl",
-            "book",
-            "vm2",
-            "--type",
-            "processing",
-            "--image",
-            "base",
-            "--attach",
-            "lan",
-            "--address",
-            "10.7.1.3/24",
-            "--cpus",
-            "1",
-            "--memory",
-            "256",
-        ],
-    );
+    let vm2 = book_base(dir, "vm2", "10.7.1.3/24");
     let mut out = ssh(dir, &key, "vm2", "true");
     while !out.status.success() && t.elapsed() < std::time::Duration::from_secs(30) {
         std::thread::sleep(std::time::Duration::from_millis(50));

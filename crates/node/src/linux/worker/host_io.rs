@@ -72,22 +72,26 @@ impl Worker {
     }
 
     /// The frames of `out` (bound for wire port `port`) that are for hosts
-    /// behind it go to them untagged; the rest, and floods, stay in `out`.
+    /// behind it go to them untagged, one send per run bound for the same
+    /// host; the rest, and floods, stay in `out`.
     pub(super) fn send_to_hosts(&mut self, port: u16, out: &mut Vec<Packet>) {
         let Self {
             hosts,
             slots,
             pipeline,
             keep,
+            to_hosts,
             untagged,
             ..
         } = self;
-        for p in out.drain(..) {
+        for mut p in out.drain(..) {
             match hosts.egress(port, p.data()) {
                 Deliver::Onward => keep.push(p),
                 Deliver::One(h) => {
-                    send_hosts(slots, pipeline, &[h], None, untag(untagged, p.data()));
-                    pipeline.pool.recycle(p);
+                    // The tag out in place; the packet's port, spent, names its host's slot.
+                    p.remove_gap(12, 4);
+                    p.port = h.slot as u16;
+                    to_hosts.push(p);
                 }
                 Deliver::Flood(hs) => {
                     send_hosts(slots, pipeline, hs, None, untag(untagged, p.data()));
@@ -96,5 +100,21 @@ impl Worker {
             }
         }
         std::mem::swap(out, keep);
+        let mut start = 0;
+        while start < to_hosts.len() {
+            let slot = to_hosts[start].port;
+            let end = start
+                + to_hosts[start..]
+                    .iter()
+                    .take_while(|p| p.port == slot)
+                    .count();
+            let frames = to_hosts[start..end].iter().map(Packet::data);
+            let sent = slots[usize::from(slot)].io.send_batch(frames);
+            if sent < end - start {
+                pipeline.io_drops(None, IoDrop::TxRefused, (end - start - sent) as u64);
+            }
+            start = end;
+        }
+        pipeline.pool.recycle_all(to_hosts);
     }
 }
