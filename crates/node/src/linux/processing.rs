@@ -329,7 +329,7 @@ impl ProcessingPlaces {
             }
         }
         let _ = std::fs::remove_file(&self.state_file);
-        if remove_dir_if_there(&self.dir).is_ok() {
+        if self.dir.exists() && remove_dir_if_there(&self.dir).is_ok() {
             gone.push(format!("directory {}", self.dir.display()));
         }
         gone
