@@ -245,19 +245,13 @@ pub fn save_spec(bundle: &std::path::Path, spec: &Spec) -> std::io::Result<()> {
     serde_json::to_writer_pretty(f, spec).map_err(std::io::Error::other)
 }
 
-/// What a bundle's `config.json` says: the command it runs (umoci writes
-/// the image's own) and the first host id of its user namespace (a
-/// container found again after a restart).
-pub fn bundle_config(bundle: &std::path::Path) -> std::io::Result<(Vec<String>, Option<u32>)> {
+/// The command a bundle's `config.json` runs (umoci writes the image's
+/// own there).
+pub fn bundle_args(bundle: &std::path::Path) -> std::io::Result<Vec<String>> {
     let spec = Spec::load(bundle.join("config.json")).map_err(std::io::Error::other)?;
-    let args = (spec.process().as_ref())
+    Ok((spec.process().as_ref())
         .and_then(|p| p.args().clone())
-        .unwrap_or_default();
-    let id_base = (spec.linux().as_ref())
-        .and_then(|l| l.uid_mappings().as_ref())
-        .and_then(|m| m.first())
-        .map(|m| m.host_id());
-    Ok((args, id_base))
+        .unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -112,13 +112,10 @@ async fn processing_pass(
     generation: i64,
 ) -> Result<()> {
     use crate::app::processing;
-    let desired = processing::desired_on(cx, id).await?;
-    if crate::datastore::processing::processing_port_of(&cx.pool, id)
-        .await?
-        .is_none()
-    {
+    let Some(port) = crate::datastore::processing::processing_port_of(&cx.pool, id).await? else {
         return Ok(());
-    }
+    };
+    let desired = processing::desired_on(cx, id, &port).await?;
     let body = processing::whole(u64::try_from(generation).unwrap_or(0), &desired);
     let mut ready = Vec::new();
     let mut refused = Vec::new();

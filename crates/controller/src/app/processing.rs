@@ -142,15 +142,13 @@ pub(crate) async fn attached_ids(tx: &mut Tx, b: &Booking) -> Result<Vec<String>
     Ok(ids)
 }
 
-/// What node `id` should run: each processing booking's id, whether it
-/// is `ready`, and its document; none if the node has no processing port.
+/// What node `id` should run, its processing nodes behind `port`: each
+/// processing booking's id, whether it is `ready`, and its document.
 pub(crate) async fn desired_on(
     cx: &Context,
     id: &str,
+    port: &str,
 ) -> Result<Vec<(String, bool, ProcessingDoc)>> {
-    let Some(port) = store::processing_port_of(&cx.pool, id).await? else {
-        return Ok(Vec::new());
-    };
     let mut out = Vec::new();
     for b in store::running_on(&cx.pool, id).await? {
         let spec = spec_of(&b)?;
@@ -160,7 +158,7 @@ pub(crate) async fn desired_on(
             .filter_map(|a| {
                 let vlan = nets.iter().find(|n| n.name == a.network)?.vlan? as u16;
                 Some(InterfaceDoc {
-                    port: port.clone(),
+                    port: port.to_string(),
                     vlan,
                     addresses: a.address.iter().cloned().collect(),
                     gateway: a.gateway.clone(),

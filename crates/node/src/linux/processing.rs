@@ -41,7 +41,6 @@ pub struct Running {
     pub doc: ProcessingDoc,
     /// Per interface: the root-namespace link, its port's index, its MAC.
     pub links: Vec<(String, u16, [u8; 6])>,
-    pub id_base: u32,
     /// Its ssh door through the node, and its host keys.
     pub door: Option<ssh::SshDoor>,
     pub host_keys: Vec<String>,
@@ -146,14 +145,13 @@ impl ProcessingPlaces {
     }
 
     /// Starts `doc` as a container (nothing of it left on error).
-    pub fn start(&self, doc: &ProcessingDoc, id_base: u32) -> Result<Running, RuntimeError> {
+    pub fn start(&self, doc: &ProcessingDoc) -> Result<Running, RuntimeError> {
         let links = self
             .links_of(doc)
             .map_err(|e| RuntimeError::failed(e.message))?;
         let mut r = Running {
             doc: doc.clone(),
             links,
-            id_base,
             door: None,
             host_keys: Vec::new(),
         };
@@ -182,13 +180,13 @@ impl ProcessingPlaces {
         // An absolute path stays as it is (`Path::join`).
         let layout = self.images.join(&doc.image.layout);
         let cache = self.dir.join("images");
-        let lower = oci::image::unpack_cached(&layout, &doc.image.tag, &cache, r.id_base)?;
+        let lower = oci::image::unpack_cached(&layout, &doc.image.tag, &cache, ID_BASE)?;
         make_passable(&bundle)?;
-        oci::image::mount_overlay(&lower, &bundle, r.id_base)?;
+        oci::image::mount_overlay(&lower, &bundle, ID_BASE)?;
         let rootfs = bundle.join("rootfs");
         let keep = self.dir.join(format!("{}.ssh", doc.name));
-        ssh::install_host_key(&rootfs, &keep, &doc.name, r.id_base)?;
-        ssh::authorize(&rootfs, &doc.authorized_keys, r.id_base)?;
+        ssh::install_host_key(&rootfs, &keep, &doc.name, ID_BASE)?;
+        ssh::authorize(&rootfs, &doc.authorized_keys, ID_BASE)?;
         let args = match &doc.command {
             Some(c) => c.clone(),
             None => image_args(&lower)?,
@@ -200,7 +198,7 @@ impl ProcessingPlaces {
             env: vec!["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".into()],
             init: Some(oci::TINI.into()),
             limits: Confinement {
-                id_base: r.id_base,
+                id_base: ID_BASE,
                 cpus: doc.cpus,
                 memory: doc.memory_mib << 20,
                 pids: doc.pids,
@@ -274,12 +272,6 @@ impl ProcessingPlaces {
     pub fn intact(&self, name: &str, links: &[(String, u16, [u8; 6])]) -> bool {
         let runs = matches!(self.runc.state(name), Ok(Some(s)) if s.status == "running");
         runs && links.iter().all(|(l, _, _)| netns::link_exists(l))
-    }
-
-    /// The user-namespace range of `name`'s bundle (a container found
-    /// after a restart).
-    pub fn id_base_of(&self, name: &str) -> Option<u32> {
-        oci::bundle_config(&self.bundle(name)).ok()?.1
     }
 
     /// Removes `r`'s container (its processes, cgroups and mounts), its
@@ -360,7 +352,7 @@ impl ProcessingPlaces {
 
 /// The command the image's own configuration runs (umoci's `config.json`).
 fn image_args(bundle: &Path) -> std::io::Result<Vec<String>> {
-    let (args, _) = oci::bundle_config(bundle)?;
+    let args = oci::bundle_args(bundle)?;
     if args.is_empty() {
         return Err(std::io::Error::other(
             "the image names no command: give one",

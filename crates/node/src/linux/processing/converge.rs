@@ -139,7 +139,7 @@ impl LinuxRuntime {
         let p = self
             .processing()
             .map_err(|e| RuntimeError::failed(e.message))?;
-        let r = p.places.start(&doc, super::ID_BASE)?;
+        let r = p.places.start(&doc)?;
         if let Err(e) = self.attach_hosts(&r) {
             let _ = self.detach_links(&r);
             if let Some(p) = self.processing.as_ref() {
@@ -259,11 +259,9 @@ impl LinuxRuntime {
             return String::new();
         };
         let found = p.places.links_of(&doc).ok().and_then(|links| {
-            let id_base = p.places.id_base_of(&doc.name)?;
             p.places.intact(&doc.name, &links).then(|| Running {
                 doc: doc.clone(),
                 links,
-                id_base,
                 door: None,
                 host_keys: Vec::new(),
             })
