@@ -351,8 +351,9 @@ fn processing_nodes_booked_with_prism_ctl_reach_each_other_and_go_with_their_rel
         runc.list().unwrap() == [pb.clone()]
     });
     prism_ok(dir, &["ctl", "release", &b]);
-    wait_until(dir, "every container removed", 20, || {
-        runc.list().unwrap().is_empty()
+    // The container goes first, then its namespace and links.
+    let links = || prism_io::netns::links_with_prefix(&format!("pn{INSTANCE}"));
+    wait_until(dir, "every container and link removed", 20, || {
+        runc.list().unwrap().is_empty() && links().is_empty()
     });
-    assert!(prism_io::netns::links_with_prefix(&format!("pn{INSTANCE}")).is_empty());
 }
