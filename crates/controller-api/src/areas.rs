@@ -24,6 +24,7 @@ use crate::nodes::{NodeRequest, NodeView};
 use crate::observe::{CaptureRequest, NodeHardware, TraceRequest};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::quota::QuotaView;
+use crate::shared_vlans::{SharedVlanView, VlanMember};
 use prism_node_api::{NodeEvent, TapAnswer};
 use std::future::Future;
 use std::net::IpAddr;
@@ -362,13 +363,49 @@ pub trait RegistryApi: Gate {
     ) -> impl Future<Output = Answer<ResourceType>> + Send;
 }
 
+/// Shared VLANs: the projects a shared VLAN's booker invites, and those
+/// a project is invited to.
+pub trait SharedVlansApi: Gate {
+    fn list_vlan_members(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        id: &str,
+    ) -> impl Future<Output = Answer<Vec<VlanMember>>> + Send;
+    fn invite_to_vlan(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        id: &str,
+        member: &str,
+    ) -> impl Future<Output = Answer<VlanMember>> + Send;
+    fn revoke_from_vlan(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        id: &str,
+        member: &str,
+    ) -> impl Future<Output = Answer<()>> + Send;
+    fn list_shared_vlans(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+    ) -> impl Future<Output = Answer<Vec<SharedVlanView>>> + Send;
+    fn leave_shared_vlan(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        id: &str,
+    ) -> impl Future<Output = Answer<()>> + Send;
+}
+
 /// The whole API: what the server's router serves.
 pub trait ControllerApi:
-    IdentityApi + ProjectsApi + LeasesApi + PublicApi + NodesApi + RegistryApi
+    IdentityApi + ProjectsApi + LeasesApi + PublicApi + NodesApi + RegistryApi + SharedVlansApi
 {
 }
 
 impl<T> ControllerApi for T where
-    T: IdentityApi + ProjectsApi + LeasesApi + PublicApi + NodesApi + RegistryApi
+    T: IdentityApi + ProjectsApi + LeasesApi + PublicApi + NodesApi + RegistryApi + SharedVlansApi
 {
 }

@@ -25,6 +25,7 @@ mod bookings;
 mod identity;
 mod nodes;
 mod observe;
+mod shared_vlans;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {

@@ -24,6 +24,7 @@ pub mod processing;
 pub mod projects;
 pub mod quota;
 pub mod session;
+pub mod shared_vlans;
 pub mod ssh;
 
 pub use accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
@@ -53,3 +54,4 @@ pub use projects::{
     MemberRequest, MemberView, ProjectRequest, ProjectView, STANDARD, ServiceLevel,
 };
 pub use quota::{QuotaUse, QuotaView};
+pub use shared_vlans::{SHARED_VLAN, SharedVlanSpec, SharedVlanView, VlanMember};

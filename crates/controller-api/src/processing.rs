@@ -35,7 +35,9 @@ pub struct ProcessingSpec {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Attachment {
-    /// A network booking of the project, by name.
+    /// A network or shared VLAN booking of the project, by name; or a
+    /// shared VLAN of another project that invited this one,
+    /// `OWNER/NAME`.
     pub network: String,
     /// Its address, CIDR (`10.1.0.5/24`): the network's routes send the
     /// address to it.
@@ -145,6 +147,8 @@ pub struct BookFlags<'a> {
     pub gateway: Option<&'a str>,
     pub cpus: f64,
     pub memory_mib: u64,
+    /// A shared VLAN's node.
+    pub node: Option<&'a str>,
 }
 
 impl BookFlags<'_> {
@@ -152,6 +156,12 @@ impl BookFlags<'_> {
     pub fn request(&self) -> Result<BookingRequest, String> {
         let mut r = match self.resource_type {
             PROCESSING => self.processing()?,
+            crate::SHARED_VLAN => {
+                if self.spec.is_some() || self.bandwidth.is_some() || self.image.is_some() {
+                    return Err("a shared VLAN takes no --spec, --bandwidth or --image".into());
+                }
+                BookingRequest::shared_vlan(self.name, self.node, self.lease_s)
+            }
             "network" => {
                 let (Some(spec), Some(bw)) = (self.spec, self.bandwidth) else {
                     return Err("a network needs --spec FILE and --bandwidth MBIT".into());
@@ -160,7 +170,7 @@ impl BookFlags<'_> {
             }
             t => {
                 return Err(format!(
-                    "--type {t}: `network` or `processing` (others through the API)"
+                    "--type {t}: `network`, `processing` or `shared-vlan` (others through the API)"
                 ));
             }
         };
@@ -170,8 +180,8 @@ impl BookFlags<'_> {
     }
 
     fn processing(&self) -> Result<BookingRequest, String> {
-        if self.spec.is_some() || self.bandwidth.is_some() || self.nat {
-            return Err("a processing node takes no --spec, --bandwidth or --nat".into());
+        if self.spec.is_some() || self.bandwidth.is_some() || self.nat || self.node.is_some() {
+            return Err("a processing node takes no --spec, --bandwidth, --nat or --node".into());
         }
         let image = self.image.ok_or("a processing node needs --image")?;
         let flags = (self.cpus, self.memory_mib);

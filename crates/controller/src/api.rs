@@ -12,6 +12,7 @@ pub mod portal;
 mod projects;
 mod public;
 mod registry;
+mod shared_vlans;
 
 pub use openapi::{ApiDoc, spec_json};
 
@@ -37,7 +38,7 @@ use std::time::Instant;
 pub const MAX_BODY: usize = 1 << 20;
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 37] = [
+pub const PATHS: [&str; 41] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
@@ -60,6 +61,10 @@ pub const PATHS: [&str; 37] = [
     "/v1/projects/{project}/bookings/{id}/counters",
     "/v1/projects/{project}/bookings/{id}/trace",
     "/v1/projects/{project}/bookings/{id}/capture",
+    "/v1/projects/{project}/bookings/{id}/members",
+    "/v1/projects/{project}/bookings/{id}/members/{member}",
+    "/v1/projects/{project}/shared-vlans",
+    "/v1/projects/{project}/shared-vlans/{id}",
     "/v1/projects/{project}/quota",
     "/v1/projects/{project}/usage",
     "/v1/projects/{project}/public-addresses",
@@ -404,6 +409,7 @@ pub fn router<S: ControllerApi>(ctl: S) -> Router {
         .merge(registry::routes::<S>())
         .merge(leases::routes::<S>())
         .merge(public::routes::<S>())
+        .merge(shared_vlans::routes::<S>())
         .merge(heartbeat::routes::<S>())
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)

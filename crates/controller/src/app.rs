@@ -36,6 +36,7 @@ pub(crate) mod public_mac;
 pub(crate) mod quota;
 pub(crate) mod registry;
 pub(crate) mod release;
+pub mod shared_vlans;
 pub(crate) mod span;
 pub mod ssh_keys;
 pub(crate) mod wan_guard;

@@ -25,6 +25,7 @@ pub(crate) mod processing;
 pub(crate) mod projects;
 pub(crate) mod public_addresses;
 pub(crate) mod registry;
+pub(crate) mod shared_vlans;
 pub(crate) mod ssh_keys;
 
 pub(crate) use crate::infra::db::{Pool, Tx};

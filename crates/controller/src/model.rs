@@ -105,11 +105,11 @@ pub const NETWORK: &str = "network";
 
 pub const VLAN: &str = "vlan";
 
-pub use prism_controller_api::{PROCESSING, ProcessingSpec};
+pub use prism_controller_api::{PROCESSING, ProcessingSpec, SHARED_VLAN, SharedVlanSpec};
 
 /// Whether bookings of built-in type `rtype` take capacity shared across
 /// projects (a node's, the VLAN pool, a span's tunnels, NAT's addresses:
 /// `db::project_tx`); a registered type with no node takes none.
 pub(crate) fn shares_capacity(rtype: &str) -> bool {
-    rtype == NETWORK || rtype == VLAN
+    rtype == NETWORK || rtype == VLAN || rtype == SHARED_VLAN
 }

@@ -122,6 +122,8 @@ pub enum DesiredAction {
     Unchanged,
     Added,
     Replaced,
+    /// Kept running, its interfaces plugged anew (a processing node's).
+    Rewired,
     Removed,
     /// Refused or failed (see `error`); everything else was still applied.
     Failed,

@@ -88,6 +88,13 @@ pub struct InterfaceDoc {
     /// network's routes know theirs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway_mac: Option<String>,
+    /// The cable out: the interface stays in the container (its
+    /// addresses kept, its link down), and the node carries none of its
+    /// frames (a shared VLAN left, a network released). Plugged in again
+    /// or onto another VLAN without restarting the container. `vlan` may
+    /// be 0 then (no VLAN).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unplugged: bool,
 }
 
 /// What became of a processing node.
@@ -178,6 +185,20 @@ impl ProcessingState {
 }
 
 impl ProcessingDoc {
+    /// Whether `other` is this document but for where its interfaces
+    /// are plugged (their VLANs, plugged in or out, and so their
+    /// gateways' MACs): rewired in place, the container left running.
+    pub fn same_but_wiring(&self, other: &ProcessingDoc) -> bool {
+        let unwired = |d: &ProcessingDoc| {
+            let mut d = d.clone();
+            for l in &mut d.interfaces {
+                (l.vlan, l.unplugged, l.gateway_mac) = (0, false, None);
+            }
+            d
+        };
+        unwired(self) == unwired(other)
+    }
+
     fn check_limits(&self) -> Result<(), (&'static str, String)> {
         if !(self.cpus > 0.0 && self.cpus <= 256.0) {
             return Err(("cpus", "more than 0, at most 256".into()));
@@ -204,8 +225,9 @@ impl ProcessingDoc {
 
 impl InterfaceDoc {
     fn check(&self) -> Result<(), (&'static str, String)> {
-        if !(1..=4094).contains(&self.vlan) {
-            return Err(("vlan", "from 1 to 4094".into()));
+        let no_vlan = self.unplugged && self.vlan == 0;
+        if !((1..=4094).contains(&self.vlan) || no_vlan) {
+            return Err(("vlan", "from 1 to 4094 (0 when unplugged)".into()));
         }
         for a in &self.addresses {
             let ok = a.split_once('/').is_some_and(|(ip, len)| {
@@ -283,6 +305,7 @@ mod tests {
                 addresses: vec!["10.1.0.5/24".into()],
                 gateway: Some("10.1.0.1".into()),
                 gateway_mac: None,
+                unplugged: false,
             }],
             command: None,
             authorized_keys: Vec::new(),
@@ -323,6 +346,22 @@ mod tests {
             "nodes[0].interfaces"
         );
         assert_eq!(field(&|s| s.scope.clear()), "scope");
+        let mut out = ok.clone();
+        (
+            out.nodes[1].interfaces[0].vlan,
+            out.nodes[1].interfaces[0].unplugged,
+        ) = (0, true);
+        assert_eq!(out.check(), Ok(()), "no VLAN for an interface unplugged");
+    }
+
+    #[test]
+    fn a_document_rewired_is_the_same_but_for_its_wiring() {
+        let a = node("pp-a");
+        let mut b = a.clone();
+        (b.interfaces[0].vlan, b.interfaces[0].unplugged) = (0, true);
+        assert!(a.same_but_wiring(&b) && b.same_but_wiring(&a));
+        b.interfaces[0].addresses.clear();
+        assert!(!a.same_but_wiring(&b), "an address changed is no rewiring");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! `prism ctl book`: a network from a spec file, or a processing node from
-//! flags (`--type processing`).
+//! `prism ctl book`: a network from a spec file, or a processing node or a
+//! shared VLAN from flags (`--type processing`, `--type shared-vlan`);
+//! `prism ctl ssh-key`, `ssh` and `vlan`.
 
 use anyhow::Result;
 use prism_controller_api::{BookFlags, BookingRequest, ControllerClient, SshKeyRequest};
@@ -10,11 +11,12 @@ use std::path::PathBuf;
 /// "destination", "route": [...]}`; a network spanning nodes adds
 /// `[[part]]` tables (`node`, `route`: docs/wan.md). Or a processing node
 /// (`--type processing --image IMAGE --attach NETWORK[,NETWORK…] --cpus N
-/// --memory MIB`, docs/processing.md). Provisioned at once unless --hold.
+/// --memory MIB`, docs/processing.md), or a shared VLAN (`--type
+/// shared-vlan [--node NODE]`). Provisioned at once unless --hold.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BookArgs {
     pub name: String,
-    #[arg(long = "type", default_value = "network", value_parser = ["network", "processing"])]
+    #[arg(long = "type", default_value = "network", value_parser = ["network", "processing", "shared-vlan"])]
     pub resource_type: String,
     /// A network's document.
     #[arg(long)]
@@ -34,7 +36,9 @@ pub struct BookArgs {
     /// A processing node's image (`base`, or `NAME:TAG`).
     #[arg(long)]
     pub image: Option<String>,
-    /// A processing node's networks (the project's bookings; `eth0` first).
+    /// A processing node's networks (the project's networks and shared
+    /// VLANs, or `OWNER/NAME` for a shared VLAN another project invited
+    /// it to; `eth0` first).
     #[arg(long, value_delimiter = ',')]
     pub attach: Vec<String>,
     /// Its address on each of them, in order (CIDR).
@@ -49,6 +53,9 @@ pub struct BookArgs {
     /// Memory, MiB.
     #[arg(long, default_value_t = 512)]
     pub memory: u64,
+    /// A shared VLAN's node (default: the first that runs processing nodes).
+    #[arg(long)]
+    pub node: Option<String>,
 }
 
 impl BookArgs {
@@ -67,6 +74,7 @@ impl BookArgs {
             gateway: self.gateway.as_deref(),
             cpus: self.cpus,
             memory_mib: self.memory,
+            node: self.node.as_deref(),
         };
         flags.request().map_err(anyhow::Error::msg)
     }
@@ -106,4 +114,44 @@ pub async fn ssh(c: &ControllerClient, project: &str, a: &SshArgs) -> Result<()>
     let id = a.identity.as_deref();
     let code = prism_controller_api::ssh::run(c, project, &a.booking, id, &a.args).await?;
     std::process::exit(code)
+}
+
+/// A shared VLAN's invitations (its booker's side) and the shared VLANs
+/// the project is invited to (the invited side).
+#[derive(clap::Subcommand, Debug, Clone)]
+pub enum VlanCmd {
+    /// Invite PROJECT to shared VLAN BOOKING: its processing nodes may
+    /// attach to it as `OWNER/NAME`.
+    Invite {
+        booking: String,
+        #[arg(value_name = "PROJECT")]
+        member: String,
+    },
+    /// Revoke PROJECT's invitation: its processing nodes on the VLAN are
+    /// unplugged from it.
+    Revoke {
+        booking: String,
+        #[arg(value_name = "PROJECT")]
+        member: String,
+    },
+    /// The projects invited to shared VLAN BOOKING.
+    Members { booking: String },
+    /// The shared VLANs the project is invited to.
+    List,
+    /// Leave shared VLAN ID (the project's owners).
+    Leave { id: String },
+}
+
+pub async fn vlan(c: &ControllerClient, project: &str, cmd: &VlanCmd) -> Result<()> {
+    match cmd {
+        VlanCmd::Invite { booking, member: m } => {
+            crate::print(&c.invite_to_vlan(project, booking, m).await?)
+        }
+        VlanCmd::Revoke { booking, member: m } => {
+            Ok(c.revoke_from_vlan(project, booking, m).await?)
+        }
+        VlanCmd::Members { booking } => crate::print(&c.vlan_members(project, booking).await?),
+        VlanCmd::List => crate::print(&c.shared_vlans(project).await?),
+        VlanCmd::Leave { id } => Ok(c.leave_shared_vlan(project, id).await?),
+    }
 }

@@ -56,6 +56,10 @@ pub enum ControllerCmd {
     /// Log in to processing node BOOKING as root with OpenSSH, through its
     /// node, checking its host key; ARGS go to ssh (a command to run).
     Ssh(crate::ctl_book::SshArgs),
+    /// Shared VLANs: invite a project, revoke, list members; the ones the
+    /// project is invited to, and leaving one.
+    #[command(subcommand)]
+    Vlan(crate::ctl_book::VlanCmd),
     /// Lease a public address from a node's pool for host INTERNAL of
     /// booking BOOKING: an IPv4 host of a routed network (the gateway
     /// service: traffic to the address reaches the host), or a MAC host of
@@ -225,6 +229,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         C::Whoami => print(&c.whoami().await?),
         C::SshKey(a) => crate::ctl_book::ssh_key(&c, a).await,
         C::Ssh(a) => crate::ctl_book::ssh(&c, &project()?, a).await,
+        C::Vlan(v) => crate::ctl_book::vlan(&c, &project()?, v).await,
         C::Projects => print(&c.list_projects().await?),
         C::Bookings { .. }
         | C::Book(_)

@@ -15,6 +15,7 @@
 mod identity;
 mod leases;
 mod nodes;
+mod shared_vlans;
 
 use prism_controller_api::areas::{CallerId, Gate, NodeCaller, NodeRefused};
 use prism_controller_api::{
@@ -69,6 +70,8 @@ struct State {
     /// Node key (the secret) → its view.
     node_keys: BTreeMap<String, NodeKeyView>,
     audit: Vec<AuditEntry>,
+    /// Shared VLAN booking id → the projects invited to it.
+    vlan_members: BTreeMap<String, Vec<prism_controller_api::VlanMember>>,
     next_id: u64,
     now_ms: i64,
 }

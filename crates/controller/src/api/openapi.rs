@@ -2,7 +2,7 @@
 //! types (`docs/api/controller.json` is its checked-in copy; a test fails
 //! when they differ).
 
-use super::{heartbeat, identity, leases, projects, public, registry};
+use super::{heartbeat, identity, leases, projects, public, registry, shared_vlans};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
@@ -113,6 +113,8 @@ impl Modify for BearerAuth {
         leases::list, leases::create, leases::status, leases::release, leases::provision,
         leases::renew, leases::act, leases::counters, leases::trace, leases::capture, leases::quota, leases::usage, leases::audit,
         public::list, public::lease, public::renew, public::release,
+        shared_vlans::list_members, shared_vlans::invite, shared_vlans::revoke,
+        shared_vlans::list_shared, shared_vlans::leave,
     ),
     modifiers(&BearerAuth, &CommonErrors),
     security(("bearer" = [])),
@@ -123,7 +125,8 @@ impl Modify for BearerAuth {
         (name = "gateway", description = "Public addresses leased from a node's pool (the gateway service)"),
         (name = "accounting", description = "Usage and audit"),
         (name = "nodes", description = "The nodes the controller drives"),
-        (name = "registry", description = "Resource types")
+        (name = "registry", description = "Resource types"),
+        (name = "shared-vlans", description = "Shared VLANs: the projects a shared VLAN's booker invites, and those a project is invited to")
     )
 )]
 pub struct ApiDoc;

@@ -90,7 +90,8 @@ pub(crate) fn tally(
     for n in applied {
         match n.action {
             DesiredAction::Added => c.added += 1,
-            DesiredAction::Replaced => c.replaced += 1,
+            // A network is replaced; a processing node rewired in place counts as one.
+            DesiredAction::Replaced | DesiredAction::Rewired => c.replaced += 1,
             DesiredAction::Removed => c.removed += 1,
             DesiredAction::Unchanged => {}
             DesiredAction::Failed => {

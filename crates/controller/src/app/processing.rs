@@ -7,6 +7,7 @@
 
 use crate::app::context::Context;
 use crate::datastore::processing as store;
+use crate::datastore::shared_vlans::attachable;
 use crate::error::{Error, Result};
 use crate::infra::db::Tx;
 use crate::model::{Booking, ProcessingSpec};
@@ -62,11 +63,14 @@ pub(crate) async fn place(
     let mut node: Option<(String, String)> = None;
     for (i, a) in spec.attach.iter().enumerate() {
         let at = format!("spec.attach[{i}].network");
-        let net = store::live_network(tx, project_id, &a.network)
+        let net = crate::datastore::shared_vlans::attachable(tx, project_id, &a.network)
             .await?
             .ok_or_else(|| {
-                Error::invalid(format!("the project has no live network `{}`", a.network))
-                    .with_field(at.clone())
+                Error::invalid(format!(
+                    "the project has no live network or shared VLAN `{}`, nor an invitation to it",
+                    a.network
+                ))
+                .with_field(at.clone())
             })?;
         let here = match (&net.ids.node, &net.node) {
             (Some(id), Some(name)) if net.parts.is_empty() => (id.clone(), name.clone()),
@@ -152,26 +156,43 @@ pub(crate) async fn desired_on(
     let mut out = Vec::new();
     for b in store::running_on(&cx.pool, id).await? {
         let spec = spec_of(&b)?;
-        let names: Vec<String> = spec.attach.iter().map(|a| a.network.clone()).collect();
-        let nets = store::live_networks(&cx.pool, &b.ids.project, &names).await?;
-        let interfaces = (spec.attach.iter())
-            .filter_map(|a| {
-                let vlan = nets.iter().find(|n| n.name == a.network)?.vlan? as u16;
-                Some(InterfaceDoc {
-                    port: port.to_string(),
-                    vlan,
-                    addresses: a.address.iter().cloned().collect(),
-                    gateway: a.gateway.clone(),
-                    gateway_mac: a.gateway.as_ref().map(|_| gateway_mac(vlan)),
-                })
-            })
-            .collect();
+        let mut interfaces = Vec::new();
+        for a in &spec.attach {
+            // A connection for the one query: the pool may have one.
+            let conn = &mut *cx.pool.acquire().await?;
+            let on = attachable(conn, &b.ids.project, &a.network).await?;
+            interfaces.push(interface(port, a, on.as_ref()));
+        }
         let ready = b.operational_state == crate::model::OperationalState::Ready;
         let mut d = doc(&b, spec, interfaces);
         d.authorized_keys = crate::app::ssh_keys::authorized_keys(cx, &b.ids.user).await?;
         out.push((b.id.clone(), ready, d));
     }
     Ok(out)
+}
+
+/// Attachment `a`'s interface behind `port`, on what it attaches to if
+/// that is live (and, another project's shared VLAN, still shared with
+/// it); else unplugged (the interface stays, the node carries nothing).
+fn interface(
+    port: &str,
+    a: &prism_controller_api::Attachment,
+    on: Option<&Booking>,
+) -> InterfaceDoc {
+    let vlan = on.and_then(|n| n.vlan).and_then(|v| u16::try_from(v).ok());
+    // A network's gateway in the hardware tier answers no ARP: its MAC
+    // is given; a shared VLAN's gateway is a host that answers.
+    let is_net = on.is_some_and(|n| n.resource_type == crate::model::NETWORK);
+    InterfaceDoc {
+        port: port.to_string(),
+        vlan: vlan.unwrap_or(0),
+        addresses: a.address.iter().cloned().collect(),
+        gateway: a.gateway.clone(),
+        gateway_mac: (a.gateway.as_ref().zip(vlan))
+            .filter(|_| is_net)
+            .map(|(_, v)| gateway_mac(v)),
+        unplugged: vlan.is_none(),
+    }
 }
 
 fn doc(b: &Booking, spec: ProcessingSpec, interfaces: Vec<InterfaceDoc>) -> ProcessingDoc {

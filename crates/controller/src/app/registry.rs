@@ -32,6 +32,13 @@ fn builtins() -> Vec<ResourceType> {
             builtin: true,
         },
         ResourceType {
+            name: crate::model::SHARED_VLAN.into(),
+            description: "A VLAN on a node shared with the projects its booker invites: their processing nodes attached to it reach each other, and nothing else does (docs/processing.md)".into(),
+            schema: prism_controller_api::shared_vlans::schema(),
+            operations: vec![GenericOp::Get, GenericOp::Release],
+            builtin: true,
+        },
+        ResourceType {
             name: VLAN.into(),
             description: "A VLAN ID from the pool, the project's alone while booked".into(),
             schema: serde_json::json!({"type": "object", "additionalProperties": false}),

@@ -6,20 +6,20 @@ use super::Controller;
 use crate::app::authz::Principal;
 use crate::app::{
     accounting, audit, bookings, client_certs, heartbeat, identity, live, nodes, observe, projects,
-    public, quota, registry, release,
+    public, quota, registry, release, shared_vlans,
 };
 use crate::error::{Error, Result};
 use prism_controller_api::areas::{
     CallerId, Gate, IdentityApi, LeasesApi, NodeCaller, NodeRefused, NodesApi, ProjectsApi,
-    PublicApi, RegistryApi,
+    PublicApi, RegistryApi, SharedVlansApi,
 };
 use prism_controller_api::{
     Action, ApiKeyRequest, ApiKeyView, AuditEntry, AuditQuery, Booking, BookingCounters,
     BookingRequest, CaptureRequest, ControllerCertView, Heartbeat, HeartbeatAnswer, ListQuery,
     LoginRequest, MemberRequest, MemberView, NodeHardware, NodeKeyRequest, NodeKeyView,
     NodeRequest, NodeView, Page, ProjectRequest, ProjectView, PublicAddress, PublicAddressRequest,
-    QuotaView, Renewed, ResourceType, ServiceLevel, TokenView, TraceRequest, UsageReport,
-    UserRequest, UserView, WhoAmI,
+    QuotaView, Renewed, ResourceType, ServiceLevel, SharedVlanView, TokenView, TraceRequest,
+    UsageReport, UserRequest, UserView, VlanMember, WhoAmI,
 };
 use prism_node_api::{NodeEvent, TapAnswer};
 use std::net::IpAddr;
@@ -296,5 +296,40 @@ impl RegistryApi for Controller {
     }
     async fn register_resource_type(&self, p: &Principal, t: ResourceType) -> Result<ResourceType> {
         registry::register_resource_type(&self.cx, p, t).await
+    }
+}
+
+impl SharedVlansApi for Controller {
+    async fn list_vlan_members(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+    ) -> Result<Vec<VlanMember>> {
+        shared_vlans::list_members(&self.cx, p, project, id).await
+    }
+    async fn invite_to_vlan(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+        member: &str,
+    ) -> Result<VlanMember> {
+        shared_vlans::invite(&self.cx, p, project, id, member).await
+    }
+    async fn revoke_from_vlan(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+        member: &str,
+    ) -> Result<()> {
+        shared_vlans::revoke(&self.cx, p, project, id, member).await
+    }
+    async fn list_shared_vlans(&self, p: &Principal, project: &str) -> Result<Vec<SharedVlanView>> {
+        shared_vlans::invited_to(&self.cx, p, project).await
+    }
+    async fn leave_shared_vlan(&self, p: &Principal, project: &str, id: &str) -> Result<()> {
+        shared_vlans::leave(&self.cx, p, project, id).await
     }
 }

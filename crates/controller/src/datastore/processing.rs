@@ -43,26 +43,6 @@ pub(crate) async fn live_network(
     r.as_ref().map(booking_of).transpose()
 }
 
-/// The same on the pool, for each of `names` (those not found left out).
-pub(crate) async fn live_networks(
-    pool: &Pool,
-    project_id: &str,
-    names: &[String],
-) -> Result<Vec<Booking>> {
-    let q = format!("{BOOKING_SELECT} {LIVE_NETWORK}");
-    let mut found = Vec::new();
-    for name in names {
-        let r = sqlx::query(&q)
-            .bind(project_id)
-            .bind(name)
-            .bind(NETWORK)
-            .fetch_optional(pool)
-            .await?;
-        found.extend(r.as_ref().map(booking_of).transpose()?);
-    }
-    Ok(found)
-}
-
 /// The port node `id`'s processing nodes are behind, if it runs them.
 pub(crate) async fn processing_port(tx: &mut Tx, id: &str) -> Result<Option<String>> {
     let r = sqlx::query("SELECT processing_port FROM nodes WHERE id = $1")

@@ -98,6 +98,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "processing",
         include_str!("../../migrations/0017_processing.sql"),
     ),
+    (
+        18,
+        "shared VLANs",
+        include_str!("../../migrations/0018_shared_vlans.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

@@ -23,6 +23,13 @@ enum Prep {
     NodeKey,
     /// An ssh key of the owner's: `{sk}`.
     SshKey,
+    /// A shared VLAN of the owner's (`{b}`).
+    SharedVlan,
+    /// The same, project `q` invited to it (whose owner is the caller
+    /// from another project).
+    SharedWithQ,
+    /// A shared VLAN of project `q`'s (`{b}`) that invited project `p`.
+    InvitedVlan,
     /// A provisioned booking of the owner's with NAT (`{b}`), on the node
     /// with a gateway, and a public address leased for its host 10.0.0.5
     /// (`{a}`).
@@ -380,6 +387,41 @@ fn cases() -> Vec<Case> {
             Public,
             [401, 404, 403, 403, 200, 200, 403],
         ),
+        c(
+            "GET",
+            "/v1/projects/p/bookings/{b}/members",
+            None,
+            SharedVlan,
+            [401, 404, 200, 200, 200, 200, 403],
+        ),
+        c(
+            "PUT",
+            "/v1/projects/p/bookings/{b}/members/q",
+            None,
+            SharedVlan,
+            [401, 404, 403, 403, 200, 200, 403],
+        ),
+        c(
+            "DELETE",
+            "/v1/projects/p/bookings/{b}/members/q",
+            None,
+            SharedWithQ,
+            [401, 404, 403, 403, 204, 204, 403],
+        ),
+        c(
+            "GET",
+            "/v1/projects/p/shared-vlans",
+            None,
+            Nothing,
+            [401, 404, 200, 200, 200, 200, 403],
+        ),
+        c(
+            "DELETE",
+            "/v1/projects/p/shared-vlans/{b}",
+            None,
+            InvitedVlan,
+            [401, 404, 403, 403, 204, 204, 403],
+        ),
     ]
 }
 
@@ -388,6 +430,16 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
     let h = Harness::start().await;
     h.node("n1", 64, 100_000).await;
     h.gateway_node("g1", "198.51.100.0/24").await;
+    // A node for shared VLANs only: no capacity left for networks.
+    let pn = crate::common::fake_node::FakeNode::new(&["proc"], 0).with_processing("proc");
+    let address = pn.serve();
+    let r = prism_controller::NodeRequest {
+        name: "pn".into(),
+        address,
+        hw_mbps: 0,
+        sw_mbps: 0,
+    };
+    h.admin.register_node(&r).await.unwrap();
     let owner = h.user("owner").await;
     let other = h.user("other").await;
     let viewer = h.user("viewer").await;
@@ -495,6 +547,28 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                     path = path.replace("{a}", &a.address);
                     booking = b.id;
                 }
+                Prep::SharedVlan | Prep::SharedWithQ => {
+                    let r = prism_controller::BookingRequest::shared_vlan(
+                        &format!("s{n}"),
+                        Some("pn"),
+                        None,
+                    );
+                    let b = owner.book("p", &r).await.unwrap();
+                    if matches!(case.prep, Prep::SharedWithQ) {
+                        owner.invite_to_vlan("p", &b.id, "q").await.unwrap();
+                    }
+                    path = path.replace("{b}", &b.id);
+                }
+                Prep::InvitedVlan => {
+                    let r = prism_controller::BookingRequest::shared_vlan(
+                        &format!("s{n}"),
+                        Some("pn"),
+                        None,
+                    );
+                    let b = who[1].1.book("q", &r).await.unwrap();
+                    who[1].1.invite_to_vlan("q", &b.id, "p").await.unwrap();
+                    path = path.replace("{b}", &b.id);
+                }
                 Prep::NodeKey => {
                     let k = h.admin.create_node_key(&format!("n{n}")).await.unwrap();
                     path = path.replace("{nk}", &k.id);
@@ -584,6 +658,7 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
             .replace("{user}", "{u}")
             .replace("{address}", "{a}")
             .replace("{serial}", "00")
+            .replace("{member}", "q")
             .replace(
                 "{id}",
                 if p.contains("api-keys") {

@@ -23,4 +23,5 @@ mod processing;
 mod python_sdk;
 mod replicas;
 mod round_trips;
+mod shared_vlans;
 mod spans;

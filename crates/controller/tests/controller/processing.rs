@@ -13,7 +13,7 @@ use prism_controller::{
 use serde_json::json;
 use std::sync::Arc;
 
-async fn node(h: &Harness, name: &str, processing: bool) -> Arc<FakeNode> {
+pub(crate) async fn node(h: &Harness, name: &str, processing: bool) -> Arc<FakeNode> {
     let mut n = FakeNode::new(&["lan", "proc"], 4);
     if processing {
         n = n.with_processing("proc");

@@ -1,6 +1,6 @@
 //! Processing nodes' desired state, decided without I/O: the generation's
 //! fence and what each node needs (the runtime starts, restarts, keeps or
-//! removes containers accordingly).
+//! removes containers, or rewires their interfaces, accordingly).
 
 use prism_node_api::{ApiError, ProcessingDoc, ProcessingState};
 use std::collections::BTreeMap;
@@ -13,6 +13,9 @@ pub enum Step {
     Start(ProcessingDoc),
     /// Held with another document: removed, then started as asked.
     Replace(ProcessingDoc),
+    /// Held with the same document but for its interfaces' VLANs or
+    /// plugs: rewired, its container left running.
+    Rewire(ProcessingDoc),
     Remove(String),
 }
 
@@ -45,6 +48,7 @@ impl Held {
             steps.push(match self.docs.get(&d.name) {
                 None => Step::Start(d.clone()),
                 Some(h) if h == d => Step::Keep(d.clone()),
+                Some(h) if h.same_but_wiring(d) => Step::Rewire(d.clone()),
                 Some(_) => Step::Replace(d.clone()),
             });
         }
@@ -67,14 +71,27 @@ mod tests {
             cpus,
             memory_mib: 64,
             pids: 64,
-            interfaces: Vec::new(),
+            interfaces: vec![prism_node_api::InterfaceDoc {
+                port: "p0".into(),
+                vlan: 7,
+                addresses: vec!["10.0.0.2/24".into()],
+                gateway: None,
+                gateway_mac: None,
+                unplugged: false,
+            }],
             command: None,
             authorized_keys: Vec::new(),
         }
     }
 
+    fn unplugged(name: &str) -> ProcessingDoc {
+        let mut d = doc(name, 1.0);
+        (d.interfaces[0].vlan, d.interfaces[0].unplugged) = (0, true);
+        d
+    }
+
     #[test]
-    fn each_node_is_kept_started_replaced_or_removed() {
+    fn each_node_is_kept_started_replaced_rewired_or_removed() {
         let held = Held {
             generation: 4,
             scope: "pp-".into(),
@@ -82,6 +99,7 @@ mod tests {
                 doc("pp-same", 1.0),
                 doc("pp-gone", 1.0),
                 doc("pp-changed", 1.0),
+                doc("pp-plug", 1.0),
                 doc("op-x", 1.0),
             ]
             .into_iter()
@@ -94,6 +112,7 @@ mod tests {
             nodes: vec![
                 doc("pp-same", 1.0),
                 doc("pp-changed", 2.0),
+                unplugged("pp-plug"),
                 doc("pp-new", 1.0),
             ],
         };
@@ -104,6 +123,7 @@ mod tests {
                 Step::Remove("pp-gone".into()),
                 Step::Keep(doc("pp-same", 1.0)),
                 Step::Replace(doc("pp-changed", 2.0)),
+                Step::Rewire(unplugged("pp-plug")),
                 Step::Start(doc("pp-new", 1.0)),
             ],
             "another scope's node is left alone"

@@ -256,25 +256,9 @@ fn book_vm(dir: &Path, name: &str, net: u8) -> String {
     v["id"].as_str().unwrap().to_string()
 }
 
-#[test]
-fn processing_nodes_booked_with_prism_ctl_reach_each_other_and_go_with_their_release() {
-    if !root_or_skip("processing nodes booked") || !tools_present("processing nodes booked") {
-        return;
-    }
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    drop(
-        Command::new(PRISM)
-            .args(["cleanup", "--instance", INSTANCE])
-            .output(),
-    );
-    prism_io::netns::delete_link(PORT_LINK).unwrap();
-    prism_io::netns::create_veth(PORT_LINK, None, "ptprk", None).unwrap();
-    ok(&["ip", "link", "set", "ptprk", "up"]);
-    let tmp = prism_testkit::TempDir::new("processing-booked");
-    let dir = tmp.path();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711)).unwrap();
-    std::fs::create_dir_all(dir.join("home")).unwrap();
+/// A busybox image that sleeps, as `busybox` in the node's image
+/// directory.
+pub(crate) fn install_busybox(dir: &Path) {
     let layout = busybox_image(dir);
     let image = format!("{}:busybox", layout.display());
     let cmd = [
@@ -296,6 +280,17 @@ fn processing_nodes_booked_with_prism_ctl_reach_each_other_and_go_with_their_rel
         layout.to_str().unwrap(),
         &format!("{IMAGES}/busybox"),
     ]);
+}
+
+#[test]
+fn processing_nodes_booked_with_prism_ctl_reach_each_other_and_go_with_their_release() {
+    if !root_or_skip("processing nodes booked") || !tools_present("processing nodes booked") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = prepare("processing-booked");
+    let dir = tmp.path();
+    install_busybox(dir);
     let _procs = testbed(dir);
 
     let spec = dir.join("lan.toml");

@@ -20,4 +20,5 @@ mod live_processing;
 mod live_processing_booked;
 mod live_processing_node;
 mod live_processing_ssh;
+mod live_shared_vlan;
 mod live_wan;

@@ -54,6 +54,7 @@ from .resource_type import ResourceType
 from .role import Role
 from .route_doc import RouteDoc
 from .service_level import ServiceLevel
+from .shared_vlan_view import SharedVlanView
 from .slot_view import SlotView
 from .slots_info import SlotsInfo
 from .ssh_key_request import SshKeyRequest
@@ -70,6 +71,7 @@ from .usage_line import UsageLine
 from .usage_report import UsageReport
 from .user_request import UserRequest
 from .user_view import UserView
+from .vlan_member import VlanMember
 from .wan_info import WanInfo
 from .who_am_i import WhoAmI
 
@@ -128,6 +130,7 @@ __all__ = (
     "Role",
     "RouteDoc",
     "ServiceLevel",
+    "SharedVlanView",
     "SlotsInfo",
     "SlotView",
     "SshKeyRequest",
@@ -144,6 +147,7 @@ __all__ = (
     "UsageReport",
     "UserRequest",
     "UserView",
+    "VlanMember",
     "WanInfo",
     "WhoAmI",
 )

@@ -39,9 +39,9 @@ pub async fn allocate(
     )
     .await?;
     let tier = placement.as_ref().map(|pl| pl.tier);
-    let processing_node =
-        crate::app::processing::place_request(&mut tx, &m.project_id, &rtype.name, &r.spec).await?;
-    let vlan = take_vlan(cx, &mut tx, is_net || rtype.name == VLAN).await?;
+    let processing_node = place_processing(&mut tx, &m.project_id, &rtype.name, &r.spec).await?;
+    let with_vlan = is_net || rtype.name == VLAN || rtype.name == crate::model::SHARED_VLAN;
+    let vlan = take_vlan(cx, &mut tx, with_vlan).await?;
     let row = store::NewBooking {
         id: &id,
         project_id: &m.project_id,
@@ -72,6 +72,20 @@ pub async fn allocate(
         return provision(cx, p, project, &id).await;
     }
     Ok(b)
+}
+
+/// The node (id, name) a processing node or a shared VLAN goes on
+/// (`None` for another type).
+async fn place_processing(
+    tx: &mut Tx,
+    project_id: &str,
+    rtype: &str,
+    spec: &serde_json::Value,
+) -> Result<Option<(String, String)>> {
+    match crate::app::processing::place_request(tx, project_id, rtype, spec).await? {
+        Some(n) => Ok(Some(n)),
+        None => crate::app::shared_vlans::place_request(tx, rtype, spec).await,
+    }
 }
 
 /// Writes booking `row` of request `r`, held for `hold_s`; with

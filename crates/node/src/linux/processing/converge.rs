@@ -83,7 +83,9 @@ impl LinuxRuntime {
         for step in steps {
             let name = match &step {
                 Step::Remove(n) => n.clone(),
-                Step::Keep(d) | Step::Start(d) | Step::Replace(d) => d.name.clone(),
+                Step::Keep(d) | Step::Start(d) | Step::Replace(d) | Step::Rewire(d) => {
+                    d.name.clone()
+                }
             };
             let r = self.step(step);
             let running = self.processing.as_ref().and_then(|p| p.running.get(&name));
@@ -132,7 +134,60 @@ impl LinuxRuntime {
                 self.start_processing(d)?;
                 Ok(DesiredAction::Replaced)
             }
+            Step::Rewire(d) => self.rewire(d),
         }
+    }
+
+    /// Plugs a running node's interfaces as `doc` has them (its VLANs,
+    /// in or out): the workers let go of its links and take those plugged
+    /// in again, each on its VLAN; a link unplugged goes down, so the
+    /// container sees its carrier lost. Its container keeps running.
+    fn rewire(&mut self, doc: ProcessingDoc) -> Result<DesiredAction, RuntimeError> {
+        let p = self
+            .processing()
+            .map_err(|e| RuntimeError::failed(e.message))?;
+        let Some(mut r) = p.running.remove(&doc.name) else {
+            self.start_processing(doc)?;
+            return Ok(DesiredAction::Added);
+        };
+        let detached = self.detach_links(&r);
+        r.doc = doc.clone();
+        let wired = detached.and_then(|()| {
+            for (k, ((link, _, _), l)) in r.links.iter().zip(&doc.interfaces).enumerate() {
+                let state = if l.unplugged { "down" } else { "up" };
+                let failed = |e: std::io::Error| RuntimeError::failed(format!("{link}: {e}"));
+                prism_io::netns::ip_in(None, &["link", "set", link, state]).map_err(failed)?;
+                if let (Some(g), Some(m)) = (&l.gateway, &l.gateway_mac) {
+                    let inner = format!("eth{k}");
+                    let neigh = [
+                        "neigh",
+                        "replace",
+                        g,
+                        "lladdr",
+                        m,
+                        "nud",
+                        "permanent",
+                        "dev",
+                    ];
+                    let args: Vec<&str> = neigh.into_iter().chain([inner.as_str()]).collect();
+                    prism_io::netns::ip_in(Some(&doc.name), &args).map_err(failed)?;
+                }
+            }
+            self.attach_hosts(&r)
+        });
+        let p = self
+            .processing()
+            .map_err(|e| RuntimeError::failed(e.message))?;
+        p.held.docs.insert(doc.name.clone(), doc.clone());
+        p.running.insert(doc.name.clone(), r);
+        wired?;
+        let plugged = doc.interfaces.iter().filter(|l| !l.unplugged).count();
+        self.events.push(format!(
+            "processing node `{}`: rewired, {plugged} of {} interfaces plugged in",
+            doc.name,
+            doc.interfaces.len()
+        ));
+        Ok(DesiredAction::Rewired)
     }
 
     fn start_processing(&mut self, doc: ProcessingDoc) -> Result<(), RuntimeError> {
@@ -189,7 +244,8 @@ impl LinuxRuntime {
     fn attach_hosts(&mut self, r: &Running) -> Result<(), RuntimeError> {
         let n = self.workers.len().max(1);
         let mut per: Vec<Vec<Slot>> = (0..n).map(|_| Vec::new()).collect();
-        for ((link, port, mac), doc) in r.links.iter().zip(&r.doc.interfaces) {
+        let plugged = r.links.iter().zip(&r.doc.interfaces);
+        for ((link, port, mac), doc) in plugged.filter(|(_, l)| !l.unplugged) {
             let source = Source::Host {
                 port: *port,
                 vlan: doc.vlan,
