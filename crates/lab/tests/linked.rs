@@ -125,6 +125,7 @@ const LAYERS: &[&[&str]] = &[
         "prism-wire",
         "prism-http",
         "prism-placement",
+        "prism-storage",
     ],
     &["prism-tables"],
     &["prism-pipeline", "prism-compile", "prism-io"],

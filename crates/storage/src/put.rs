@@ -1,0 +1,127 @@
+//! An upload, whole or not at all: its length declared up front and taken
+//! from the project's quota before a byte is stored; the body streamed
+//! into the backend's staging (a temporary file, or an S3 multipart
+//! upload) and its SHA-256 computed on the way; kept (renamed, completed)
+//! only when every declared byte came and the digest, if the client gave
+//! one, matches; otherwise aborted, the quota given back.
+
+use crate::directory::Refusal;
+use crate::storage::{Storage, internal, object_path};
+use base64::Engine;
+use futures::StreamExt;
+use object_store::{ObjectStore, WriteMultipart};
+use s3s::dto::{ChecksumSHA256, ETag, PutObjectInput, PutObjectOutput, StreamingBlob};
+use s3s::{S3Result, s3_error};
+use sha2::{Digest, Sha256};
+
+fn refused(e: Refusal) -> s3s::S3Error {
+    match e {
+        Refusal::Quota { .. } => {
+            let mut err = s3s::S3Error::with_message(
+                s3s::S3ErrorCode::Custom("QuotaExceeded".into()),
+                e.to_string(),
+            );
+            err.set_status_code(http::StatusCode::FORBIDDEN);
+            err
+        }
+        Refusal::Failed(m) => internal(m),
+    }
+}
+
+pub(crate) async fn put_object(s: &Storage, i: PutObjectInput) -> S3Result<PutObjectOutput> {
+    let path = object_path(&i.bucket, &i.key)?;
+    let declared = i
+        .content_length
+        .ok_or_else(|| s3_error!(MissingContentLength))?;
+    let body = i.body.ok_or_else(|| s3_error!(IncompleteBody))?;
+    let want = match &i.checksum_sha256 {
+        Some(b64) => Some(decode_sha256(b64)?),
+        None => None,
+    };
+    let old = s.store.head(&path).await.ok().map(|m| m.size);
+    s.dir.reserve(&i.bucket, declared).await.map_err(refused)?;
+    let upload = s.store.put_multipart(&path).await;
+    let written = match upload {
+        Ok(u) => write_checked(WriteMultipart::new(u), body, declared, want).await,
+        Err(e) => Err(internal(e)),
+    };
+    let digest = match written {
+        Ok(d) => d,
+        Err(e) => {
+            let _ = s.dir.release(&i.bucket, declared).await;
+            return Err(e);
+        }
+    };
+    if let Some(size) = old {
+        let size = i64::try_from(size).unwrap_or(0);
+        s.dir.release(&i.bucket, size).await.map_err(refused)?;
+    }
+    let meta = s.store.head(&path).await.map_err(internal)?;
+    Ok(PutObjectOutput {
+        e_tag: meta.e_tag.map(ETag::Strong),
+        checksum_sha256: Some(base64::engine::general_purpose::STANDARD.encode(digest)),
+        ..Default::default()
+    })
+}
+
+fn decode_sha256(b64: &ChecksumSHA256) -> S3Result<[u8; 32]> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|_| s3_error!(InvalidDigest, "x-amz-checksum-sha256: not base64"))?;
+    bytes
+        .try_into()
+        .map_err(|_| s3_error!(InvalidDigest, "x-amz-checksum-sha256: not 32 bytes"))
+}
+
+/// Streams `body` into `w`: completed if exactly `declared` bytes came
+/// and their SHA-256 is `want` (when given); aborted otherwise.
+async fn write_checked(
+    mut w: WriteMultipart,
+    mut body: StreamingBlob,
+    declared: i64,
+    want: Option<[u8; 32]>,
+) -> S3Result<[u8; 32]> {
+    let mut hash = Sha256::new();
+    let mut got: i64 = 0;
+    let failure = loop {
+        match body.next().await {
+            Some(Ok(chunk)) => {
+                got = got.saturating_add(i64::try_from(chunk.len()).unwrap_or(i64::MAX));
+                if got > declared {
+                    break Some(s3_error!(
+                        IncompleteBody,
+                        "more than the {declared} bytes declared"
+                    ));
+                }
+                hash.update(&chunk);
+                if let Err(e) = w.wait_for_capacity(4).await {
+                    break Some(internal(e));
+                }
+                w.write(&chunk);
+            }
+            Some(Err(e)) => break Some(s3_error!(IncompleteBody, "the body ended early: {e}")),
+            None if got < declared => {
+                break Some(s3_error!(
+                    IncompleteBody,
+                    "{got} of the {declared} bytes declared"
+                ));
+            }
+            None => break None,
+        }
+    };
+    let digest: [u8; 32] = hash.finalize().into();
+    let failure = failure.or_else(|| {
+        (want.is_some_and(|w| w != digest)).then(|| {
+            s3_error!(
+                BadDigest,
+                "the body's SHA-256 is not x-amz-checksum-sha256's"
+            )
+        })
+    });
+    if let Some(e) = failure {
+        let _ = w.abort().await;
+        return Err(e);
+    }
+    w.finish().await.map_err(internal)?;
+    Ok(digest)
+}

@@ -1,0 +1,46 @@
+//! The storage service's state (the backend, the controller's directory)
+//! and how a bucket's object is named in the backend.
+
+use crate::directory::Directory;
+use object_store::ObjectStore;
+use object_store::path::Path;
+use s3s::{S3Result, s3_error};
+use std::sync::Arc;
+
+/// The storage service: the backend and the controller's directory.
+#[derive(Debug, Clone)]
+pub struct Storage {
+    pub(crate) store: Arc<dyn ObjectStore>,
+    pub(crate) dir: Arc<dyn Directory>,
+}
+
+impl Storage {
+    pub fn new(store: Arc<dyn ObjectStore>, dir: Arc<dyn Directory>) -> Self {
+        Self { store, dir }
+    }
+
+    pub(crate) fn directory(&self) -> Arc<dyn Directory> {
+        self.dir.clone()
+    }
+}
+
+/// Object `key` of `bucket` in the backend; a key that would not name
+/// one object there (an empty segment, `.` or `..`) is refused.
+pub(crate) fn object_path(bucket: &str, key: &str) -> S3Result<Path> {
+    let bad = key.is_empty()
+        || key.len() > 1024
+        || key
+            .split('/')
+            .any(|s| s.is_empty() || s == "." || s == "..");
+    if bad {
+        return Err(s3_error!(
+            InvalidArgument,
+            "a key of non-empty segments, without `.` or `..`"
+        ));
+    }
+    Path::parse(format!("{bucket}/{key}")).map_err(|e| s3_error!(InvalidArgument, "{e}"))
+}
+
+pub(crate) fn internal(e: impl std::fmt::Display) -> s3s::S3Error {
+    s3_error!(InternalError, "the storage backend: {e}")
+}

@@ -1,0 +1,303 @@
+//! The storage service against an independent S3 client (`object_store`'s
+//! `AmazonS3`, SigV4 in headers) and raw HTTP for what a client library
+//! would not send: over the local backend, and over an S3 backend that is
+//! a real S3 server of its own (`s3s-fs`, pinned 0.14.1). Every refusal
+//! checks that nothing was stored and the quota was given back.
+
+use async_trait::async_trait;
+use object_store::path::Path;
+use object_store::{ObjectStore, PutPayload};
+use prism_storage::keys::{MasterKey, access_key_from};
+use prism_storage::{Directory, KeyOwner, Refusal, Storage};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Two projects, `alpha` and `beta`, one key each; `beta`'s bucket
+/// shared with `alpha`; `alpha`'s quota `QUOTA` bytes.
+#[derive(Debug, Default)]
+struct Projects {
+    used: Mutex<BTreeMap<String, i64>>,
+}
+
+const QUOTA: i64 = 4096;
+
+fn key_of(bucket: &str) -> String {
+    access_key_from(if bucket == "alpha" { [1; 18] } else { [2; 18] })
+}
+
+#[async_trait]
+impl Directory for Projects {
+    async fn key(&self, access_key: &str) -> Result<Option<KeyOwner>, Refusal> {
+        Ok(if access_key == key_of("alpha") {
+            Some(KeyOwner {
+                bucket: "alpha".into(),
+                readable: vec!["beta".into()],
+            })
+        } else if access_key == key_of("beta") {
+            Some(KeyOwner {
+                bucket: "beta".into(),
+                readable: Vec::new(),
+            })
+        } else {
+            None
+        })
+    }
+    async fn bucket_exists(&self, bucket: &str) -> Result<bool, Refusal> {
+        Ok(bucket == "alpha" || bucket == "beta")
+    }
+    async fn reserve(&self, bucket: &str, bytes: i64) -> Result<(), Refusal> {
+        let mut used = self.used.lock().unwrap();
+        let u = used.entry(bucket.into()).or_default();
+        if *u + bytes > QUOTA {
+            return Err(Refusal::Quota {
+                used: *u,
+                quota: QUOTA,
+                asked: bytes,
+            });
+        }
+        *u += bytes;
+        Ok(())
+    }
+    async fn release(&self, bucket: &str, bytes: i64) -> Result<(), Refusal> {
+        *self.used.lock().unwrap().entry(bucket.into()).or_default() -= bytes;
+        Ok(())
+    }
+}
+
+impl Projects {
+    fn used(&self, bucket: &str) -> i64 {
+        self.used.lock().unwrap().get(bucket).copied().unwrap_or(0)
+    }
+}
+
+/// Serves `svc` on a loopback port.
+async fn serve<S>(svc: S) -> SocketAddr
+where
+    S: hyper::service::Service<hyper::Request<hyper::body::Incoming>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Response: Into<hyper::Response<s3s::Body>>,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    S: hyper::service::Service<
+            hyper::Request<hyper::body::Incoming>,
+            Response = hyper::Response<s3s::Body>,
+        >,
+{
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let at = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = l.accept().await {
+            let svc = svc.clone();
+            tokio::spawn(async move {
+                let io = hyper_util::rt::TokioIo::new(tcp);
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(io, svc)
+                    .await;
+            });
+        }
+    });
+    at
+}
+
+const MASTER: [u8; 32] = [9; 32];
+
+/// A client of bucket `bucket` at `at` with its project's key.
+fn client(at: SocketAddr, bucket: &str, as_bucket: &str) -> object_store::aws::AmazonS3 {
+    let key = key_of(as_bucket);
+    object_store::aws::AmazonS3Builder::new()
+        .with_endpoint(format!("http://{at}"))
+        .with_allow_http(true)
+        .with_region("us-east-1")
+        .with_bucket_name(bucket)
+        .with_access_key_id(&key)
+        .with_secret_access_key(MasterKey::new(MASTER).secret(&key))
+        .with_virtual_hosted_style_request(false)
+        .with_retry(object_store::RetryConfig {
+            max_retries: 0,
+            ..Default::default()
+        })
+        .build()
+        .unwrap()
+}
+
+/// One raw HTTP/1.1 request to `url` (its path and query) with `body`
+/// after headers saying `length` bytes: the status line and body.
+async fn raw(url: &url::Url, method: &str, extra: &str, length: usize, body: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let host = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap());
+    let mut s = tokio::net::TcpStream::connect(&host).await.unwrap();
+    let target = match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_string(),
+    };
+    let head = format!(
+        "{method} {target} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {length}\r\n{extra}Connection: close\r\n\r\n"
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    s.write_all(body).await.unwrap();
+    if body.len() < length {
+        // The client gone before its body's end.
+        s.shutdown().await.unwrap();
+    }
+    let mut out = String::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_string(&mut out)).await;
+    out
+}
+
+async fn presigned(at: SocketAddr, method: http::Method, key: &str, secs: u64) -> url::Url {
+    let k = key_of("alpha");
+    let secret = MasterKey::new(MASTER).secret(&k);
+    let endpoint = format!("http://{at}");
+    prism_storage::presign::presign(
+        &endpoint,
+        (&k, &secret),
+        method,
+        ("alpha", key),
+        Duration::from_secs(secs),
+    )
+    .await
+    .unwrap()
+}
+
+async fn exercise(backend: Arc<dyn ObjectStore>) {
+    let dir = Arc::new(Projects::default());
+    let storage = Storage::new(backend, dir.clone());
+    let at = serve(prism_storage::service(storage, MasterKey::new(MASTER))).await;
+    let alpha = client(at, "alpha", "alpha");
+    let data = PutPayload::from(vec![7u8; 1000]);
+    alpha.put(&Path::from("images/a.bin"), data).await.unwrap();
+    let got = alpha
+        .get(&Path::from("images/a.bin"))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(got.len(), 1000);
+    assert_eq!(dir.used("alpha"), 1000);
+    // Replaced: the quota counts the new size only.
+    alpha
+        .put(&Path::from("images/a.bin"), PutPayload::from(vec![1u8; 10]))
+        .await
+        .unwrap();
+    assert_eq!(dir.used("alpha"), 10);
+
+    // Another project's bucket: not there; one shared with it: read only.
+    let beta = client(at, "beta", "beta");
+    beta.put(&Path::from("shared.txt"), PutPayload::from_static(b"hello"))
+        .await
+        .unwrap();
+    let alpha_on_beta = client(at, "beta", "alpha");
+    let read = alpha_on_beta
+        .get(&Path::from("shared.txt"))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(&read[..], b"hello");
+    let e = alpha_on_beta
+        .put(&Path::from("x"), PutPayload::from_static(b"no"))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("AccessDenied"), "{e}");
+    let beta_on_alpha = client(at, "alpha", "beta");
+    let e = beta_on_alpha
+        .get(&Path::from("images/a.bin"))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("NoSuchBucket"), "{e}");
+
+    // Past the quota: refused before a byte is stored.
+    let e = alpha
+        .put(&Path::from("big"), PutPayload::from(vec![0u8; 5000]))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("QuotaExceeded"), "{e}");
+    assert!(alpha.head(&Path::from("big")).await.is_err());
+    assert_eq!(dir.used("alpha"), 10);
+
+    // A presigned URL: its object, until it expires.
+    let url = presigned(at, http::Method::PUT, "up.bin", 60).await;
+    let answer = raw(&url, "PUT", "", 4, b"abcd").await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert_eq!(dir.used("alpha"), 14);
+    let mut other = url.clone();
+    other.set_path("/alpha/other.bin");
+    let answer = raw(&other, "PUT", "", 4, b"abcd").await;
+    assert!(
+        answer.starts_with("HTTP/1.1 403") && answer.contains("SignatureDoesNotMatch"),
+        "{answer}"
+    );
+    let short = presigned(at, http::Method::GET, "up.bin", 1).await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    let answer = raw(&short, "GET", "", 0, b"").await;
+    assert!(
+        answer.starts_with("HTTP/1.1 403"),
+        "an expired URL: {answer}"
+    );
+
+    // A digest that does not match, a truncated body: nothing stored.
+    let url = presigned(at, http::Method::PUT, "bad.bin", 60).await;
+    let wrong = "x-amz-checksum-sha256: 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\r\n";
+    let answer = raw(&url, "PUT", wrong, 4, b"abcd").await;
+    assert!(answer.contains("BadDigest"), "{answer}");
+    let answer = raw(&url, "PUT", "", 1000, &[5u8; 500]).await;
+    assert!(!answer.starts_with("HTTP/1.1 200"), "{answer}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        alpha.head(&Path::from("bad.bin")).await.is_err(),
+        "nothing stored half"
+    );
+    assert_eq!(dir.used("alpha"), 14, "the quota given back");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_local_backend_keeps_whole_objects_within_quota_and_access() {
+    let tmp = tempfile::tempdir().unwrap();
+    exercise(prism_storage::backend::open(tmp.path().to_str().unwrap()).unwrap()).await;
+    let leftovers: Vec<_> = walk(tmp.path());
+    assert!(
+        leftovers
+            .iter()
+            .all(|p| !p.contains("bad.bin") && !p.contains("big")),
+        "no staging file left: {leftovers:?}"
+    );
+}
+
+fn walk(p: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(p).unwrap().flatten() {
+        if e.path().is_dir() {
+            out.extend(walk(&e.path()));
+        } else {
+            out.push(e.path().display().to_string());
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_s3_backend_on_a_real_s3_server_serves_the_same() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("prism")).unwrap();
+    let fs = s3s_fs::FileSystem::new(tmp.path()).unwrap();
+    let mut b = s3s::service::S3ServiceBuilder::new(fs);
+    b.set_auth(s3s::auth::SimpleAuth::from_single(
+        "BACKENDKEY",
+        "backend-secret",
+    ));
+    let backend_at = serve(b.build()).await;
+    let backend = object_store::aws::AmazonS3Builder::new()
+        .with_endpoint(format!("http://{backend_at}"))
+        .with_allow_http(true)
+        .with_region("us-east-1")
+        .with_bucket_name("prism")
+        .with_access_key_id("BACKENDKEY")
+        .with_secret_access_key("backend-secret")
+        .with_virtual_hosted_style_request(false)
+        .build()
+        .unwrap();
+    exercise(Arc::new(backend)).await;
+}
