@@ -1,6 +1,7 @@
 # Sourced: checks that the Python SDK (sdk/python) is what the controller's
 # OpenAPI document generates, installs it with schemathesis into a virtual
-# environment under target/, and exports PRISM_SDK_PYTHON and
+# environment under target/ (with boto3, the storage service's S3 client
+# in its tests), and exports PRISM_SDK_PYTHON and
 # PRISM_SCHEMATHESIS for the controller's tests; with Playwright (its
 # Python package only: it drives the system's Chromium, nothing is
 # downloaded at run time) PRISM_PORTAL_PYTHON, PRISM_CHROMIUM and
@@ -17,6 +18,8 @@ if python3 -c "import ensurepip" >/dev/null 2>&1; then
     [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
     "$venv/bin/pip" show schemathesis >/dev/null 2>&1 || "$venv/bin/pip" install -q "schemathesis==4.32.5"
     "$venv/bin/pip" show playwright 2>/dev/null | grep -q "^Version: 1.57.0$" || "$venv/bin/pip" install -q "playwright==1.57.0"
+    # The storage service's tests speak S3 with boto3, as a researcher would.
+    "$venv/bin/pip" show boto3 2>/dev/null | grep -q "^Version: 1.43.11$" || "$venv/bin/pip" install -q "boto3==1.43.11"
     # Installed from a copy: pip leaves build files beside the sources.
     sdk_copy=$(mktemp -d)
     cp -r sdk/python/. "$sdk_copy"

@@ -24,6 +24,10 @@ pub struct UsageReport {
     pub lines: Vec<UsageLine>,
     pub total_resource_hours: f64,
     pub total_bandwidth_mbps_hours: f64,
+    /// The project's bucket on the storage service: bytes held over the
+    /// period, in byte-hours (the integral of its size).
+    #[serde(default)]
+    pub storage_byte_hours: f64,
 }
 
 impl UsageReport {

@@ -25,6 +25,7 @@ use crate::observe::{CaptureRequest, NodeHardware, TraceRequest};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::quota::QuotaView;
 use crate::shared_vlans::{SharedVlanView, VlanMember};
+use crate::storage::{PresignRequest, PresignedUrl, StorageKeyView, StorageView};
 use prism_node_api::{NodeEvent, TapAnswer};
 use std::future::Future;
 use std::net::IpAddr;
@@ -399,13 +400,71 @@ pub trait SharedVlansApi: Gate {
     ) -> impl Future<Output = Answer<()>> + Send;
 }
 
+/// The storage service: a project's bucket, its keys, signed URLs and
+/// read-only sharing.
+pub trait StorageApi: Gate {
+    fn storage(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+    ) -> impl Future<Output = Answer<StorageView>> + Send;
+    fn list_storage_keys(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+    ) -> impl Future<Output = Answer<Vec<StorageKeyView>>> + Send;
+    fn create_storage_key(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+    ) -> impl Future<Output = Answer<StorageKeyView>> + Send;
+    fn revoke_storage_key(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        id: &str,
+    ) -> impl Future<Output = Answer<()>> + Send;
+    fn presign(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        r: PresignRequest,
+    ) -> impl Future<Output = Answer<PresignedUrl>> + Send;
+    fn share_storage(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        with: &str,
+    ) -> impl Future<Output = Answer<()>> + Send;
+    fn unshare_storage(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        with: &str,
+    ) -> impl Future<Output = Answer<()>> + Send;
+}
+
 /// The whole API: what the server's router serves.
 pub trait ControllerApi:
-    IdentityApi + ProjectsApi + LeasesApi + PublicApi + NodesApi + RegistryApi + SharedVlansApi
+    IdentityApi
+    + ProjectsApi
+    + LeasesApi
+    + PublicApi
+    + NodesApi
+    + RegistryApi
+    + SharedVlansApi
+    + StorageApi
 {
 }
 
 impl<T> ControllerApi for T where
-    T: IdentityApi + ProjectsApi + LeasesApi + PublicApi + NodesApi + RegistryApi + SharedVlansApi
+    T: IdentityApi
+        + ProjectsApi
+        + LeasesApi
+        + PublicApi
+        + NodesApi
+        + RegistryApi
+        + SharedVlansApi
+        + StorageApi
 {
 }

@@ -26,6 +26,7 @@ mod identity;
 mod nodes;
 mod observe;
 mod shared_vlans;
+mod storage;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {

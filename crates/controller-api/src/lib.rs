@@ -26,6 +26,7 @@ pub mod quota;
 pub mod session;
 pub mod shared_vlans;
 pub mod ssh;
+pub mod storage;
 
 pub use accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 pub use areas::{
@@ -55,3 +56,4 @@ pub use projects::{
 };
 pub use quota::{QuotaUse, QuotaView};
 pub use shared_vlans::{SHARED_VLAN, SharedVlanSpec, SharedVlanView, VlanMember};
+pub use storage::{PresignRequest, PresignedUrl, StorageKeyView, StorageView, UrlMethod};

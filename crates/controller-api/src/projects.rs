@@ -26,10 +26,17 @@ pub struct ServiceLevel {
     /// Public addresses the project holds at once (the gateway service).
     #[serde(default = "default_public_addresses")]
     pub max_public_addresses: i64,
+    /// Bytes the project's bucket holds at most (the storage service).
+    #[serde(default = "default_storage_bytes")]
+    pub max_storage_bytes: i64,
 }
 
 fn default_public_addresses() -> i64 {
     4
+}
+
+fn default_storage_bytes() -> i64 {
+    10 << 30
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -80,6 +87,7 @@ impl ServiceLevel {
             max_lease_s: 15 * 24 * 3600,
             default_lease_s: 24 * 3600,
             max_public_addresses: default_public_addresses(),
+            max_storage_bytes: default_storage_bytes(),
         }
     }
 }

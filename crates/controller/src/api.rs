@@ -8,11 +8,15 @@ mod heartbeat;
 mod identity;
 mod leases;
 mod openapi;
+mod paths;
 pub mod portal;
 mod projects;
 mod public;
 mod registry;
 mod shared_vlans;
+mod storage;
+
+pub use paths::PATHS;
 
 pub use openapi::{ApiDoc, spec_json};
 
@@ -36,51 +40,6 @@ use std::time::Instant;
 
 /// The largest body accepted.
 pub const MAX_BODY: usize = 1 << 20;
-
-/// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 41] = [
-    "/v1/login",
-    "/v1/logout",
-    "/v1/whoami",
-    "/v1/users",
-    "/v1/ssh-keys",
-    "/v1/ssh-keys/{id}",
-    "/v1/service-levels",
-    "/v1/service-levels/{name}",
-    "/v1/projects",
-    "/v1/projects/{project}",
-    "/v1/projects/{project}/members",
-    "/v1/projects/{project}/members/{user}",
-    "/v1/projects/{project}/api-keys",
-    "/v1/projects/{project}/api-keys/{id}",
-    "/v1/projects/{project}/bookings",
-    "/v1/projects/{project}/bookings/{id}",
-    "/v1/projects/{project}/bookings/{id}/provision",
-    "/v1/projects/{project}/bookings/{id}/renew",
-    "/v1/projects/{project}/bookings/{id}/action",
-    "/v1/projects/{project}/bookings/{id}/counters",
-    "/v1/projects/{project}/bookings/{id}/trace",
-    "/v1/projects/{project}/bookings/{id}/capture",
-    "/v1/projects/{project}/bookings/{id}/members",
-    "/v1/projects/{project}/bookings/{id}/members/{member}",
-    "/v1/projects/{project}/shared-vlans",
-    "/v1/projects/{project}/shared-vlans/{id}",
-    "/v1/projects/{project}/quota",
-    "/v1/projects/{project}/usage",
-    "/v1/projects/{project}/public-addresses",
-    "/v1/projects/{project}/public-addresses/{address}",
-    "/v1/projects/{project}/public-addresses/{address}/renew",
-    "/v1/nodes",
-    "/v1/nodes/heartbeat",
-    "/v1/nodes/{name}/hardware",
-    "/v1/nodes/{name}/events",
-    "/v1/node-keys",
-    "/v1/node-keys/{id}",
-    "/v1/controller-certificates",
-    "/v1/controller-certificates/{serial}",
-    "/v1/resource-types",
-    "/v1/audit",
-];
 
 /// A token bucket per credential, and per source address for requests
 /// without one (429 past `rate_per_s`).
@@ -410,6 +369,7 @@ pub fn router<S: ControllerApi>(ctl: S) -> Router {
         .merge(leases::routes::<S>())
         .merge(public::routes::<S>())
         .merge(shared_vlans::routes::<S>())
+        .merge(storage::routes::<S>())
         .merge(heartbeat::routes::<S>())
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)

@@ -39,4 +39,5 @@ pub(crate) mod release;
 pub mod shared_vlans;
 pub(crate) mod span;
 pub mod ssh_keys;
+pub mod storage;
 pub(crate) mod wan_guard;

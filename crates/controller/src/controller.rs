@@ -6,7 +6,9 @@ mod areas;
 pub mod serve;
 
 use crate::app::authz::Principal;
-pub use crate::app::context::{Context, DB_CONNECTIONS, POOL_HOLD_DOWN_MS, Settings, TUNNEL_POOL};
+pub use crate::app::context::{
+    Context, DB_CONNECTIONS, POOL_HOLD_DOWN_MS, Settings, StorageSettings, TUNNEL_POOL,
+};
 use crate::app::desired::Converged;
 use crate::app::leader::Leader;
 use crate::app::{audit, converge, desired_change, identity, leader, node_work};
@@ -85,6 +87,29 @@ impl Controller {
 
     pub fn now_ms(&self) -> i64 {
         self.cx.now_ms()
+    }
+
+    /// The storage service's S3 endpoint over `backend`, its keys, quotas
+    /// and shares this controller's (`None` without storage settings):
+    /// what `prism controller serve --storage-listen` serves.
+    pub fn storage_router(
+        &self,
+        backend: Arc<dyn prism_storage::ObjectStore>,
+    ) -> Option<axum::Router> {
+        let master = self.cx.settings.storage.as_ref()?.master.clone();
+        let dir = crate::app::storage::ProjectsDirectory {
+            cx: self.cx.clone(),
+        };
+        let svc =
+            prism_storage::service(prism_storage::Storage::new(backend, Arc::new(dir)), master);
+        let svc =
+            axum::error_handling::HandleError::new(svc, |e: prism_storage::HttpError| async move {
+                (
+                    axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("{e:?}"),
+                )
+            });
+        Some(axum::Router::new().fallback_service(svc))
     }
 
     /// The operator's first administrator, made once (`prism controller

@@ -27,6 +27,7 @@ pub(crate) mod public_addresses;
 pub(crate) mod registry;
 pub(crate) mod shared_vlans;
 pub(crate) mod ssh_keys;
+pub(crate) mod storage;
 
 pub(crate) use crate::infra::db::{Pool, Tx};
 

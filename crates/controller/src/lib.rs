@@ -48,8 +48,10 @@ pub use app::projects::{
 pub use app::public::{PublicAddress, PublicAddressRequest};
 pub use app::quota::{QuotaUse, QuotaView};
 pub use app::span::MAX_PARTS;
-pub use controller::serve::{ServeOptions, bootstrap, serve};
-pub use controller::{Controller, DB_CONNECTIONS, POOL_HOLD_DOWN_MS, Settings, TUNNEL_POOL};
+pub use controller::serve::{ServeOptions, StorageOptions, bootstrap, serve};
+pub use controller::{
+    Controller, DB_CONNECTIONS, POOL_HOLD_DOWN_MS, Settings, StorageSettings, TUNNEL_POOL,
+};
 pub use error::{Error, ErrorCode, QuotaDetail};
 pub use infra::clock::{Clock, ManualClock, SystemClock};
 pub use infra::db::{Engine, redact, url_for};
@@ -66,4 +68,7 @@ pub use prism_controller_api::areas::{
 pub use prism_controller_api::{Attachment, PROCESSING, ProcessingSpec, SshKeyRequest, SshKeyView};
 pub use prism_controller_api::{
     CaptureRequest, ClientError, ControllerClient, NodeHardware, SlotView, TraceRequest, session,
+};
+pub use prism_controller_api::{
+    PresignRequest, PresignedUrl, SHARED_VLAN, StorageKeyView, StorageView, UrlMethod,
 };

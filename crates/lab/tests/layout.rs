@@ -222,13 +222,18 @@ fn the_binary_stays_argument_parsing() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../prism/src");
     let mut files = Vec::new();
     rs_files(&src, &mut files);
+    // Code only: the commands' help (doc comments) is what a parser is for.
     let lines: usize = files
         .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
+        .map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            let code = |l: &&str| !l.trim().is_empty() && !l.trim_start().starts_with("//");
+            text.lines().filter(code).count()
+        })
         .sum();
     assert!(
-        lines < 1_600,
-        "crates/prism/src has {lines} lines: move the logic to its library"
+        lines < 1_400,
+        "crates/prism/src has {lines} lines of code: move the logic to its library"
     );
 }
 

@@ -60,6 +60,35 @@ pub struct ServeArgs {
     allow_readable_db: bool,
     #[command(flatten)]
     transport: Transport,
+    #[command(flatten)]
+    storage: StorageArgs,
+}
+
+/// The storage service (docs/storage.md): an S3 endpoint beside the API.
+#[derive(clap::Args, Debug)]
+pub struct StorageArgs {
+    /// Serve the storage service's S3 endpoint here (TLS as the API).
+    #[arg(long, value_name = "ADDR")]
+    storage_listen: Option<String>,
+    /// Where objects are kept: a directory (`file:DIR`), or `s3://BUCKET`
+    /// with the endpoint and keys in AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+    /// AWS_SECRET_ACCESS_KEY (a Garage cluster, docs/storage.md).
+    #[arg(
+        long,
+        value_name = "LOCATION",
+        default_value = "/var/lib/prism/storage"
+    )]
+    storage: String,
+    /// The master key storage keys' secrets derive from (made if missing, 0600).
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "/var/lib/prism/storage.key"
+    )]
+    storage_key_file: PathBuf,
+    /// The endpoint's URL as clients reach it (default: its address).
+    #[arg(long, value_name = "URL")]
+    storage_endpoint: Option<String>,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -140,6 +169,14 @@ async fn serve(args: &ServeArgs) -> Result<()> {
         tls_key: t.tls_key.as_deref(),
         tls_dir: &t.tls_dir,
         plain_http: t.plain_http,
+        storage: (args.storage.storage_listen.as_deref()).map(|listen| {
+            prism_controller::StorageOptions {
+                listen,
+                backend: &args.storage.storage,
+                key_file: &args.storage.storage_key_file,
+                endpoint: args.storage.storage_endpoint.as_deref(),
+            }
+        }),
     };
     prism_controller::serve(o, settings)
         .await

@@ -155,3 +155,65 @@ pub async fn vlan(c: &ControllerClient, project: &str, cmd: &VlanCmd) -> Result<
         VlanCmd::Leave { id } => Ok(c.leave_shared_vlan(project, id).await?),
     }
 }
+
+/// The storage service: the project's bucket, its S3 keys, signed URLs
+/// and read-only sharing (the objects themselves: any S3 client, with a
+/// key, or a signed URL).
+#[derive(clap::Subcommand, Debug, Clone)]
+pub enum StorageCmd {
+    /// The bucket, its endpoint, use and quota.
+    Info,
+    /// A new S3 key of yours (its secret shown this once).
+    Key,
+    /// The project's keys.
+    Keys,
+    /// Revoke key ID.
+    Revoke { id: String },
+    /// A URL for one GET (or --put) of object KEY, valid --expires seconds.
+    Url {
+        key: String,
+        #[arg(long)]
+        put: bool,
+        /// Another project's bucket shared with this one (GET only).
+        #[arg(long)]
+        bucket: Option<String>,
+        #[arg(long, default_value_t = 3600)]
+        expires: u64,
+    },
+    /// Share the bucket with PROJECT, read-only.
+    Share {
+        #[arg(value_name = "PROJECT")]
+        with: String,
+    },
+    /// Stop sharing it with PROJECT.
+    Unshare {
+        #[arg(value_name = "PROJECT")]
+        with: String,
+    },
+}
+
+pub async fn storage(c: &ControllerClient, project: &str, cmd: &StorageCmd) -> Result<()> {
+    use prism_controller_api::{PresignRequest, UrlMethod};
+    match cmd {
+        StorageCmd::Info => crate::print(&c.storage(project).await?),
+        StorageCmd::Key => crate::print(&c.create_storage_key(project).await?),
+        StorageCmd::Keys => crate::print(&c.storage_keys(project).await?),
+        StorageCmd::Revoke { id } => Ok(c.revoke_storage_key(project, id).await?),
+        StorageCmd::Url {
+            key,
+            put,
+            bucket,
+            expires,
+        } => {
+            let r = PresignRequest {
+                method: if *put { UrlMethod::Put } else { UrlMethod::Get },
+                key: key.clone(),
+                bucket: bucket.clone(),
+                expires_s: Some(*expires),
+            };
+            crate::print(&c.presign(project, &r).await?)
+        }
+        StorageCmd::Share { with } => Ok(c.share_storage(project, with).await?),
+        StorageCmd::Unshare { with } => Ok(c.unshare_storage(project, with).await?),
+    }
+}

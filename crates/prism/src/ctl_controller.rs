@@ -60,6 +60,9 @@ pub enum ControllerCmd {
     /// project is invited to, and leaving one.
     #[command(subcommand)]
     Vlan(crate::ctl_book::VlanCmd),
+    /// The storage service: the bucket, S3 keys, signed URLs, sharing.
+    #[command(subcommand)]
+    Storage(crate::ctl_book::StorageCmd),
     /// Lease a public address from a node's pool for host INTERNAL of
     /// booking BOOKING: an IPv4 host of a routed network (the gateway
     /// service: traffic to the address reaches the host), or a MAC host of
@@ -230,6 +233,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         C::SshKey(a) => crate::ctl_book::ssh_key(&c, a).await,
         C::Ssh(a) => crate::ctl_book::ssh(&c, &project()?, a).await,
         C::Vlan(v) => crate::ctl_book::vlan(&c, &project()?, v).await,
+        C::Storage(s) => crate::ctl_book::storage(&c, &project()?, s).await,
         C::Projects => print(&c.list_projects().await?),
         C::Bookings { .. }
         | C::Book(_)

@@ -24,6 +24,8 @@ mod put;
 mod storage;
 
 pub use directory::{Directory, KeyOwner, Refusal};
+pub use object_store::ObjectStore;
+pub use s3s::HttpError;
 pub use storage::Storage;
 
 /// The S3 service of `storage`, its keys checked against `directory`

@@ -8,6 +8,8 @@ use object_store::path::Path;
 use object_store::signer::Signer;
 use std::time::Duration;
 
+pub use http::Method;
+
 /// The longest a URL may live (S3's own limit for SigV4).
 pub const MAX_EXPIRY: Duration = Duration::from_secs(7 * 24 * 3600);
 

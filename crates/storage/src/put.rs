@@ -1,5 +1,6 @@
-//! An upload, whole or not at all: its length declared up front and taken
-//! from the project's quota before a byte is stored; the body streamed
+//! An upload, whole or not at all: its length declared up front and its
+//! growth over the object it replaces taken from the project's quota
+//! before a byte is stored; the body streamed
 //! into the backend's staging (a temporary file, or an S3 multipart
 //! upload) and its SHA-256 computed on the way; kept (renamed, completed)
 //! only when every declared byte came and the digest, if the client gave
@@ -38,8 +39,13 @@ pub(crate) async fn put_object(s: &Storage, i: PutObjectInput) -> S3Result<PutOb
         Some(b64) => Some(decode_sha256(b64)?),
         None => None,
     };
+    // A replaced object's bytes count against the new one's: only the
+    // growth is taken before, a shrink given back after.
     let old = s.store.head(&path).await.ok().map(|m| m.size);
-    s.dir.reserve(&i.bucket, declared).await.map_err(refused)?;
+    let growth = declared - old.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX));
+    if growth > 0 {
+        s.dir.reserve(&i.bucket, growth).await.map_err(refused)?;
+    }
     let upload = s.store.put_multipart(&path).await;
     let written = match upload {
         Ok(u) => write_checked(WriteMultipart::new(u), body, declared, want).await,
@@ -48,13 +54,14 @@ pub(crate) async fn put_object(s: &Storage, i: PutObjectInput) -> S3Result<PutOb
     let digest = match written {
         Ok(d) => d,
         Err(e) => {
-            let _ = s.dir.release(&i.bucket, declared).await;
+            if growth > 0 {
+                let _ = s.dir.release(&i.bucket, growth).await;
+            }
             return Err(e);
         }
     };
-    if let Some(size) = old {
-        let size = i64::try_from(size).unwrap_or(0);
-        s.dir.release(&i.bucket, size).await.map_err(refused)?;
+    if growth < 0 {
+        s.dir.release(&i.bucket, -growth).await.map_err(refused)?;
     }
     let meta = s.store.head(&path).await.map_err(internal)?;
     Ok(PutObjectOutput {

@@ -16,6 +16,7 @@ mod identity;
 mod leases;
 mod nodes;
 mod shared_vlans;
+mod storage;
 
 use prism_controller_api::areas::{CallerId, Gate, NodeCaller, NodeRefused};
 use prism_controller_api::{

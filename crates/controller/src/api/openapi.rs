@@ -2,7 +2,7 @@
 //! types (`docs/api/controller.json` is its checked-in copy; a test fails
 //! when they differ).
 
-use super::{heartbeat, identity, leases, projects, public, registry, shared_vlans};
+use super::{heartbeat, identity, leases, projects, public, registry, shared_vlans, storage};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
@@ -115,6 +115,8 @@ impl Modify for BearerAuth {
         public::list, public::lease, public::renew, public::release,
         shared_vlans::list_members, shared_vlans::invite, shared_vlans::revoke,
         shared_vlans::list_shared, shared_vlans::leave,
+        storage::info, storage::list_keys, storage::create_key, storage::revoke_key,
+        storage::presign, storage::share, storage::unshare,
     ),
     modifiers(&BearerAuth, &CommonErrors),
     security(("bearer" = [])),
@@ -126,6 +128,7 @@ impl Modify for BearerAuth {
         (name = "accounting", description = "Usage and audit"),
         (name = "nodes", description = "The nodes the controller drives"),
         (name = "registry", description = "Resource types"),
+        (name = "storage", description = "The storage service: a project's bucket, its S3 keys, signed URLs, read-only sharing (the objects go through the S3 endpoint)"),
         (name = "shared-vlans", description = "Shared VLANs: the projects a shared VLAN's booker invites, and those a project is invited to")
     )
 )]

@@ -33,6 +33,18 @@ fn add_usage(lines: &mut Vec<UsageLine>, user: String, tier: String, hours: f64,
     l.bandwidth_mbps_hours += hours * bw as f64;
 }
 
+/// The integral of a bucket's size over `[from, to]`, in byte-hours: its
+/// size `start` at `from`, then each change `(at, bytes)`.
+fn byte_hours((start, steps): (i64, Vec<(i64, i64)>), (from, to): (i64, i64)) -> f64 {
+    let (mut at, mut bytes, mut sum) = (from, start, 0f64);
+    for (t, b) in steps.into_iter().filter(|(t, _)| *t < to) {
+        sum += bytes as f64 * (t - at) as f64;
+        (at, bytes) = (t, b);
+    }
+    sum += bytes as f64 * (to - at).max(0) as f64;
+    sum / 3_600_000.0
+}
+
 pub async fn usage(
     cx: &Context,
     p: &Principal,
@@ -63,7 +75,10 @@ pub async fn usage(
         add_usage(&mut lines, user, tier, hours, bw);
     }
     lines.sort_by(|a, b| (&a.user, &a.tier).cmp(&(&b.user, &b.tier)));
+    let storage =
+        crate::datastore::storage::steps(&cx.pool, &m.project_id, (from_ms, to_ms)).await?;
     Ok(UsageReport {
+        storage_byte_hours: byte_hours(storage, (from_ms, to_ms.min(now.max(from_ms)))),
         project: m.project,
         from_ms,
         to_ms,
@@ -99,4 +114,22 @@ pub async fn list_audit(cx: &Context, p: &Principal, q: &AuditQuery) -> Result<P
         format!("{}.{}", l.at_ms, l.id)
     });
     Ok(Page { items, next })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::byte_hours;
+
+    #[test]
+    fn byte_hours_integrate_the_buckets_steps() {
+        const H: i64 = 3_600_000;
+        // 1000 bytes for an hour, then 3000 for two, then none.
+        let steps = vec![(H, 3000), (3 * H, 0), (9 * H, 50)];
+        assert_eq!(
+            byte_hours((1000, steps.clone()), (0, 5 * H)),
+            1000.0 + 6000.0
+        );
+        assert_eq!(byte_hours((1000, steps), (0, 2 * H)), 1000.0 + 3000.0);
+        assert_eq!(byte_hours((0, Vec::new()), (0, H)), 0.0);
+    }
 }

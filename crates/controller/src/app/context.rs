@@ -66,6 +66,10 @@ pub struct Settings {
     /// read anew (the tests': a change record that missed a booking would
     /// show; `Controller::change_mismatches`).
     pub check_changes: bool,
+    /// The storage service, when the controller serves it
+    /// (`--storage-listen`): its endpoint as clients reach it, and the
+    /// master key its keys' secrets derive from.
+    pub storage: Option<StorageSettings>,
 }
 
 /// A call to a node: well under a client's patience (a node takes a
@@ -88,6 +92,14 @@ pub const NODE_CERT_LIFE_MS: i64 = 24 * 3_600_000;
 /// The default tunnel pool: RFC 2544's benchmarking range, never routed on
 /// the Internet.
 pub const TUNNEL_POOL: &str = "198.18.0.0/15";
+
+/// The storage service's settings (docs/storage.md).
+#[derive(Debug, Clone)]
+pub struct StorageSettings {
+    /// `http(s)://host:port`, as clients reach it.
+    pub endpoint: String,
+    pub master: prism_storage::keys::MasterKey,
+}
 
 impl Default for Settings {
     fn default() -> Self {
@@ -114,6 +126,7 @@ impl Default for Settings {
             allow_readable_db: false,
             check_changes: false,
             auth_cache_ms: 1000,
+            storage: None,
         }
     }
 }

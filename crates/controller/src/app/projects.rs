@@ -24,6 +24,7 @@ fn check_level(l: &ServiceLevel) -> Result<()> {
         ("max_bandwidth_mbps", l.max_bandwidth_mbps),
         ("max_lease_hours", l.max_lease_hours),
         ("max_public_addresses", l.max_public_addresses),
+        ("max_storage_bytes", l.max_storage_bytes),
     ] {
         if v < 0 {
             return Err(Error::invalid("at least 0").with_field(f));

@@ -6,12 +6,12 @@ use super::Controller;
 use crate::app::authz::Principal;
 use crate::app::{
     accounting, audit, bookings, client_certs, heartbeat, identity, live, nodes, observe, projects,
-    public, quota, registry, release, shared_vlans,
+    public, quota, registry, release, shared_vlans, storage,
 };
 use crate::error::{Error, Result};
 use prism_controller_api::areas::{
     CallerId, Gate, IdentityApi, LeasesApi, NodeCaller, NodeRefused, NodesApi, ProjectsApi,
-    PublicApi, RegistryApi, SharedVlansApi,
+    PublicApi, RegistryApi, SharedVlansApi, StorageApi,
 };
 use prism_controller_api::{
     Action, ApiKeyRequest, ApiKeyView, AuditEntry, AuditQuery, Booking, BookingCounters,
@@ -21,6 +21,7 @@ use prism_controller_api::{
     QuotaView, Renewed, ResourceType, ServiceLevel, SharedVlanView, TokenView, TraceRequest,
     UsageReport, UserRequest, UserView, VlanMember, WhoAmI,
 };
+use prism_controller_api::{PresignRequest, PresignedUrl, StorageKeyView, StorageView};
 use prism_node_api::{NodeEvent, TapAnswer};
 use std::net::IpAddr;
 
@@ -331,5 +332,34 @@ impl SharedVlansApi for Controller {
     }
     async fn leave_shared_vlan(&self, p: &Principal, project: &str, id: &str) -> Result<()> {
         shared_vlans::leave(&self.cx, p, project, id).await
+    }
+}
+
+impl StorageApi for Controller {
+    async fn storage(&self, p: &Principal, project: &str) -> Result<StorageView> {
+        storage::info(&self.cx, p, project).await
+    }
+    async fn list_storage_keys(&self, p: &Principal, project: &str) -> Result<Vec<StorageKeyView>> {
+        storage::list_keys(&self.cx, p, project).await
+    }
+    async fn create_storage_key(&self, p: &Principal, project: &str) -> Result<StorageKeyView> {
+        storage::create_key(&self.cx, p, project).await
+    }
+    async fn revoke_storage_key(&self, p: &Principal, project: &str, id: &str) -> Result<()> {
+        storage::revoke_key(&self.cx, p, project, id).await
+    }
+    async fn presign(
+        &self,
+        p: &Principal,
+        project: &str,
+        r: PresignRequest,
+    ) -> Result<PresignedUrl> {
+        storage::presign(&self.cx, p, project, r).await
+    }
+    async fn share_storage(&self, p: &Principal, project: &str, with: &str) -> Result<()> {
+        storage::share(&self.cx, p, project, with).await
+    }
+    async fn unshare_storage(&self, p: &Principal, project: &str, with: &str) -> Result<()> {
+        storage::unshare(&self.cx, p, project, with).await
     }
 }

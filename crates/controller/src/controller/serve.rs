@@ -12,6 +12,21 @@ pub struct ServeOptions<'a> {
     pub tls_key: Option<&'a std::path::Path>,
     pub tls_dir: &'a std::path::Path,
     pub plain_http: bool,
+    /// The storage service, if it is served.
+    pub storage: Option<StorageOptions<'a>>,
+}
+
+/// Where the storage service's S3 endpoint listens and keeps objects.
+#[derive(Debug, Clone)]
+pub struct StorageOptions<'a> {
+    pub listen: &'a str,
+    /// `file:DIR` (or a path), or `s3://BUCKET` (docs/storage.md).
+    pub backend: &'a str,
+    /// The master key its keys' secrets derive from (made if missing, 0600).
+    pub key_file: &'a std::path::Path,
+    /// Its URL as clients reach it, for signed URLs (default: the
+    /// listener's address).
+    pub endpoint: Option<&'a str>,
 }
 
 /// `prism controller serve`: the database opened with `settings` (the
@@ -24,6 +39,10 @@ pub async fn serve(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let (node_ca, certified) = crate::infra::transport::node_ca(o.tls_dir)?;
     settings.node_ca = node_ca;
+    let storage = match &o.storage {
+        Some(s) => Some(storage_listener(&o, s, &mut settings).await?),
+        None => None,
+    };
     let ctl = crate::Controller::open(o.db, settings).await?;
     let listener = tokio::net::TcpListener::bind(o.listen)
         .await
@@ -36,6 +55,15 @@ pub async fn serve(
         crate::redact(o.db),
         ctl.engine()
     );
+    if let Some((listener, s_tls, backend)) = storage {
+        let at = listener.local_addr()?;
+        eprintln!("prism controller: storage (S3) on {at}, objects in {backend:?}");
+        let router = ctl.storage_router(backend).ok_or("no storage settings")?;
+        let s_tls = s_tls.map(prism_http::CurrentTls::fixed);
+        let stats = std::sync::Arc::new(prism_http::ServeStats::default());
+        let limits = prism_http::Limits::default();
+        tokio::spawn(prism_http::serve(router, listener, s_tls, limits, stats));
+    }
     serve_until_signalled(ctl, listener, tls).await?;
     eprintln!("prism controller: stopped");
     Ok(())
@@ -64,3 +92,39 @@ pub async fn bootstrap(
     ));
     Ok(said.join("\n"))
 }
+
+/// The storage endpoint's listener, its TLS (as the API's: a
+/// certificate, or plain HTTP on loopback or when said) and backend, its
+/// settings (endpoint, master key) put in `settings`.
+async fn storage_listener(
+    o: &ServeOptions<'_>,
+    s: &StorageOptions<'_>,
+    settings: &mut crate::Settings,
+) -> Result<StorageServed, Box<dyn std::error::Error + Send + Sync>> {
+    let listener = tokio::net::TcpListener::bind(s.listen)
+        .await
+        .map_err(|e| format!("storage: listening on {}: {e}", s.listen))?;
+    let at = listener.local_addr()?;
+    let cert = o.tls_cert.zip(o.tls_key);
+    let (tls, _) = crate::infra::transport::choose(cert, o.tls_dir, o.plain_http, at)
+        .map_err(|e| format!("storage: {e}"))?;
+    let backend = prism_storage::backend::open(s.backend).map_err(|e| format!("storage: {e}"))?;
+    if let Some(dir) = s.key_file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let master = prism_storage::keys::MasterKey::load_or_create(s.key_file)
+        .map_err(|e| format!("storage: the master key {}: {e}", s.key_file.display()))?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    settings.storage = Some(crate::app::context::StorageSettings {
+        endpoint: (s.endpoint.map(str::to_string)).unwrap_or_else(|| format!("{scheme}://{at}")),
+        master,
+    });
+    Ok((listener, tls, backend))
+}
+
+/// The storage endpoint's listener, TLS and backend.
+type StorageServed = (
+    tokio::net::TcpListener,
+    Option<prism_http::ServerTls>,
+    std::sync::Arc<dyn prism_storage::ObjectStore>,
+);

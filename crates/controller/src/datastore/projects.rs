@@ -37,6 +37,7 @@ fn level_of(r: &sqlx::any::AnyRow) -> Result<ServiceLevel> {
         max_lease_s: r.try_get("max_lease_s")?,
         default_lease_s: r.try_get("default_lease_s")?,
         max_public_addresses: r.try_get("max_public_addresses")?,
+        max_storage_bytes: r.try_get("max_storage_bytes")?,
     })
 }
 
@@ -59,7 +60,7 @@ pub(crate) async fn upsert_service_level<'q>(
         .bind(&l.name)
         .execute(&mut *tx)
         .await?;
-    // Both statements bind the level's fields as $1..$9 in this order.
+    // Both statements bind the level's fields as $1..$10 in this order.
     let bind_level = |q: Query<'q, sqlx::Any, AnyArguments<'q>>| {
         q.bind(&l.name)
             .bind(ops_to_json(&l.operations))
@@ -70,13 +71,14 @@ pub(crate) async fn upsert_service_level<'q>(
             .bind(l.max_lease_s)
             .bind(l.default_lease_s)
             .bind(l.max_public_addresses)
+            .bind(l.max_storage_bytes)
     };
-    let updated = bind_level(sqlx::query("UPDATE service_levels SET operations = $2, max_hw_networks = $3, max_sw_networks = $4, max_bandwidth_mbps = $5, max_lease_hours = $6, max_lease_s = $7, default_lease_s = $8, max_public_addresses = $9 WHERE name = $1"))
+    let updated = bind_level(sqlx::query("UPDATE service_levels SET operations = $2, max_hw_networks = $3, max_sw_networks = $4, max_bandwidth_mbps = $5, max_lease_hours = $6, max_lease_s = $7, default_lease_s = $8, max_public_addresses = $9, max_storage_bytes = $10 WHERE name = $1"))
         .execute(&mut *tx)
         .await?
         .rows_affected();
     if updated == 0 {
-        bind_level(sqlx::query("INSERT INTO service_levels (name, operations, max_hw_networks, max_sw_networks, max_bandwidth_mbps, max_lease_hours, max_lease_s, default_lease_s, max_public_addresses, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"))
+        bind_level(sqlx::query("INSERT INTO service_levels (name, operations, max_hw_networks, max_sw_networks, max_bandwidth_mbps, max_lease_hours, max_lease_s, default_lease_s, max_public_addresses, max_storage_bytes, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"))
             .bind(now)
             .execute(&mut *tx)
             .await?;

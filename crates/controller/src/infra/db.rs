@@ -103,6 +103,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "shared VLANs",
         include_str!("../../migrations/0018_shared_vlans.sql"),
     ),
+    (
+        19,
+        "storage",
+        include_str!("../../migrations/0019_storage.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

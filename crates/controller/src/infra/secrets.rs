@@ -134,6 +134,11 @@ pub fn digest(secret: &str) -> String {
     hex(&Sha256::digest(secret.trim().as_bytes()))
 }
 
+/// A storage key's access key ID (its secret is derived, never stored).
+pub fn storage_access_key() -> String {
+    prism_storage::keys::access_key_from(random_bytes())
+}
+
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }

@@ -30,6 +30,10 @@ enum Prep {
     SharedWithQ,
     /// A shared VLAN of project `q`'s (`{b}`) that invited project `p`.
     InvitedVlan,
+    /// A storage key of the owner's: `{stk}`.
+    StorageKey,
+    /// The owner's bucket shared with project `q`.
+    StorageShared,
     /// A provisioned booking of the owner's with NAT (`{b}`), on the node
     /// with a gateway, and a public address leased for its host 10.0.0.5
     /// (`{a}`).
@@ -422,12 +426,69 @@ fn cases() -> Vec<Case> {
             InvitedVlan,
             [401, 404, 403, 403, 204, 204, 403],
         ),
+        c(
+            "GET",
+            "/v1/projects/p/storage",
+            None,
+            Nothing,
+            [401, 404, 200, 200, 200, 200, 403],
+        ),
+        c(
+            "GET",
+            "/v1/projects/p/storage/keys",
+            None,
+            Nothing,
+            [401, 404, 200, 200, 200, 200, 403],
+        ),
+        c(
+            "POST",
+            "/v1/projects/p/storage/keys",
+            None,
+            Nothing,
+            [401, 404, 403, 201, 201, 201, 403],
+        ),
+        c(
+            "DELETE",
+            "/v1/projects/p/storage/keys/{stk}",
+            None,
+            StorageKey,
+            [401, 404, 403, 403, 204, 204, 403],
+        ),
+        c(
+            "POST",
+            "/v1/projects/p/storage/urls",
+            Some(json!({"method": "GET", "key": "images/base.tar"})),
+            Nothing,
+            [401, 404, 200, 200, 200, 200, 403],
+        ),
+        c(
+            "PUT",
+            "/v1/projects/p/storage/shares/q",
+            None,
+            Nothing,
+            [401, 404, 403, 403, 204, 204, 403],
+        ),
+        c(
+            "DELETE",
+            "/v1/projects/p/storage/shares/q",
+            None,
+            StorageShared,
+            [401, 404, 403, 403, 204, 204, 403],
+        ),
     ]
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
-    let h = Harness::start().await;
+    let storage = prism_controller::StorageSettings {
+        endpoint: "http://127.0.0.1:9".into(),
+        master: prism_storage::keys::MasterKey::new([3; 32]),
+    };
+    let h = Harness::start_with(prism_controller::Settings {
+        storage: Some(storage),
+        ..crate::common::settings()
+    })
+    .await;
     h.node("n1", 64, 100_000).await;
     h.gateway_node("g1", "198.51.100.0/24").await;
     // A node for shared VLANs only: no capacity left for networks.
@@ -569,6 +630,11 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                     who[1].1.invite_to_vlan("q", &b.id, "p").await.unwrap();
                     path = path.replace("{b}", &b.id);
                 }
+                Prep::StorageKey => {
+                    let k = owner.create_storage_key("p").await.unwrap();
+                    path = path.replace("{stk}", &k.access_key);
+                }
+                Prep::StorageShared => owner.share_storage("p", "q").await.unwrap(),
                 Prep::NodeKey => {
                     let k = h.admin.create_node_key(&format!("n{n}")).await.unwrap();
                     path = path.replace("{nk}", &k.id);
@@ -667,6 +733,8 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                     "{nk}"
                 } else if p.contains("ssh-keys") {
                     "{sk}"
+                } else if p.contains("storage/keys") {
+                    "{stk}"
                 } else {
                     "{b}"
                 },
@@ -705,7 +773,7 @@ async fn check_override_audit(h: &Harness, who: &str, method: &str, path: &str, 
             let resource = path
                 .split('/')
                 .nth(5)
-                .filter(|_| !path.contains("/members/"));
+                .filter(|_| !path.contains("/members/") && !path.contains("/storage/"));
             if let Some(id) = resource {
                 assert!(n.contains(id), "{path}: the note names the resource: {n}");
             }

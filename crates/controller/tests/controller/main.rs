@@ -25,3 +25,4 @@ mod replicas;
 mod round_trips;
 mod shared_vlans;
 mod spans;
+mod storage;

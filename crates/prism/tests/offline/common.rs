@@ -25,6 +25,11 @@ pub fn free_port() -> u16 {
 }
 
 pub fn start(db: &str, listen: &str, cred: &std::path::Path) -> Controller {
+    start_with(db, listen, cred, &[])
+}
+
+/// The same, with `more` arguments to `prism controller serve`.
+pub fn start_with(db: &str, listen: &str, cred: &std::path::Path, more: &[&str]) -> Controller {
     let child = Command::new(env!("CARGO_BIN_EXE_prism"))
         .args([
             "controller",
@@ -39,6 +44,7 @@ pub fn start(db: &str, listen: &str, cred: &std::path::Path) -> Controller {
             "--node-credential-file",
         ])
         .arg(cred)
+        .args(more)
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()

@@ -9,3 +9,4 @@ mod controller_db_restart;
 mod controller_replicas;
 mod controller_tls;
 mod ctl_session;
+mod storage;

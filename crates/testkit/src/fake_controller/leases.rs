@@ -217,6 +217,7 @@ impl LeasesApi for FakeController {
             lines: Vec::new(),
             total_resource_hours: 0.0,
             total_bandwidth_mbps_hours: 0.0,
+            storage_byte_hours: 0.0,
         })
     }
 

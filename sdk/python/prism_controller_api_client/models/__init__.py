@@ -41,6 +41,8 @@ from .page_booking import PageBooking
 from .page_booking_items_item import PageBookingItemsItem
 from .part_request import PartRequest
 from .part_view import PartView
+from .presign_request import PresignRequest
+from .presigned_url import PresignedUrl
 from .project_request import ProjectRequest
 from .project_view import ProjectView
 from .public_address import PublicAddress
@@ -60,6 +62,8 @@ from .slots_info import SlotsInfo
 from .ssh_key_request import SshKeyRequest
 from .ssh_key_view import SshKeyView
 from .stage_decision import StageDecision
+from .storage_key_view import StorageKeyView
+from .storage_view import StorageView
 from .strategy_name import StrategyName
 from .tap_answer import TapAnswer
 from .tap_point import TapPoint
@@ -67,6 +71,7 @@ from .tap_view import TapView
 from .tier import Tier
 from .token_view import TokenView
 from .trace_request import TraceRequest
+from .url_method import UrlMethod
 from .usage_line import UsageLine
 from .usage_report import UsageReport
 from .user_request import UserRequest
@@ -117,6 +122,8 @@ __all__ = (
     "PageBookingItemsItem",
     "PartRequest",
     "PartView",
+    "PresignedUrl",
+    "PresignRequest",
     "ProjectRequest",
     "ProjectView",
     "PublicAddress",
@@ -136,6 +143,8 @@ __all__ = (
     "SshKeyRequest",
     "SshKeyView",
     "StageDecision",
+    "StorageKeyView",
+    "StorageView",
     "StrategyName",
     "TapAnswer",
     "TapPoint",
@@ -143,6 +152,7 @@ __all__ = (
     "Tier",
     "TokenView",
     "TraceRequest",
+    "UrlMethod",
     "UsageLine",
     "UsageReport",
     "UserRequest",

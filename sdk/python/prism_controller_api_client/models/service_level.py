@@ -36,6 +36,7 @@ class ServiceLevel:
             max_lease_s (int): The longest a lease may run from now (a renewal is clamped to it).
             default_lease_s (int):
             max_public_addresses (int | Unset): Public addresses the project holds at once (the gateway service).
+            max_storage_bytes (int | Unset): Bytes the project's bucket holds at most (the storage service).
      """
 
     name: str
@@ -47,6 +48,7 @@ class ServiceLevel:
     max_lease_s: int
     default_lease_s: int
     max_public_addresses: int | Unset = UNSET
+    max_storage_bytes: int | Unset = UNSET
 
 
 
@@ -76,6 +78,8 @@ class ServiceLevel:
 
         max_public_addresses = self.max_public_addresses
 
+        max_storage_bytes = self.max_storage_bytes
+
 
         field_dict: dict[str, Any] = {}
 
@@ -91,6 +95,8 @@ class ServiceLevel:
         })
         if max_public_addresses is not UNSET:
             field_dict["max_public_addresses"] = max_public_addresses
+        if max_storage_bytes is not UNSET:
+            field_dict["max_storage_bytes"] = max_storage_bytes
 
         return field_dict
 
@@ -125,6 +131,8 @@ class ServiceLevel:
 
         max_public_addresses = d.pop("max_public_addresses", UNSET)
 
+        max_storage_bytes = d.pop("max_storage_bytes", UNSET)
+
         service_level = cls(
             name=name,
             operations=operations,
@@ -135,6 +143,7 @@ class ServiceLevel:
             max_lease_s=max_lease_s,
             default_lease_s=default_lease_s,
             max_public_addresses=max_public_addresses,
+            max_storage_bytes=max_storage_bytes,
         )
 
         return service_level

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
@@ -31,6 +32,8 @@ class UsageReport:
             lines (list[UsageLine]):
             total_resource_hours (float):
             total_bandwidth_mbps_hours (float):
+            storage_byte_hours (float | Unset): The project's bucket on the storage service: bytes held over the
+                period, in byte-hours (the integral of its size).
      """
 
     project: str
@@ -39,6 +42,7 @@ class UsageReport:
     lines: list[UsageLine]
     total_resource_hours: float
     total_bandwidth_mbps_hours: float
+    storage_byte_hours: float | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -64,6 +68,8 @@ class UsageReport:
 
         total_bandwidth_mbps_hours = self.total_bandwidth_mbps_hours
 
+        storage_byte_hours = self.storage_byte_hours
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -75,6 +81,8 @@ class UsageReport:
             "total_resource_hours": total_resource_hours,
             "total_bandwidth_mbps_hours": total_bandwidth_mbps_hours,
         })
+        if storage_byte_hours is not UNSET:
+            field_dict["storage_byte_hours"] = storage_byte_hours
 
         return field_dict
 
@@ -104,6 +112,8 @@ class UsageReport:
 
         total_bandwidth_mbps_hours = d.pop("total_bandwidth_mbps_hours")
 
+        storage_byte_hours = d.pop("storage_byte_hours", UNSET)
+
         usage_report = cls(
             project=project,
             from_ms=from_ms,
@@ -111,6 +121,7 @@ class UsageReport:
             lines=lines,
             total_resource_hours=total_resource_hours,
             total_bandwidth_mbps_hours=total_bandwidth_mbps_hours,
+            storage_byte_hours=storage_byte_hours,
         )
 
 
