@@ -50,3 +50,55 @@ async fn the_python_sdk_books_renews_and_releases() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("python sdk: booked"));
     assert!(node.names().is_empty(), "released: gone from the node");
 }
+
+/// The SDK's README example (sdk/python-README.md's Python block), run as
+/// it is: a network and a processing node booked, ready, released.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sdk_readmes_example_runs_as_written() {
+    let Some(python) = prism_testkit::gates::sdk_program("sdk readme", "PRISM_SDK_PYTHON") else {
+        return;
+    };
+    let h = Harness::start().await;
+    let node = crate::processing::node(&h, "n1", true).await;
+    h.user("alice").await;
+    h.project("exp", "alice", prism_controller::STANDARD).await;
+    let readme =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/python-README.md");
+    let text = std::fs::read_to_string(readme).unwrap();
+    let start = text.find("```python\n").expect("a Python block") + "```python\n".len();
+    let code = text[start..][..text[start..].find("\n```").unwrap()].to_string();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(prism_controller::api::serve_with(
+        h.ctl.clone(),
+        listener,
+        None,
+        prism_http::Limits::default(),
+    ));
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(&python)
+            .args(["-c", &code])
+            .env("PRISM_CONTROLLER_URL", url)
+            .env("PRISM_PROJECT", "exp")
+            .env("PRISM_USER", "alice")
+            .env("PRISM_PASSWORD", PASSWORD)
+            .output()
+    })
+    .await
+    .unwrap()
+    .expect("running the README's example");
+    let said = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("ready on n1") && said.contains("released"),
+        "{said}"
+    );
+    assert!(
+        node.processing_nodes().is_empty(),
+        "released: gone from the node"
+    );
+}
