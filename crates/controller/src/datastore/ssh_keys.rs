@@ -27,8 +27,15 @@ pub(crate) async fn of_user(pool: &Pool, user_id: &str) -> Result<Vec<SshKeyView
 }
 
 /// Stores key `k` of user `user_id`, unless it has `max` keys or one of
-/// that name already.
+/// that name already. The user's row is locked first: concurrent adds
+/// count one after another (PostgreSQL's READ COMMITTED would let each
+/// count the keys before the others' inserts; SQLite writes one at a time).
 pub(crate) async fn insert(pool: &Pool, user_id: &str, k: &SshKeyView, max: i64) -> Result<()> {
+    let mut tx = crate::infra::db::begin(pool).await?;
+    sqlx::query("UPDATE users SET id = id WHERE id = $1")
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
     let done = sqlx::query(
         "INSERT INTO ssh_keys (id, user_id, name, public_key, fingerprint, created_ms) \
          SELECT $1, $2, $3, $4, $5, $6 WHERE (SELECT COUNT(*) FROM ssh_keys WHERE user_id = $2) < $7",
@@ -40,7 +47,7 @@ pub(crate) async fn insert(pool: &Pool, user_id: &str, k: &SshKeyView, max: i64)
     .bind(&k.fingerprint)
     .bind(k.created_ms)
     .bind(max)
-    .execute(pool)
+    .execute(&mut *tx)
     .await
     .map_err(|e| match super::unique_violation(&e) {
         true => {
@@ -51,6 +58,7 @@ pub(crate) async fn insert(pool: &Pool, user_id: &str, k: &SshKeyView, max: i64)
     if done.rows_affected() == 0 {
         return Err(Error::conflict(format!("at most {max} ssh keys")));
     }
+    tx.commit().await?;
     Ok(())
 }
 

@@ -230,3 +230,32 @@ async fn a_users_ssh_keys_are_theirs_and_reach_their_processing_nodes() {
     alice.remove_ssh_key(&k.id).await.unwrap();
     assert!(alice.ssh_keys().await.unwrap().is_empty());
 }
+
+/// Forty keys added at once, thirty-two at most kept: each add counts
+/// the others' (on PostgreSQL too, where each statement reads what was
+/// committed when it started).
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_ssh_keys_stop_at_the_cap() {
+    use prism_controller::SshKeyRequest;
+    let h = Harness::start().await;
+    let alice = h.user("alice").await;
+    let adds = (0..40).map(|i| {
+        let alice = alice.clone();
+        tokio::spawn(async move {
+            let r = SshKeyRequest {
+                name: format!("k{i}"),
+                public_key: KEY.into(),
+            };
+            alice.add_ssh_key(&r).await
+        })
+    });
+    let mut kept = 0;
+    for a in adds.collect::<Vec<_>>() {
+        match a.await.unwrap() {
+            Ok(_) => kept += 1,
+            Err(e) => assert_eq!(e.api().unwrap().code, ErrorCode::Conflict, "{e}"),
+        }
+    }
+    assert_eq!(kept, 32);
+    assert_eq!(alice.ssh_keys().await.unwrap().len(), 32);
+}
