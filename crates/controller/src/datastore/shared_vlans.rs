@@ -116,10 +116,11 @@ pub(crate) async fn attachable(
                 .await?
         }
         Some((owner, vlan)) => {
+            // The owner's own project names it so too.
             let q = format!(
-                "{BOOKING_SELECT} JOIN shared_vlan_members m ON m.booking_id = b.id \
-                 WHERE p.name = $1 AND b.name = $2 AND b.resource_type = $3 \
-                 AND b.released_ms IS NULL AND m.project_id = $4"
+                "{BOOKING_SELECT} WHERE p.name = $1 AND b.name = $2 AND b.resource_type = $3 \
+                 AND b.released_ms IS NULL AND (b.project_id = $4 OR EXISTS (SELECT 1 \
+                 FROM shared_vlan_members m WHERE m.booking_id = b.id AND m.project_id = $4))"
             );
             sqlx::query(&q)
                 .bind(owner)

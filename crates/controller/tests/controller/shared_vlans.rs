@@ -56,6 +56,14 @@ async fn an_invited_project_shares_the_vlan_and_leaving_unplugs_it() {
         .book("exp", &vm("vm-a", "lab", "10.9.0.1/24"))
         .await
         .unwrap();
+    let own = vm("vm-own", "exp/lab", "10.9.0.9/24");
+    let o = alice.book("exp", &own).await.unwrap();
+    assert_eq!(
+        o.node.as_deref(),
+        Some("n1"),
+        "its owner names it OWNER/NAME too"
+    );
+    alice.release("exp", &o.id).await.unwrap();
     // Not invited: nothing to attach to, and nothing seen.
     let field = refused_field(&bob, "other", &vm("vm-b", "exp/lab", "10.9.0.2/24")).await;
     assert_eq!(field, "spec.attach[0].network");
