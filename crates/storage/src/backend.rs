@@ -20,6 +20,11 @@ pub fn open(location: &str) -> Result<Arc<dyn ObjectStore>, String> {
     }
     let dir = location.strip_prefix("file:").unwrap_or(location);
     std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
+    // The projects' objects are the controller's to serve: no other user
+    // of the machine passes the directory (whatever mode the files get).
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| format!("{dir}: {e}"))?;
     let fs = object_store::local::LocalFileSystem::new_with_prefix(dir)
         .map_err(|e| format!("{dir}: {e}"))?;
     Ok(Arc::new(fs))
