@@ -9,6 +9,7 @@ import { bookPage, bookingsPage } from "./bookings.js";
 import { api, enc, go, h, onRender, roleIn, say, state, stopTimers } from "./core.js";
 import { bookingPage } from "./network.js";
 import { auditPage, nodePage, nodesPage, usersPage } from "./operator.js";
+import { bookNodePage } from "./processing.js";
 
 // ---- Login -------------------------------------------------------------
 function loginPage(main) {
@@ -50,7 +51,7 @@ function frame(project) {
   if (project) {
     const base = `#/p/${enc(project)}`;
     links.push([`${base}/bookings`, "Bookings"]);
-    if (roleIn(project) && roleIn(project) !== "viewer") links.push([`${base}/book`, "Book"], [`${base}/keys`, "API keys"]);
+    if (roleIn(project) && roleIn(project) !== "viewer") links.push([`${base}/book`, "Book"], [`${base}/book-node`, "Book a node"], [`${base}/keys`, "API keys"]);
     links.push([`${base}/usage`, "Usage"]);
   }
   if (state.session.admin) links.push(["#/nodes", "Nodes"], ["#/users", "Users"], ["#/audit", "Audit"]);
@@ -100,6 +101,7 @@ async function render() {
     if (project && parts[2] === "bookings" && parts[3]) await bookingPage(view, project, parts[3]);
     else if (project && parts[2] === "bookings") await bookingsPage(view, project, params);
     else if (project && parts[2] === "book") bookPage(view, project);
+    else if (project && parts[2] === "book-node") bookNodePage(view, project);
     else if (project && parts[2] === "usage") await usagePage(view, project, params);
     else if (project && parts[2] === "keys") await keysPage(view, project);
     else if (parts[0] === "nodes" && parts[1]) await nodePage(view, parts[1]);

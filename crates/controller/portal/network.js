@@ -2,6 +2,7 @@
 // controller reads the node), trace and capture.
 
 import { bookingActions } from "./bookings.js";
+import { processingPage } from "./processing.js";
 import { api, ApiError, enc, every, h, left, mayChange, P, rate, render, state, svg, when } from "./core.js";
 
 export function graph(points, max) {
@@ -22,6 +23,7 @@ export function graph(points, max) {
 export async function bookingPage(main, project, id) {
   const token = state.seq;
   const b = await api("GET", `${P(project)}/bookings/${enc(id)}`);
+  if (b.type === "processing") return processingPage(main, project, b, token);
   const figures = h("div", { class: "figures", id: "live-figures" }, "Waiting for the first reading…");
   const drawing = h("div", { id: "live" });
   const drops = h("div", { id: "drops" });

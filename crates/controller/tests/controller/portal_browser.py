@@ -217,6 +217,28 @@ def researcher(browser):
     expect(bars).to_have_count(2)
     shot(page, "usage")
 
+    # A processing node on the busy network: refused at its field first,
+    # then booked; its page says where it runs and how to reach it.
+    page.get_by_role("link", name="Book a node").click()
+    expect(page.get_by_role("heading", name="Book a processing node in p")).to_be_visible()
+    every_field_is_labelled(page)
+    page.locator("#node-name").fill("vm")
+    page.locator("#node-attach").fill("nope 10.1.0.5/24")
+    page.get_by_role("button", name="Book", exact=True).click()
+    expect(page.locator("#node-attach")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#node-attach-error")).to_contain_text("spec.attach[0].network")
+    page.locator("#node-attach").fill("busy 10.1.0.5/24")
+    page.get_by_role("button", name="Book", exact=True).click()
+    expect(page.get_by_role("heading", name="vm")).to_be_visible()
+    expect(page.locator("#p-node")).to_have_text("n1")
+    expect(page.locator("#p-operation")).to_contain_text("ready")
+    expect(page.locator("#p-networks")).to_contain_text("busy 10.1.0.5/24")
+    expect(page.locator("#p-ssh")).to_contain_text("not yet")
+    shot(page, "processing-node")
+    page.get_by_role("button", name="Release").click()
+    page.get_by_role("button", name="Confirm release of vm").click()
+    expect(page.locator("#status")).to_contain_text("release vm: released")
+
     # API keys: the secret once, then never again; revoked.
     page.get_by_role("link", name="API keys").click()
     expect(page.get_by_role("heading", name="API keys of p")).to_be_visible()

@@ -54,7 +54,8 @@ async fn in_browser(python: String, browser: (&'static str, String), shots: &str
     // Leases on the wall clock: the page shows time left against it.
     let wall = prism_controller::SystemClock.now_ms();
     h.clock.advance_ms(wall - crate::common::START_MS);
-    let node = h.node("n1", 4, 100).await;
+    // It runs processing nodes too: the researcher books one on a network.
+    let node = h.processing_node("n1", 4, 100).await;
     h.user("fay").await;
     h.project("p", "fay", prism_controller::STANDARD).await;
     h.user("vic").await;

@@ -223,6 +223,12 @@ impl Harness {
             .await
     }
 
+    /// The same, running processing nodes behind its port `c`.
+    pub async fn processing_node(&self, name: &str, slots: u16, sw_mbps: i64) -> Arc<FakeNode> {
+        let n = FakeNode::new(&["a", "b", "c"], slots).with_processing("c");
+        self.register(name, n, sw_mbps).await
+    }
+
     /// Serves `n` and registers it as `name`.
     async fn register(&self, name: &str, n: Arc<FakeNode>, sw_mbps: i64) -> Arc<FakeNode> {
         let addr = n.serve();
