@@ -38,10 +38,11 @@ fn add_usage(lines: &mut Vec<UsageLine>, user: String, tier: String, hours: f64,
 fn byte_hours((start, steps): (i64, Vec<(i64, i64)>), (from, to): (i64, i64)) -> f64 {
     let (mut at, mut bytes, mut sum) = (from, start, 0f64);
     for (t, b) in steps.into_iter().filter(|(t, _)| *t < to) {
-        sum += bytes as f64 * (t - at) as f64;
+        // Saturating: a period may be asked from i64::MIN (the fuzzer's).
+        sum += bytes as f64 * t.saturating_sub(at) as f64;
         (at, bytes) = (t, b);
     }
-    sum += bytes as f64 * (to - at).max(0) as f64;
+    sum += bytes as f64 * to.saturating_sub(at).max(0) as f64;
     sum / 3_600_000.0
 }
 
@@ -131,5 +132,7 @@ mod tests {
         );
         assert_eq!(byte_hours((1000, steps), (0, 2 * H)), 1000.0 + 3000.0);
         assert_eq!(byte_hours((0, Vec::new()), (0, H)), 0.0);
+        let whole = byte_hours((1, vec![(0, 1)]), (i64::MIN, i64::MAX));
+        assert!(whole.is_finite() && whole > 0.0, "{whole}");
     }
 }
