@@ -259,7 +259,11 @@ async fn the_local_backend_keeps_whole_objects_within_quota_and_access() {
     exercise(prism_storage::backend::open(tmp.path().to_str().unwrap()).unwrap()).await;
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(tmp.path()).unwrap().permissions().mode();
-    assert_eq!(mode & 0o777, 0o700, "the objects' directory is the controller's only");
+    assert_eq!(
+        mode & 0o777,
+        0o700,
+        "the objects' directory is the controller's only"
+    );
     let leftovers: Vec<_> = walk(tmp.path());
     assert!(
         leftovers
