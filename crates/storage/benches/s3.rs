@@ -13,6 +13,10 @@ use prism_storage::keys::{MasterKey, access_key_from};
 use prism_storage::{Directory, KeyOwner, Refusal, Storage};
 use std::sync::Arc;
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+use support::{client, serve};
+
 const SIZE: usize = 4 << 20;
 
 /// One project, `bench`, one key, no quota to speak of.
@@ -38,36 +42,6 @@ impl Directory for One {
     }
 }
 
-async fn serve(svc: s3s::service::S3Service) -> std::net::SocketAddr {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let at = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((tcp, _)) = l.accept().await {
-            let svc = svc.clone();
-            tokio::spawn(async move {
-                let io = hyper_util::rt::TokioIo::new(tcp);
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(io, svc)
-                    .await;
-            });
-        }
-    });
-    at
-}
-
-fn client(at: std::net::SocketAddr, key: &str, secret: &str) -> object_store::aws::AmazonS3 {
-    object_store::aws::AmazonS3Builder::new()
-        .with_endpoint(format!("http://{at}"))
-        .with_allow_http(true)
-        .with_region("us-east-1")
-        .with_bucket_name("bench")
-        .with_access_key_id(key)
-        .with_secret_access_key(secret)
-        .with_virtual_hosted_style_request(false)
-        .build()
-        .unwrap()
-}
-
 fn round_trips(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -77,12 +51,12 @@ fn round_trips(c: &mut Criterion) {
         let backend =
             prism_storage::backend::open(dir.path().join("prism").to_str().unwrap()).unwrap();
         let svc = prism_storage::service(Storage::new(backend, Arc::new(One)), master.clone());
-        let prism = client(serve(svc).await, &key, &master.secret(&key));
+        let prism = client(serve(svc).await, "bench", (&key, &master.secret(&key)));
         std::fs::create_dir_all(dir.path().join("peer/bench")).unwrap();
         let fs = s3s_fs::FileSystem::new(dir.path().join("peer")).unwrap();
         let mut b = s3s::service::S3ServiceBuilder::new(fs);
         b.set_auth(s3s::auth::SimpleAuth::from_single("PEERKEY", "peer-secret"));
-        let peer = client(serve(b.build()).await, "PEERKEY", "peer-secret");
+        let peer = client(serve(b.build()).await, "bench", ("PEERKEY", "peer-secret"));
         (prism, peer)
     });
     let body = bytes::Bytes::from(vec![7u8; SIZE]);

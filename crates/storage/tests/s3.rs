@@ -14,6 +14,9 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod support;
+use support::serve;
+
 /// Two projects, `alpha` and `beta`, one key each; `beta`'s bucket
 /// shared with `alpha`; `alpha`'s quota `QUOTA` bytes.
 #[derive(Debug, Default)]
@@ -72,53 +75,13 @@ impl Projects {
     }
 }
 
-/// Serves `svc` on a loopback port.
-async fn serve<S>(svc: S) -> SocketAddr
-where
-    S: hyper::service::Service<hyper::Request<hyper::body::Incoming>> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    S::Response: Into<hyper::Response<s3s::Body>>,
-    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    S: hyper::service::Service<
-            hyper::Request<hyper::body::Incoming>,
-            Response = hyper::Response<s3s::Body>,
-        >,
-{
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let at = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((tcp, _)) = l.accept().await {
-            let svc = svc.clone();
-            tokio::spawn(async move {
-                let io = hyper_util::rt::TokioIo::new(tcp);
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(io, svc)
-                    .await;
-            });
-        }
-    });
-    at
-}
-
 const MASTER: [u8; 32] = [9; 32];
 
-/// A client of bucket `bucket` at `at` with its project's key.
+/// A client of bucket `bucket` at `at` with project `as_bucket`'s key.
 fn client(at: SocketAddr, bucket: &str, as_bucket: &str) -> object_store::aws::AmazonS3 {
     let key = key_of(as_bucket);
-    object_store::aws::AmazonS3Builder::new()
-        .with_endpoint(format!("http://{at}"))
-        .with_allow_http(true)
-        .with_region("us-east-1")
-        .with_bucket_name(bucket)
-        .with_access_key_id(&key)
-        .with_secret_access_key(MasterKey::new(MASTER).secret(&key))
-        .with_virtual_hosted_style_request(false)
-        .with_retry(object_store::RetryConfig {
-            max_retries: 0,
-            ..Default::default()
-        })
-        .build()
-        .unwrap()
+    let secret = MasterKey::new(MASTER).secret(&key);
+    support::client(at, bucket, (&key, &secret))
 }
 
 /// One raw HTTP/1.1 request to `url` (its path and query) with `body`

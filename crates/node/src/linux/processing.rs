@@ -15,7 +15,7 @@ use crate::control::processing::Held;
 use crate::runtime::RuntimeError;
 use prism_io::netns;
 use prism_io::oci::{self, Confinement, ContainerConfig, runc::Runc};
-use prism_node_api::{ApiError, ProcessingDoc, ProcessingState};
+use prism_node_api::{ApiError, InterfaceDoc, ProcessingDoc, ProcessingState};
 use std::path::{Path, PathBuf};
 
 mod converge;
@@ -234,22 +234,8 @@ impl ProcessingPlaces {
                 netns::ip_in(Some(ns), &["addr", "add", a, "dev", &inner])?;
             }
             netns::ip_in(Some(ns), &["link", "set", &inner, "up"])?;
-            netns::ip_in(None, &["link", "set", host, "up"])?;
+            plug(ns, k, host, l)?;
             if let Some(g) = &l.gateway {
-                if let Some(m) = &l.gateway_mac {
-                    let neigh = [
-                        "neigh",
-                        "replace",
-                        g,
-                        "lladdr",
-                        m,
-                        "nud",
-                        "permanent",
-                        "dev",
-                        &inner,
-                    ];
-                    netns::ip_in(Some(ns), &neigh)?;
-                }
                 netns::ip_in(
                     Some(ns),
                     &["route", "add", "default", "via", g, "dev", &inner],
@@ -351,6 +337,30 @@ impl ProcessingPlaces {
 }
 
 /// The command the image's own configuration runs (umoci's `config.json`).
+/// Interface `k` (`eth{k}`) of container `ns`, its root-namespace link
+/// `host`, plugged in or out as `l` has it (the link up or down: the
+/// container sees its carrier), its gateway's MAC set if given.
+pub(crate) fn plug(ns: &str, k: usize, host: &str, l: &InterfaceDoc) -> std::io::Result<()> {
+    let state = if l.unplugged { "down" } else { "up" };
+    netns::ip_in(None, &["link", "set", host, state])?;
+    if let (Some(g), Some(m)) = (&l.gateway, &l.gateway_mac) {
+        let inner = format!("eth{k}");
+        let neigh = [
+            "neigh",
+            "replace",
+            g,
+            "lladdr",
+            m,
+            "nud",
+            "permanent",
+            "dev",
+            &inner,
+        ];
+        netns::ip_in(Some(ns), &neigh)?;
+    }
+    Ok(())
+}
+
 fn image_args(bundle: &Path) -> std::io::Result<Vec<String>> {
     let args = oci::bundle_args(bundle)?;
     if args.is_empty() {

@@ -154,24 +154,8 @@ impl LinuxRuntime {
         r.doc = doc.clone();
         let wired = detached.and_then(|()| {
             for (k, ((link, _, _), l)) in r.links.iter().zip(&doc.interfaces).enumerate() {
-                let state = if l.unplugged { "down" } else { "up" };
-                let failed = |e: std::io::Error| RuntimeError::failed(format!("{link}: {e}"));
-                prism_io::netns::ip_in(None, &["link", "set", link, state]).map_err(failed)?;
-                if let (Some(g), Some(m)) = (&l.gateway, &l.gateway_mac) {
-                    let inner = format!("eth{k}");
-                    let neigh = [
-                        "neigh",
-                        "replace",
-                        g,
-                        "lladdr",
-                        m,
-                        "nud",
-                        "permanent",
-                        "dev",
-                    ];
-                    let args: Vec<&str> = neigh.into_iter().chain([inner.as_str()]).collect();
-                    prism_io::netns::ip_in(Some(&doc.name), &args).map_err(failed)?;
-                }
+                super::plug(&doc.name, k, link, l)
+                    .map_err(|e| RuntimeError::failed(format!("{link}: {e}")))?;
             }
             self.attach_hosts(&r)
         });
