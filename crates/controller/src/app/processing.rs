@@ -63,7 +63,7 @@ pub(crate) async fn place(
     let mut node: Option<(String, String)> = None;
     for (i, a) in spec.attach.iter().enumerate() {
         let at = format!("spec.attach[{i}].network");
-        let net = crate::datastore::shared_vlans::attachable(tx, project_id, &a.network)
+        let net = attachable(tx, project_id, &a.network)
             .await?
             .ok_or_else(|| {
                 Error::invalid(format!(
@@ -139,9 +139,12 @@ pub(crate) async fn attached_ids(tx: &mut Tx, b: &Booking) -> Result<Vec<String>
     };
     let mut ids = Vec::new();
     for a in &spec.attach {
-        if let Some(n) = store::live_network(tx, &b.ids.project, &a.network).await? {
-            ids.push(n.id);
-        }
+        // A shared VLAN has no document: only networks change.
+        let on = attachable(tx, &b.ids.project, &a.network).await?;
+        ids.extend(
+            on.filter(|n| n.resource_type == crate::model::NETWORK)
+                .map(|n| n.id),
+        );
     }
     Ok(ids)
 }

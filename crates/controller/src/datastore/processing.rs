@@ -1,10 +1,10 @@
-//! Processing bookings' SQL: the ones a node runs, and the live network
-//! bookings of a project they attach to by name.
+//! Processing bookings' SQL: the ones a node runs, their node's processing
+//! port, and the ssh door and host keys its node reported.
 
 use super::bookings::{BOOKING_SELECT, booking_of};
 use super::{Pool, Tx};
 use crate::error::Result;
-use crate::model::{Booking, NETWORK, PROCESSING};
+use crate::model::{Booking, PROCESSING};
 use sqlx::Row;
 
 /// The processing bookings node `id` should run: provisioned, neither
@@ -21,26 +21,6 @@ pub(crate) async fn running_on(pool: &Pool, id: &str) -> Result<Vec<Booking>> {
         .fetch_all(pool)
         .await?;
     rows.iter().map(booking_of).collect()
-}
-
-/// A project's live (not released) network booking by name.
-const LIVE_NETWORK: &str = "WHERE b.project_id = $1 AND b.name = $2 AND b.resource_type = $3 \
-     AND b.released_ms IS NULL";
-
-/// Project `project_id`'s live network booking named `name`.
-pub(crate) async fn live_network(
-    tx: &mut Tx,
-    project_id: &str,
-    name: &str,
-) -> Result<Option<Booking>> {
-    let q = format!("{BOOKING_SELECT} {LIVE_NETWORK}");
-    let r = sqlx::query(&q)
-        .bind(project_id)
-        .bind(name)
-        .bind(NETWORK)
-        .fetch_optional(&mut **tx)
-        .await?;
-    r.as_ref().map(booking_of).transpose()
 }
 
 /// The port node `id`'s processing nodes are behind, if it runs them.
