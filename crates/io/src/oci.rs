@@ -20,6 +20,7 @@
 pub mod image;
 pub mod runc;
 pub mod seccomp;
+pub mod store;
 
 use oci_spec::runtime::{
     Capability, LinuxCapabilities, LinuxCpu, LinuxIdMapping, LinuxIdMappingBuilder, LinuxMemory,

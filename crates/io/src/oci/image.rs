@@ -131,3 +131,77 @@ pub fn unmount_overlay(bundle: &Path) -> io::Result<()> {
         ))),
     }
 }
+
+/// Saves what a running container's root file system (`rootfs`, its
+/// overlay as the node sees it) adds to its image as a new image in
+/// `store`, one layer above it: umoci repacks `lower` (the cached unpack
+/// the container runs on, its image already in `store`) against that
+/// root, in a bundle made in `work`. Paths under `masks` are left out
+/// (the booking's host keys and authorized keys are no part of an
+/// image). The new image's manifest.
+pub fn save(
+    store: &Path,
+    lower: &Path,
+    rootfs: &Path,
+    work: &Path,
+    masks: &[&str],
+) -> io::Result<super::store::Blob> {
+    let _ = unmount(&work.join("rootfs"));
+    let _ = std::fs::remove_dir_all(work);
+    std::fs::create_dir_all(work.join("rootfs"))?;
+    for e in std::fs::read_dir(lower)? {
+        let name = e?.file_name();
+        let n = name.to_string_lossy();
+        if n == "umoci.json" || n.ends_with(".mtree") {
+            std::fs::copy(lower.join(&name), work.join(&name))?;
+        }
+    }
+    let bound = Command::new("mount")
+        .args(["--bind", "-o", "ro"])
+        .arg(rootfs)
+        .arg(work.join("rootfs"))
+        .output()?;
+    if !bound.status.success() {
+        return Err(io::Error::other(format!(
+            "mount --bind {}: {}",
+            rootfs.display(),
+            String::from_utf8_lossy(&bound.stderr).trim()
+        )));
+    }
+    let made = repack(store, work, masks);
+    let _ = unmount(&work.join("rootfs"));
+    let _ = std::fs::remove_dir_all(work);
+    made
+}
+
+fn repack(store: &Path, work: &Path, masks: &[&str]) -> io::Result<super::store::Blob> {
+    let tag = "saving";
+    let mut c = Command::new("umoci");
+    c.arg("repack")
+        .arg("--image")
+        .arg(format!("{}:{tag}", store.display()))
+        .args(["--history.created_by", "prism ctl image save"]);
+    for m in masks {
+        c.args(["--mask-path", m]);
+    }
+    let out = c.arg(work).stdin(Stdio::null()).output()?;
+    if !out.status.success() {
+        return Err(io::Error::other(format!(
+            "umoci repack: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let m = super::store::tagged(store, tag)?;
+    super::store::set_tag(store, &super::store::tag_of(&m.digest)?, &m)?;
+    Ok(m)
+}
+
+fn unmount(at: &Path) -> io::Result<()> {
+    let out = Command::new("umount").arg(at).output()?;
+    match out.status.success() {
+        true => Ok(()),
+        false => Err(io::Error::other(
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )),
+    }
+}

@@ -116,6 +116,18 @@ impl Runc {
             .map(drop)
     }
 
+    /// Freezes every process of container `id` (its cgroup's freezer).
+    pub fn pause(&self, id: &str) -> io::Result<()> {
+        self.run(&format!("runc pause {id}"), &["pause", id])
+            .map(drop)
+    }
+
+    /// Thaws container `id` after [`Runc::pause`].
+    pub fn resume(&self, id: &str) -> io::Result<()> {
+        self.run(&format!("runc resume {id}"), &["resume", id])
+            .map(drop)
+    }
+
     /// The container's state, or `None` if runc knows no container `id`.
     pub fn state(&self, id: &str) -> io::Result<Option<State>> {
         let out = self.command().args(["state", id]).output()?;
