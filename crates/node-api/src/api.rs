@@ -8,6 +8,7 @@
 use crate::counters::CounterSnapshot;
 use crate::desired::{DesiredApplied, DesiredChange, DesiredState};
 use crate::error::ApiError;
+use crate::images::{PushImage, PushedImage, SavedImage};
 use crate::processing::{ProcessingApplied, ProcessingState, ProcessingView};
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
@@ -54,4 +55,9 @@ pub trait NodeApi: Send + Sync + 'static {
     fn put_processing(&self, body: ProcessingState) -> Result<ProcessingApplied, ApiError>;
     /// The processing nodes as they run.
     fn list_processing(&self) -> Result<Vec<ProcessingView>, ApiError>;
+    /// Saves processing node `name`'s file system as a new image in the
+    /// node's store (one layer over its image): its manifest and blobs.
+    fn save_image(&self, name: &str) -> Result<SavedImage, ApiError>;
+    /// Uploads blobs of the node's store to the signed URLs given.
+    fn push_image(&self, body: PushImage) -> Result<PushedImage, ApiError>;
 }

@@ -168,6 +168,11 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'.')
     .remove(b'~');
 
+/// `s` as one path segment.
+fn seg(s: &str) -> String {
+    utf8_percent_encode(s, SEGMENT).to_string()
+}
+
 fn net(name: &str, rest: &str) -> String {
     format!("/v1/networks/{}{rest}", utf8_percent_encode(name, SEGMENT))
 }

@@ -10,6 +10,7 @@ mod client;
 mod counters;
 mod desired;
 mod error;
+mod images;
 #[cfg(feature = "server")]
 mod metrics;
 #[cfg(feature = "server")]
@@ -28,6 +29,7 @@ pub use counters::{
 };
 pub use desired::{DesiredAction, DesiredApplied, DesiredChange, DesiredOutcome, DesiredState};
 pub use error::{ApiError, ErrorCode};
+pub use images::{BlobRef, BlobSource, PushImage, PushedImage, SavedImage, StoredImage, is_digest};
 #[cfg(feature = "server")]
 pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
 #[cfg(feature = "server")]

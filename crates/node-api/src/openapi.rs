@@ -57,6 +57,8 @@ impl Modify for BearerAuth {
         server::patch_desired,
         server::processing::put_processing,
         server::processing::list_processing,
+        server::processing::save_image,
+        server::processing::push_image,
     ),
     modifiers(&BearerAuth),
     security(("control_plane" = [])),

@@ -59,14 +59,20 @@ fn default_pids() -> u32 {
     512
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImageRef {
     /// The image layout's directory on the node: an absolute path, or a
     /// name in the node's image directory (`base`:
-    /// `/var/lib/prism/images/base`).
+    /// `/var/lib/prism/images/base`). Empty for a stored image.
+    #[serde(default)]
     pub layout: String,
+    #[serde(default)]
     pub tag: String,
+    /// An image in the storage service instead, pulled (once per node)
+    /// from the URLs it gives, every blob checked against its digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored: Option<crate::images::StoredImage>,
 }
 
 /// An interface of a processing node: a host on `vlan` behind `port`.
@@ -169,6 +175,9 @@ impl ProcessingState {
                 return Err(bad(at("name"), format!("`{}` is listed twice", n.name)));
             }
             n.check_limits().map_err(|(f, m)| bad(at(f), m))?;
+            n.image
+                .check()
+                .map_err(|(f, m)| bad(at(&format!("image.{f}")), m))?;
             for (k, l) in n.interfaces.iter().enumerate() {
                 l.check()
                     .map_err(|(f, m)| bad(at(&format!("interfaces[{k}].{f}")), m))?;
@@ -218,6 +227,27 @@ impl ProcessingDoc {
             .any(|k| k.contains(['\n', '\r']) || k.len() > 16 * 1024)
         {
             return Err(("authorized_keys", "one key per entry, each one line".into()));
+        }
+        Ok(())
+    }
+}
+
+impl ImageRef {
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        let Some(s) = &self.stored else {
+            if self.layout.is_empty() || self.tag.is_empty() {
+                return Err(("layout", "a layout and a tag, or a stored image".into()));
+            }
+            return Ok(());
+        };
+        if !(self.layout.is_empty() && self.tag.is_empty()) {
+            return Err(("layout", "a stored image names no layout or tag".into()));
+        }
+        let blobs = std::iter::once(&s.manifest).chain(&s.blobs);
+        for b in blobs {
+            if !crate::images::is_digest(&b.digest) {
+                return Err(("stored", format!("`{}` is not a digest", b.digest)));
+            }
         }
         Ok(())
     }
@@ -295,6 +325,7 @@ mod tests {
             image: ImageRef {
                 layout: "/var/lib/prism/images/base".into(),
                 tag: "latest".into(),
+                stored: None,
             },
             cpus: 0.5,
             memory_mib: 128,

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 18] = [
+pub const PATHS: [&str; 20] = [
     "/v1/networks",
     "/v1/networks/{name}",
     "/v1/networks/{name}/routes",
@@ -47,6 +47,8 @@ pub const PATHS: [&str; 18] = [
     "/v1/power",
     "/v1/desired",
     "/v1/processing",
+    "/v1/processing/{name}/image",
+    "/v1/images/push",
 ];
 
 /// A JSON body of type `T`, refused with an [`ApiError`] naming the field.
@@ -372,6 +374,8 @@ pub fn router_with_body_limit<A: NodeApi>(api: Arc<A>, limit: usize) -> Router {
             PATHS[17],
             get(processing::list_processing::<A>).put(processing::put_processing::<A>),
         )
+        .route(PATHS[18], post(processing::save_image::<A>))
+        .route(PATHS[19], post(processing::push_image::<A>))
         .fallback(|| async { ApiError::not_found("no such path (see docs/api/node.json)") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

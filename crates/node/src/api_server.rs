@@ -348,6 +348,19 @@ where
     fn list_processing(&self) -> Result<Vec<prism_node_api::ProcessingView>, ApiError> {
         self.lock().runtime.list_processing()
     }
+
+    fn save_image(&self, name: &str) -> Result<prism_node_api::SavedImage, ApiError> {
+        let mut c = self.lock();
+        c.writable()?;
+        c.runtime.save_image(name)
+    }
+
+    fn push_image(
+        &self,
+        body: prism_node_api::PushImage,
+    ) -> Result<prism_node_api::PushedImage, ApiError> {
+        self.lock().runtime.push_image(body)
+    }
 }
 
 /// A partial body's errors name the body's field, not the document's:

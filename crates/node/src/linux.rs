@@ -327,4 +327,18 @@ impl NodeRuntime for LinuxRuntime {
     ) -> Result<Vec<prism_node_api::ProcessingView>, prism_node_api::ApiError> {
         self.processing_views()
     }
+
+    fn save_image(
+        &mut self,
+        name: &str,
+    ) -> Result<prism_node_api::SavedImage, prism_node_api::ApiError> {
+        self.save_processing_image(name)
+    }
+
+    fn push_image(
+        &self,
+        body: prism_node_api::PushImage,
+    ) -> Result<prism_node_api::PushedImage, prism_node_api::ApiError> {
+        self.push_processing_image(body)
+    }
 }

@@ -147,6 +147,22 @@ pub trait NodeRuntime: Send + 'static {
     ) -> Result<Vec<prism_node_api::ProcessingView>, prism_node_api::ApiError> {
         Err(no_processing())
     }
+
+    /// Saves processing node `name` as an image in the node's store.
+    fn save_image(
+        &mut self,
+        _name: &str,
+    ) -> Result<prism_node_api::SavedImage, prism_node_api::ApiError> {
+        Err(no_processing())
+    }
+
+    /// Uploads blobs of the node's image store.
+    fn push_image(
+        &self,
+        _body: prism_node_api::PushImage,
+    ) -> Result<prism_node_api::PushedImage, prism_node_api::ApiError> {
+        Err(no_processing())
+    }
 }
 
 fn no_processing() -> prism_node_api::ApiError {

@@ -71,6 +71,8 @@ pub struct FakeNode {
     pub processing_port: Mutex<Option<String>>,
     /// The processing state last accepted (`PUT /v1/processing`).
     pub processing: Mutex<Option<prism_node_api::ProcessingState>>,
+    /// Blobs it was asked to upload (`POST /v1/images/push`), in order.
+    pub pushed: Mutex<Vec<prism_node_api::BlobSource>>,
 }
 
 fn view(d: &NetworkDoc) -> NetworkView {
@@ -145,6 +147,7 @@ impl FakeNode {
             log: Mutex::default(),
             processing_port: Mutex::default(),
             processing: Mutex::default(),
+            pushed: Mutex::default(),
         })
     }
 
@@ -349,4 +352,11 @@ impl FakeNode {
             networks,
         }
     }
+}
+
+/// FNV-1a, 64 bits: stable fake digests.
+pub(crate) fn fnv64(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }

@@ -153,6 +153,21 @@ impl NodeClient {
         self.call("GET", "/v1/processing".into(), None::<&()>).await
     }
 
+    /// Saves processing node `name` as an image in the node's store
+    /// (`POST /v1/processing/{name}/image`).
+    pub async fn save_image(&self, name: &str) -> Result<crate::SavedImage, ClientError> {
+        let path = format!("/v1/processing/{}/image", super::seg(name));
+        self.call("POST", path, None::<&()>).await
+    }
+
+    /// Uploads blobs of the node's store (`POST /v1/images/push`).
+    pub async fn push_image(
+        &self,
+        b: &crate::PushImage,
+    ) -> Result<crate::PushedImage, ClientError> {
+        self.call("POST", "/v1/images/push".into(), Some(b)).await
+    }
+
     /// The node's metrics, OpenMetrics text.
     pub async fn metrics(&self) -> Result<String, ClientError> {
         let (status, body) = self.raw("GET", "/metrics", None).await?;

@@ -2,9 +2,10 @@
 
 use super::{Ans, Body, blocking};
 use crate::api::NodeApi;
+use crate::images::{PushImage, PushedImage, SavedImage};
 use crate::processing::{ProcessingApplied, ProcessingState, ProcessingView};
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use std::sync::Arc;
 
 /// Converges the processing nodes of a scope (containers from images,
@@ -27,4 +28,28 @@ pub(crate) async fn list_processing<A: NodeApi>(
     State(a): State<Arc<A>>,
 ) -> Ans<Vec<ProcessingView>> {
     blocking(a, |a| a.list_processing()).await.map(Json)
+}
+
+/// Saves a processing node's file system, as it runs, as a new image in
+/// the node's store: one layer over its image, without the booking's
+/// host keys or authorized keys. Kept there until pushed.
+#[utoipa::path(post, path = "/v1/processing/{name}/image", tag = "processing",
+    params(("name" = String, Path, description = "The processing node's name")),
+    responses((status = 200, body = SavedImage), (status = "default", body = crate::ApiError)))]
+pub(crate) async fn save_image<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Path(name): Path<String>,
+) -> Ans<SavedImage> {
+    blocking(a, move |a| a.save_image(&name)).await.map(Json)
+}
+
+/// Uploads blobs of the node's image store to the URLs given (the
+/// storage service's, signed by the controller).
+#[utoipa::path(post, path = "/v1/images/push", tag = "processing", request_body = PushImage,
+    responses((status = 200, body = PushedImage), (status = "default", body = crate::ApiError)))]
+pub(crate) async fn push_image<A: NodeApi>(
+    State(a): State<Arc<A>>,
+    Body(b): Body<PushImage>,
+) -> Ans<PushedImage> {
+    blocking(a, move |a| a.push_image(b)).await.map(Json)
 }

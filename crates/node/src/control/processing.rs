@@ -67,6 +67,7 @@ mod tests {
             image: ImageRef {
                 layout: "/images/base".into(),
                 tag: "v1".into(),
+                stored: None,
             },
             cpus,
             memory_mib: 64,

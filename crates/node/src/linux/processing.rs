@@ -19,6 +19,7 @@ use prism_node_api::{ApiError, InterfaceDoc, ProcessingDoc, ProcessingState};
 use std::path::{Path, PathBuf};
 
 mod converge;
+pub mod images;
 pub mod ssh;
 pub use converge::Processing;
 
@@ -177,10 +178,8 @@ impl ProcessingPlaces {
         let _ = oci::image::unmount_overlay(&bundle);
         let _ = std::fs::remove_dir_all(&bundle);
         make_passable(&self.dir)?;
-        // An absolute path stays as it is (`Path::join`).
-        let layout = self.images.join(&doc.image.layout);
-        let cache = self.dir.join("images");
-        let lower = oci::image::unpack_cached(&layout, &doc.image.tag, &cache, ID_BASE)?;
+        let (layout, tag) = self.resolve(&doc.image)?;
+        let lower = oci::image::unpack_cached(&layout, &tag, &self.unpacked(), ID_BASE)?;
         make_passable(&bundle)?;
         oci::image::mount_overlay(&lower, &bundle, ID_BASE)?;
         let rootfs = bundle.join("rootfs");

@@ -280,6 +280,40 @@ impl NodeApi for FakeNode {
     fn list_processing(&self) -> Result<Vec<prism_node_api::ProcessingView>, ApiError> {
         Ok(Vec::new())
     }
+
+    /// An image of three blobs named after the node saved (the same for
+    /// the same name): its base's config and layer, and a layer its own.
+    fn save_image(&self, name: &str) -> Result<prism_node_api::SavedImage, ApiError> {
+        self.up()?;
+        let held = self.processing.lock().unwrap();
+        if !(held.iter().flat_map(|h| &h.nodes)).any(|d| d.name == name) {
+            return Err(ApiError::not_found(format!("no processing node `{name}`")));
+        }
+        let blob = |s: &str, size| prism_node_api::BlobRef {
+            digest: format!("sha256:{:064x}", crate::fake_node::fnv64(s)),
+            size,
+        };
+        Ok(prism_node_api::SavedImage {
+            manifest: blob(&format!("manifest {name}"), 400),
+            blobs: vec![
+                blob("base config", 600),
+                blob("base layer", 5000),
+                blob(name, 90),
+            ],
+        })
+    }
+
+    /// Keeps what it was asked to upload (it uploads nothing).
+    fn push_image(
+        &self,
+        body: prism_node_api::PushImage,
+    ) -> Result<prism_node_api::PushedImage, ApiError> {
+        self.up()?;
+        let bytes = body.blobs.iter().map(|b| b.size).sum();
+        let blobs = body.blobs.len() as u32;
+        self.pushed.lock().unwrap().extend(body.blobs);
+        Ok(prism_node_api::PushedImage { blobs, bytes })
+    }
 }
 
 fn outcome(name: &str, action: prism_node_api::DesiredAction) -> prism_node_api::ProcessingOutcome {

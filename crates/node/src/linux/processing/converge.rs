@@ -63,7 +63,7 @@ fn outcome(
 }
 
 impl LinuxRuntime {
-    fn processing(&mut self) -> Result<&mut Processing, ApiError> {
+    pub(super) fn processing(&mut self) -> Result<&mut Processing, ApiError> {
         self.processing.as_mut().ok_or_else(|| {
             ApiError::new(
                 ErrorCode::Unavailable,
