@@ -24,10 +24,11 @@ use crate::nodes::{NodeRequest, NodeView};
 use crate::observe::{CaptureRequest, NodeHardware, TraceRequest};
 use crate::projects::{MemberRequest, MemberView, ProjectRequest, ProjectView, ServiceLevel};
 use crate::quota::QuotaView;
-use crate::shared_vlans::{SharedVlanView, VlanMember};
-use crate::storage::{PresignRequest, PresignedUrl, StorageKeyView, StorageView};
 use prism_node_api::{NodeEvent, TapAnswer};
 use std::future::Future;
+
+mod resources;
+pub use resources::{ImagesApi, SharedVlansApi, StorageApi};
 use std::net::IpAddr;
 
 /// What an area's call answers: its body, or the API's error.
@@ -364,86 +365,6 @@ pub trait RegistryApi: Gate {
     ) -> impl Future<Output = Answer<ResourceType>> + Send;
 }
 
-/// Shared VLANs: the projects a shared VLAN's booker invites, and those
-/// a project is invited to.
-pub trait SharedVlansApi: Gate {
-    fn list_vlan_members(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-        id: &str,
-    ) -> impl Future<Output = Answer<Vec<VlanMember>>> + Send;
-    fn invite_to_vlan(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-        id: &str,
-        member: &str,
-    ) -> impl Future<Output = Answer<VlanMember>> + Send;
-    fn revoke_from_vlan(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-        id: &str,
-        member: &str,
-    ) -> impl Future<Output = Answer<()>> + Send;
-    fn list_shared_vlans(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-    ) -> impl Future<Output = Answer<Vec<SharedVlanView>>> + Send;
-    fn leave_shared_vlan(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-        id: &str,
-    ) -> impl Future<Output = Answer<()>> + Send;
-}
-
-/// The storage service: a project's bucket, its keys, signed URLs and
-/// read-only sharing.
-pub trait StorageApi: Gate {
-    fn storage(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-    ) -> impl Future<Output = Answer<StorageView>> + Send;
-    fn list_storage_keys(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-    ) -> impl Future<Output = Answer<Vec<StorageKeyView>>> + Send;
-    fn create_storage_key(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-    ) -> impl Future<Output = Answer<StorageKeyView>> + Send;
-    fn revoke_storage_key(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-        id: &str,
-    ) -> impl Future<Output = Answer<()>> + Send;
-    fn presign(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-        r: PresignRequest,
-    ) -> impl Future<Output = Answer<PresignedUrl>> + Send;
-    fn share_storage(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-        with: &str,
-    ) -> impl Future<Output = Answer<()>> + Send;
-    fn unshare_storage(
-        &self,
-        p: &Self::Caller,
-        project: &str,
-        with: &str,
-    ) -> impl Future<Output = Answer<()>> + Send;
-}
-
 /// The whole API: what the server's router serves.
 pub trait ControllerApi:
     IdentityApi
@@ -454,6 +375,7 @@ pub trait ControllerApi:
     + RegistryApi
     + SharedVlansApi
     + StorageApi
+    + ImagesApi
 {
 }
 
@@ -466,5 +388,6 @@ impl<T> ControllerApi for T where
         + RegistryApi
         + SharedVlansApi
         + StorageApi
+        + ImagesApi
 {
 }

@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 mod accounting;
 mod bookings;
 mod identity;
+mod images;
 mod nodes;
 mod observe;
 mod shared_vlans;

@@ -16,6 +16,7 @@ pub mod error;
 pub mod gateway;
 pub mod heartbeat;
 pub mod identity;
+pub mod images;
 pub mod node_keys;
 pub mod nodes;
 pub mod observe;
@@ -30,8 +31,8 @@ pub mod storage;
 
 pub use accounting::{AuditEntry, AuditQuery, UsageLine, UsageReport};
 pub use areas::{
-    CallerId, ControllerApi, Gate, IdentityApi, LeasesApi, NodeCaller, NodeRefused, NodesApi,
-    ProjectsApi, PublicApi, RegistryApi,
+    CallerId, ControllerApi, Gate, IdentityApi, ImagesApi, LeasesApi, NodeCaller, NodeRefused,
+    NodesApi, ProjectsApi, PublicApi, RegistryApi,
 };
 pub use bookings::{
     Action, ActionRequest, AllocationState, Booking, BookingCounters, BookingRequest, GenericOp,
@@ -46,6 +47,7 @@ pub use identity::{
     ApiKeyRequest, ApiKeyView, LoginRequest, SshKeyRequest, SshKeyView, TokenView, UserRequest,
     UserView, WhoAmI,
 };
+pub use images::{BLOB_PREFIX, ImageView, SaveImageRequest};
 pub use node_keys::{ControllerCertView, NodeKeyRequest, NodeKeyView};
 pub use nodes::{NodeRequest, NodeView};
 pub use observe::{CaptureRequest, NodeHardware, SlotView, TraceRequest};

@@ -15,7 +15,9 @@ pub const PROCESSING: &str = "processing";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessingSpec {
-    /// An image the node holds (`base`, or `NAME:TAG`; docs/processing.md).
+    /// An image: one of the project's (`NAME`), one shared with it
+    /// (`OWNER/NAME`), or one the node holds (`base`, `NAME:TAG`;
+    /// docs/processing.md).
     pub image: String,
     /// The networks it is on (bookings of the project, by name), `eth0`
     /// first. They must be on one node, which runs processing nodes.
@@ -55,7 +57,7 @@ pub fn schema() -> serde_json::Value {
         "additionalProperties": false,
         "required": ["image", "attach", "cpus", "memory_mib"],
         "properties": {
-            "image": {"type": "string", "pattern": "^[a-z0-9][a-z0-9._-]{0,62}(:[A-Za-z0-9._-]{1,64})?$"},
+            "image": {"type": "string", "pattern": "^([A-Za-z0-9][A-Za-z0-9._-]{0,62}/)?[a-z0-9][a-z0-9._-]{0,62}(:[A-Za-z0-9._-]{1,64})?$"},
             "attach": {
                 "type": "array", "minItems": 1, "maxItems": 8,
                 "items": {

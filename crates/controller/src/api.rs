@@ -6,6 +6,7 @@
 
 mod heartbeat;
 mod identity;
+mod images;
 mod leases;
 mod openapi;
 mod paths;
@@ -370,6 +371,7 @@ pub fn router<S: ControllerApi>(ctl: S) -> Router {
         .merge(public::routes::<S>())
         .merge(shared_vlans::routes::<S>())
         .merge(storage::routes::<S>())
+        .merge(images::routes::<S>())
         .merge(heartbeat::routes::<S>())
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)

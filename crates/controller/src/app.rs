@@ -19,6 +19,8 @@ pub(crate) mod desired_change;
 pub(crate) mod gateway;
 pub(crate) mod heartbeat;
 pub(crate) mod identity;
+pub(crate) mod image_pull;
+pub mod images;
 pub mod leader;
 pub(crate) mod live;
 pub(crate) mod login_guard;

@@ -92,11 +92,9 @@ impl Controller {
     /// The storage service's S3 endpoint over `backend`, its keys, quotas
     /// and shares this controller's (`None` without storage settings):
     /// what `prism controller serve --storage-listen` serves.
-    pub fn storage_router(
-        &self,
-        backend: Arc<dyn prism_storage::ObjectStore>,
-    ) -> Option<axum::Router> {
-        let master = self.cx.settings.storage.as_ref()?.master.clone();
+    pub fn storage_router(&self) -> Option<axum::Router> {
+        let s = self.cx.settings.storage.as_ref()?;
+        let (master, backend) = (s.master.clone(), s.backend.clone());
         let dir = crate::app::storage::ProjectsDirectory {
             cx: self.cx.clone(),
         };

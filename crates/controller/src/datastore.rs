@@ -13,6 +13,7 @@ pub(crate) mod accounting;
 pub(crate) mod bookings;
 pub(crate) mod controller_certificates;
 pub(crate) mod identity;
+pub(crate) mod images;
 pub(crate) mod leader;
 pub(crate) mod login_strikes;
 pub(crate) mod node_certificates;

@@ -63,6 +63,9 @@ pub enum ControllerCmd {
     /// The storage service: the bucket, S3 keys, signed URLs, sharing.
     #[command(subcommand)]
     Storage(crate::ctl_book::StorageCmd),
+    /// Images: save a processing node as one, list, share, delete.
+    #[command(subcommand)]
+    Image(crate::ctl_image::ImageCmd),
     /// Lease a public address from a node's pool for host INTERNAL of
     /// booking BOOKING: an IPv4 host of a routed network (the gateway
     /// service: traffic to the address reaches the host), or a MAC host of
@@ -234,6 +237,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         C::Ssh(a) => crate::ctl_book::ssh(&c, &project()?, a).await,
         C::Vlan(v) => crate::ctl_book::vlan(&c, &project()?, v).await,
         C::Storage(s) => crate::ctl_book::storage(&c, &project()?, s).await,
+        C::Image(i) => crate::ctl_image::image(&c, &project()?, i).await,
         C::Projects => print(&c.list_projects().await?),
         C::Bookings { .. }
         | C::Book(_)

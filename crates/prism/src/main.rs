@@ -6,6 +6,7 @@ mod controller_cmd;
 mod ctl;
 mod ctl_book;
 mod ctl_controller;
+mod ctl_image;
 mod ctl_observe;
 mod ctl_reconfig;
 mod demo_cmd;

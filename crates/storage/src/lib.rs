@@ -26,7 +26,7 @@ mod storage;
 pub use directory::{Directory, KeyOwner, Refusal};
 pub use object_store::ObjectStore;
 pub use s3s::HttpError;
-pub use storage::Storage;
+pub use storage::{Storage, object_len};
 
 /// The S3 service of `storage`, its keys checked against `directory`
 /// with `master`'s derived secrets: what an HTTP server serves.

@@ -41,6 +41,20 @@ pub(crate) fn object_path(bucket: &str, key: &str) -> S3Result<Path> {
     Path::parse(format!("{bucket}/{key}")).map_err(|e| s3_error!(InvalidArgument, "{e}"))
 }
 
+/// The length of object `key` of `bucket` in `store`, if it holds it.
+pub async fn object_len(
+    store: &dyn ObjectStore,
+    bucket: &str,
+    key: &str,
+) -> Result<Option<u64>, String> {
+    let path = object_path(bucket, key).map_err(|e| format!("{bucket}/{key}: {e:?}"))?;
+    match store.head(&path).await {
+        Ok(m) => Ok(Some(m.size)),
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(format!("the storage backend: {e}")),
+    }
+}
+
 pub(crate) fn internal(e: impl std::fmt::Display) -> s3s::S3Error {
     s3_error!(InternalError, "the storage backend: {e}")
 }

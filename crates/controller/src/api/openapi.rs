@@ -2,7 +2,9 @@
 //! types (`docs/api/controller.json` is its checked-in copy; a test fails
 //! when they differ).
 
-use super::{heartbeat, identity, leases, projects, public, registry, shared_vlans, storage};
+use super::{
+    heartbeat, identity, images, leases, projects, public, registry, shared_vlans, storage,
+};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
@@ -117,6 +119,7 @@ impl Modify for BearerAuth {
         shared_vlans::list_shared, shared_vlans::leave,
         storage::info, storage::list_keys, storage::create_key, storage::revoke_key,
         storage::presign, storage::share, storage::unshare,
+        images::save, images::list, images::remove, images::share, images::unshare,
     ),
     modifiers(&BearerAuth, &CommonErrors),
     security(("bearer" = [])),
@@ -129,6 +132,7 @@ impl Modify for BearerAuth {
         (name = "nodes", description = "The nodes the controller drives"),
         (name = "registry", description = "Resource types"),
         (name = "storage", description = "The storage service: a project's bucket, its S3 keys, signed URLs, read-only sharing (the objects go through the S3 endpoint)"),
+        (name = "images", description = "Images: processing nodes' file systems saved into the storage service, shared read-only"),
         (name = "shared-vlans", description = "Shared VLANs: the projects a shared VLAN's booker invites, and those a project is invited to")
     )
 )]

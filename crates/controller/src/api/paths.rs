@@ -1,7 +1,7 @@
 //! Every path the API serves (the authorization matrix covers each).
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 46] = [
+pub const PATHS: [&str; 49] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
@@ -33,6 +33,9 @@ pub const PATHS: [&str; 46] = [
     "/v1/projects/{project}/storage/keys/{id}",
     "/v1/projects/{project}/storage/urls",
     "/v1/projects/{project}/storage/shares/{member}",
+    "/v1/projects/{project}/images",
+    "/v1/projects/{project}/images/{name}",
+    "/v1/projects/{project}/images/{name}/shares/{member}",
     "/v1/projects/{project}/quota",
     "/v1/projects/{project}/usage",
     "/v1/projects/{project}/public-addresses",

@@ -99,6 +99,13 @@ pub struct StorageSettings {
     /// `http(s)://host:port`, as clients reach it.
     pub endpoint: String,
     pub master: prism_storage::keys::MasterKey,
+    /// Where objects are kept: what the endpoint serves, and what the
+    /// controller asks which of an image's blobs a bucket holds.
+    pub backend: std::sync::Arc<dyn prism_storage::ObjectStore>,
+    /// The lab CA's certificate (PEM) the endpoint's is signed by, given
+    /// to nodes that fetch from it; `None`: a certificate the system's
+    /// roots check, or plain HTTP.
+    pub ca_pem: Option<String>,
 }
 
 impl Default for Settings {

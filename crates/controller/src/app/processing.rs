@@ -60,6 +60,15 @@ pub(crate) async fn place(
     spec: &ProcessingSpec,
 ) -> Result<(String, String)> {
     check_addresses(spec)?;
+    if let Some((owner, name)) = spec.image.split_once('/') {
+        let shared = crate::datastore::images::shared_named(&mut **tx, project_id, owner, name);
+        if shared.await?.is_none() {
+            return Err(Error::not_found(format!(
+                "no image `{name}` of project `{owner}` is shared with this project"
+            ))
+            .with_field("spec.image"));
+        }
+    }
     let mut node: Option<(String, String)> = None;
     for (i, a) in spec.attach.iter().enumerate() {
         let at = format!("spec.attach[{i}].network");
@@ -167,7 +176,19 @@ pub(crate) async fn desired_on(
             interfaces.push(interface(port, a, on.as_ref()));
         }
         let ready = b.operational_state == crate::model::OperationalState::Ready;
+        // An image no longer readable (deleted, its share ended) is
+        // revoked: the booking fails at its node, naming it.
+        let stored = crate::app::image_pull::find(cx, &b.ids.project, &spec.image)
+            .await
+            .unwrap_or(None);
         let mut d = doc(&b, spec, interfaces);
+        if let Some(i) = stored {
+            d.image = ImageRef {
+                layout: String::new(),
+                tag: String::new(),
+                stored: Some(crate::app::image_pull::pull_source(cx, &i).await?),
+            };
+        }
         d.authorized_keys = crate::app::ssh_keys::authorized_keys(cx, &b.ids.user).await?;
         out.push((b.id.clone(), ready, d));
     }
@@ -205,7 +226,11 @@ fn doc(b: &Booking, spec: ProcessingSpec, interfaces: Vec<InterfaceDoc>) -> Proc
     };
     ProcessingDoc {
         name: container_name(&b.id),
-        image: ImageRef { layout, tag },
+        image: ImageRef {
+            layout,
+            tag,
+            stored: None,
+        },
         cpus: spec.cpus,
         memory_mib: spec.memory_mib,
         pids: spec.pids.unwrap_or(512),

@@ -143,13 +143,18 @@ pub async fn presign(
 
 /// A live key of user `p` in project `project_id`: their oldest, or a
 /// new one.
-async fn signing_key(cx: &Context, p: &Principal, project_id: &str) -> Result<String> {
-    let keys = store::keys_of(&cx.pool, project_id).await?;
-    if let Some(k) = keys.into_iter().find(|k| k.user == p.user) {
-        return Ok(k.access_key);
+pub(crate) async fn signing_key(cx: &Context, p: &Principal, project_id: &str) -> Result<String> {
+    key_of_user(cx, project_id, &p.user_id).await
+}
+
+/// A live key of user `user_id` in project `project_id`: their oldest,
+/// or a new one (never shown: the controller signs with it).
+pub(crate) async fn key_of_user(cx: &Context, project_id: &str, user_id: &str) -> Result<String> {
+    if let Some(k) = store::oldest_key_of(&cx.pool, project_id, user_id).await? {
+        return Ok(k);
     }
     let id = crate::infra::secrets::storage_access_key();
-    store::insert_key(&cx.pool, &id, (project_id, &p.user_id), cx.now_ms()).await?;
+    store::insert_key(&cx.pool, &id, (project_id, user_id), cx.now_ms()).await?;
     Ok(id)
 }
 

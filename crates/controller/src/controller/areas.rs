@@ -5,13 +5,13 @@
 use super::Controller;
 use crate::app::authz::Principal;
 use crate::app::{
-    accounting, audit, bookings, client_certs, heartbeat, identity, live, nodes, observe, projects,
-    public, quota, registry, release, shared_vlans, storage,
+    accounting, audit, bookings, client_certs, heartbeat, identity, images, live, nodes, observe,
+    projects, public, quota, registry, release, shared_vlans, storage,
 };
 use crate::error::{Error, Result};
 use prism_controller_api::areas::{
-    CallerId, Gate, IdentityApi, LeasesApi, NodeCaller, NodeRefused, NodesApi, ProjectsApi,
-    PublicApi, RegistryApi, SharedVlansApi, StorageApi,
+    CallerId, Gate, IdentityApi, ImagesApi, LeasesApi, NodeCaller, NodeRefused, NodesApi,
+    ProjectsApi, PublicApi, RegistryApi, SharedVlansApi, StorageApi,
 };
 use prism_controller_api::{
     Action, ApiKeyRequest, ApiKeyView, AuditEntry, AuditQuery, Booking, BookingCounters,
@@ -361,5 +361,44 @@ impl StorageApi for Controller {
     }
     async fn unshare_storage(&self, p: &Principal, project: &str, with: &str) -> Result<()> {
         storage::unshare(&self.cx, p, project, with).await
+    }
+}
+
+impl ImagesApi for Controller {
+    async fn save_image(
+        &self,
+        p: &Principal,
+        project: &str,
+        r: prism_controller_api::SaveImageRequest,
+    ) -> Result<prism_controller_api::ImageView> {
+        images::save(&self.cx, p, project, r).await
+    }
+    async fn list_images(
+        &self,
+        p: &Principal,
+        project: &str,
+    ) -> Result<Vec<prism_controller_api::ImageView>> {
+        images::list(&self.cx, p, project).await
+    }
+    async fn delete_image(&self, p: &Principal, project: &str, name: &str) -> Result<()> {
+        images::delete(&self.cx, p, project, name).await
+    }
+    async fn share_image(
+        &self,
+        p: &Principal,
+        project: &str,
+        name: &str,
+        with: &str,
+    ) -> Result<()> {
+        images::share(&self.cx, p, project, name, with).await
+    }
+    async fn unshare_image(
+        &self,
+        p: &Principal,
+        project: &str,
+        name: &str,
+        with: &str,
+    ) -> Result<()> {
+        images::unshare(&self.cx, p, project, name, with).await
     }
 }

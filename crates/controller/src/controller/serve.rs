@@ -58,7 +58,7 @@ pub async fn serve(
     if let Some((listener, s_tls, backend)) = storage {
         let at = listener.local_addr()?;
         eprintln!("prism controller: storage (S3) on {at}, objects in {backend:?}");
-        let router = ctl.storage_router(backend).ok_or("no storage settings")?;
+        let router = ctl.storage_router().ok_or("no storage settings")?;
         let s_tls = s_tls.map(prism_http::CurrentTls::fixed);
         let stats = std::sync::Arc::new(prism_http::ServeStats::default());
         let limits = prism_http::Limits::default();
@@ -115,9 +115,15 @@ async fn storage_listener(
     let master = prism_storage::keys::MasterKey::load_or_create(s.key_file)
         .map_err(|e| format!("storage: the master key {}: {e}", s.key_file.display()))?;
     let scheme = if tls.is_some() { "https" } else { "http" };
+    // The lab's certificate when the endpoint is served with it.
+    let lab_ca = (tls.is_some() && cert.is_none())
+        .then(|| std::fs::read_to_string(prism_http::LabCa::in_dir(o.tls_dir).0).ok())
+        .flatten();
     settings.storage = Some(crate::app::context::StorageSettings {
         endpoint: (s.endpoint.map(str::to_string)).unwrap_or_else(|| format!("{scheme}://{at}")),
         master,
+        backend: backend.clone(),
+        ca_pem: lab_ca,
     });
     Ok((listener, tls, backend))
 }

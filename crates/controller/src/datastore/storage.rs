@@ -47,6 +47,23 @@ pub(crate) async fn keys_of(pool: &Pool, project_id: &str) -> Result<Vec<Storage
         .collect()
 }
 
+/// User `user_id`'s oldest live key in project `project_id`.
+pub(crate) async fn oldest_key_of(
+    pool: &Pool,
+    project_id: &str,
+    user_id: &str,
+) -> Result<Option<String>> {
+    let r = sqlx::query(
+        "SELECT id FROM storage_keys WHERE project_id = $1 AND user_id = $2 \
+         AND revoked_ms IS NULL ORDER BY created_ms, id LIMIT 1",
+    )
+    .bind(project_id)
+    .bind(user_id)
+    .fetch_optional(pool)
+    .await?;
+    r.map(|r| Ok(r.try_get(0)?)).transpose()
+}
+
 /// Key `id` of project `project_id` and its user, if live.
 pub(crate) async fn key_user(pool: &Pool, project_id: &str, id: &str) -> Result<Option<String>> {
     let r = sqlx::query(

@@ -108,6 +108,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "storage",
         include_str!("../../migrations/0019_storage.sql"),
     ),
+    (
+        20,
+        "images",
+        include_str!("../../migrations/0020_images.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

@@ -34,6 +34,13 @@ enum Prep {
     StorageKey,
     /// The owner's bucket shared with project `q`.
     StorageShared,
+    /// A processing node of the owner's on a shared VLAN (`{b}` in the
+    /// body).
+    Processing,
+    /// An image of the owner's saved from one: `{i}`.
+    Image,
+    /// The same, shared with project `q`.
+    ImageShared,
     /// A provisioned booking of the owner's with NAT (`{b}`), on the node
     /// with a gateway, and a public address leased for its host 10.0.0.5
     /// (`{a}`).
@@ -475,14 +482,69 @@ fn cases() -> Vec<Case> {
             StorageShared,
             [401, 404, 403, 403, 204, 204, 403],
         ),
+        c(
+            "GET",
+            "/v1/projects/p/images",
+            None,
+            Nothing,
+            [401, 404, 200, 200, 200, 200, 403],
+        ),
+        c(
+            "POST",
+            "/v1/projects/p/images",
+            Some(json!({"booking": "{b}", "name": "{n}"})),
+            Processing,
+            [401, 404, 403, 403, 200, 200, 403],
+        ),
+        c(
+            "DELETE",
+            "/v1/projects/p/images/{i}",
+            None,
+            Image,
+            [401, 404, 403, 403, 204, 204, 403],
+        ),
+        c(
+            "PUT",
+            "/v1/projects/p/images/{i}/shares/q",
+            None,
+            Image,
+            [401, 404, 403, 403, 204, 204, 403],
+        ),
+        c(
+            "DELETE",
+            "/v1/projects/p/images/{i}/shares/q",
+            None,
+            ImageShared,
+            [401, 404, 403, 403, 204, 204, 403],
+        ),
     ]
+}
+
+/// A processing node `v{n}` of `owner`'s in project `p`, on a shared
+/// VLAN `s{n}` of node `pn`: its id.
+async fn processing_node(owner: &ControllerClient, n: usize) -> String {
+    let r = prism_controller::BookingRequest::shared_vlan(&format!("s{n}"), Some("pn"), None);
+    owner.book("p", &r).await.unwrap();
+    let spec = prism_controller::ProcessingSpec::from_flags(
+        "base",
+        &[format!("s{n}")],
+        &["10.3.0.5/24".to_string()],
+        None,
+        (0.5, 64),
+    )
+    .unwrap();
+    let r = prism_controller::BookingRequest::processing(&format!("v{n}"), &spec, None);
+    owner.book("p", &r).await.unwrap().id
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
+    let objects = prism_testkit::TempDir::new("authz-objects");
     let storage = prism_controller::StorageSettings {
         endpoint: "http://127.0.0.1:9".into(),
         master: prism_storage::keys::MasterKey::new([3; 32]),
+        backend: prism_storage::backend::open(objects.path().to_str().unwrap()).unwrap(),
+        ca_pem: None,
     };
     let h = Harness::start_with(prism_controller::Settings {
         storage: Some(storage),
@@ -635,6 +697,15 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
                     path = path.replace("{stk}", &k.access_key);
                 }
                 Prep::StorageShared => owner.share_storage("p", "q").await.unwrap(),
+                Prep::Processing => booking = processing_node(&owner, n).await,
+                Prep::Image | Prep::ImageShared => {
+                    let b = processing_node(&owner, n).await;
+                    let i = owner.save_image("p", &b, &format!("i{n}")).await.unwrap();
+                    if matches!(case.prep, Prep::ImageShared) {
+                        owner.share_image("p", &i.name, "q").await.unwrap();
+                    }
+                    path = path.replace("{i}", &i.name);
+                }
                 Prep::NodeKey => {
                     let k = h.admin.create_node_key(&format!("n{n}")).await.unwrap();
                     path = path.replace("{nk}", &k.id);
@@ -720,7 +791,14 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
         let templ = p
             .replace("/v1/nodes/{name}", "/v1/nodes/n1")
             .replace("{project}", "p")
-            .replace("{name}", "standard")
+            .replace(
+                "{name}",
+                if p.contains("/images/") {
+                    "{i}"
+                } else {
+                    "standard"
+                },
+            )
             .replace("{user}", "{u}")
             .replace("{address}", "{a}")
             .replace("{serial}", "00")

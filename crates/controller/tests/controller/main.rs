@@ -12,6 +12,7 @@ mod full_disk;
 mod gateway;
 mod heartbeats;
 mod hung_node;
+mod images;
 mod leases;
 mod logins;
 mod names;

@@ -36,18 +36,20 @@ fn payload(n: usize) -> PutPayload {
 async fn buckets_keep_their_quota_shares_and_byte_hours() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let objects = prism_testkit::TempDir::new("storage-objects");
+    let backend = prism_storage::backend::open(objects.path().to_str().unwrap()).unwrap();
     let storage = StorageSettings {
         endpoint: endpoint.clone(),
         master: prism_storage::keys::MasterKey::new([5; 32]),
+        backend,
+        ca_pem: None,
     };
     let h = Harness::start_with(prism_controller::Settings {
         storage: Some(storage),
         ..settings()
     })
     .await;
-    let objects = prism_testkit::TempDir::new("storage-objects");
-    let backend = prism_storage::backend::open(objects.path().to_str().unwrap()).unwrap();
-    let router = h.ctl.storage_router(backend).unwrap();
+    let router = h.ctl.storage_router().unwrap();
     tokio::spawn(async move { axum::serve(listener, router).await });
     let mut small = ServiceLevel::standard();
     (small.name, small.max_storage_bytes) = ("small".into(), 2000);

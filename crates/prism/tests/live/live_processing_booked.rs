@@ -66,7 +66,7 @@ pub(crate) fn prism_ok(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -103,6 +103,11 @@ pub(crate) fn wait_until(dir: &Path, what: &str, secs: u64, mut ok: impl FnMut()
 /// The controller and the node, the administrator's setup, and alice
 /// logged in to project `exp`.
 pub(crate) fn testbed(dir: &Path) -> Procs {
+    testbed_with(dir, &[])
+}
+
+/// As [`testbed`], the controller also given `extra` (its storage service).
+pub(crate) fn testbed_with(dir: &Path, extra: &[&str]) -> Procs {
     let at = format!("127.0.0.1:{}", free_port());
     let node_at = format!("127.0.0.1:{}", free_port());
     let db = dir.join("controller.db");
@@ -122,20 +127,19 @@ pub(crate) fn testbed(dir: &Path) -> Procs {
     );
     let cred_s = cred.to_str().unwrap();
     let mut procs = Procs(Vec::new(), dir.to_path_buf());
-    procs.0.push(spawn(
-        dir,
-        "controller.log",
-        &[
-            "controller",
-            "serve",
-            "--db",
-            db,
-            "--listen",
-            &at,
-            "--node-credential-file",
-            cred_s,
-        ],
-    ));
+    let serve = [
+        "controller",
+        "serve",
+        "--db",
+        db,
+        "--listen",
+        &at,
+        "--node-credential-file",
+        cred_s,
+    ];
+    procs
+        .0
+        .push(spawn(dir, "controller.log", &[&serve[..], extra].concat()));
     wait_until(dir, "the controller answers", 20, || {
         prism(dir, &["ctl", "--controller", &at, "login", "admin"])
             .status

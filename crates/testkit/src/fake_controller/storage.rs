@@ -1,4 +1,4 @@
-//! The fake's storage calls: it serves no storage, as a controller
+//! The fake's storage and image calls: it serves no storage, as a controller
 //! started without `--storage-listen` (404, said so).
 
 use super::{FakeCaller, FakeController};
@@ -45,6 +45,46 @@ impl StorageApi for FakeController {
         Err(self.no_storage(p, project, Operation::MembersManage))
     }
     async fn unshare_storage(&self, p: &FakeCaller, project: &str, _with: &str) -> Answer<()> {
+        Err(self.no_storage(p, project, Operation::MembersManage))
+    }
+}
+
+/// Images live in the storage service, which the fake serves none of.
+impl prism_controller_api::areas::ImagesApi for FakeController {
+    async fn save_image(
+        &self,
+        p: &FakeCaller,
+        project: &str,
+        _r: prism_controller_api::SaveImageRequest,
+    ) -> Answer<prism_controller_api::ImageView> {
+        Err(self.no_storage(p, project, Operation::BookingsCreate))
+    }
+    async fn list_images(
+        &self,
+        p: &FakeCaller,
+        project: &str,
+    ) -> Answer<Vec<prism_controller_api::ImageView>> {
+        Err(self.no_storage(p, project, Operation::BookingsRead))
+    }
+    async fn delete_image(&self, p: &FakeCaller, project: &str, _name: &str) -> Answer<()> {
+        Err(self.no_storage(p, project, Operation::BookingsCreate))
+    }
+    async fn share_image(
+        &self,
+        p: &FakeCaller,
+        project: &str,
+        _name: &str,
+        _with: &str,
+    ) -> Answer<()> {
+        Err(self.no_storage(p, project, Operation::MembersManage))
+    }
+    async fn unshare_image(
+        &self,
+        p: &FakeCaller,
+        project: &str,
+        _name: &str,
+        _with: &str,
+    ) -> Answer<()> {
         Err(self.no_storage(p, project, Operation::MembersManage))
     }
 }

@@ -22,6 +22,7 @@ from .event_kind import EventKind
 from .generic_op import GenericOp
 from .heartbeat import Heartbeat
 from .heartbeat_answer import HeartbeatAnswer
+from .image_view import ImageView
 from .login_request import LoginRequest
 from .member_request import MemberRequest
 from .member_view import MemberView
@@ -55,6 +56,7 @@ from .renewed import Renewed
 from .resource_type import ResourceType
 from .role import Role
 from .route_doc import RouteDoc
+from .save_image_request import SaveImageRequest
 from .service_level import ServiceLevel
 from .shared_vlan_view import SharedVlanView
 from .slot_view import SlotView
@@ -103,6 +105,7 @@ __all__ = (
     "GenericOp",
     "Heartbeat",
     "HeartbeatAnswer",
+    "ImageView",
     "LoginRequest",
     "MemberRequest",
     "MemberView",
@@ -136,6 +139,7 @@ __all__ = (
     "ResourceType",
     "Role",
     "RouteDoc",
+    "SaveImageRequest",
     "ServiceLevel",
     "SharedVlanView",
     "SlotsInfo",
