@@ -7,7 +7,8 @@
 # and Firefox ESR in the portal's browser tests); runc, umoci, tini,
 # busybox-static and containers-common's seccomp profile run and confine
 # the processing nodes' containers; mmdebstrap builds their Debian base
-# image and OpenSSH's client reaches it. All in one apt-get,
+# image and OpenSSH's client reaches it; curl moves images' blobs to and
+# from the storage service. All in one apt-get,
 # before anything else may run one.
 need=()
 [ "$(id -u)" -eq 0 ] && ! command -v bird >/dev/null 2>&1 && need+=(bird2)
@@ -24,6 +25,7 @@ need=()
 [ "$(id -u)" -eq 0 ] && [ ! -f /usr/share/containers/seccomp.json ] && need+=(golang-github-containers-common)
 [ "$(id -u)" -eq 0 ] && ! command -v mmdebstrap >/dev/null 2>&1 && need+=(mmdebstrap)
 [ "$(id -u)" -eq 0 ] && ! command -v ssh-keygen >/dev/null 2>&1 && need+=(openssh-client)
+[ "$(id -u)" -eq 0 ] && ! command -v curl >/dev/null 2>&1 && need+=(curl)
 command -v c++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 if [ ${#need[@]} -gt 0 ]; then
