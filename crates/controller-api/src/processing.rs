@@ -48,6 +48,11 @@ pub struct Attachment {
     /// Its default route's next hop (one interface at most).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway: Option<String>,
+    /// The node hands `address` (and `gateway`) to it by DHCP, instead
+    /// of setting them in it before it starts: its image runs a DHCP
+    /// client (docs/processing.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dhcp: bool,
 }
 
 /// The type's JSON Schema (draft 2020-12), as the registry lists it.
@@ -65,7 +70,8 @@ pub fn schema() -> serde_json::Value {
                     "properties": {
                         "network": {"type": "string"},
                         "address": {"type": "string"},
-                        "gateway": {"type": "string"}
+                        "gateway": {"type": "string"},
+                        "dhcp": {"type": "boolean"}
                     }
                 }
             },
@@ -119,6 +125,7 @@ impl ProcessingSpec {
                 network: n.clone(),
                 address: addresses.get(i).cloned(),
                 gateway: (i == 0).then(|| gateway.map(str::to_string)).flatten(),
+                dhcp: false,
             })
             .collect();
         Ok(Self {
@@ -151,6 +158,8 @@ pub struct BookFlags<'a> {
     pub memory_mib: u64,
     /// A shared VLAN's node.
     pub node: Option<&'a str>,
+    /// Addresses handed out by DHCP (each attachment that has one).
+    pub dhcp: bool,
 }
 
 impl BookFlags<'_> {
@@ -187,8 +196,16 @@ impl BookFlags<'_> {
         }
         let image = self.image.ok_or("a processing node needs --image")?;
         let flags = (self.cpus, self.memory_mib);
-        let spec =
+        let mut spec =
             ProcessingSpec::from_flags(image, self.attach, self.addresses, self.gateway, flags)?;
+        if self.dhcp {
+            if self.addresses.is_empty() {
+                return Err("--dhcp hands out the --address given: give one".into());
+            }
+            for a in spec.attach.iter_mut().filter(|a| a.address.is_some()) {
+                a.dhcp = true;
+            }
+        }
         Ok(BookingRequest::processing(self.name, &spec, self.lease_s))
     }
 }

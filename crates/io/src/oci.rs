@@ -66,6 +66,19 @@ pub struct Confinement {
     pub pids: u32,
     /// The cgroup path under each hierarchy (`/prism/processing/<id>`).
     pub cgroup: String,
+    /// `CAP_NET_ADMIN` too, over its own network namespace only: a node
+    /// whose DHCP client must set its own address and route.
+    pub net_admin: bool,
+}
+
+/// The capabilities root inside keeps: [`KEPT_CAPS`], and
+/// `CAP_NET_ADMIN` if `net_admin`.
+pub fn kept_caps(net_admin: bool) -> Vec<&'static str> {
+    let mut caps = KEPT_CAPS.to_vec();
+    if net_admin {
+        caps.push("CAP_NET_ADMIN");
+    }
+    caps
 }
 
 /// One processing node's container.
@@ -109,8 +122,8 @@ pub enum SpecError {
 /// The CPU period the quota is a share of (100 ms, the kernel's default).
 const CPU_PERIOD_US: u64 = 100_000;
 
-fn capabilities() -> Result<LinuxCapabilities, SpecError> {
-    let set = KEPT_CAPS
+fn capabilities(net_admin: bool) -> Result<LinuxCapabilities, SpecError> {
+    let set = kept_caps(net_admin)
         .iter()
         .map(|c| {
             serde_json::from_value::<Capability>(serde_json::Value::from(*c))
@@ -206,7 +219,7 @@ pub fn runtime_spec(c: &ContainerConfig, seccomp: LinuxSeccomp) -> Result<Spec, 
     process.set_env(Some(env));
     process.set_terminal(Some(false));
     process.set_no_new_privileges(Some(true));
-    process.set_capabilities(Some(capabilities()?));
+    process.set_capabilities(Some(capabilities(c.limits.net_admin)?));
     let mut root = Root::default();
     root.set_path(c.rootfs.clone());
     root.set_readonly(Some(false));
@@ -272,6 +285,7 @@ mod tests {
                 memory: 256 << 20,
                 pids: 128,
                 cgroup: "/prism/processing/pn1".into(),
+                net_admin: false,
             },
         }
     }

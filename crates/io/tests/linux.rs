@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use prism_testkit::root as root_or_skip;
 
+#[path = "linux/oci_store.rs"]
+mod oci_store;
+
 /// Two namespaces joined by a veth pair; removed on drop.
 struct Pair(&'static str, &'static str);
 impl Pair {

@@ -101,6 +101,10 @@ pub struct InterfaceDoc {
     /// be 0 then (no VLAN).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unplugged: bool,
+    /// Its one IPv4 address (and gateway) handed to it by the node's DHCP
+    /// server on the link, not set in it: its image runs a DHCP client.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dhcp: bool,
 }
 
 /// What became of a processing node.
@@ -270,6 +274,12 @@ impl InterfaceDoc {
                 ));
             }
         }
+        if self.dhcp && !(self.addresses.len() == 1 && self.addresses[0].contains('.')) {
+            return Err((
+                "dhcp",
+                "DHCP hands out one IPv4 address: give exactly one".into(),
+            ));
+        }
         if let Some(g) = &self.gateway
             && g.parse::<std::net::IpAddr>().is_err()
         {
@@ -337,6 +347,7 @@ mod tests {
                 gateway: Some("10.1.0.1".into()),
                 gateway_mac: None,
                 unplugged: false,
+                dhcp: false,
             }],
             command: None,
             authorized_keys: Vec::new(),

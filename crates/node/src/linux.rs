@@ -2,6 +2,7 @@
 //! namespace, veths, cgroup), their links handed to the polling workers as
 //! sockets (AF_XDP, else AF_PACKET), and the multi-receiver bridges.
 
+pub mod dhcp;
 pub mod foreground;
 pub mod hosts;
 pub mod kernel_router;
@@ -125,6 +126,7 @@ impl LinuxRuntime {
                     io,
                     rx: true,
                     tx,
+                    dhcp: None,
                 });
             }
         }
@@ -135,6 +137,7 @@ impl LinuxRuntime {
                 io: port::open_tx(name)?,
                 rx: false,
                 tx: true,
+                dhcp: None,
             });
         }
         Ok((per, fallback))

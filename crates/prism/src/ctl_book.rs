@@ -47,6 +47,10 @@ pub struct BookArgs {
     /// Its default route's next hop, on the first network.
     #[arg(long)]
     pub gateway: Option<String>,
+    /// Hand the addresses (and gateway) to it by DHCP from its node,
+    /// for an image that runs a DHCP client, instead of setting them.
+    #[arg(long)]
+    pub dhcp: bool,
     /// CPU time, in CPUs (0.5: half of one).
     #[arg(long, default_value_t = 1.0)]
     pub cpus: f64,
@@ -75,6 +79,7 @@ impl BookArgs {
             cpus: self.cpus,
             memory_mib: self.memory,
             node: self.node.as_deref(),
+            dhcp: self.dhcp,
         };
         flags.request().map_err(anyhow::Error::msg)
     }

@@ -14,6 +14,7 @@
 
 pub mod arp;
 pub mod checksum;
+pub mod dhcpv4;
 pub mod ethernet;
 /// Fuzz bodies: for the fuzz targets (feature `fuzzing`) and the
 /// crate's own tests, not the product's API.

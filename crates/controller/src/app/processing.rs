@@ -216,6 +216,7 @@ fn interface(
             .filter(|_| is_net)
             .map(|(_, v)| gateway_mac(v)),
         unplugged: vlan.is_none(),
+        dhcp: a.dhcp,
     }
 }
 

@@ -79,6 +79,7 @@ mod tests {
                 gateway: None,
                 gateway_mac: None,
                 unplugged: false,
+                dhcp: false,
             }],
             command: None,
             authorized_keys: Vec::new(),

@@ -202,11 +202,12 @@ impl ProcessingPlaces {
                 memory: doc.memory_mib << 20,
                 pids: doc.pids,
                 cgroup: format!("/prism-processing/{}", doc.name),
+                net_admin: doc.interfaces.iter().any(|l| l.dhcp),
             },
         };
         let profile = Path::new(oci::seccomp::DEBIAN_PROFILE);
-        let seccomp =
-            oci::seccomp::load(profile, &oci::KEPT_CAPS).map_err(std::io::Error::other)?;
+        let seccomp = oci::seccomp::load(profile, &oci::kept_caps(config.limits.net_admin))
+            .map_err(std::io::Error::other)?;
         let spec = oci::runtime_spec(&config, seccomp).map_err(std::io::Error::other)?;
         oci::save_spec(&bundle, &spec)?;
         let log = self.dir.join(format!("{}.log", doc.name));
@@ -229,12 +230,13 @@ impl ProcessingPlaces {
                 Some(ns),
                 &["link", "set", &inner, "address", &netns::format_mac(*mac)],
             )?;
-            for a in &l.addresses {
+            // A DHCP client inside takes its addresses and route instead.
+            for a in l.addresses.iter().filter(|_| !l.dhcp) {
                 netns::ip_in(Some(ns), &["addr", "add", a, "dev", &inner])?;
             }
             netns::ip_in(Some(ns), &["link", "set", &inner, "up"])?;
             plug(ns, k, host, l)?;
-            if let Some(g) = &l.gateway {
+            if let Some(g) = l.gateway.as_ref().filter(|_| !l.dhcp) {
                 netns::ip_in(
                     Some(ns),
                     &["route", "add", "default", "via", g, "dev", &inner],
@@ -335,7 +337,6 @@ impl ProcessingPlaces {
     }
 }
 
-/// The command the image's own configuration runs (umoci's `config.json`).
 /// Interface `k` (`eth{k}`) of container `ns`, its root-namespace link
 /// `host`, plugged in or out as `l` has it (the link up or down: the
 /// container sees its carrier), its gateway's MAC set if given.
@@ -360,6 +361,7 @@ pub(crate) fn plug(ns: &str, k: usize, host: &str, l: &InterfaceDoc) -> std::io:
     Ok(())
 }
 
+/// The command the image's own configuration runs (umoci's `config.json`).
 fn image_args(bundle: &Path) -> std::io::Result<Vec<String>> {
     let args = oci::bundle_args(bundle)?;
     if args.is_empty() {

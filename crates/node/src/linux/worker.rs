@@ -80,6 +80,8 @@ pub struct Slot {
     pub rx: bool,
     /// Used to transmit on its interface.
     pub tx: bool,
+    /// A processing node's link whose address the node hands out by DHCP.
+    pub dhcp: Option<crate::linux::dhcp::Lease>,
 }
 
 /// Changes a worker applies between batches; `done` is answered after.

@@ -65,6 +65,7 @@ impl Confined {
                 memory: 48 << 20,
                 pids: 16,
                 cgroup: format!("/prism-test/processing/{id}"),
+                net_admin: false,
             },
         };
         let profile = Path::new(oci::seccomp::DEBIAN_PROFILE);

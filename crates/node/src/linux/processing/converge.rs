@@ -238,7 +238,9 @@ impl LinuxRuntime {
             let (slots, _) = self
                 .deal(link, source, true, n)
                 .map_err(|e| RuntimeError::failed(format!("{link}: {e}")))?;
-            for (w, s) in slots.into_iter().enumerate() {
+            let lease = crate::linux::dhcp::Lease::of(doc, *mac);
+            for (w, mut s) in slots.into_iter().enumerate() {
+                s.iter_mut().for_each(|s| s.dhcp = lease);
                 per[w].extend(s);
             }
         }

@@ -3,6 +3,7 @@
 //! port and VLAN, and the pipeline's frames for them with the tag popped.
 
 use super::{Slot, Source, Worker};
+use crate::linux::dhcp;
 use crate::linux::hosts::{Deliver, Host};
 use prism_pipeline::{IoDrop, Packet, Pipeline};
 
@@ -45,6 +46,7 @@ impl Worker {
             Source::Host { mac, .. } => Some(mac),
             _ => None,
         };
+        let lease = self.slots[from].dhcp;
         let Self {
             hosts,
             slots,
@@ -53,6 +55,20 @@ impl Worker {
             ..
         } = self;
         for mut p in batch.drain(..) {
+            if let Some(l) = &lease
+                && dhcp::is_request(p.data())
+            {
+                // The node is this link's DHCP server: the request is answered
+                // here and goes no further.
+                let mut reply = [0u8; dhcp::REPLY_LEN];
+                if let Some(n) = dhcp::answer(p.data(), l, &mut reply)
+                    && slots[from].io.send_batch(std::iter::once(&reply[..n])) == 0
+                {
+                    pipeline.io_drops(None, IoDrop::TxRefused, 1);
+                }
+                pipeline.pool.recycle(p);
+                continue;
+            }
             match hosts.from_host(port, vlan, p.data()) {
                 Deliver::One(h) => {
                     send_hosts(slots, pipeline, &[h], sender, p.data());
