@@ -81,14 +81,12 @@ pub(crate) async fn place(
                 ))
                 .with_field(at.clone())
             })?;
-        let here = match (&net.ids.node, &net.node) {
-            (Some(id), Some(name)) if net.parts.is_empty() => (id.clone(), name.clone()),
+        let here = match (part_for(tx, &net, a, &at).await?, &net.ids.node, &net.node) {
+            (Some(part), _, _) => part,
+            (None, Some(id), Some(name)) => (id.clone(), name.clone()),
             _ => {
-                return Err(Error::invalid(format!(
-                    "`{}` is on no single node (placed, not spanning nodes)",
-                    a.network
-                ))
-                .with_field(at));
+                let e = Error::invalid(format!("`{}` is on no node yet (not placed)", a.network));
+                return Err(e.with_field(at));
             }
         };
         if let Some((_, first)) = node.as_ref().filter(|(id, _)| *id != here.0) {
@@ -110,6 +108,36 @@ pub(crate) async fn place(
         .with_field("spec.attach[0].network"));
     }
     Ok((id, name))
+}
+
+/// The node of spanning network `net`'s part whose routes hold
+/// attachment `a`'s address (the prefixes the other parts send it);
+/// `None` for a network on one node.
+async fn part_for(
+    tx: &mut Tx,
+    net: &Booking,
+    a: &prism_controller_api::Attachment,
+    at: &str,
+) -> Result<Option<(String, String)>> {
+    let parts = crate::datastore::parts::parts(&mut **tx, &net.id).await?;
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    let ip = (a.address.as_deref())
+        .and_then(|c| c.split('/').next()?.parse::<std::net::Ipv4Addr>().ok());
+    let held = |p: &crate::datastore::parts::Part| {
+        ip.is_some_and(|ip| {
+            (p.route.iter().filter_map(|r| r.prefix.as_ref())).any(|x| x.0.contains(u32::from(ip)))
+        })
+    };
+    match parts.iter().find(|p| held(p)) {
+        Some(p) => Ok(Some((p.node_id.clone(), p.node.clone()))),
+        None => Err(Error::invalid(format!(
+            "`{}` spans nodes: the address must be in one part's prefixes (its node's)",
+            a.network
+        ))
+        .with_field(at.replace(".network", ".address"))),
+    }
 }
 
 fn check_addresses(spec: &ProcessingSpec) -> Result<()> {

@@ -259,3 +259,71 @@ async fn concurrent_ssh_keys_stop_at_the_cap() {
     assert_eq!(kept, 32);
     assert_eq!(alice.ssh_keys().await.unwrap().len(), 32);
 }
+
+/// A node with a WAN port `up` at `wan` that runs processing nodes.
+async fn wan_node(h: &Harness, name: &str, wan: (&str, &str)) -> Arc<FakeNode> {
+    let n = (FakeNode::new(&["lan", "up", "proc"], 4).with_wan("up", wan.0, wan.1))
+        .with_processing("proc");
+    let addr = n.serve();
+    let r = NodeRequest {
+        name: name.into(),
+        address: addr,
+        hw_mbps: 10_000,
+        sw_mbps: 1000,
+    };
+    h.admin.register_node(&r).await.unwrap();
+    n
+}
+
+/// Every network document `n` holds, as one JSON text.
+fn docs_text(n: &FakeNode) -> String {
+    serde_json::to_string(&*n.docs.lock().unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_processing_node_on_a_spanning_network_goes_to_the_part_holding_its_address() {
+    let h = Harness::start().await;
+    let n1 = wan_node(&h, "n1", ("203.0.113.1", "02:0a:00:00:00:01")).await;
+    let n2 = wan_node(&h, "n2", ("203.0.113.2", "02:0a:00:00:00:02")).await;
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let part = |node: &str, prefix: &str| -> prism_controller::PartRequest {
+        serde_json::from_value(json!({"node": node,
+            "route": [{"prefix": prefix, "action": {"port": "lan", "decrement_ttl": true}}]}))
+        .unwrap()
+    };
+    let mut span = network("span");
+    span.parts = vec![part("n1", "10.1.0.0/24"), part("n2", "10.2.0.0/24")];
+    alice.book("exp", &span).await.unwrap();
+    let vm1 = alice
+        .book("exp", &processing("vm1", &["span"], "10.1.0.5/24"))
+        .await
+        .unwrap();
+    let vm2 = alice
+        .book("exp", &processing("vm2", &["span"], "10.2.0.5/24"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (vm1.node.as_deref(), vm2.node.as_deref()),
+        (Some("n1"), Some("n2"))
+    );
+    assert_eq!(n1.processing_nodes().len(), 1);
+    assert_eq!(n2.processing_nodes().len(), 1);
+    // Each part routes to its own host behind its processing port, and to
+    // the other part's prefix over the wide area.
+    let (d1, d2) = (docs_text(&n1), docs_text(&n2));
+    assert!(
+        d1.contains("10.1.0.5/32") && !d1.contains("10.2.0.5/32"),
+        "{d1}"
+    );
+    assert!(
+        d2.contains("10.2.0.5/32") && d2.contains("10.1.0.0/24"),
+        "{d2}"
+    );
+    let outside = alice
+        .book("exp", &processing("vm3", &["span"], "10.9.0.5/24"))
+        .await
+        .unwrap_err();
+    let e = outside.api().unwrap();
+    assert_eq!(e.field.as_deref(), Some("spec.attach[0].address"), "{e:?}");
+}
