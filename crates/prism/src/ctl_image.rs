@@ -24,7 +24,7 @@ pub enum ImageCmd {
         #[arg(value_name = "PROJECT")]
         with: String,
     },
-    /// Delete image NAME (its blobs stay in the bucket).
+    /// Delete image NAME (and the blobs no other image of the project has).
     Delete { name: String },
 }
 

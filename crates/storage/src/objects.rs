@@ -3,20 +3,13 @@
 //! or a range), written (`crate::put`) and deleted. Anything else
 //! answers `NotImplemented` (s3s's default).
 
-use crate::storage::{Storage, internal, object_path};
+use crate::storage::{Storage, internal, not_found, object_path};
 use futures::stream::BoxStream;
 use futures::{Stream, TryStreamExt};
 use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
 use s3s::dto::*;
 use s3s::{S3, S3Request, S3Response, S3Result, s3_error};
-
-fn not_found(e: object_store::Error) -> s3s::S3Error {
-    match e {
-        object_store::Error::NotFound { .. } => s3_error!(NoSuchKey),
-        e => internal(e),
-    }
-}
 
 fn timestamp(meta: &ObjectMeta) -> Timestamp {
     Timestamp::from(std::time::SystemTime::from(meta.last_modified))
@@ -230,13 +223,7 @@ impl S3 for Storage {
     ) -> S3Result<S3Response<DeleteObjectOutput>> {
         let i = req.input;
         self.known_bucket(&i.bucket).await?;
-        let path = object_path(&i.bucket, &i.key)?;
-        let Ok(meta) = self.store.head(&path).await else {
-            return Ok(S3Response::new(DeleteObjectOutput::default()));
-        };
-        self.store.delete(&path).await.map_err(not_found)?;
-        let size = i64::try_from(meta.size).unwrap_or(i64::MAX);
-        self.dir.release(&i.bucket, size).await.map_err(internal)?;
+        self.remove(&i.bucket, &i.key).await?;
         Ok(S3Response::new(DeleteObjectOutput::default()))
     }
 }

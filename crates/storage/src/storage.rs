@@ -22,6 +22,19 @@ impl Storage {
     pub(crate) fn directory(&self) -> Arc<dyn Directory> {
         self.dir.clone()
     }
+
+    /// Deletes object `key` of `bucket` if it is there, its bytes given
+    /// back to the bucket's quota: whether it was.
+    pub async fn remove(&self, bucket: &str, key: &str) -> S3Result<bool> {
+        let path = object_path(bucket, key)?;
+        let Ok(meta) = self.store.head(&path).await else {
+            return Ok(false);
+        };
+        self.store.delete(&path).await.map_err(not_found)?;
+        let size = i64::try_from(meta.size).unwrap_or(i64::MAX);
+        self.dir.release(bucket, size).await.map_err(internal)?;
+        Ok(true)
+    }
 }
 
 /// Object `key` of `bucket` in the backend; a key that would not name
@@ -52,6 +65,13 @@ pub async fn object_len(
         Ok(m) => Ok(Some(m.size)),
         Err(object_store::Error::NotFound { .. }) => Ok(None),
         Err(e) => Err(format!("the storage backend: {e}")),
+    }
+}
+
+pub(crate) fn not_found(e: object_store::Error) -> s3s::S3Error {
+    match e {
+        object_store::Error::NotFound { .. } => s3_error!(NoSuchKey),
+        e => internal(e),
     }
 }
 

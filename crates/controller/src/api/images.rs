@@ -53,8 +53,10 @@ pub async fn list<S: ImagesApi>(
     Ok(Json(app.ctl.list_images(&p, &project).await?))
 }
 
-/// Deletes an image (its saver or a project owner); bookings running it
-/// keep running.
+/// Deletes an image (its saver or a project owner), and the blobs no
+/// other image of the project has (their bytes given back to the
+/// bucket's quota); a booking running it is revoked at its node's next
+/// pass.
 #[utoipa::path(delete, path = "/v1/projects/{project}/images/{name}", tag = "images",
     params(("project" = String, Path), ("name" = String, Path)),
     responses((status = 204), (status = 403, body = Error), (status = 404, body = Error)))]

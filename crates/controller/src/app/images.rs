@@ -166,12 +166,32 @@ async fn own_image(
     Ok(i)
 }
 
-/// Deletes image `name` (its blobs stay in the bucket, where other
-/// images may share them: `prism-images/` holds them).
+/// Deletes image `name`, and those of its blobs no other image of its
+/// project has from the bucket (their bytes given back to its quota).
 pub async fn delete(cx: &Context, p: &Principal, project: &str, name: &str) -> Result<()> {
-    settings(cx)?;
+    let s = settings(cx)?;
     let i = own_image(cx, p, project, name, Operation::BookingsCreate).await?;
-    store::delete(&cx.pool, &i.id).await
+    store::delete(&cx.pool, &i.id).await?;
+    let kept: std::collections::HashSet<String> = (store::readable(&cx.pool, &i.project_id)
+        .await?)
+        .iter()
+        .filter(|o| o.project_id == i.project_id)
+        .flat_map(digests)
+        .collect();
+    let dir = std::sync::Arc::new(crate::app::storage::ProjectsDirectory { cx: cx.clone() });
+    let storage = prism_storage::Storage::new(s.backend.clone(), dir);
+    let bucket = bucket_name(&i.project, &i.project_id);
+    for d in digests(&i).filter(|d| !kept.contains(d)) {
+        let gone = storage.remove(&bucket, &key_of(&d)).await;
+        gone.map_err(|e| Error::internal(format!("deleting blob {d}: {e:?}")))?;
+    }
+    Ok(())
+}
+
+/// Image `i`'s manifest's and blobs' digests.
+fn digests(i: &ImageRow) -> impl Iterator<Item = String> {
+    let blobs: Vec<BlobRef> = serde_json::from_str(&i.blobs).unwrap_or_default();
+    std::iter::once(i.manifest_digest.clone()).chain(blobs.into_iter().map(|b| b.digest))
 }
 
 /// Shares image `name` with project `with`, read-only (project owners).

@@ -4,8 +4,9 @@
 //! lacks, each to a URL signed for its key; names located and unique;
 //! another project sees none of them until one is shared, then books it
 //! as `OWNER/NAME`, and its node is given every blob with a signed URL
-//! to pull and check; a share ended or an image deleted is refused at
-//! the next booking.
+//! to pull and check; a share ended is refused at the next booking; a
+//! blob goes from the bucket with the last image
+//! that has it.
 
 use crate::common::{Harness, settings};
 use crate::processing::node;
@@ -132,4 +133,17 @@ async fn images_are_saved_once_per_blob_shared_read_only_and_pulled_with_signed_
         .map(|i| i.name)
         .collect();
     assert_eq!(names, vec!["mine".to_string()]);
+    // Its blobs are `mine`'s too: kept; `mine` deleted, they go.
+    let held = |b: &prism_node_api::BlobSource| {
+        let path = Path::from(format!("exp/prism-images/sha256/{}", &b.digest[7..]));
+        let backend = backend.clone();
+        async move { backend.head(&path).await.is_ok() }
+    };
+    for b in &pushed {
+        assert!(held(b).await, "{} shared with `mine`", b.digest);
+    }
+    alice.delete_image("exp", "mine").await.unwrap();
+    for b in &pushed {
+        assert!(!held(b).await, "{} left", b.digest);
+    }
 }
