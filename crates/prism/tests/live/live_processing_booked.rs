@@ -207,6 +207,33 @@ pub(crate) fn testbed_with(dir: &Path, extra: &[&str]) -> Procs {
     procs
 }
 
+/// A test's testbed: the instance prepared, the busybox image installed,
+/// the controller (given `extra`) and the node up, alice logged in, and a
+/// hardware network `lan` (destination routing, 10 Mbit/s) booked.
+/// Dropped, the processes go before the directory.
+pub(crate) struct BusyboxLan {
+    _procs: Procs,
+    tmp: prism_testkit::TempDir,
+}
+
+impl BusyboxLan {
+    pub(crate) fn new(tag: &str, extra: &[&str]) -> Self {
+        let tmp = prepare(tag);
+        let dir = tmp.path();
+        install_busybox(dir);
+        let procs = testbed_with(dir, extra);
+        let spec = dir.join("lan.toml");
+        std::fs::write(&spec, "tier = \"hardware\"\nforwarding = \"destination\"\n").unwrap();
+        let lan = ["ctl", "book", "lan", "--spec", spec.to_str().unwrap()];
+        prism_ok(dir, &[&lan[..], &["--bandwidth", "10"]].concat());
+        Self { _procs: procs, tmp }
+    }
+
+    pub(crate) fn dir(&self) -> &Path {
+        self.tmp.path()
+    }
+}
+
 /// A clean instance, the processing port's veth, and a directory for the
 /// test (passable by containers' roots) with a HOME in it.
 pub(crate) fn prepare(tag: &str) -> prism_testkit::TempDir {

@@ -7,9 +7,7 @@
 
 use crate::common::*;
 use crate::live_processing::tools_present;
-use crate::live_processing_booked::{
-    INSTANCE, booking_state, install_busybox, prepare, prism_ok, testbed, wait_until,
-};
+use crate::live_processing_booked::{BusyboxLan, INSTANCE, booking_state, prism_ok, wait_until};
 use prism_io::oci::runc::Runc;
 use std::path::Path;
 
@@ -73,14 +71,8 @@ fn a_processing_node_takes_its_bookings_address_from_the_nodes_dhcp_server() {
         return;
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = prepare("processing-dhcp");
-    let dir = tmp.path();
-    install_busybox(dir);
-    let _procs = testbed(dir);
-    let spec = dir.join("lan.toml");
-    std::fs::write(&spec, "tier = \"hardware\"\nforwarding = \"destination\"\n").unwrap();
-    let lan = ["ctl", "book", "lan", "--spec", spec.to_str().unwrap()];
-    prism_ok(dir, &[&lan[..], &["--bandwidth", "10"]].concat());
+    let bed = BusyboxLan::new("processing-dhcp", &[]);
+    let dir = bed.dir();
     let a = book(dir, "vm-a", 1, true);
     let b = book(dir, "vm-b", 2, false);
     for id in [&a, &b] {

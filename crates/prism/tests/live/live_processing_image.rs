@@ -11,8 +11,7 @@
 use crate::common::*;
 use crate::live_processing::tools_present;
 use crate::live_processing_booked::{
-    INSTANCE, booking_state, free_port, install_busybox, prepare, prism, prism_ok, testbed_with,
-    wait_until,
+    BusyboxLan, INSTANCE, booking_state, free_port, prism, prism_ok, wait_until,
 };
 use prism_io::oci::runc::Runc;
 use std::path::Path;
@@ -70,12 +69,12 @@ fn an_image_saved_from_a_processing_node_is_pulled_checked_and_run_elsewhere() {
         return;
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = prepare("processing-image");
-    let dir = tmp.path();
-    install_busybox(dir);
-    let storage_at = format!("127.0.0.1:{}", free_port());
-    let objects = dir.join("objects");
-    let key_file = dir.join("storage.key");
+    let storage = prism_testkit::TempDir::new("processing-image-storage");
+    let (storage_at, objects, key_file) = (
+        format!("127.0.0.1:{}", free_port()),
+        storage.path().join("objects"),
+        storage.path().join("storage.key"),
+    );
     let extra = [
         "--storage-listen",
         &storage_at,
@@ -84,11 +83,8 @@ fn an_image_saved_from_a_processing_node_is_pulled_checked_and_run_elsewhere() {
         "--storage-key-file",
         key_file.to_str().unwrap(),
     ];
-    let _procs = testbed_with(dir, &extra);
-    let spec = dir.join("lan.toml");
-    std::fs::write(&spec, "tier = \"hardware\"\nforwarding = \"destination\"\n").unwrap();
-    let lan = ["ctl", "book", "lan", "--spec", spec.to_str().unwrap()];
-    prism_ok(dir, &[&lan[..], &["--bandwidth", "10"]].concat());
+    let bed = BusyboxLan::new("processing-image", &extra);
+    let dir = bed.dir();
     let vm = book(dir, "vm", "busybox", "10.7.1.2/24");
     assert!(
         settled(dir, &vm),
