@@ -108,8 +108,17 @@ pub(crate) fn testbed(dir: &Path) -> Procs {
 
 /// As [`testbed`], the controller also given `extra` (its storage service).
 pub(crate) fn testbed_with(dir: &Path, extra: &[&str]) -> Procs {
+    let scenario = format!(
+        "device = \"alveo-u280\"\n[[port]]\nname = \"proc\"\ninterface = \"{PORT_LINK}\"\n"
+    );
+    testbed_nodes(dir, extra, &[("n1", INSTANCE, scenario)])
+}
+
+/// The controller (given `extra`), the administrator's setup, each of
+/// `nodes` (name, instance, scenario TOML; processing behind its port
+/// `proc`) registered and up, and alice logged in to project `exp`.
+pub(crate) fn testbed_nodes(dir: &Path, extra: &[&str], nodes: &[(&str, &str, String)]) -> Procs {
     let at = format!("127.0.0.1:{}", free_port());
-    let node_at = format!("127.0.0.1:{}", free_port());
     let db = dir.join("controller.db");
     let db = db.to_str().unwrap();
     let cred = dir.join("credential");
@@ -145,53 +154,11 @@ pub(crate) fn testbed_with(dir: &Path, extra: &[&str]) -> Procs {
             .status
             .success()
     });
-    let key = dir.join("node.key");
-    prism_ok(
-        dir,
-        &["ctl", "node-key", "n1", "--out", key.to_str().unwrap()],
-    );
     prism_ok(dir, &["ctl", "user-add", "alice"]);
     prism_ok(dir, &["ctl", "project-add", "exp", "--owner", "alice"]);
-    let scenario = dir.join("node.toml");
-    std::fs::write(
-        &scenario,
-        format!(
-            "device = \"alveo-u280\"\n[[port]]\nname = \"proc\"\ninterface = \"{PORT_LINK}\"\n"
-        ),
-    )
-    .unwrap();
-    procs.0.push(spawn(
-        dir,
-        "node.log",
-        &[
-            "node",
-            "--fresh",
-            "--instance",
-            INSTANCE,
-            "--config",
-            scenario.to_str().unwrap(),
-            "--api",
-            &dir.join("node.sock").display().to_string(),
-            "--api-listen",
-            &node_at,
-            "--api-credential-file",
-            cred_s,
-            "--controller",
-            &at,
-            "--controller-key-file",
-            key.to_str().unwrap(),
-            "--node-name",
-            "n1",
-            "--processing-port",
-            "proc",
-        ],
-    ));
-    wait_until(dir, "the node registered and up", 30, || {
-        let out = prism(dir, &["ctl", "nodes"]);
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-        v.as_array()
-            .is_some_and(|n| n.iter().any(|n| n["name"] == "n1" && n["up"] == true))
-    });
+    for node in nodes {
+        procs.0.push(start_node(dir, node, &at));
+    }
     prism_ok(
         dir,
         &[
@@ -205,6 +172,54 @@ pub(crate) fn testbed_with(dir: &Path, extra: &[&str]) -> Procs {
         ],
     );
     procs
+}
+
+/// Node `name` of `instance` with `scenario`, registered with the
+/// controller at `at` (the administrator logged in): up when this returns.
+fn start_node(dir: &Path, (name, instance, scenario): &(&str, &str, String), at: &str) -> Child {
+    let key = dir.join(format!("{name}.key"));
+    let key = key.to_str().unwrap();
+    prism_ok(dir, &["ctl", "node-key", name, "--out", key]);
+    let file = dir.join(format!("{name}.toml"));
+    std::fs::write(&file, scenario).unwrap();
+    let log = if *name == "n1" {
+        "node.log".to_string()
+    } else {
+        format!("{name}.log")
+    };
+    let sock = dir.join(format!("{name}.sock")).display().to_string();
+    let cred = dir.join("credential").display().to_string();
+    let api_at = format!("127.0.0.1:{}", free_port());
+    let args = [
+        "node",
+        "--fresh",
+        "--instance",
+        instance,
+        "--config",
+        file.to_str().unwrap(),
+        "--api",
+        &sock,
+        "--api-listen",
+        &api_at,
+        "--api-credential-file",
+        &cred,
+        "--controller",
+        at,
+        "--controller-key-file",
+        key,
+        "--node-name",
+        name,
+        "--processing-port",
+        "proc",
+    ];
+    let child = spawn(dir, &log, &args);
+    wait_until(dir, &format!("node {name} registered and up"), 30, || {
+        let out = prism(dir, &["ctl", "nodes"]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        v.as_array()
+            .is_some_and(|n| n.iter().any(|n| n["name"] == *name && n["up"] == true))
+    });
+    child
 }
 
 /// A test's testbed: the instance prepared, the busybox image installed,

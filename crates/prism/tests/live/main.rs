@@ -21,6 +21,7 @@ mod live_processing_booked;
 mod live_processing_dhcp;
 mod live_processing_image;
 mod live_processing_node;
+mod live_processing_span;
 mod live_processing_ssh;
 mod live_shared_vlan;
 mod live_wan;
