@@ -117,8 +117,10 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
 
 ) -> Response[Any | Error]:
-    """ Deletes an image (its saver or a project owner); bookings running it
-    keep running.
+    """ Deletes an image (its saver or a project owner), and the blobs no
+    other image of the project has (their bytes given back to the
+    bucket's quota); a booking running it is revoked at its node's next
+    pass.
 
     Args:
         project (str):
@@ -152,8 +154,10 @@ def sync(
     client: AuthenticatedClient | Client,
 
 ) -> Any | Error | None:
-    """ Deletes an image (its saver or a project owner); bookings running it
-    keep running.
+    """ Deletes an image (its saver or a project owner), and the blobs no
+    other image of the project has (their bytes given back to the
+    bucket's quota); a booking running it is revoked at its node's next
+    pass.
 
     Args:
         project (str):
@@ -182,8 +186,10 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 
 ) -> Response[Any | Error]:
-    """ Deletes an image (its saver or a project owner); bookings running it
-    keep running.
+    """ Deletes an image (its saver or a project owner), and the blobs no
+    other image of the project has (their bytes given back to the
+    bucket's quota); a booking running it is revoked at its node's next
+    pass.
 
     Args:
         project (str):
@@ -217,8 +223,10 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 
 ) -> Any | Error | None:
-    """ Deletes an image (its saver or a project owner); bookings running it
-    keep running.
+    """ Deletes an image (its saver or a project owner), and the blobs no
+    other image of the project has (their bytes given back to the
+    bucket's quota); a booking running it is revoked at its node's next
+    pass.
 
     Args:
         project (str):
