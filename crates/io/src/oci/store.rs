@@ -90,10 +90,20 @@ pub fn verify(path: &Path, b: &Blob) -> io::Result<()> {
     Ok(())
 }
 
+/// How a transfer reaches its server: `ca`, the PEM file the server is
+/// checked against (else the system's roots); `stall`, how long it may
+/// move nothing (a server that accepts and never answers, or stops
+/// half-way) before it is given up, so that a hung peer never holds the
+/// node.
+#[derive(Debug, Clone, Copy)]
+pub struct Transfer<'a> {
+    pub ca: Option<&'a Path>,
+    pub stall: std::time::Duration,
+}
+
 /// Fetches blob `b` into `store` from `url` unless it is there, checked
-/// before it is taken in (a refused one leaves nothing). `ca`: the PEM
-/// file the URL's server is checked against (else the system's roots).
-pub fn fetch(store: &Path, b: &Blob, url: &str, ca: Option<&Path>) -> io::Result<bool> {
+/// before it is taken in (a refused one leaves nothing).
+pub fn fetch(store: &Path, b: &Blob, url: &str, t: Transfer<'_>) -> io::Result<bool> {
     let done = blob_path(store, &b.digest)?;
     if done.exists() {
         return Ok(false);
@@ -108,7 +118,7 @@ pub fn fetch(store: &Path, b: &Blob, url: &str, ca: Option<&Path>) -> io::Result
             partial.as_os_str(),
         ],
         url,
-        ca,
+        t,
     )
     .and_then(|()| verify(&partial, b));
     match out {
@@ -121,26 +131,35 @@ pub fn fetch(store: &Path, b: &Blob, url: &str, ca: Option<&Path>) -> io::Result
 }
 
 /// Uploads blob `digest` of `store` to `url` (a signed PUT).
-pub fn push(store: &Path, digest: &str, url: &str, ca: Option<&Path>) -> io::Result<u64> {
+pub fn push(store: &Path, digest: &str, url: &str, t: Transfer<'_>) -> io::Result<u64> {
     let path = blob_path(store, digest)?;
     let len = std::fs::metadata(&path)
         .map_err(|e| io::Error::new(e.kind(), format!("blob {digest}: {e}")))?
         .len();
-    curl(&["--upload-file".as_ref(), path.as_os_str()], url, ca)?;
+    curl(&["--upload-file".as_ref(), path.as_os_str()], url, t)?;
     Ok(len)
 }
 
 /// Runs curl on `url` with `args`; the URL goes through its standard
 /// input (a signed URL is a credential: no other user sees it in `ps`).
-fn curl(args: &[&std::ffi::OsStr], url: &str, ca: Option<&Path>) -> io::Result<()> {
+fn curl(args: &[&std::ffi::OsStr], url: &str, t: Transfer<'_>) -> io::Result<()> {
     if url.contains(['"', '\\', '\n']) {
         return Err(io::Error::other("a URL with a quote, backslash or newline"));
     }
     let mut c = Command::new("curl");
-    c.args(["--fail", "--silent", "--show-error", "--max-time", "900"])
+    let stall = t.stall.as_secs().max(1).to_string();
+    c.args(["--fail", "--silent", "--show-error"])
+        .args([
+            "--connect-timeout",
+            &stall,
+            "--speed-limit",
+            "1",
+            "--speed-time",
+            &stall,
+        ])
         .args(["--config", "-"])
         .args(args);
-    if let Some(ca) = ca {
+    if let Some(ca) = t.ca {
         c.arg("--cacert").arg(ca);
     }
     let mut child = c

@@ -23,6 +23,11 @@ fn file_url(p: &Path) -> String {
     format!("file://{}", p.display())
 }
 
+const T: store::Transfer<'static> = store::Transfer {
+    ca: None,
+    stall: std::time::Duration::from_secs(2),
+};
+
 #[test]
 fn a_blob_is_taken_in_only_when_its_bytes_hash_to_its_name() {
     let tmp = prism_testkit::TempDir::new("oci-store");
@@ -31,21 +36,21 @@ fn a_blob_is_taken_in_only_when_its_bytes_hash_to_its_name() {
     let src = tmp.path().join("layer");
     std::fs::write(&src, b"the layer's bytes").unwrap();
     let good = blob_of(b"the layer's bytes");
-    assert!(store::fetch(&at, &good, &file_url(&src), None).unwrap());
+    assert!(store::fetch(&at, &good, &file_url(&src), T).unwrap());
     assert!(
-        !store::fetch(&at, &good, "file:///nonexistent", None).unwrap(),
+        !store::fetch(&at, &good, "file:///nonexistent", T).unwrap(),
         "a blob held is not fetched again"
     );
     // Another blob's name, the same length: refused, nothing kept.
     let liar = blob_of(b"the LAYER's bytes");
-    let e = store::fetch(&at, &liar, &file_url(&src), None).unwrap_err();
+    let e = store::fetch(&at, &liar, &file_url(&src), T).unwrap_err();
     assert!(e.to_string().contains("digest mismatch"), "{e}");
     // Longer than said (a truncated upload's image): refused too.
     let short = store::Blob {
         size: good.size + 10,
         digest: liar.digest.clone(),
     };
-    let e = store::fetch(&at, &short, &file_url(&src), None).unwrap_err();
+    let e = store::fetch(&at, &short, &file_url(&src), T).unwrap_err();
     assert!(e.to_string().contains("bytes where"), "{e}");
     let left: Vec<_> = std::fs::read_dir(at.join("blobs/sha256"))
         .unwrap()
@@ -57,7 +62,30 @@ fn a_blob_is_taken_in_only_when_its_bytes_hash_to_its_name() {
         digest: "sha256:../../etc/passwd".into(),
         size: 1,
     };
-    assert!(store::fetch(&at, &bad, &file_url(&src), None).is_err());
+    assert!(store::fetch(&at, &bad, &file_url(&src), T).is_err());
+}
+
+#[test]
+fn a_server_that_hangs_is_given_up_and_leaves_nothing() {
+    let tmp = prism_testkit::TempDir::new("oci-store-hang");
+    let at = tmp.path().join("store");
+    store::open(&at).unwrap();
+    // Accepts, reads the request, never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/blob", listener.local_addr().unwrap());
+    let held = std::thread::spawn(move || {
+        let (mut c, _) = listener.accept().unwrap();
+        let mut buf = [0u8; 1024];
+        let _ = std::io::Read::read(&mut c, &mut buf);
+        std::thread::sleep(std::time::Duration::from_secs(6));
+    });
+    let started = std::time::Instant::now();
+    let e = store::fetch(&at, &blob_of(b"never sent"), &url, T).unwrap_err();
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}: {e}");
+    let left = std::fs::read_dir(at.join("blobs/sha256")).unwrap().count();
+    assert_eq!(left, 0, "nothing kept of it");
+    held.join().unwrap();
 }
 
 fn layer_files(store_dir: &Path, layer: &store::Blob) -> String {

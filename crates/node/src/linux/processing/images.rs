@@ -12,7 +12,12 @@ use prism_node_api::{
     ApiError, BlobRef, ErrorCode, ImageRef, PushImage, PushedImage, SavedImage, StoredImage,
 };
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+/// How long a blob's transfer may move nothing before it is given up (a
+/// storage endpoint that hangs must not hold the node, whose API waits on
+/// a start).
+const STALL: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// What a saved image leaves out: the booking's own host keys (another
 /// booking from the image makes its own) and root's authorized keys (its
@@ -53,9 +58,12 @@ impl ProcessingPlaces {
         let at = self.store();
         store::open(&at)?;
         let ca = self.ca_file(s.ca_pem.as_deref())?;
-        let ca = ca.as_deref();
+        let t = store::Transfer {
+            ca: ca.as_deref(),
+            stall: STALL,
+        };
         let m = blob(&s.manifest.digest, s.manifest.size);
-        let mut fetched = u64::from(store::fetch(&at, &m, &s.manifest.url, ca)?);
+        let mut fetched = u64::from(store::fetch(&at, &m, &s.manifest.url, t)?);
         for b in store::manifest_blobs(&at, &m.digest)? {
             let from = (s.blobs.iter())
                 .find(|x| x.digest == b.digest && x.size == b.size)
@@ -65,7 +73,7 @@ impl ProcessingPlaces {
                         m.digest, b.digest, b.size
                     ))
                 })?;
-            fetched += u64::from(store::fetch(&at, &b, &from.url, ca)?);
+            fetched += u64::from(store::fetch(&at, &b, &from.url, t)?);
         }
         if fetched > 0 {
             eprintln!(
@@ -128,9 +136,13 @@ impl ProcessingPlaces {
     /// Uploads `body`'s blobs from the store.
     pub fn push_image(&self, body: &PushImage) -> io::Result<PushedImage> {
         let ca = self.ca_file(body.ca_pem.as_deref())?;
+        let t = store::Transfer {
+            ca: ca.as_deref(),
+            stall: STALL,
+        };
         let mut bytes = 0;
         for b in &body.blobs {
-            bytes += store::push(&self.store(), &b.digest, &b.url, ca.as_deref())?;
+            bytes += store::push(&self.store(), &b.digest, &b.url, t)?;
         }
         Ok(PushedImage {
             blobs: body.blobs.len() as u32,
@@ -174,9 +186,4 @@ impl LinuxRuntime {
         })?;
         p.places.push_image(&body).map_err(|e| failed("pushing", e))
     }
-}
-
-/// Whether `path` is a blob the store holds (for tests and `prism cleanup`).
-pub fn holds(store_dir: &Path, digest: &str) -> bool {
-    store::blob_path(store_dir, digest).is_ok_and(|p| p.exists())
 }
