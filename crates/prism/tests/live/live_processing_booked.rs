@@ -274,32 +274,47 @@ pub(crate) fn booking_state(dir: &Path, id: &str) -> String {
 }
 
 fn book_vm(dir: &Path, name: &str, net: u8) -> String {
-    let out = prism_ok(
+    let (address, gateway) = (format!("10.7.{net}.2/24"), format!("10.7.{net}.1"));
+    let v = book_processing(
         dir,
-        &[
-            "ctl",
-            "book",
-            name,
-            "--type",
-            "processing",
-            "--image",
-            "busybox",
-            "--attach",
-            "lan",
-            "--address",
-            &format!("10.7.{net}.2/24"),
-            "--gateway",
-            &format!("10.7.{net}.1"),
-            "--cpus",
-            "0.5",
-            "--memory",
-            "64",
-        ],
+        name,
+        ("busybox", "lan"),
+        &address,
+        &["--gateway", &gateway],
     );
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["type"], "processing", "{v:#}");
     assert_eq!(v["node"], "n1", "{v:#}");
     v["id"].as_str().unwrap().to_string()
+}
+
+/// Books processing node `name` from `image` on `network` at `address`
+/// (half a CPU, 64 MiB) with flags `more` (`--gateway`, `--dhcp`): the
+/// booking.
+pub(crate) fn book_processing(
+    dir: &Path,
+    name: &str,
+    (image, network): (&str, &str),
+    address: &str,
+    more: &[&str],
+) -> serde_json::Value {
+    let args = [
+        "ctl",
+        "book",
+        name,
+        "--type",
+        "processing",
+        "--image",
+        image,
+        "--attach",
+        network,
+        "--address",
+        address,
+        "--cpus",
+        "0.5",
+        "--memory",
+        "64",
+    ];
+    serde_json::from_str(&prism_ok(dir, &[&args[..], more].concat())).unwrap()
 }
 
 /// A busybox image that sleeps, as `busybox` in the node's image

@@ -7,36 +7,19 @@
 
 use crate::common::*;
 use crate::live_processing::tools_present;
-use crate::live_processing_booked::{BusyboxLan, INSTANCE, booking_state, prism_ok, wait_until};
+use crate::live_processing_booked::{
+    BusyboxLan, INSTANCE, book_processing, booking_state, wait_until,
+};
 use prism_io::oci::runc::Runc;
 use std::path::Path;
 
 fn book(dir: &Path, name: &str, net: u8, dhcp: bool) -> String {
     let (address, gateway) = (format!("10.7.{net}.2/24"), format!("10.7.{net}.1"));
-    let args = [
-        "ctl",
-        "book",
-        name,
-        "--type",
-        "processing",
-        "--image",
-        "busybox",
-    ];
-    let rest = [
-        "--attach",
-        "lan",
-        "--address",
-        &address,
-        "--gateway",
-        &gateway,
-        "--cpus",
-        "0.5",
-        "--memory",
-        "64",
-    ];
-    let dhcp = if dhcp { &["--dhcp"][..] } else { &[][..] };
-    let out = prism_ok(dir, &[&args[..], &rest, dhcp].concat());
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut more = vec!["--gateway", gateway.as_str()];
+    if dhcp {
+        more.push("--dhcp");
+    }
+    let v = book_processing(dir, name, ("busybox", "lan"), &address, &more);
     v["id"].as_str().unwrap().to_string()
 }
 

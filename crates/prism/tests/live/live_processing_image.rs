@@ -11,7 +11,7 @@
 use crate::common::*;
 use crate::live_processing::tools_present;
 use crate::live_processing_booked::{
-    BusyboxLan, INSTANCE, booking_state, free_port, prism, prism_ok, wait_until,
+    BusyboxLan, INSTANCE, book_processing, booking_state, free_port, prism, prism_ok, wait_until,
 };
 use prism_io::oci::runc::Runc;
 use std::path::Path;
@@ -20,27 +20,7 @@ use std::process::Command;
 const STORE: &str = "/var/lib/prism-pr/processing/store";
 
 fn book(dir: &Path, name: &str, image: &str, address: &str) -> String {
-    let args = [
-        "ctl",
-        "book",
-        name,
-        "--type",
-        "processing",
-        "--image",
-        image,
-    ];
-    let rest = [
-        "--attach",
-        "lan",
-        "--address",
-        address,
-        "--cpus",
-        "0.5",
-        "--memory",
-        "64",
-    ];
-    let out = prism_ok(dir, &[&args[..], &rest].concat());
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = book_processing(dir, name, (image, "lan"), address, &[]);
     v["id"].as_str().unwrap().to_string()
 }
 

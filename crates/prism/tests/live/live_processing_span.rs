@@ -8,7 +8,8 @@
 use crate::common::*;
 use crate::live_processing::tools_present;
 use crate::live_processing_booked::{
-    INSTANCE, booking_state, install_busybox, prepare, prism_ok, testbed_nodes, wait_until,
+    INSTANCE, book_processing, booking_state, install_busybox, prepare, prism_ok, testbed_nodes,
+    wait_until,
 };
 use prism_io::netns;
 use prism_io::oci::runc::Runc;
@@ -50,28 +51,13 @@ fn scenario(proc_link: &str, wan_link: &str, i: u8) -> String {
 
 fn book(dir: &Path, name: &str, net: u8) -> serde_json::Value {
     let (address, gateway) = (format!("10.7.{net}.2/24"), format!("10.7.{net}.1"));
-    let args = [
-        "ctl",
-        "book",
+    book_processing(
+        dir,
         name,
-        "--type",
-        "processing",
-        "--image",
-        "busybox",
-    ];
-    let rest = [
-        "--attach",
-        "span",
-        "--address",
+        ("busybox", "span"),
         &address,
-        "--gateway",
-        &gateway,
-        "--cpus",
-        "0.5",
-        "--memory",
-        "64",
-    ];
-    serde_json::from_str(&prism_ok(dir, &[&args[..], &rest].concat())).unwrap()
+        &["--gateway", &gateway],
+    )
 }
 
 #[test]
