@@ -3,7 +3,7 @@
 //! with URLs signed for a key of its saver's.
 
 use crate::app::context::{Context, StorageSettings};
-use crate::app::storage::bucket_name;
+use crate::app::storage::{bucket_name, settings};
 use crate::datastore::images::{self as store, ImageRow};
 use crate::error::{Error, Result};
 use prism_controller_api::BLOB_PREFIX;
@@ -12,14 +12,6 @@ use prism_node_api::{BlobRef, BlobSource, StoredImage};
 /// How long a node has to push or pull an image's blobs: a few hundred
 /// megabytes on a slow link.
 pub(crate) const TRANSFER_S: u64 = 3600;
-
-pub(crate) fn settings(cx: &Context) -> Result<&StorageSettings> {
-    cx.settings.storage.as_ref().ok_or_else(|| {
-        Error::not_found(
-            "images live in the storage service: this controller serves none (prism controller serve --storage-listen)",
-        )
-    })
-}
 
 /// Blob `digest`'s key in its project's bucket.
 pub(crate) fn key_of(digest: &str) -> String {

@@ -8,10 +8,11 @@
 use crate::app::authz::{Operation, Principal};
 use crate::app::bookings::booking_to_change;
 use crate::app::context::Context;
-use crate::app::image_pull::{TRANSFER_S, key_of, settings, sign};
+use crate::app::image_pull::{TRANSFER_S, key_of, sign};
 use crate::app::observe::node_failed;
 use crate::app::projects::project_for;
 use crate::app::storage::bucket_name;
+use crate::app::storage::settings;
 use crate::datastore::images::{self as store, ImageRow};
 use crate::datastore::nodes;
 use crate::datastore::shared_vlans::project_id as project_id_of;

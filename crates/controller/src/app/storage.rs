@@ -32,7 +32,9 @@ pub fn bucket_name(name: &str, id: &str) -> String {
     }
 }
 
-fn settings(cx: &Context) -> Result<&StorageSettings> {
+/// The storage settings, or 404 saying this controller serves no storage
+/// (images live there too).
+pub(crate) fn settings(cx: &Context) -> Result<&StorageSettings> {
     cx.settings.storage.as_ref().ok_or_else(|| {
         Error::not_found(
             "storage: this controller serves none (prism controller serve --storage-listen)",
