@@ -4,9 +4,12 @@
 //! In: forwarded packets with their network and egress port, and the current
 //! time. Out: packets per port, in DRR order, when the caller transmits.
 //!
-//! The token bucket polices each network to its guaranteed rate (paper 002
-//! §5: bandwidth guarantees by rate limiting): a packet that finds too few
-//! tokens is dropped as `rate-limited`. DRR (Shreedhar and Varghese, 1996)
+//! Token buckets police each network to its guaranteed rate (paper 002
+//! §5: bandwidth guarantees by rate limiting, each virtual node's sending
+//! and receiving limited): one per port the network sends out of, so that
+//! the rate holds each way of a link as a link's does (what a host
+//! receives does not use up what it may send); a packet that finds too
+//! few tokens is dropped as `rate-limited`. DRR (Shreedhar and Varghese, 1996)
 //! then shares each port between the networks queued on it in proportion to
 //! their quantum, so one network's burst cannot starve another's.
 //!
@@ -131,11 +134,12 @@ pub struct OutputConfig {
 #[derive(Debug, Default)]
 pub struct OutputStage {
     ports: Vec<PortQueues>,
-    /// Whether network i has a bucket: a byte per network, read for every
+    /// Whether network i has buckets: a byte per network, read for every
     /// packet, where the buckets (40 bytes each) are read only for the
-    /// networks that have one. With a thousand networks that is 16 cache
+    /// networks that have them. With a thousand networks that is 16 cache
     /// lines instead of 640.
     limited: Vec<bool>,
+    /// Network n's bucket on port p at `n * ports + p`.
     buckets: Vec<Option<TokenBucket>>,
     quanta: Vec<usize>,
     queue_limit: usize,
@@ -165,17 +169,19 @@ impl OutputStage {
         len: usize,
         nets: impl Iterator<Item = (usize, OutputConfig)>,
     ) {
-        if self.buckets.len() < len {
-            self.buckets.resize(len, None);
+        let ports = self.ports.len();
+        if self.limited.len() < len {
+            self.buckets.resize(len * ports, None);
             self.limited.resize(len, false);
             self.quanta.resize(len, 1514);
         }
         for (i, n) in nets {
-            let keep = self.buckets[i].is_some_and(|b| Some((b.rate_bps, b.burst_bytes)) == n.rate);
-            if !keep {
-                self.buckets[i] = n.rate.map(|(r, b)| TokenBucket::new(r, b));
+            let own = &mut self.buckets[i * ports..(i + 1) * ports];
+            let same = |b: &Option<TokenBucket>| b.map(|b| (b.rate_bps, b.burst_bytes)) == n.rate;
+            if !own.iter().all(same) {
+                own.fill(n.rate.map(|(r, b)| TokenBucket::new(r, b)));
             }
-            self.limited[i] = self.buckets[i].is_some();
+            self.limited[i] = n.rate.is_some();
             self.quanta[i] = n.quantum.max(1);
         }
         let limit = self.queue_limit;
@@ -201,6 +207,7 @@ impl OutputStage {
     /// Polices and queues `pkt` of network `pkt.network` on port `pkt.port`.
     #[inline(always)]
     pub fn enqueue(&mut self, pkt: Packet, now_ns: u64) -> Result<(), (Packet, OutputDrop)> {
+        let ports = self.ports.len();
         let Some(port) = self.ports.get_mut(usize::from(pkt.port)) else {
             return Err((pkt, OutputDrop::NoSuchPort));
         };
@@ -211,8 +218,9 @@ impl OutputStage {
             // caller's bug, refused rather than indexed.
             return Err((pkt, OutputDrop::NoSuchPort));
         }
+        let at = n * ports + usize::from(pkt.port);
         if self.limited[n]
-            && let Some(Some(b)) = self.buckets.get_mut(n)
+            && let Some(Some(b)) = self.buckets.get_mut(at)
             && !b.take(pkt.charged_len(), now_ns)
         {
             return Err((pkt, OutputDrop::RateLimited));
@@ -415,6 +423,11 @@ mod tests {
         assert_eq!(out.enqueue(p, 0).unwrap_err().1, OutputDrop::QueueFull);
         let p = pkt(&mut pool, 60, 7, 1);
         assert_eq!(out.enqueue(p, 0).unwrap_err().1, OutputDrop::NoSuchPort);
+        // Network 0's rate holds on each port it sends out of: port 0's
+        // bucket spent, port 1's is whole (each way of a link).
+        assert!(out.enqueue(pkt(&mut pool, 600, 1, 0), 0).is_ok());
+        let p = pkt(&mut pool, 600, 1, 0);
+        assert_eq!(out.enqueue(p, 0).unwrap_err().1, OutputDrop::RateLimited);
     }
 
     /// The port-wide queue holds one network's bound; past it the packets
