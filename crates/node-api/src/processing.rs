@@ -105,6 +105,12 @@ pub struct InterfaceDoc {
     /// server on the link, not set in it: its image runs a DHCP client.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dhcp: bool,
+    /// The network's guaranteed rate, Mbit/s: what the interface sends is
+    /// shaped to it inside the container (a token bucket that queues, so
+    /// that TCP slows down instead of losing to the network's policer),
+    /// as VANI's processing nodes' Ethernet rate limiting does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_mbps: Option<u32>,
 }
 
 /// What became of a processing node.
@@ -285,6 +291,9 @@ impl InterfaceDoc {
         {
             return Err(("gateway", format!("`{g}` is not an address")));
         }
+        if self.rate_mbps == Some(0) {
+            return Err(("rate_mbps", "at least 1 Mbit/s".into()));
+        }
         if let Some(m) = &self.gateway_mac {
             let ok = m.split(':').count() == 6
                 && m.split(':')
@@ -348,6 +357,7 @@ mod tests {
                 gateway_mac: None,
                 unplugged: false,
                 dhcp: false,
+                rate_mbps: None,
             }],
             command: None,
             authorized_keys: Vec::new(),

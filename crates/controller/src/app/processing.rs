@@ -245,6 +245,10 @@ fn interface(
             .map(|(_, v)| gateway_mac(v)),
         unplugged: vlan.is_none(),
         dhcp: a.dhcp,
+        rate_mbps: on
+            .filter(|_| is_net)
+            .and_then(|n| u32::try_from(n.bandwidth_mbps).ok())
+            .filter(|r| *r > 0),
     }
 }
 

@@ -84,6 +84,8 @@ async fn a_processing_node_runs_on_its_networks_node_and_the_network_routes_to_i
     assert_eq!((i.port.as_str(), i.vlan), ("proc", vlan));
     assert_eq!(i.addresses, ["10.1.0.5/24"]);
     assert_eq!(i.gateway.as_deref(), Some("10.1.0.1"));
+    // What it sends is shaped to the network's guaranteed rate.
+    assert_eq!(i.rate_mbps, u32::try_from(net.bandwidth_mbps).ok());
     // The network routes the address to it, behind the processing port.
     let doc = serde_json::to_value(n1.doc(net.node_network.as_ref().unwrap()).unwrap()).unwrap();
     let maps = doc["map"].as_array().unwrap();

@@ -80,6 +80,7 @@ mod tests {
                 gateway_mac: None,
                 unplugged: false,
                 dhcp: false,
+                rate_mbps: None,
             }],
             command: None,
             authorized_keys: Vec::new(),

@@ -158,6 +158,7 @@ mod tests {
             gateway_mac: None,
             unplugged: false,
             dhcp: true,
+            rate_mbps: None,
         };
         Lease::of(&l, MAC).unwrap()
     }
@@ -247,6 +248,7 @@ mod tests {
             gateway_mac: None,
             unplugged: false,
             dhcp: true,
+            rate_mbps: None,
         };
         let x = Lease::of(&l, MAC).unwrap();
         assert_eq!(x.mask, Ipv4Address([255, 255, 0, 0]));

@@ -226,6 +226,11 @@ impl ProcessingPlaces {
             let inner = format!("eth{k}");
             netns::delete_link(host)?;
             netns::create_veth(host, None, &inner, Some(ns))?;
+            // The worker reads frames as a wire carries them: a TCP
+            // sender's 64 KB super-segments, their checksums left to
+            // "hardware", would reach it whole.
+            netns::wire_frames_only(None, host)?;
+            netns::wire_frames_only(Some(ns), &inner)?;
             netns::ip_in(
                 Some(ns),
                 &["link", "set", &inner, "address", &netns::format_mac(*mac)],
@@ -235,6 +240,9 @@ impl ProcessingPlaces {
                 netns::ip_in(Some(ns), &["addr", "add", a, "dev", &inner])?;
             }
             netns::ip_in(Some(ns), &["link", "set", &inner, "up"])?;
+            if let Some(mbps) = l.rate_mbps {
+                shape(ns, &inner, mbps)?;
+            }
             plug(ns, k, host, l)?;
             if let Some(g) = l.gateway.as_ref().filter(|_| !l.dhcp) {
                 netns::ip_in(
@@ -359,6 +367,24 @@ pub(crate) fn plug(ns: &str, k: usize, host: &str, l: &InterfaceDoc) -> std::io:
         netns::ip_in(Some(ns), &neigh)?;
     }
     Ok(())
+}
+
+/// Shapes what `inner` (in namespace `ns`) sends to `mbps`: a token
+/// bucket that queues (up to 50 ms) rather than drops, so that a TCP
+/// sender slows to the rate instead of losing segments to the network's
+/// policer. It counts the 4 bytes of VLAN tag the node pushes, which the
+/// policer charges, and bursts half the policer's depth (5 ms of the
+/// rate, `prism_compile::default_burst` is 10): what it lets out the
+/// policer passes, and a late timer costs it no tokens. Out of the container root's reach: it holds no `CAP_NET_ADMIN`
+/// (a DHCP node does, and could lift it: the policer still holds then).
+fn shape(ns: &str, inner: &str, mbps: u32) -> std::io::Result<()> {
+    let rate = format!("{mbps}mbit");
+    let burst = (u64::from(mbps) * 1_000_000 / 8 / 50).max(3028).to_string();
+    let tc = [
+        "netns", "exec", ns, "tc", "qdisc", "replace", "dev", inner, "root", "tbf", "rate", &rate,
+        "burst", &burst, "latency", "50ms", "overhead", "4",
+    ];
+    netns::run("ip", &tc).map(drop)
 }
 
 /// The command the image's own configuration runs (umoci's `config.json`).
