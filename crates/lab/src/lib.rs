@@ -8,6 +8,8 @@
 //! - [`wan`]: `prism demo --wan`, three nodes across a wide area, with
 //!   its traffic, the gateway, public MACs, VANI Table 2's rates and a
 //!   node killed under traffic;
+//! - [`processing`]: `prism demo --processing`, VANI Table 2 with
+//!   processing nodes across one node's shaped WAN link;
 //! - [`bench`]: `prism bench` (the pipeline and tables in memory),
 //!   `prism bench-live` (forwarding over veth, `--migrate`, `--reconfig`,
 //!   `--soak`), `prism bench-controller`, `prism tables`;
@@ -17,4 +19,5 @@
 pub mod bench;
 pub mod demo;
 pub mod experiments;
+pub mod processing;
 pub mod wan;

@@ -68,6 +68,12 @@ enum Cmd {
         /// WAN port, measured at the receiving host).
         #[arg(long, requires = "wan")]
         rates: bool,
+        /// VANI Table 2 with processing nodes instead (root; the base
+        /// image): five experiments, each a pair of containers across node
+        /// 1's one shaped WAN link, iperf3 UDP and TCP without and with the
+        /// bookings' rate limits (docs/processing.md).
+        #[arg(long, conflicts_with_all = ["offline", "controller", "wan"])]
+        processing: bool,
     },
     /// Run a scenario live on Linux interfaces until Ctrl-C.
     Node(node_cmd::NodeArgs),
@@ -217,6 +223,9 @@ fn dispatch_demo(cmd: Cmd) -> Result<()> {
         Cmd::Demo {
             wan: true, rates, ..
         } => prism_lab::wan::demo::main(&std::env::current_exe()?, rates),
+        Cmd::Demo {
+            processing: true, ..
+        } => prism_lab::processing::demo::main(&std::env::current_exe()?),
         Cmd::Demo {
             json,
             offline,

@@ -62,6 +62,7 @@ fn start_node(prism: &Path, i: usize, ca: &Path, controller: &str, key: &Path) -
         instance: INSTANCES[i - 1],
         controller,
         key,
+        cgroups: false,
     };
     let listen = format!("10.254.{i}.2:7700");
     node.spawn(

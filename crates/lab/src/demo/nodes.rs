@@ -3,7 +3,10 @@
 //! they were left), their `prism node` processes started and stopped
 //! gently, and the secret a run makes.
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
+use prism_controller::{
+    Controller, ControllerClient, LoginRequest, ProjectRequest, Settings, UserRequest,
+};
 use prism_io::netns;
 use std::ffi::OsStr;
 use std::os::unix::process::CommandExt;
@@ -24,6 +27,44 @@ pub(crate) struct DemoNode<'a> {
     pub instance: &'a str,
     pub controller: &'a str,
     pub key: &'a Path,
+    /// Runs containers (processing nodes): sees the machine's cgroups.
+    pub cgroups: bool,
+}
+
+/// A node in a namespace that runs containers: `ip netns exec` mounts
+/// the namespace's own sysfs over /sys in a mount namespace of the
+/// node's own (the node reads its interfaces there), which hides the
+/// cgroup hierarchies runc needs. This machine's are mounted again there
+/// (a v1 hierarchy mounted with the same controllers is the same
+/// hierarchy), then the node runs (`$0 "$@"`).
+fn cgroup_mounts() -> Result<String> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo")?;
+    let mut script = String::from("set -e; ");
+    for line in info.lines() {
+        let Some((left, right)) = line.split_once(" - ") else {
+            continue;
+        };
+        let at = left.split(' ').nth(4).unwrap_or_default();
+        let mut r = right.split(' ');
+        let (fstype, opts) = (r.next().unwrap_or_default(), r.nth(1).unwrap_or_default());
+        if !at.starts_with("/sys/fs/cgroup") {
+            continue;
+        }
+        let opts: Vec<&str> = opts.split(',').filter(|o| *o != "rw").collect();
+        let opts = if opts.is_empty() {
+            String::new()
+        } else {
+            format!("-o {} ", opts.join(","))
+        };
+        match fstype {
+            "tmpfs" => script += &format!("mount -t tmpfs -o mode=755 tmpfs {at}; "),
+            "cgroup" | "cgroup2" => {
+                script += &format!("mkdir -p {at}; mount -t {fstype} {opts}{fstype} {at}; ")
+            }
+            _ => {}
+        }
+    }
+    Ok(script + r#"exec "$0" "$@""#)
 }
 
 impl DemoNode<'_> {
@@ -36,8 +77,11 @@ impl DemoNode<'_> {
         std::fs::write(&config, scenario)?;
         let log = std::fs::File::create(self.dir.join(format!("node{i}.log")))?;
         let mut c = Command::new("ip");
-        c.args(["netns", "exec", self.ns])
-            .arg(self.prism)
+        c.args(["netns", "exec", self.ns]);
+        if self.cgroups {
+            c.args(["sh", "-c", &cgroup_mounts()?]);
+        }
+        c.arg(self.prism)
             .args(["node", "--fresh", "--instance", self.instance, "--config"])
             .arg(&config)
             .arg("--api")
@@ -144,4 +188,101 @@ pub(crate) fn random_hex() -> Result<String> {
     let mut b = [0u8; 16];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut b)?;
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+/// A demo's controller listening on `ip` (a port of its choosing), its
+/// admin, and a user `alice` owning `project` on a testbed service level.
+pub(crate) async fn demo_controller(
+    dir: &Path,
+    secret: &str,
+    (ip, project): (&str, &str),
+    say: &dyn Fn(&str),
+) -> Result<(Controller, ControllerClient, ControllerClient, String)> {
+    let db = dir.join("controller.db").display().to_string();
+    let ctl = Controller::open(
+        &db,
+        Settings {
+            node_secret: Some(secret.into()),
+            ..Settings::default()
+        },
+    )
+    .await?;
+    let password = format!("demo-{secret}");
+    ctl.bootstrap_admin("admin", &password).await?;
+    let listener = tokio::net::TcpListener::bind(format!("{ip}:0")).await?;
+    let addr = listener.local_addr()?.to_string();
+    tokio::spawn(prism_controller::api::serve(ctl.clone(), listener));
+    say(&format!("  controller on {addr}, database {db}"));
+    let anon = ControllerClient::new(&addr, None);
+    let login = |user: &str, project: Option<&str>| LoginRequest {
+        user: user.into(),
+        password: password.clone(),
+        project: project.map(str::to_string),
+        ttl_s: None,
+    };
+    let admin = anon.with_token(Some(anon.login(&login("admin", None)).await?.token));
+    let user = UserRequest {
+        name: "alice".into(),
+        password: password.clone(),
+        admin: false,
+    };
+    admin.create_user(&user).await?;
+    // A testbed service level: more hardware networks than `standard`'s
+    // four (a spanning network counts once, whatever its parts).
+    let mut level = prism_controller::ServiceLevel::standard();
+    level.name = "testbed".into();
+    level.max_hw_networks = 16;
+    level.max_bandwidth_mbps = level.max_bandwidth_mbps.max(10_000);
+    admin.put_service_level(&level).await?;
+    let request = ProjectRequest {
+        name: project.into(),
+        service_level: "testbed".into(),
+        owner: "alice".into(),
+    };
+    admin.create_project(&request).await?;
+    let alice = anon.with_token(Some(
+        anon.login(&login("alice", Some(project))).await?.token,
+    ));
+    Ok((ctl, admin, alice, addr))
+}
+
+/// Starts a demo's `count` nodes with `start(i, key file)`, each with a
+/// node key of its own in `dir`, and waits until each has registered
+/// with its WAN port.
+pub(crate) async fn start_registered(
+    admin: &ControllerClient,
+    (dir, count): (&Path, usize),
+    start: impl Fn(usize, &Path) -> Result<Child>,
+    topo: &mut Topology,
+    say: &dyn Fn(&str),
+) -> Result<()> {
+    for i in 1..=count {
+        let key = admin.create_node_key(&format!("node{i}")).await?;
+        let file = dir.join(format!("node{i}.key"));
+        std::fs::write(&file, key.key.unwrap_or_default())?;
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+        topo.nodes.push(start(i, &file)?);
+    }
+    let t = Instant::now();
+    loop {
+        let nodes = admin.list_nodes().await?;
+        if nodes.len() == count && nodes.iter().all(|n| n.up && n.wan.is_some()) {
+            for n in nodes {
+                let w = n.wan.unwrap_or_else(|| unreachable!());
+                say(&format!(
+                    "  {} registered: WAN port {} at {} ({})",
+                    n.name, w.port, w.address, w.mac
+                ));
+            }
+            return Ok(());
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            bail!(
+                "{} of {count} nodes registered within 20 s (see {}/node*.log)",
+                nodes.len(),
+                dir.display()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

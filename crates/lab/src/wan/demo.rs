@@ -26,10 +26,7 @@ use crate::wan::traffic::{
 };
 use crate::wan::traffic::{flows, latencies};
 use anyhow::{Context, Result, bail};
-use prism_controller::{
-    Booking, BookingRequest, Controller, ControllerClient, LoginRequest, PartRequest,
-    ProjectRequest, Settings, UserRequest,
-};
+use prism_controller::{Booking, BookingRequest, Controller, ControllerClient, PartRequest};
 use prism_io::netns;
 use std::path::{Path, PathBuf};
 use std::process::Child;
@@ -150,49 +147,7 @@ async fn controller(
     secret: &str,
     say: &dyn Fn(&str),
 ) -> Result<(Controller, ControllerClient, ControllerClient, String)> {
-    let db = dir.join("controller.db").display().to_string();
-    let ctl = Controller::open(
-        &db,
-        Settings {
-            node_secret: Some(secret.into()),
-            ..Settings::default()
-        },
-    )
-    .await?;
-    let password = format!("demo-{secret}");
-    ctl.bootstrap_admin("admin", &password).await?;
-    let listener = tokio::net::TcpListener::bind("10.253.1.1:0").await?;
-    let addr = listener.local_addr()?.to_string();
-    tokio::spawn(prism_controller::api::serve(ctl.clone(), listener));
-    say(&format!("  controller on {addr}, database {db}"));
-    let anon = ControllerClient::new(&addr, None);
-    let login = |user: &str, project: Option<&str>| LoginRequest {
-        user: user.into(),
-        password: password.clone(),
-        project: project.map(str::to_string),
-        ttl_s: None,
-    };
-    let admin = anon.with_token(Some(anon.login(&login("admin", None)).await?.token));
-    let user = UserRequest {
-        name: "alice".into(),
-        password: password.clone(),
-        admin: false,
-    };
-    admin.create_user(&user).await?;
-    // A testbed service level: more hardware networks than `standard`'s
-    // four (a spanning network counts once, whatever its parts).
-    let mut level = prism_controller::ServiceLevel::standard();
-    level.name = "testbed".into();
-    level.max_hw_networks = 16;
-    admin.put_service_level(&level).await?;
-    let project = ProjectRequest {
-        name: "wan".into(),
-        service_level: "testbed".into(),
-        owner: "alice".into(),
-    };
-    admin.create_project(&project).await?;
-    let alice = anon.with_token(Some(anon.login(&login("alice", Some("wan"))).await?.token));
-    Ok((ctl, admin, alice, addr))
+    crate::demo::nodes::demo_controller(dir, secret, ("10.253.1.1", "wan"), say).await
 }
 
 /// Starts the nodes and waits until each has registered with its WAN port.
@@ -204,36 +159,9 @@ async fn start_nodes(
     topo: &mut Topology,
     say: &dyn Fn(&str),
 ) -> Result<()> {
-    for i in 1..=NODES {
-        let key = admin.create_node_key(&format!("node{i}")).await?;
-        let file = dir.join(format!("node{i}.key"));
-        std::fs::write(&file, key.key.unwrap_or_default())?;
-        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
-        let cred = dir.join("control-plane.secret");
-        topo.nodes
-            .push(topology::start_node(prism, i, &cred, addr, &file)?);
-    }
-    let t = Instant::now();
-    loop {
-        let nodes = admin.list_nodes().await?;
-        if nodes.len() == NODES && nodes.iter().all(|n| n.up && n.wan.is_some()) {
-            for n in nodes {
-                let w = n.wan.unwrap_or_else(|| unreachable!());
-                say(&format!(
-                    "  {} registered: WAN port {} at {} ({})",
-                    n.name, w.port, w.address, w.mac
-                ));
-            }
-            return Ok(());
-        }
-        if t.elapsed() > Duration::from_secs(20) {
-            bail!(
-                "{} of {NODES} nodes registered within 20 s (see {STATE_DIR}/node*.log)",
-                nodes.len()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let cred = dir.join("control-plane.secret");
+    let start = |i, key: &Path| topology::start_node(prism, i, &cred, addr, key);
+    crate::demo::nodes::start_registered(admin, (dir, NODES), start, topo, say).await
 }
 
 /// A booking in a line: its VLAN, state and parts.

@@ -18,6 +18,7 @@ mod live_paths;
 mod live_portal;
 mod live_processing;
 mod live_processing_booked;
+mod live_processing_demo;
 mod live_processing_dhcp;
 mod live_processing_image;
 mod live_processing_node;

@@ -116,6 +116,7 @@ pub(super) fn start_node(
         instance: INSTANCES[i - 1],
         controller,
         key,
+        cgroups: false,
     };
     let listen = format!("10.253.{i}.2:7700");
     node.spawn(
