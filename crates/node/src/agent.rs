@@ -59,9 +59,10 @@ async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
     let mut said = Said::Nothing;
     let mut every = Duration::from_millis(HEARTBEAT_EVERY_MS as u64);
     let mut refused_said = false;
+    let mut last_info = None;
     while !stop.load(Ordering::Relaxed) {
         let csr = certificate_request(cfg.identity.as_deref());
-        let result = match local.node().await {
+        let result = match own_info(&local, &mut last_info).await {
             Ok(info) => controller
                 .heartbeat(&Heartbeat {
                     name: cfg.name.clone(),
@@ -74,7 +75,7 @@ async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
                 })
                 .await
                 .map_err(|e| explain(&e)),
-            Err(e) => Err(format!("reading this node's own API: {e}")),
+            Err(e) => Err(e),
         };
         match result {
             Ok(a) => {
@@ -105,6 +106,30 @@ async fn beat(cfg: AgentConfig, stop: Arc<AtomicBool>) {
         while !stop.load(Ordering::Relaxed) && tokio::time::Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+}
+
+/// How long a heartbeat waits for the node's own API before it says what
+/// it read last.
+const OWN_API_WAIT: Duration = Duration::from_secs(1);
+
+/// What the node's own API says of it; while the API is busy (a container
+/// starting holds it for the seconds an image takes to unpack) what it
+/// said last: the node is alive, and a controller that heard nothing for
+/// its timeout would take it for down and refuse to book on it.
+async fn own_info(
+    local: &NodeClient,
+    last: &mut Option<prism_node_api::NodeInfo>,
+) -> Result<prism_node_api::NodeInfo, String> {
+    match tokio::time::timeout(OWN_API_WAIT, local.node()).await {
+        Ok(Ok(info)) => {
+            *last = Some(info.clone());
+            Ok(info)
+        }
+        Ok(Err(e)) => Err(format!("reading this node's own API: {e}")),
+        Err(_) => last
+            .clone()
+            .ok_or_else(|| format!("this node's own API did not answer within {OWN_API_WAIT:?}")),
     }
 }
 
@@ -172,5 +197,53 @@ fn explain(e: &ClientError) -> String {
         Some(401) => format!("{e} (is --controller-key-file this node's live key?)"),
         Some(403) => format!("{e} (is --node-name the name the key was made for?)"),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prism_node_api::{Endpoint, NodeInfo, SlotsInfo};
+
+    fn info() -> NodeInfo {
+        NodeInfo {
+            device: "alveo-u280".into(),
+            ports: vec!["lan".into()],
+            software_interfaces: vec![false],
+            io: "packet".into(),
+            workers: 1,
+            hardware_slots: SlotsInfo { total: 4, free: 4 },
+            desired_generation: 0,
+            wan: None,
+            processing_port: None,
+        }
+    }
+
+    /// A node API that takes connections and never answers (one holding
+    /// its lock while an image unpacks): a heartbeat says what it read
+    /// last, or, having read nothing yet, says the API did not answer.
+    #[tokio::test]
+    async fn a_busy_node_api_leaves_the_heartbeat_with_what_it_said_last() {
+        let dir = std::env::temp_dir().join(format!("prism-agent-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let sock = dir.join("busy.sock");
+        let _ = std::fs::remove_file(&sock);
+        let listener = tokio::net::UnixListener::bind(&sock).unwrap();
+        let held = tokio::spawn(async move {
+            let mut kept = Vec::new();
+            while let Ok((c, _)) = listener.accept().await {
+                kept.push(c);
+            }
+        });
+        let local = NodeClient::new(Endpoint::Unix(sock.clone()));
+        let mut last = None;
+        let e = own_info(&local, &mut last).await.unwrap_err();
+        assert!(e.contains("did not answer"), "{e}");
+        last = Some(info());
+        let t = std::time::Instant::now();
+        assert_eq!(own_info(&local, &mut last).await, Ok(info()));
+        assert!(t.elapsed() < OWN_API_WAIT * 3, "{:?}", t.elapsed());
+        held.abort();
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
