@@ -484,7 +484,7 @@ mod tests {
         assert_eq!(r[0].0.to_string(), "10.0.2.0/24");
         assert_eq!(r[0].1.out_port, Some(1));
         assert!(r[0].1.decrement_ttl);
-        assert_eq!(c.spec.rate_limit, Some((5_000_000, 6250)));
+        assert_eq!(c.spec.rate_limit, Some((5_000_000, 31_250)));
         assert_eq!(c.router.addresses, vec![(0, "10.0.1.1/24".to_string())]);
     }
 
