@@ -286,3 +286,21 @@ pub(crate) async fn start_registered(
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// A demo run's state directory made afresh, with a new control-plane
+/// secret in it: the secret.
+pub(crate) fn fresh_state(dir: &Path) -> Result<String> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir)?;
+    let secret = random_hex()?;
+    std::fs::write(dir.join("control-plane.secret"), &secret)?;
+    Ok(secret)
+}
+
+/// The runtime a demo drives its controller and nodes' calls on.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
+}

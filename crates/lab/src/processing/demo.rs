@@ -2,7 +2,7 @@
 //! limits, then with them: each phase's networks and processing nodes
 //! booked, measured and released), the table and its checks.
 
-use crate::demo::nodes::{Topology, demo_controller, random_hex, start_registered};
+use crate::demo::nodes::{Topology, demo_controller, start_registered};
 use crate::processing::machine::{self, NAMES, NODES, PROJECT, STATE_DIR};
 use crate::processing::table2::{self, Column, Kind, Rate, Ssh};
 use anyhow::{Context, Result, bail};
@@ -117,10 +117,7 @@ pub fn run(prism: &Path, quiet: bool, plan: Plan) -> Result<Outcome> {
     NAMES.remove_all();
     machine::cleanup_instances(prism);
     let dir = PathBuf::from(STATE_DIR);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)?;
-    let secret = random_hex()?;
-    std::fs::write(dir.join("control-plane.secret"), &secret)?;
+    let secret = crate::demo::nodes::fresh_state(&dir)?;
     say(
         "prism demo --processing: VANI Table 2 with processing nodes: five experiments across node 1's one WAN link ...",
     );
@@ -130,10 +127,7 @@ pub fn run(prism: &Path, quiet: bool, plan: Plan) -> Result<Outcome> {
         names: &NAMES,
     };
     machine::build().context("building the namespaces")?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let rt = crate::demo::nodes::runtime()?;
     let out = rt.block_on(drive(prism, (&dir, &secret), plan, &mut topo, &say));
     drop(topo);
     machine::cleanup_instances(prism);

@@ -13,7 +13,7 @@
 //!
 //! Loss is counted at the receiving host (a packet socket on its `eth0`).
 
-use crate::demo::nodes::{DemoNode, Names, Topology, management_link, random_hex};
+use crate::demo::nodes::{DemoNode, Names, Topology, management_link};
 pub use crate::wan::faults::Restart;
 pub use crate::wan::gateway::GatewayOutcome;
 pub use crate::wan::traffic::{FRAMES, Flow};
@@ -113,10 +113,7 @@ pub fn run(prism: &Path, quiet: bool, rates: bool) -> Result<Outcome> {
     let say = crate::demo::printer(quiet);
     NAMES.remove_all();
     let dir = PathBuf::from(STATE_DIR);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)?;
-    let secret = random_hex()?;
-    std::fs::write(dir.join("control-plane.secret"), &secret)?;
+    let secret = crate::demo::nodes::fresh_state(&dir)?;
     say(
         "prism demo --wan: a controller and three nodes whose WAN ports share one bridge (the wide area) ...",
     );
@@ -125,10 +122,7 @@ pub fn run(prism: &Path, quiet: bool, rates: bool) -> Result<Outcome> {
         names: &NAMES,
     };
     topology::build_topology().context("building the namespaces")?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let rt = crate::demo::nodes::runtime()?;
     // Latency probes a path: the figure is the demo's to print; quiet (the
     // test), fewer, checked only to arrive (99% of them) in order.
     let probes = if quiet { 400 } else { 2000 };
