@@ -15,24 +15,8 @@ use prism_io::oci::runc::Runc;
 use std::path::Path;
 
 fn book_vm(dir: &Path, name: &str, on: &str, address: &str) -> String {
-    let args = [
-        "ctl",
-        "book",
-        name,
-        "--type",
-        "processing",
-        "--image",
-        "busybox",
-        "--attach",
-        on,
-        "--address",
-        address,
-        "--cpus",
-        "0.5",
-        "--memory",
-        "64",
-    ];
-    let v: serde_json::Value = serde_json::from_str(&prism_ok(dir, &args)).unwrap();
+    let v =
+        crate::live_processing_booked::book_processing(dir, name, ("busybox", on), address, &[]);
     v["id"].as_str().unwrap().to_string()
 }
 
