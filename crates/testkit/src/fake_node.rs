@@ -71,6 +71,9 @@ pub struct FakeNode {
     pub processing_port: Mutex<Option<String>>,
     /// The processing state last accepted (`PUT /v1/processing`).
     pub processing: Mutex<Option<prism_node_api::ProcessingState>>,
+    /// How long a `PUT /v1/processing` that starts a processing node
+    /// takes, ms (a real node's first start unpacks its image).
+    pub processing_start_ms: std::sync::atomic::AtomicU64,
     /// Blobs it was asked to upload (`POST /v1/images/push`), in order.
     pub pushed: Mutex<Vec<prism_node_api::BlobSource>>,
 }
@@ -147,6 +150,7 @@ impl FakeNode {
             log: Mutex::default(),
             processing_port: Mutex::default(),
             processing: Mutex::default(),
+            processing_start_ms: Default::default(),
             pushed: Mutex::default(),
         })
     }

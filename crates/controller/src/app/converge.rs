@@ -104,7 +104,8 @@ async fn record(
 
 /// Node `id`'s processing nodes, sent whole under the networks'
 /// generation (a node without a processing port is sent nothing, and
-/// its processing bookings fail); each booking's outcome recorded.
+/// its processing bookings fail); each booking's outcome recorded, but
+/// for a node that did not answer, whose bookings wait for the next pass.
 async fn processing_pass(
     cx: &Context,
     id: &str,
@@ -137,7 +138,17 @@ async fn processing_pass(
                 }
             }
         }
-        Err(e) => refused.extend(desired.iter().map(|(b, _, _)| (b.clone(), e.to_string()))),
+        // Refused whole: every booking fails, with the node's reason.
+        Err(e) if e.api().is_some() => {
+            refused.extend(desired.iter().map(|(b, _, _)| (b.clone(), e.to_string())))
+        }
+        // No answer in time (a first start unpacks its image, which can
+        // take longer than a call may) or none at all: the bookings stay
+        // as they are, pending or ready, and the next pass asks again.
+        Err(e) => {
+            let why = format!("processing nodes not confirmed: {e}");
+            return nodes::set_last_error(&cx.pool, id, &why).await;
+        }
     }
     nodes::record_converged(&cx.pool, id, generation, &ready, &refused, cx.now_ms()).await
 }

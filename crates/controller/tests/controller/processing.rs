@@ -329,3 +329,36 @@ async fn a_processing_node_on_a_spanning_network_goes_to_the_part_holding_its_ad
     let e = outside.api().unwrap();
     assert_eq!(e.field.as_deref(), Some("spec.attach[0].address"), "{e:?}");
 }
+
+/// A node whose first start of a processing node takes longer than a
+/// call may (its image unpacked) leaves the booking pending, never
+/// failed; the next pass finds it running and it is ready.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_start_slower_than_a_call_leaves_the_booking_pending_until_the_next_pass() {
+    let h = Harness::start_with(prism_controller::Settings {
+        node_call_timeout_ms: 300,
+        ..crate::common::settings()
+    })
+    .await;
+    let n1 = node(&h, "n1", true).await;
+    n1.processing_start_ms
+        .store(1500, std::sync::atomic::Ordering::SeqCst);
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    alice.book("exp", &network("lan")).await.unwrap();
+    let p = alice
+        .book("exp", &processing("vm1", &["lan"], "10.1.0.5/24"))
+        .await
+        .unwrap();
+    let p = alice.booking("exp", &p.id).await.unwrap();
+    assert_eq!(p.operational_state, OperationalState::Pending, "{p:?}");
+    assert_eq!(p.error, None, "not failed: {p:?}");
+    let node = (h.admin.list_nodes().await.unwrap().into_iter())
+        .find(|n| n.name == "n1")
+        .unwrap();
+    let why = node.last_error.unwrap_or_default();
+    assert!(why.contains("processing nodes not confirmed"), "{why}");
+    h.ctl.converge_all().await;
+    let p = alice.booking("exp", &p.id).await.unwrap();
+    assert_eq!(p.operational_state, OperationalState::Ready, "{p:?}");
+}

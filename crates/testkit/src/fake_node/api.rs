@@ -274,6 +274,14 @@ impl NodeApi for FakeNode {
         }
         let generation = body.generation;
         *held = Some(body);
+        let starts = (nodes.iter()).any(|n| n.action == prism_node_api::DesiredAction::Added);
+        let took = self
+            .processing_start_ms
+            .load(std::sync::atomic::Ordering::SeqCst);
+        if starts && took > 0 {
+            drop(held);
+            std::thread::sleep(std::time::Duration::from_millis(took));
+        }
         Ok(prism_node_api::ProcessingApplied { generation, nodes })
     }
 
