@@ -52,6 +52,22 @@ pub fn manifest_digest(layout: &Path, tag: &str) -> io::Result<String> {
         .ok_or_else(|| io::Error::other(format!("{} has no tag `{tag}`", layout.display())))
 }
 
+/// Every manifest digest the index of each of `layouts` names (a
+/// layout without a readable index names none).
+pub fn layout_digests(layouts: &[std::path::PathBuf]) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in layouts {
+        let Ok(index) = std::fs::read(l.join("index.json")) else {
+            continue;
+        };
+        let v: serde_json::Value = serde_json::from_slice(&index).unwrap_or_default();
+        let named = (v["manifests"].as_array().into_iter().flatten())
+            .filter_map(|m| m["digest"].as_str().map(str::to_string));
+        out.extend(named);
+    }
+    out
+}
+
 /// `layout:tag` unpacked once into `cache` (per manifest digest and id
 /// range), read-only beneath each container's own writable layer: the
 /// unpacked bundle (`rootfs/`, umoci's `config.json`). An unpack cut

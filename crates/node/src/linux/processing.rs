@@ -316,8 +316,49 @@ impl ProcessingPlaces {
             }
         }
         let _ = std::fs::remove_file(&self.state_file);
-        if self.dir.exists() && remove_dir_if_there(&self.dir).is_ok() {
-            gone.push(format!("directory {}", self.dir.display()));
+        gone.extend(self.remove_all_but_caches());
+        gone
+    }
+
+    /// Everything in the processing directory but the image store (its
+    /// blobs compressed, each named for its digest and written whole or
+    /// not at all) and the node's own images unpacked (those of its image
+    /// directory, `base`): the next node on this host takes them up rather
+    /// than unpacking again (a booking's first seconds). Other unpacked
+    /// images (pulled or saved ones, a few hundred MB each) go, and so
+    /// does a half-unpacked one.
+    fn remove_all_but_caches(&self) -> Vec<String> {
+        let (store, unpacked) = (self.store(), self.unpacked());
+        let mut gone = Vec::new();
+        let entries = |d: &Path| -> Vec<PathBuf> {
+            let list = std::fs::read_dir(d).into_iter().flatten().flatten();
+            list.map(|e| e.path()).collect()
+        };
+        for p in entries(&self.dir) {
+            if p == store || p == unpacked {
+                continue;
+            }
+            let (removed, kind) = match p.is_dir() {
+                true => (remove_dir_if_there(&p), "directory"),
+                false => (std::fs::remove_file(&p), "file"),
+            };
+            if removed.is_ok() {
+                gone.push(format!("{kind} {}", p.display()));
+            }
+        }
+        let own = oci::image::layout_digests(&entries(&self.images));
+        let kept = |p: &Path| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            let digest = name
+                .rsplit_once('-')
+                .map_or("", |(d, _)| d)
+                .replacen('-', ":", 1);
+            p.extension().is_none() && own.contains(&digest)
+        };
+        for p in entries(&unpacked) {
+            if !kept(&p) && remove_dir_if_there(&p).is_ok() {
+                gone.push(format!("directory {}", p.display()));
+            }
         }
         gone
     }
@@ -436,5 +477,40 @@ mod tests {
         assert_ne!(p.link("pp-a", 0), p.link("pp-b", 0));
         let m = ProcessingPlaces::mac("pp-a", 1);
         assert_eq!((m[0] & 1, m[0] & 2, m[5]), (0, 2, 1), "unicast, local");
+    }
+
+    #[test]
+    fn a_dead_nodes_cleanup_keeps_its_image_store_and_its_own_images_unpacked() {
+        let root = std::env::temp_dir().join(format!("prism-places-{}", std::process::id()));
+        let mut p = ProcessingPlaces::new(&root.join("run"), "zz", Vec::new());
+        (p.dir, p.images) = (root.join("processing"), root.join("images"));
+        let index = r#"{"manifests": [{"digest": "sha256:aa"}]}"#;
+        let layout = p.images.join("base");
+        std::fs::create_dir_all(&layout).unwrap();
+        std::fs::write(layout.join("index.json"), index).unwrap();
+        let unpacked = p.unpacked();
+        let dirs = [
+            "sha256-aa-100000",
+            "sha256-aa-100000.partial",
+            "sha256-bb-100000",
+        ];
+        for d in dirs
+            .iter()
+            .map(|d| unpacked.join(d))
+            .chain([p.store(), p.dir.join("pp-x")])
+        {
+            std::fs::create_dir_all(d.join("rootfs")).unwrap();
+        }
+        std::fs::write(p.dir.join("storage-ca.pem"), "pem").unwrap();
+        let gone = p.remove_all_but_caches();
+        let left: Vec<String> = (std::fs::read_dir(&p.dir).unwrap().flatten())
+            .chain(std::fs::read_dir(&unpacked).unwrap().flatten())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        let _ = std::fs::remove_dir_all(&root);
+        let mut left = left;
+        left.sort();
+        assert_eq!(left, ["images", "sha256-aa-100000", "store"], "{gone:?}");
+        assert_eq!(gone.len(), 4, "{gone:?}");
     }
 }
