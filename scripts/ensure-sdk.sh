@@ -1,7 +1,8 @@
 # Sourced: checks that the Python SDK (sdk/python) is what the controller's
 # OpenAPI document generates, installs it with schemathesis into a virtual
 # environment under target/ (with boto3, the storage service's S3 client
-# in its tests), and exports PRISM_SDK_PYTHON and
+# in its tests; nbclient, ipykernel and matplotlib for the notebook in
+# examples/), and exports PRISM_SDK_PYTHON and
 # PRISM_SCHEMATHESIS for the controller's tests; with Playwright (its
 # Python package only: it drives the system's Chromium, nothing is
 # downloaded at run time) PRISM_PORTAL_PYTHON, PRISM_CHROMIUM and
@@ -20,6 +21,11 @@ if python3 -c "import ensurepip" >/dev/null 2>&1; then
     "$venv/bin/pip" show playwright 2>/dev/null | grep -q "^Version: 1.57.0$" || "$venv/bin/pip" install -q "playwright==1.57.0"
     # The storage service's tests speak S3 with boto3, as a researcher would.
     "$venv/bin/pip" show boto3 2>/dev/null | grep -q "^Version: 1.43.11$" || "$venv/bin/pip" install -q "boto3==1.43.11"
+    # The researcher's notebook (examples/experiment.ipynb) runs with
+    # nbclient in an ipykernel of this environment, and plots.
+    "$venv/bin/pip" show nbclient 2>/dev/null | grep -q "^Version: 0.10.2$" || "$venv/bin/pip" install -q "nbclient==0.10.2"
+    "$venv/bin/pip" show ipykernel 2>/dev/null | grep -q "^Version: 6.30.1$" || "$venv/bin/pip" install -q "ipykernel==6.30.1"
+    "$venv/bin/pip" show matplotlib 2>/dev/null | grep -q "^Version: 3.10.8$" || "$venv/bin/pip" install -q "matplotlib==3.10.8"
     # Installed from a copy: pip leaves build files beside the sources.
     sdk_copy=$(mktemp -d)
     cp -r sdk/python/. "$sdk_copy"

@@ -10,10 +10,13 @@
 //! - [`demo`]: the run, its outcome and its table;
 //! - `machine`: the three nodes in namespaces, the shaped link, the
 //!   bookings;
-//! - `table2`: the traffic and what each receiving host counts.
+//! - `table2`: the traffic and what each receiving host counts;
+//! - [`notebook`]: a researcher's notebook (examples/experiment.ipynb)
+//!   run against the same testbed (`--notebook`).
 
 pub mod demo;
 mod machine;
+pub mod notebook;
 mod table2;
 
 pub use table2::{Cell, Column, Kind, Rate};

@@ -74,6 +74,13 @@ enum Cmd {
         /// bookings' rate limits (docs/processing.md).
         #[arg(long, conflicts_with_all = ["offline", "controller", "wan"])]
         processing: bool,
+        /// With --processing: instead of the table, run this Jupyter
+        /// notebook (examples/experiment.ipynb) against the testbed with
+        /// nbclient, as a researcher's (needs a Python with Prism's SDK,
+        /// nbclient, ipykernel and matplotlib: $PRISM_SDK_PYTHON, or
+        /// target/sdk-venv from scripts/ensure-sdk.sh).
+        #[arg(long, value_name = "FILE", requires = "processing")]
+        notebook: Option<std::path::PathBuf>,
     },
     /// Run a scenario live on Linux interfaces until Ctrl-C.
     Node(node_cmd::NodeArgs),
@@ -224,8 +231,10 @@ fn dispatch_demo(cmd: Cmd) -> Result<()> {
             wan: true, rates, ..
         } => prism_lab::wan::demo::main(&std::env::current_exe()?, rates),
         Cmd::Demo {
-            processing: true, ..
-        } => prism_lab::processing::demo::main(&std::env::current_exe()?),
+            processing: true,
+            notebook,
+            ..
+        } => prism_lab::processing::demo::main(&std::env::current_exe()?, notebook.as_deref()),
         Cmd::Demo {
             json,
             offline,

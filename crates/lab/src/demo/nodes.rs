@@ -190,6 +190,11 @@ pub(crate) fn random_hex() -> Result<String> {
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
+/// The password of a demo's administrator and researcher.
+pub(crate) fn demo_password(secret: &str) -> String {
+    format!("demo-{secret}")
+}
+
 /// A demo's controller listening on `ip` (a port of its choosing), its
 /// admin, and a user `alice` owning `project` on a testbed service level.
 pub(crate) async fn demo_controller(
@@ -207,7 +212,7 @@ pub(crate) async fn demo_controller(
         },
     )
     .await?;
-    let password = format!("demo-{secret}");
+    let password = demo_password(secret);
     ctl.bootstrap_admin("admin", &password).await?;
     let listener = tokio::net::TcpListener::bind(format!("{ip}:0")).await?;
     let addr = listener.local_addr()?.to_string();

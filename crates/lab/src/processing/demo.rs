@@ -4,6 +4,7 @@
 
 use crate::demo::nodes::{Topology, demo_controller, start_registered};
 use crate::processing::machine::{self, NAMES, NODES, PROJECT, STATE_DIR};
+use crate::processing::notebook::{self, Notebook};
 use crate::processing::table2::{self, Column, Kind, Rate, Ssh};
 use anyhow::{Context, Result, bail};
 use prism_controller::{ControllerClient, SshKeyRequest};
@@ -25,14 +26,16 @@ const RL_OFFER: f64 = 1.5;
 const OPEN_MBPS: i64 = machine::LINK_MBPS as i64;
 
 /// How much of the demo to run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Plan {
-    /// Table 2's first `pairs` experiments (at most five).
+    /// Table 2's first `pairs` experiments (at most five; none: no table).
     pub pairs: usize,
     /// The window measured, s from the clients' start.
     pub window: (u64, u64),
     /// Only the columns with rate limits (the short version CI runs).
     pub limited_only: bool,
+    /// A notebook run against the testbed after the table.
+    pub notebook: Option<Notebook>,
 }
 
 impl Plan {
@@ -41,7 +44,17 @@ impl Plan {
         pairs: 5,
         window: table2::WINDOW,
         limited_only: false,
+        notebook: None,
     };
+
+    /// Only `notebook`, no table.
+    pub fn notebook(notebook: Notebook) -> Plan {
+        Plan {
+            pairs: 0,
+            notebook: Some(notebook),
+            ..Plan::FULL
+        }
+    }
 }
 
 /// Table 2 (rl)'s bounds: UDP within 1% of its booking, TCP within 3%
@@ -57,8 +70,11 @@ pub struct Outcome {
     pub columns: Vec<Column>,
     /// The processing nodes booked (their ids).
     pub booked: Vec<String>,
-    /// Namespaces, links and containers' namespaces left after the run.
+    /// Namespaces, links and containers' namespaces left after the run
+    /// (and bookings the notebook left live).
     pub leftovers: Vec<String>,
+    /// The executed notebook and its run's seconds.
+    pub notebook: Option<(PathBuf, f64)>,
 }
 
 impl Outcome {
@@ -93,16 +109,25 @@ impl Outcome {
     }
 }
 
-/// `prism demo --processing`: runs it, prints the table, fails on a miss.
-pub fn main(prism: &Path) -> Result<()> {
+/// `prism demo --processing`: runs it, prints the table, fails on a
+/// miss; with `notebook`, runs only that notebook against the testbed.
+pub fn main(prism: &Path, notebook: Option<&Path>) -> Result<()> {
     if !netns::have_privileges() {
         bail!("the processing demo needs root (namespaces, containers, a shaped link)");
     }
-    let o = run(prism, false, Plan::FULL)?;
-    print!("{}", table(&o));
+    let plan = notebook.map_or(Plan::FULL, |n| Plan::notebook(Notebook::new(n)));
+    let o = run(prism, false, plan)?;
     if !o.leftovers.is_empty() {
         bail!("left behind: {}", o.leftovers.join(", "));
     }
+    if let Some((executed, s)) = &o.notebook {
+        println!(
+            "  the notebook ran to its end in {s:.1} s; executed copy and plot in {}",
+            executed.parent().unwrap_or(Path::new(".")).display()
+        );
+        return Ok(());
+    }
+    print!("{}", table(&o));
     let misses = o.misses(BOUNDS);
     if !misses.is_empty() {
         bail!("targets missed:\n  {}", misses.join("\n  "));
@@ -114,13 +139,20 @@ pub fn main(prism: &Path) -> Result<()> {
 /// Runs the demo; `prism` is the executable that runs the nodes.
 pub fn run(prism: &Path, quiet: bool, plan: Plan) -> Result<Outcome> {
     let say = crate::demo::printer(quiet);
+    if let Some(n) = &plan.notebook
+        && !n.path.exists()
+    {
+        bail!("no notebook {}", n.path.display());
+    }
     NAMES.remove_all();
     machine::cleanup_instances(prism);
     let dir = PathBuf::from(STATE_DIR);
     let secret = crate::demo::nodes::fresh_state(&dir)?;
-    say(
-        "prism demo --processing: VANI Table 2 with processing nodes: five experiments across node 1's one WAN link ...",
-    );
+    say(if plan.pairs == 0 {
+        "prism demo --processing: a testbed of three nodes for a notebook ..."
+    } else {
+        "prism demo --processing: VANI Table 2 with processing nodes: five experiments across node 1's one WAN link ..."
+    });
     machine::install_images()?;
     let mut topo = Topology {
         nodes: Vec::new(),
@@ -157,24 +189,80 @@ async fn drive(
         "  node 1's link to the wide area shaped to {} Mbit/s each way (tc tbf: the paper's 1 GbE, scaled)",
         machine::LINK_MBPS
     ));
-    let key = ssh_key(&alice, dir).await?;
-    let pids: Vec<u32> = topo.nodes.iter().map(|c| c.id()).collect();
-    let targets: Vec<f64> = (TABLE2_MBYTES.iter().take(plan.pairs))
+    let mut out = Outcome::default();
+    if plan.pairs > 0 {
+        let pids: Vec<u32> = topo.nodes.iter().map(|c| c.id()).collect();
+        table2(&alice, (dir, &pids), &plan, &mut out, say).await?;
+    }
+    if let Some(nb) = &plan.notebook {
+        let testbed = notebook::Testbed {
+            url: format!("http://{addr}"),
+            user: "alice".into(),
+            password: crate::demo::nodes::demo_password(secret),
+            project: PROJECT.into(),
+            nodes: vec!["node1".into(), "node2".into()],
+            processing_port: machine::PROCESSING_PORT.into(),
+        };
+        out.notebook = Some(run_notebook(nb, &testbed, &alice, &mut out, say).await?);
+    }
+    Ok(out)
+}
+
+/// Table 2's experiments: the phases of `plan`, measured into `out`.
+async fn table2(
+    alice: &ControllerClient,
+    (dir, pids): (&Path, &[u32]),
+    plan: &Plan,
+    out: &mut Outcome,
+    say: &dyn Fn(&str),
+) -> Result<()> {
+    let key = ssh_key(alice, dir).await?;
+    out.targets = (TABLE2_MBYTES.iter().take(plan.pairs))
         .map(|m| m * SCALE)
         .collect();
-    let mut out = Outcome {
-        targets: targets.clone(),
-        ..Outcome::default()
-    };
-    let reach = (dir, key.as_path(), pids.as_slice(), plan.window);
+    let targets = out.targets.clone();
+    let reach = (dir, key.as_path(), pids, plan.window);
     if !plan.limited_only {
         let (open, udp) = (vec![OPEN_MBPS; plan.pairs], vec![OPEN_UDP_MBPS; plan.pairs]);
-        phase(&alice, reach, ("open", &open), &udp, &mut out, say).await?;
+        phase(alice, reach, ("open", &open), &udp, out, say).await?;
     }
     let rl: Vec<i64> = targets.iter().map(|t| (t * 8.0).round() as i64).collect();
     let offered: Vec<f64> = targets.iter().map(|t| t * 8.0 * RL_OFFER).collect();
-    phase(&alice, reach, ("rl", &rl), &offered, &mut out, say).await?;
-    Ok(out)
+    phase(alice, reach, ("rl", &rl), &offered, out, say).await
+}
+
+/// Runs `nb` against the testbed; what it booked is added to
+/// `out.booked` (its containers must be gone), and what it left live to
+/// `out.leftovers`.
+async fn run_notebook(
+    nb: &Notebook,
+    testbed: &notebook::Testbed,
+    alice: &ControllerClient,
+    out: &mut Outcome,
+    say: &dyn Fn(&str),
+) -> Result<(PathBuf, f64)> {
+    say(&format!(
+        "  running {} with {} (nbclient) ...",
+        nb.path.display(),
+        nb.python.display()
+    ));
+    let before = alice.all_bookings(PROJECT, true).await?;
+    let ran = {
+        let (nb, testbed) = (nb.clone(), testbed.clone());
+        tokio::task::spawn_blocking(move || notebook::run(&nb, &testbed)).await?
+    };
+    let after = alice.all_bookings(PROJECT, true).await?;
+    let new = after
+        .iter()
+        .filter(|b| !before.iter().any(|x| x.id == b.id));
+    for b in new {
+        out.booked.push(b.id.clone());
+        if b.released_ms.is_none() {
+            out.leftovers
+                .push(format!("booking {} ({}), not released", b.name, b.id));
+        }
+    }
+    ran
 }
 
 /// A key pair for the researcher, its public half registered.

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 pub const STATE_DIR: &str = "/run/prism-demo-processing";
 pub const NODES: usize = 3;
 pub const PROJECT: &str = "vani";
+/// Each node's processing port (and its interface's name).
+pub const PROCESSING_PORT: &str = "proc";
 /// Node 1's link to the wide area, each way, Mbit/s: a tenth of 1 GbE.
 pub const LINK_MBPS: u32 = 40;
 const NODE_NS: &str = "ppn-n";
@@ -151,7 +153,7 @@ pub fn start_node(prism: &Path, i: usize, controller: &str, key: &Path) -> Resul
         "--api-credential-file".as_ref(),
         cred.as_os_str(),
         "--processing-port".as_ref(),
-        "proc".as_ref(),
+        PROCESSING_PORT.as_ref(),
     ];
     node.spawn(&scenario, &args, false)
 }
@@ -187,7 +189,7 @@ fn network(name: &str, net: usize, other: usize, mbps: i64) -> Result<BookingReq
     let part = |node: usize, side: usize| -> Result<PartRequest> {
         Ok(serde_json::from_value(serde_json::json!({
             "node": format!("node{node}"),
-            "route": [{"prefix": format!("10.{net}.{side}.0/24"), "action": {"port": "proc"}}],
+            "route": [{"prefix": format!("10.{net}.{side}.0/24"), "action": {"port": PROCESSING_PORT}}],
         }))?)
     };
     let spec = serde_json::json!({"tier": "hardware", "forwarding": "destination"});
