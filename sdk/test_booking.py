@@ -11,12 +11,13 @@ import httpx
 
 from prism_controller_api_client import AuthenticatedClient, Client
 from prism_controller_api_client.api.accounting import usage
-from prism_controller_api_client.api.bookings import create, quota, release, renew, status
+from prism_controller_api_client.api.bookings import changes, create, edit, quota, release, renew, status
 from prism_controller_api_client.api.identity import create_user, login
 from prism_controller_api_client.api.projects import create_project
 from prism_controller_api_client.models import (
     AllocationState,
     Booking,
+    BookingChange,
     BookingRequest,
     Error,
     LoginRequest,
@@ -67,6 +68,15 @@ assert b.vlan == 100 and b.node_network.startswith("pc-"), b
 r = renew.sync("sdk", b.id, client=me, body=RenewRequest(lease_s=3600))
 assert r.clamped is False and r.expires_ms > b.provisioned_ms, r
 
+# Its routes changed live: the next generation, and its history.
+moved = {"route": [{"prefix": "10.8.0.0/16", "action": {"port": "b"}}]}
+c = edit.sync("sdk", b.id, client=me, body=BookingChange.from_dict({"spec": moved, "generation": 1}))
+assert isinstance(c, Booking) and c.generation == 2 and c.spec["route"][0]["prefix"] == "10.8.0.0/16", c
+stale = edit.sync_detailed("sdk", b.id, client=me, body=BookingChange.from_dict({"spec": moved, "generation": 1}))
+assert stale.status_code == 409 and stale.parsed.field == "generation", stale.parsed
+history = changes.sync("sdk", b.id, client=me)
+assert [(h.generation, h.fields) for h in history] == [(2, ["spec.route"])], history
+
 q = quota.sync("sdk", client=me)
 assert q.sw_networks.used == 1 and q.bandwidth_mbps.used == 5, q
 
@@ -82,4 +92,4 @@ assert status.sync("sdk", b.id, client=me).released_ms is not None
 # is for other tools).
 report = usage.sync("sdk", client=me, from_ms=0, to_ms=gone.released_ms + 1)
 assert [(l.user, l.tier, l.bookings) for l in report.lines] == [("py", "software", 1)], report
-print("python sdk: booked, renewed, refused over quota, released and accounted")
+print("python sdk: booked, renewed, changed, refused over quota, released and accounted")

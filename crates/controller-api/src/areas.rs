@@ -233,6 +233,22 @@ pub trait LeasesApi: Gate {
         project: &str,
         id: &str,
     ) -> impl Future<Output = Answer<Booking>> + Send;
+    /// A change to a live booking (`PATCH`): checked whole, one
+    /// generation, audited, in its history.
+    fn edit_booking(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        id: &str,
+        change: crate::BookingChange,
+    ) -> impl Future<Output = Answer<Booking>> + Send;
+    /// A booking's accepted changes, oldest first.
+    fn booking_changes(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        id: &str,
+    ) -> impl Future<Output = Answer<Vec<crate::BookingChangeView>>> + Send;
     fn booking_counters(
         &self,
         p: &Self::Caller,

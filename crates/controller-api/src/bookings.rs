@@ -97,6 +97,10 @@ pub struct Booking {
     pub released_ms: Option<i64>,
     /// The resource's parameters (for a network, its document as asked).
     pub spec: serde_json::Value,
+    /// Its generation: 1 as booked, one more for each change accepted
+    /// (`PATCH`; the history at `…/changes`).
+    #[serde(default = "first_generation")]
+    pub generation: i64,
     /// A network spanning nodes: its parts (`node` is the first part's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<PartView>,
@@ -125,6 +129,10 @@ pub struct Booking {
     #[serde(skip)]
     #[doc(hidden)]
     pub ids: BookingIds,
+}
+
+fn first_generation() -> i64 {
+    1
 }
 
 /// A booking's internal ids (the controller's, never in the API).

@@ -51,6 +51,10 @@ pub enum ClientError {
         status: u16,
         body: String,
     },
+    /// A booking asked for by its id or name that the project's live
+    /// bookings do not hold.
+    #[error("no live booking `{key}` in project {project}")]
+    NoBooking { project: String, key: String },
 }
 
 /// The address or the CA file given is not one a client can use.
@@ -67,7 +71,9 @@ impl ClientError {
             ClientError::Api { status, .. } | ClientError::Unexpected { status, .. } => {
                 Some(*status)
             }
-            ClientError::Connect { .. } | ClientError::Untrusted { .. } => None,
+            ClientError::Connect { .. }
+            | ClientError::Untrusted { .. }
+            | ClientError::NoBooking { .. } => None,
         }
     }
 

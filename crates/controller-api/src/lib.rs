@@ -11,6 +11,7 @@
 pub mod accounting;
 pub mod areas;
 pub mod bookings;
+pub mod changes;
 pub mod client;
 pub mod error;
 pub mod gateway;
@@ -39,6 +40,7 @@ pub use bookings::{
     ListQuery, OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType,
     Role,
 };
+pub use changes::{BookingChange, BookingChangeView, CHANGEABLE_SPEC};
 pub use client::{AddressError, ClientError, ControllerClient};
 pub use error::{Error, ErrorCode, QuotaDetail};
 pub use gateway::{PublicAddress, PublicAddressRequest};

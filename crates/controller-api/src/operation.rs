@@ -19,6 +19,9 @@ pub enum Operation {
     /// Start and stop (operational actions).
     #[serde(rename = "bookings.action")]
     BookingsAction,
+    /// Changes to a live booking: its tables, its bandwidth.
+    #[serde(rename = "bookings.change")]
+    BookingsChange,
     #[serde(rename = "usage.read")]
     UsageRead,
     #[serde(rename = "members.manage")]
@@ -28,12 +31,13 @@ pub enum Operation {
 }
 
 impl Operation {
-    pub const ALL: [Operation; 8] = [
+    pub const ALL: [Operation; 9] = [
         Operation::BookingsRead,
         Operation::BookingsCreate,
         Operation::BookingsRenew,
         Operation::BookingsRelease,
         Operation::BookingsAction,
+        Operation::BookingsChange,
         Operation::UsageRead,
         Operation::MembersManage,
         Operation::KeysManage,
@@ -46,6 +50,7 @@ impl Operation {
             Operation::BookingsRenew => "bookings.renew",
             Operation::BookingsRelease => "bookings.release",
             Operation::BookingsAction => "bookings.action",
+            Operation::BookingsChange => "bookings.change",
             Operation::UsageRead => "usage.read",
             Operation::MembersManage => "members.manage",
             Operation::KeysManage => "keys.manage",
@@ -75,6 +80,7 @@ impl Operation {
                 BookingsRenew,
                 BookingsRelease,
                 BookingsAction,
+                BookingsChange,
                 UsageRead,
                 KeysManage,
             ],

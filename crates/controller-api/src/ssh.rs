@@ -21,8 +21,6 @@ pub enum SshError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("no live booking `{0}` in project {1}")]
-    NoBooking(String, String),
     #[error(transparent)]
     Client(Box<crate::ClientError>),
     #[error("running ssh (apt install openssh-client): {0}")]
@@ -95,10 +93,7 @@ pub async fn run(
     identity: Option<&Path>,
     args: &[String],
 ) -> Result<i32, SshError> {
-    let all = c.all_bookings(project, false).await?;
-    let b = (all.into_iter())
-        .find(|b| b.id == key || b.name == key)
-        .ok_or_else(|| SshError::NoBooking(key.into(), project.into()))?;
+    let b = c.live_booking(project, key).await?;
     let dir = crate::session::path().with_file_name("known_hosts");
     std::fs::create_dir_all(&dir).map_err(|source| SshError::KnownHosts {
         path: dir.clone(),

@@ -11,6 +11,7 @@
 
 pub(crate) mod accounting;
 pub(crate) mod bookings;
+pub(crate) mod changes;
 pub(crate) mod controller_certificates;
 pub(crate) mod identity;
 pub(crate) mod images;

@@ -6,8 +6,8 @@ use crate::print;
 use anyhow::{Context, Result};
 use prism_controller_api::session;
 use prism_controller_api::{
-    Action, ApiKeyRequest, ControllerClient, LoginRequest, MemberRequest, NodeRequest, Operation,
-    ProjectRequest, Role, UserRequest,
+    Action, ApiKeyRequest, BookingChange, ControllerClient, LoginRequest, MemberRequest,
+    NodeRequest, Operation, ProjectRequest, Role, UserRequest,
 };
 use std::path::{Path, PathBuf};
 
@@ -100,6 +100,27 @@ pub enum ControllerCmd {
     },
     Provision {
         id: String,
+    },
+    /// Change a live network booking: its tables (--spec FILE, JSON or
+    /// TOML, with the fields to replace: `route`, `rule`, `default_action`)
+    /// and its bandwidth; one generation of the booking each
+    /// (docs/customizing.md).
+    Edit {
+        /// The booking (its id or name).
+        booking: String,
+        #[arg(long)]
+        spec: Option<std::path::PathBuf>,
+        /// The guaranteed rate, Mbit/s.
+        #[arg(long)]
+        bandwidth: Option<i64>,
+        /// Refused unless the booking is still at this generation.
+        #[arg(long)]
+        generation: Option<i64>,
+    },
+    /// A booking's changes, oldest first.
+    Changes {
+        /// The booking (its id or name).
+        booking: String,
     },
     /// Extend a lease to SECONDS from now (clamped by the service level).
     Renew {
@@ -226,12 +247,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
     use ControllerCmd as C;
     match cmd {
         C::Login { user, ttl } => login(addr, ca, w, user, *ttl).await,
-        C::Logout => {
-            c.logout().await?;
-            let _ = std::fs::remove_file(session::path());
-            println!("logged out");
-            Ok(())
-        }
+        C::Logout => logout(&c).await,
         C::Whoami => print(&c.whoami().await?),
         C::SshKey(a) => crate::ctl_book::ssh_key(&c, a).await,
         C::Ssh(a) => crate::ctl_book::ssh(&c, &project()?, a).await,
@@ -246,7 +262,9 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         | C::Renew { .. }
         | C::Release { .. }
         | C::Start { .. }
-        | C::Stop { .. } => booking_call(&c, &project()?, cmd).await,
+        | C::Stop { .. }
+        | C::Edit { .. }
+        | C::Changes { .. } => booking_call(&c, &project()?, cmd).await,
         C::PublicLease { .. }
         | C::PublicAddresses { .. }
         | C::PublicRenew { .. }
@@ -269,7 +287,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
 }
 
 /// A project's bookings: listed, booked, read, provisioned, renewed,
-/// released, started and stopped.
+/// released, started and stopped, changed and their changes listed.
 async fn booking_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -> Result<()> {
     use ControllerCmd as C;
     match cmd {
@@ -281,8 +299,30 @@ async fn booking_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) 
         C::Release { id } => print(&c.release(project, id).await?),
         C::Start { id } => print(&c.act(project, id, Action::Start).await?),
         C::Stop { id } => print(&c.act(project, id, Action::Stop).await?),
+        C::Edit {
+            booking,
+            spec,
+            bandwidth,
+            generation,
+        } => {
+            let change = BookingChange::from_flags(spec.as_deref(), *bandwidth, *generation)
+                .map_err(anyhow::Error::msg)?;
+            let id = c.live_booking(project, booking).await?.id;
+            print(&c.edit_booking(project, &id, &change).await?)
+        }
+        C::Changes { booking } => {
+            let id = c.live_booking(project, booking).await?.id;
+            print(&c.booking_changes(project, &id).await?)
+        }
         _ => Ok(()),
     }
+}
+
+async fn logout(c: &ControllerClient) -> Result<()> {
+    c.logout().await?;
+    let _ = std::fs::remove_file(session::path());
+    println!("logged out");
+    Ok(())
 }
 
 /// A project's usage report, API keys and members.

@@ -73,6 +73,8 @@ struct State {
     audit: Vec<AuditEntry>,
     /// Shared VLAN booking id → the projects invited to it.
     vlan_members: BTreeMap<String, Vec<prism_controller_api::VlanMember>>,
+    /// Booking id → its accepted changes.
+    changes: BTreeMap<String, Vec<prism_controller_api::BookingChangeView>>,
     next_id: u64,
     now_ms: i64,
 }

@@ -52,6 +52,17 @@ impl ControllerClient {
             }
         }
     }
+    /// Project `project`'s live booking `key`: its id or its name (a
+    /// live name is unique in a project).
+    pub async fn live_booking(&self, project: &str, key: &str) -> Result<Booking, ClientError> {
+        let all = self.all_bookings(project, false).await?;
+        (all.into_iter())
+            .find(|b| b.id == key || b.name == key)
+            .ok_or_else(|| ClientError::NoBooking {
+                project: project.into(),
+                key: key.into(),
+            })
+    }
     pub async fn booking(&self, project: &str, id: &str) -> Result<Booking, ClientError> {
         self.call(
             "GET",
@@ -102,6 +113,33 @@ impl ControllerClient {
         self.call(
             "DELETE",
             format!("/v1/projects/{}/bookings/{}", seg(project), seg(id)),
+            None::<&()>,
+        )
+        .await
+    }
+    /// Changes a live network booking (its tables, its bandwidth).
+    pub async fn edit_booking(
+        &self,
+        project: &str,
+        id: &str,
+        change: &crate::BookingChange,
+    ) -> Result<Booking, ClientError> {
+        self.call(
+            "PATCH",
+            format!("/v1/projects/{}/bookings/{}", seg(project), seg(id)),
+            Some(change),
+        )
+        .await
+    }
+    /// A booking's accepted changes, oldest first.
+    pub async fn booking_changes(
+        &self,
+        project: &str,
+        id: &str,
+    ) -> Result<Vec<crate::BookingChangeView>, ClientError> {
+        self.call(
+            "GET",
+            format!("/v1/projects/{}/bookings/{}/changes", seg(project), seg(id)),
             None::<&()>,
         )
         .await

@@ -5,7 +5,8 @@ use crate::app::accounting::{AuditEntry, AuditQuery, UsageReport};
 use crate::app::quota::QuotaView;
 use crate::error::{Error, Result};
 use crate::model::{
-    ActionRequest, Booking, BookingCounters, BookingRequest, ListQuery, Page, RenewRequest, Renewed,
+    ActionRequest, Booking, BookingChange, BookingChangeView, BookingCounters, BookingRequest,
+    ListQuery, Page, RenewRequest, Renewed,
 };
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
@@ -26,7 +27,11 @@ pub fn routes<S: ControllerApi>() -> Router<App<S>> {
         )
         .route(
             "/v1/projects/{project}/bookings/{id}",
-            get(status::<S>).delete(release::<S>),
+            get(status::<S>).delete(release::<S>).patch(edit::<S>),
+        )
+        .route(
+            "/v1/projects/{project}/bookings/{id}/changes",
+            get(changes::<S>),
         )
         .route(
             "/v1/projects/{project}/bookings/{id}/provision",
@@ -189,6 +194,44 @@ pub async fn release<S: LeasesApi>(
     Path((project, id)): Path<(String, String)>,
 ) -> Result<Json<Booking>> {
     Ok(Json(app.ctl.release(&p, &project, &id).await?))
+}
+
+/// Changes a live network booking: its tables (`spec.route`,
+/// `spec.rule`, `spec.default_action`: a table update on its node, no
+/// reconfiguration) and its bandwidth (the quota and its nodes' capacity
+/// checked first). The change is checked whole before anything moves (a
+/// refusal names its field and changes nothing), is one generation of the
+/// booking (`generation` given and not current: 409), and is kept in its
+/// history; the answer comes once its nodes have it (or says
+/// `converging`).
+///
+/// Its creator, a project owner, or an administrator (an override,
+/// audited as `admin-override`).
+#[utoipa::path(patch, path = "/v1/projects/{project}/bookings/{id}", tag = "bookings", request_body = BookingChange,
+    params(("project" = String, Path), ("id" = String, Path)),
+    responses((status = 200, body = Booking), (status = 400, body = Error), (status = 403, body = Error), (status = 404, body = Error),
+        (status = 409, description = "released, over quota, or not at the `generation` given", body = Error),
+        (status = 503, description = "a node of the booking has not the bandwidth", body = Error)))]
+pub async fn edit<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+    Path((project, id)): Path<(String, String)>,
+    Body(c): Body<BookingChange>,
+) -> Result<Json<Booking>> {
+    Ok(Json(app.ctl.edit_booking(&p, &project, &id, c).await?))
+}
+
+/// A booking's accepted changes, oldest first: each one's generation,
+/// time, author and fields before and after.
+#[utoipa::path(get, path = "/v1/projects/{project}/bookings/{id}/changes", tag = "bookings",
+    params(("project" = String, Path), ("id" = String, Path)),
+    responses((status = 200, body = Vec<BookingChangeView>), (status = 403, body = Error), (status = 404, body = Error)))]
+pub async fn changes<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+    Path((project, id)): Path<(String, String)>,
+) -> Result<Json<Vec<BookingChangeView>>> {
+    Ok(Json(app.ctl.booking_changes(&p, &project, &id).await?))
 }
 
 /// Provisions an allocated booking: applies it to its node and starts

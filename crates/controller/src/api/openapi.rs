@@ -43,6 +43,7 @@ impl Modify for CommonErrors {
                 &mut item.put,
                 &mut item.post,
                 &mut item.delete,
+                &mut item.patch,
             ];
             for op in ops.into_iter().flatten() {
                 for (status, what) in common {
@@ -113,6 +114,7 @@ impl Modify for BearerAuth {
         heartbeat::revoke_controller_cert, registry::list_types,
         registry::register_type,
         leases::list, leases::create, leases::status, leases::release, leases::provision,
+        leases::edit, leases::changes,
         leases::renew, leases::act, leases::counters, leases::trace, leases::capture, leases::quota, leases::usage, leases::audit,
         public::list, public::lease, public::renew, public::release,
         shared_vlans::list_members, shared_vlans::invite, shared_vlans::revoke,

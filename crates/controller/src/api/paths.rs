@@ -1,7 +1,7 @@
 //! Every path the API serves (the authorization matrix covers each).
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 49] = [
+pub const PATHS: [&str; 50] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
@@ -24,6 +24,7 @@ pub const PATHS: [&str; 49] = [
     "/v1/projects/{project}/bookings/{id}/counters",
     "/v1/projects/{project}/bookings/{id}/trace",
     "/v1/projects/{project}/bookings/{id}/capture",
+    "/v1/projects/{project}/bookings/{id}/changes",
     "/v1/projects/{project}/bookings/{id}/members",
     "/v1/projects/{project}/bookings/{id}/members/{member}",
     "/v1/projects/{project}/shared-vlans",

@@ -27,7 +27,9 @@ use crate::model::{
 use prism_netdoc::TierChoice;
 
 mod allocate;
+mod change;
 pub(crate) use allocate::allocate;
+pub(crate) use change::{booking_changes, edit_booking};
 
 /// The VLAN pool (1 is the default VLAN, 4095 reserved).
 pub const VLAN_POOL: std::ops::RangeInclusive<i64> = 100..=4094;

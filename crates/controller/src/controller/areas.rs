@@ -14,12 +14,13 @@ use prism_controller_api::areas::{
     ProjectsApi, PublicApi, RegistryApi, SharedVlansApi, StorageApi,
 };
 use prism_controller_api::{
-    Action, ApiKeyRequest, ApiKeyView, AuditEntry, AuditQuery, Booking, BookingCounters,
-    BookingRequest, CaptureRequest, ControllerCertView, Heartbeat, HeartbeatAnswer, ListQuery,
-    LoginRequest, MemberRequest, MemberView, NodeHardware, NodeKeyRequest, NodeKeyView,
-    NodeRequest, NodeView, Page, ProjectRequest, ProjectView, PublicAddress, PublicAddressRequest,
-    QuotaView, Renewed, ResourceType, ServiceLevel, SharedVlanView, TokenView, TraceRequest,
-    UsageReport, UserRequest, UserView, VlanMember, WhoAmI,
+    Action, ApiKeyRequest, ApiKeyView, AuditEntry, AuditQuery, Booking, BookingChange,
+    BookingChangeView, BookingCounters, BookingRequest, CaptureRequest, ControllerCertView,
+    Heartbeat, HeartbeatAnswer, ListQuery, LoginRequest, MemberRequest, MemberView, NodeHardware,
+    NodeKeyRequest, NodeKeyView, NodeRequest, NodeView, Page, ProjectRequest, ProjectView,
+    PublicAddress, PublicAddressRequest, QuotaView, Renewed, ResourceType, ServiceLevel,
+    SharedVlanView, TokenView, TraceRequest, UsageReport, UserRequest, UserView, VlanMember,
+    WhoAmI,
 };
 use prism_controller_api::{PresignRequest, PresignedUrl, StorageKeyView, StorageView};
 use prism_node_api::{NodeEvent, TapAnswer};
@@ -178,6 +179,23 @@ impl LeasesApi for Controller {
     }
     async fn release(&self, p: &Principal, project: &str, id: &str) -> Result<Booking> {
         release::release(&self.cx, p, project, id).await
+    }
+    async fn edit_booking(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+        c: BookingChange,
+    ) -> Result<Booking> {
+        bookings::edit_booking(&self.cx, p, project, id, c).await
+    }
+    async fn booking_changes(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+    ) -> Result<Vec<BookingChangeView>> {
+        bookings::booking_changes(&self.cx, p, project, id).await
     }
     async fn booking_counters(
         &self,

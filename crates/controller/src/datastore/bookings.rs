@@ -46,6 +46,7 @@ pub(crate) fn booking_of(r: &sqlx::any::AnyRow) -> Result<Booking> {
         expires_ms: r.try_get("expires_ms")?,
         released_ms: r.try_get("released_ms")?,
         spec: serde_json::from_str(&r.try_get::<String, _>("spec")?).unwrap_or_default(),
+        generation: r.try_get("generation")?,
         parts: Vec::new(),
         s_tag: None,
         nat: r.try_get::<i64, _>("nat")? != 0,

@@ -113,6 +113,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "images",
         include_str!("../../migrations/0020_images.sql"),
     ),
+    (
+        21,
+        "booking changes",
+        include_str!("../../migrations/0021_booking_changes.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

@@ -343,6 +343,20 @@ fn cases() -> Vec<Case> {
             [401, 403, 403, 403, 403, 200, 403],
         ),
         c(
+            "PATCH",
+            "/v1/projects/p/bookings/{b}",
+            Some(json!({"bandwidth_mbps": 11})),
+            Booking,
+            [401, 404, 403, 403, 200, 200, 403],
+        ),
+        c(
+            "GET",
+            "/v1/projects/p/bookings/{b}/changes",
+            None,
+            Booking,
+            [401, 404, 200, 200, 200, 200, 403],
+        ),
+        c(
             "POST",
             "/v1/projects/p/bookings/{b}/action",
             Some(json!({"action": "stop"})),

@@ -7,6 +7,7 @@ mod common;
 
 mod api_fuzz;
 mod authorization;
+mod changes;
 mod fake_controller;
 mod full_disk;
 mod gateway;

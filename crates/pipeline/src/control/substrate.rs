@@ -399,6 +399,20 @@ mod tests {
         s.replace_network(spec).expect("replaced");
     }
 
+    /// What a booking's table change (docs/customizing.md) relies on: a
+    /// network's routes replaced keep its slot with its module loaded, so
+    /// no reconfiguration time passes and the slot never goes dark.
+    #[test]
+    fn a_change_of_routes_keeps_the_slot_and_its_module_loaded() {
+        let mut s = crate::fixtures::prefix_networks(2, 4);
+        let id = s.id("net0").expect("net0");
+        let slot = s.hardware().slot_of(id).expect("a hardware slot");
+        let ready = s.hardware().config()[slot].ready_ns;
+        change(&mut s, 7);
+        assert_eq!(s.hardware().slot_of(id), Some(slot));
+        assert_eq!(s.hardware().config()[slot].ready_ns, ready, "reconfigured");
+    }
+
     #[test]
     fn a_replaced_data_plane_is_freed_by_the_control_thread() {
         let mut s = crate::fixtures::prefix_networks(2, 4);

@@ -1,7 +1,9 @@
 //! `prism ctl` against a running controller, as a user types it: a refused
 //! password leaves no session; a login saves one readable by its owner
 //! only; a booking's spec read from a TOML file with one `[[network]]`
-//! table; a bad spec file refused naming the file and the field.
+//! table; a bad spec file refused naming the file and the field; its
+//! routes changed by name from a file (`edit`), a stale generation
+//! refused, and the change in its history (`changes`).
 
 use crate::common::{PASSWORD, bootstrap, free_port, start};
 use prism_testkit::fake_node::{FakeNode, SECRET};
@@ -124,6 +126,34 @@ fn a_user_logs_in_and_books_from_a_toml_spec_file() {
     let listed: serde_json::Value =
         serde_json::from_str(&ok(ctl(&dir, &listen, "", &["bookings"]))).unwrap();
     assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+
+    // Its routes changed from a file of the fields to replace, by name.
+    let change = dir.join("routes.json");
+    std::fs::write(
+        &change,
+        r#"{"route": [{"prefix": "10.2.0.0/16", "action": {"port": "a"}}]}"#,
+    )
+    .unwrap();
+    let change_arg = change.display().to_string();
+    let edit = ["edit", "net", "--spec", &change_arg, "--generation", "1"];
+    let edited: serde_json::Value =
+        serde_json::from_str(&ok(ctl(&dir, &listen, "", &edit))).unwrap();
+    assert_eq!(edited["generation"], 2, "{edited}");
+    assert_eq!(edited["spec"]["route"][0]["prefix"], "10.2.0.0/16");
+    let e = refused(ctl(&dir, &listen, "", &edit));
+    assert!(e.contains("409") && e.contains("generation 2"), "{e}");
+    std::fs::write(&change, "{\"route\": [}").unwrap();
+    let e = refused(ctl(
+        &dir,
+        &listen,
+        "",
+        &["edit", "net", "--spec", &change_arg],
+    ));
+    assert!(e.contains(&change_arg), "a bad file is named: {e}");
+    let history: serde_json::Value =
+        serde_json::from_str(&ok(ctl(&dir, &listen, "", &["changes", "net"]))).unwrap();
+    assert_eq!(history[0]["fields"][0], "spec.route", "{history}");
+    assert_eq!(history[0]["user"], "ann");
 
     ok(ctl(&dir, &listen, "", &["logout"]));
     assert!(!session.exists(), "logout forgets the session");

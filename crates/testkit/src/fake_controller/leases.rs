@@ -3,9 +3,10 @@
 use super::{FakeCaller, FakeController, admin_only, no_node};
 use prism_controller_api::areas::{Answer, LeasesApi, PublicApi};
 use prism_controller_api::{
-    Action, AllocationState, AuditEntry, AuditQuery, Booking, BookingCounters, BookingRequest,
-    CaptureRequest, Error, ErrorCode, ListQuery, Operation, OperationalState, Page, PublicAddress,
-    PublicAddressRequest, QuotaUse, QuotaView, Renewed, TraceRequest, UsageReport,
+    Action, AllocationState, AuditEntry, AuditQuery, Booking, BookingChange, BookingChangeView,
+    BookingCounters, BookingRequest, CaptureRequest, Error, ErrorCode, ListQuery, Operation,
+    OperationalState, Page, PublicAddress, PublicAddressRequest, QuotaUse, QuotaView, Renewed,
+    TraceRequest, UsageReport,
 };
 use prism_node_api::TapAnswer;
 
@@ -45,6 +46,7 @@ impl FakeController {
             provisioned_ms: None,
             released_ms: None,
             spec: r.spec,
+            generation: 1,
             parts: Vec::new(),
             s_tag: None,
             nat: r.nat,
@@ -150,6 +152,68 @@ impl LeasesApi for FakeController {
             b.released_ms = Some(now);
         }
         Ok(b.clone())
+    }
+
+    /// As the controller does, without a node: the generation fenced,
+    /// the spec's tables and the bandwidth replaced, the change kept.
+    async fn edit_booking(
+        &self,
+        p: &FakeCaller,
+        project: &str,
+        id: &str,
+        c: BookingChange,
+    ) -> Answer<Booking> {
+        let mut s = self.lock();
+        s.project(p, project, Operation::BookingsChange)?;
+        let now = s.now_ms;
+        let b = s.booking_mut(project, id)?;
+        if b.allocation_state == AllocationState::Unallocated {
+            return Err(Error::conflict("a released booking is not changed"));
+        }
+        if let Some(g) = c.generation.filter(|g| *g != b.generation) {
+            let m = format!("generation {g} is not current: {}", b.generation);
+            return Err(Error::conflict(m).with_field("generation"));
+        }
+        let (mut fields, mut before, mut after) =
+            (Vec::new(), serde_json::Map::new(), serde_json::Map::new());
+        for (k, v) in c.spec.unwrap_or_default() {
+            if !prism_controller_api::CHANGEABLE_SPEC.contains(&k.as_str()) {
+                return Err(Error::invalid("not changeable").with_field(format!("spec.{k}")));
+            }
+            let key = format!("spec.{k}");
+            before.insert(key.clone(), b.spec.get(&k).cloned().unwrap_or_default());
+            after.insert(key.clone(), v.clone());
+            b.spec[k.as_str()] = v;
+            fields.push(key);
+        }
+        if let Some(m) = c.bandwidth_mbps {
+            before.insert("bandwidth_mbps".into(), b.bandwidth_mbps.into());
+            after.insert("bandwidth_mbps".into(), m.into());
+            b.bandwidth_mbps = m;
+            fields.push("bandwidth_mbps".into());
+        }
+        b.generation += 1;
+        let view = BookingChangeView {
+            generation: b.generation,
+            at_ms: now,
+            user: p.user.clone(),
+            fields,
+            before: before.into(),
+            after: after.into(),
+        };
+        let b = b.clone();
+        s.changes.entry(id.to_string()).or_default().push(view);
+        Ok(b)
+    }
+
+    async fn booking_changes(
+        &self,
+        p: &FakeCaller,
+        project: &str,
+        id: &str,
+    ) -> Answer<Vec<BookingChangeView>> {
+        self.get_booking(p, project, id).await?;
+        Ok(self.lock().changes.get(id).cloned().unwrap_or_default())
     }
 
     async fn booking_counters(

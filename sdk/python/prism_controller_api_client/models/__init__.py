@@ -8,6 +8,11 @@ from .api_key_request import ApiKeyRequest
 from .api_key_view import ApiKeyView
 from .audit_entry import AuditEntry
 from .booking import Booking
+from .booking_change import BookingChange
+from .booking_change_spec_type_0 import BookingChangeSpecType0
+from .booking_change_view import BookingChangeView
+from .booking_change_view_after import BookingChangeViewAfter
+from .booking_change_view_before import BookingChangeViewBefore
 from .booking_counters import BookingCounters
 from .booking_counters_drops import BookingCountersDrops
 from .booking_request import BookingRequest
@@ -91,6 +96,11 @@ __all__ = (
     "ApiKeyView",
     "AuditEntry",
     "Booking",
+    "BookingChange",
+    "BookingChangeSpecType0",
+    "BookingChangeView",
+    "BookingChangeViewAfter",
+    "BookingChangeViewBefore",
     "BookingCounters",
     "BookingCountersDrops",
     "BookingRequest",

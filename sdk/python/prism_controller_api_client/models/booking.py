@@ -48,6 +48,8 @@ class Booking:
             vlan (int | None | Unset): The project's VLAN that maps packets to this network.
             provisioned_ms (int | None | Unset):
             released_ms (int | None | Unset):
+            generation (int | Unset): Its generation: 1 as booked, one more for each change accepted
+                (`PATCH`; the history at `…/changes`).
             parts (list[PartView] | Unset): A network spanning nodes: its parts (`node` is the first part's).
             s_tag (int | None | Unset): A bridged network's S-tag on the wide area (802.1ad), unique.
             nat (bool | Unset): Outgoing NAT through its node's gateway.
@@ -79,6 +81,7 @@ class Booking:
     vlan: int | None | Unset = UNSET
     provisioned_ms: int | None | Unset = UNSET
     released_ms: int | None | Unset = UNSET
+    generation: int | Unset = UNSET
     parts: list[PartView] | Unset = UNSET
     s_tag: int | None | Unset = UNSET
     nat: bool | Unset = UNSET
@@ -159,6 +162,8 @@ class Booking:
         else:
             released_ms = self.released_ms
 
+        generation = self.generation
+
         parts: list[dict[str, Any]] | Unset = UNSET
         if not isinstance(self.parts, Unset):
             parts = []
@@ -220,6 +225,8 @@ class Booking:
             field_dict["provisioned_ms"] = provisioned_ms
         if released_ms is not UNSET:
             field_dict["released_ms"] = released_ms
+        if generation is not UNSET:
+            field_dict["generation"] = generation
         if parts is not UNSET:
             field_dict["parts"] = parts
         if s_tag is not UNSET:
@@ -349,6 +356,8 @@ class Booking:
         released_ms = _parse_released_ms(d.pop("released_ms", UNSET))
 
 
+        generation = d.pop("generation", UNSET)
+
         _parts = d.pop("parts", UNSET)
         parts: list[PartView] | Unset = UNSET
         if _parts is not UNSET:
@@ -407,6 +416,7 @@ class Booking:
             vlan=vlan,
             provisioned_ms=provisioned_ms,
             released_ms=released_ms,
+            generation=generation,
             parts=parts,
             s_tag=s_tag,
             nat=nat,

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 class Operation(StrEnum):
     BOOKINGS_ACTION = "bookings.action"
+    BOOKINGS_CHANGE = "bookings.change"
     BOOKINGS_CREATE = "bookings.create"
     BOOKINGS_READ = "bookings.read"
     BOOKINGS_RELEASE = "bookings.release"

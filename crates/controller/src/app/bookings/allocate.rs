@@ -155,7 +155,7 @@ async fn place_within_quota(
 /// Compiles the documents booking `b` becomes on its node or nodes,
 /// as each node would: a refusal is the booker's, located, and the
 /// transaction is not committed.
-async fn check_docs(tx: &mut Tx, b: &Booking, pl: Option<&Placement>) -> Result<()> {
+pub(super) async fn check_docs(tx: &mut Tx, b: &Booking, pl: Option<&Placement>) -> Result<()> {
     let (Some(pl), Some(v)) = (pl, b.vlan) else {
         return Ok(());
     };
@@ -272,6 +272,7 @@ fn written(
         expires_ms: held_until,
         released_ms: None,
         spec: r.spec.clone(),
+        generation: 1,
         parts: Vec::new(),
         s_tag: None,
         nat: r.nat,

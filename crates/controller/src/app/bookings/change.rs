@@ -1,0 +1,247 @@
+//! Changes to a live network booking (docs/customizing.md): its tables
+//! (routes, rules, default action) and its bandwidth. A change is checked
+//! whole in one transaction (the booking's generation fenced, the quota
+//! and its nodes' capacity, its documents compiled against its nodes'
+//! ports) before anything moves; accepted, it is one generation of the
+//! booking, kept in its history, accounted, and recorded as an operation
+//! on each of its nodes, whose passes carry it there (on a node, a table
+//! change replaces the network's tables in its slot: no reconfiguration).
+
+use super::{booking_in, booking_tx_row, bump_generation};
+use crate::app::audit::account;
+use crate::app::authz::{Operation, Principal};
+use crate::app::context::Context;
+use crate::app::node_work::pass_wait;
+use crate::app::operations::{begin_operation, node_changed};
+use crate::app::placement::{Placement, node_ids_of};
+use crate::app::projects::{ServiceLevel, project_for, project_level_for};
+use crate::app::quota::check_quota;
+use crate::datastore::{changes as store, nodes};
+use crate::error::{Error, ErrorCode, Result};
+use crate::infra::db::{self, Tx};
+use crate::infra::secrets;
+use crate::model::{
+    AllocationState, Booking, BookingChange, BookingChangeView, CHANGEABLE_SPEC, NETWORK,
+};
+use serde_json::{Map, Value};
+
+/// `PATCH /v1/projects/{p}/bookings/{id}`: `c` applied to the booking,
+/// or refused whole (its field named, nothing changed).
+pub async fn edit_booking(
+    cx: &Context,
+    p: &Principal,
+    project: &str,
+    id: &str,
+    c: BookingChange,
+) -> Result<Booking> {
+    let (m, level) = project_level_for(cx, p, project, Operation::BookingsChange).await?;
+    let b = booking_in(cx, &m, id).await?;
+    p.may_touch(
+        &m,
+        Operation::BookingsChange,
+        &b.ids.user,
+        &format!("booking {id}"),
+    )?;
+    check_request(&b, &c)?;
+    let mut tx = db::project_tx(&cx.pool, &m.project_id, true).await?;
+    let cur = booking_tx_row(&mut tx, id).await?;
+    if cur.allocation_state == AllocationState::Unallocated {
+        return Err(Error::conflict("the booking is released"));
+    }
+    if let Some(g) = c.generation.filter(|g| *g != cur.generation) {
+        return Err(lost(g, cur.generation));
+    }
+    let (spec, diff) = changed(&cur, &c);
+    if diff.fields.is_empty() {
+        return Ok(cur);
+    }
+    let mbps = c.bandwidth_mbps.unwrap_or(cur.bandwidth_mbps);
+    if mbps > cur.bandwidth_mbps {
+        check_room(&mut tx, (&m.project_id, &level), &cur, mbps).await?;
+    }
+    if !store::apply(&mut tx, id, cur.generation, &spec, mbps).await? {
+        // Another change took the generation since it was read.
+        let now = booking_tx_row(&mut tx, id).await?.generation;
+        return Err(lost(cur.generation, now));
+    }
+    let b = booking_tx_row(&mut tx, id).await?;
+    check_on_nodes(&mut tx, &b).await?;
+    record(cx, &mut tx, &b, &p.user_id, &diff).await?;
+    let op = match b.allocation_state == AllocationState::Provisioned {
+        true => begin_operation(cx, &mut tx, &b, "change").await?,
+        false => None,
+    };
+    bump_generation(&mut tx, &b).await?;
+    account(cx, &mut tx, "change", &b, &m.project_id, &p.user_id).await?;
+    tx.commit().await?;
+    node_changed(cx, op, pass_wait(cx)).await;
+    booking_in(cx, &m, id).await
+}
+
+/// `GET …/bookings/{id}/changes`: the booking's accepted changes,
+/// oldest first.
+pub async fn booking_changes(
+    cx: &Context,
+    p: &Principal,
+    project: &str,
+    id: &str,
+) -> Result<Vec<BookingChangeView>> {
+    let m = project_for(cx, p, project, Operation::BookingsRead).await?;
+    let b = booking_in(cx, &m, id).await?;
+    store::list(&cx.pool, &b.id).await
+}
+
+/// A change that lost its generation: 409, with the one it lost to.
+fn lost(from: i64, now: i64) -> Error {
+    Error::conflict(format!(
+        "the booking is at generation {now}, not {from}: read it again and make the change from there"
+    ))
+    .with_field("generation")
+}
+
+/// What needs no transaction: a network, fields that may change, values
+/// in range.
+fn check_request(b: &Booking, c: &BookingChange) -> Result<()> {
+    if b.resource_type != NETWORK {
+        return Err(Error::invalid(format!(
+            "a {} booking has nothing to change here (only a network's tables and bandwidth)",
+            b.resource_type
+        ))
+        .with_field("type"));
+    }
+    if c.is_empty() {
+        return Err(Error::invalid(
+            "nothing to change: give `spec` or `bandwidth_mbps`",
+        ));
+    }
+    for key in c.spec.iter().flat_map(|s| s.keys()) {
+        if !CHANGEABLE_SPEC.contains(&key.as_str()) {
+            return Err(Error::invalid(format!(
+                "`{key}` is not changed on a live booking (its tables are: {})",
+                CHANGEABLE_SPEC.join(", ")
+            ))
+            .with_field(format!("spec.{key}")));
+        }
+        if !b.parts.is_empty() {
+            return Err(Error::invalid(
+                "a network spanning nodes routes by its parts' tables, which are not changed on a live booking",
+            )
+            .with_field(format!("spec.{key}")));
+        }
+    }
+    if let Some(m) = c.bandwidth_mbps
+        && !(1..=100_000).contains(&m)
+    {
+        return Err(Error::invalid("1 to 100000 Mbit/s").with_field("bandwidth_mbps"));
+    }
+    Ok(())
+}
+
+/// What a change changes: each field's value before and after.
+#[derive(Debug, Default)]
+struct Diff {
+    fields: Vec<String>,
+    before: Map<String, Value>,
+    after: Map<String, Value>,
+}
+
+/// `cur`'s spec with `c` applied, and what differs (a field given its
+/// current value is no change).
+fn changed(cur: &Booking, c: &BookingChange) -> (Value, Diff) {
+    let mut spec = cur.spec.clone();
+    let mut d = Diff::default();
+    let mut note = |field: String, was: Value, now: Value| {
+        if was != now {
+            d.before.insert(field.clone(), was);
+            d.after.insert(field.clone(), now);
+            d.fields.push(field);
+        }
+    };
+    if let Some(obj) = spec.as_object_mut() {
+        for (k, v) in c.spec.iter().flatten() {
+            let was = obj.get(k).cloned().unwrap_or(Value::Null);
+            match v.is_null() {
+                true => obj.remove(k),
+                false => obj.insert(k.clone(), v.clone()),
+            };
+            note(format!("spec.{k}"), was, v.clone());
+        }
+    }
+    if let Some(m) = c.bandwidth_mbps {
+        note("bandwidth_mbps".into(), cur.bandwidth_mbps.into(), m.into());
+    }
+    (spec, d)
+}
+
+/// More bandwidth: within the project's quota and each of its nodes'
+/// capacity in its tier (503 at `bandwidth_mbps` otherwise).
+async fn check_room(
+    tx: &mut Tx,
+    (project_id, level): (&str, &ServiceLevel),
+    cur: &Booking,
+    mbps: i64,
+) -> Result<()> {
+    let more = mbps - cur.bandwidth_mbps;
+    check_quota(tx, project_id, level, None, more, 0)
+        .await
+        .map_err(|e| e.with_field("bandwidth_mbps"))?;
+    let Some(tier) = cur.tier else { return Ok(()) };
+    let all = nodes::nodes(tx).await?;
+    for id in node_ids_of(tx, cur).await? {
+        let Some(n) = all.iter().find(|n| n.id == id) else {
+            continue;
+        };
+        let (_, hw, sw) = nodes::usage(&mut **tx, &id).await?;
+        let (used, cap) = match tier {
+            prism_placement::Tier::Hardware => (hw, n.hw_mbps),
+            prism_placement::Tier::Software => (sw, n.sw_mbps),
+        };
+        if used + more > cap {
+            return Err(Error::new(
+                ErrorCode::NoCapacity,
+                format!(
+                    "node `{}` has {} Mbit/s left in the {} tier; {more} more asked",
+                    n.name,
+                    (cap - used).max(0),
+                    tier.as_str()
+                ),
+            )
+            .with_field("bandwidth_mbps"));
+        }
+    }
+    Ok(())
+}
+
+/// The changed booking's documents compiled against its node's ports, as
+/// at booking: a route to a port it does not have, or out of the WAN
+/// port, is refused here.
+async fn check_on_nodes(tx: &mut Tx, b: &Booking) -> Result<()> {
+    let (Some(node), Some(tier)) = (b.ids.node.as_deref(), b.tier) else {
+        return Ok(());
+    };
+    let all = nodes::nodes(tx).await?;
+    let Some(node) = all.into_iter().find(|n| n.id == node) else {
+        return Ok(());
+    };
+    let pl = Placement { node, tier };
+    super::allocate::check_docs(tx, b, Some(&pl)).await
+}
+
+/// The change in the booking's history, under the generation it made.
+async fn record(cx: &Context, tx: &mut Tx, b: &Booking, user_id: &str, d: &Diff) -> Result<()> {
+    let (before, after) = (
+        Value::Object(d.before.clone()),
+        Value::Object(d.after.clone()),
+    );
+    let c = store::NewChange {
+        id: &secrets::new_id(),
+        booking_id: &b.id,
+        generation: b.generation,
+        user_id,
+        at_ms: cx.now_ms(),
+        fields: &d.fields,
+        before: &before,
+        after: &after,
+    };
+    store::insert(tx, &c).await
+}

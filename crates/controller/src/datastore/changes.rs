@@ -1,0 +1,86 @@
+//! Changes to a live booking: its row updated under its generation, and
+//! the history of changes (SQL only).
+
+use super::{Pool, Tx};
+use crate::error::Result;
+use crate::model::BookingChangeView;
+use sqlx::Row;
+
+/// Sets booking `id`'s spec and bandwidth and makes its generation one
+/// more, if it is still at generation `from` (and live). Whether it was.
+pub(crate) async fn apply(
+    tx: &mut Tx,
+    id: &str,
+    from: i64,
+    spec: &serde_json::Value,
+    mbps: i64,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE bookings SET spec = $3, bandwidth_mbps = $4, generation = generation + 1 \
+         WHERE id = $1 AND generation = $2 AND released_ms IS NULL",
+    )
+    .bind(id)
+    .bind(from)
+    .bind(spec.to_string())
+    .bind(mbps)
+    .execute(&mut **tx)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// A change accepted, as its history keeps it.
+pub(crate) struct NewChange<'a> {
+    pub id: &'a str,
+    pub booking_id: &'a str,
+    pub generation: i64,
+    pub user_id: &'a str,
+    pub at_ms: i64,
+    pub fields: &'a [String],
+    pub before: &'a serde_json::Value,
+    pub after: &'a serde_json::Value,
+}
+
+pub(crate) async fn insert(tx: &mut Tx, c: &NewChange<'_>) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO booking_changes (id, booking_id, generation, user_id, at_ms, fields, before_values, after_values) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(c.id)
+    .bind(c.booking_id)
+    .bind(c.generation)
+    .bind(c.user_id)
+    .bind(c.at_ms)
+    .bind(serde_json::to_string(c.fields).unwrap_or_default())
+    .bind(c.before.to_string())
+    .bind(c.after.to_string())
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Booking `id`'s changes, oldest first.
+pub(crate) async fn list(pool: &Pool, id: &str) -> Result<Vec<BookingChangeView>> {
+    let rows = sqlx::query(
+        "SELECT c.generation, c.at_ms, u.name AS user_name, c.fields, c.before_values, c.after_values \
+         FROM booking_changes c JOIN users u ON u.id = c.user_id \
+         WHERE c.booking_id = $1 ORDER BY c.generation",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    let json = |r: &sqlx::any::AnyRow, c: &str| -> Result<serde_json::Value> {
+        Ok(serde_json::from_str(&r.try_get::<String, _>(c)?).unwrap_or_default())
+    };
+    rows.iter()
+        .map(|r| {
+            Ok(BookingChangeView {
+                generation: r.try_get("generation")?,
+                at_ms: r.try_get("at_ms")?,
+                user: r.try_get("user_name")?,
+                fields: serde_json::from_value(json(r, "fields")?).unwrap_or_default(),
+                before: json(r, "before_values")?,
+                after: json(r, "after_values")?,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,188 @@
+//! Changes to a live booking (docs/customizing.md) against fake nodes:
+//! a route change reaches the node as the booking's next generation and
+//! is kept in its history; a bandwidth change moves the node's rate
+//! limit; refusals (a port the node lacks, a field not changed live, over
+//! the quota or the node's capacity, a generation lost to another change,
+//! another project) name their field and change nothing.
+
+use crate::common::{Harness, network};
+use prism_controller::{BookingChange, ControllerClient, ErrorCode, STANDARD};
+use serde_json::json;
+
+fn routes(port: &str) -> BookingChange {
+    let route = json!([{"prefix": "10.2.0.0/16", "action": {"port": port}}]);
+    BookingChange {
+        spec: Some(json!({"route": route}).as_object().unwrap().clone()),
+        ..BookingChange::default()
+    }
+}
+
+/// The refusal's status, code and field.
+async fn refused(
+    c: &ControllerClient,
+    id: &str,
+    change: &BookingChange,
+) -> (u16, ErrorCode, Option<String>) {
+    match c.edit_booking("exp", id, change).await.unwrap_err() {
+        prism_controller::ClientError::Api { status, error, .. } => {
+            (status, error.code, error.field)
+        }
+        e => panic!("not an API refusal: {e}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_route_change_reaches_the_node_as_the_bookings_next_generation_and_its_history() {
+    let h = Harness::start().await;
+    let n1 = h.node("n1", 4, 10_000).await;
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let b = alice
+        .book("exp", &network("lan", "hardware", 10, true))
+        .await
+        .unwrap();
+    assert_eq!(b.generation, 1);
+    let on_node = b.node_network.clone().unwrap();
+
+    let changed = alice
+        .edit_booking("exp", &b.id, &routes("c"))
+        .await
+        .unwrap();
+    assert_eq!(changed.generation, 2);
+    assert_eq!(changed.spec["route"][0]["action"]["port"], "c");
+    assert!(!changed.converging, "the node took it: {changed:?}");
+    let doc = serde_json::to_value(n1.doc(&on_node).unwrap()).unwrap();
+    let route = &doc["route"];
+    assert!(route.to_string().contains("10.2.0.0/16"), "{doc:#}");
+    assert!(!route.to_string().contains("10.1.0.0/16"), "{doc:#}");
+
+    // More bandwidth: the node's rate limit follows.
+    let more = BookingChange {
+        bandwidth_mbps: Some(40),
+        generation: Some(2),
+        ..BookingChange::default()
+    };
+    let changed = alice.edit_booking("exp", &b.id, &more).await.unwrap();
+    assert_eq!((changed.generation, changed.bandwidth_mbps), (3, 40));
+    let doc = serde_json::to_value(n1.doc(&on_node).unwrap()).unwrap();
+    assert!(doc["rate_limit"].to_string().contains("40"), "{doc:#}");
+
+    let history = alice.booking_changes("exp", &b.id).await.unwrap();
+    let fields: Vec<_> = history
+        .iter()
+        .map(|c| (c.generation, c.fields.clone()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            (2, vec!["spec.route".to_string()]),
+            (3, vec!["bandwidth_mbps".to_string()])
+        ]
+    );
+    assert_eq!(history[0].user, "alice");
+    assert_eq!(history[0].before["spec.route"][0]["prefix"], "10.1.0.0/16");
+    assert_eq!(history[1].after["bandwidth_mbps"], 40);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refusals_name_their_field_and_change_nothing() {
+    let h = Harness::start().await;
+    let n1 = h.node("n1", 4, 10_000).await;
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let b = alice
+        .book("exp", &network("lan", "hardware", 10, true))
+        .await
+        .unwrap();
+    let doc_before = serde_json::to_value(n1.doc(b.node_network.as_ref().unwrap())).unwrap();
+
+    let (status, code, field) = refused(&alice, &b.id, &routes("nope")).await;
+    assert_eq!((status, code), (400, ErrorCode::InvalidInput), "{field:?}");
+    assert!(
+        field.as_deref().unwrap_or("").contains("route"),
+        "{field:?}"
+    );
+
+    let module = BookingChange {
+        spec: Some(json!({"forwarding": "source"}).as_object().unwrap().clone()),
+        ..BookingChange::default()
+    };
+    let (status, _, field) = refused(&alice, &b.id, &module).await;
+    assert_eq!((status, field.as_deref()), (400, Some("spec.forwarding")));
+
+    let greedy = BookingChange {
+        bandwidth_mbps: Some(5000),
+        ..BookingChange::default()
+    };
+    let (status, code, field) = refused(&alice, &b.id, &greedy).await;
+    assert_eq!((status, code), (409, ErrorCode::QuotaExceeded));
+    assert_eq!(field.as_deref(), Some("bandwidth_mbps"));
+
+    let stale = BookingChange {
+        generation: Some(7),
+        ..routes("c")
+    };
+    let (status, _, field) = refused(&alice, &b.id, &stale).await;
+    assert_eq!((status, field.as_deref()), (409, Some("generation")));
+
+    // Another project's member sees no such booking.
+    let bob = h.user("bob").await;
+    h.project("other", "bob", STANDARD).await;
+    let e = bob
+        .edit_booking("exp", &b.id, &routes("c"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            prism_controller::ClientError::Api {
+                status: 403 | 404,
+                ..
+            }
+        ),
+        "{e}"
+    );
+
+    let now = alice.booking("exp", &b.id).await.unwrap();
+    assert_eq!((now.generation, &now.spec), (1, &b.spec));
+    assert!(
+        alice
+            .booking_changes("exp", &b.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let doc_after = serde_json::to_value(n1.doc(b.node_network.as_ref().unwrap())).unwrap();
+    assert_eq!(doc_before, doc_after);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_changes_from_one_generation_one_wins_the_other_is_told_which() {
+    let h = Harness::start().await;
+    let n1 = h.node("n1", 4, 10_000).await;
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let b = alice
+        .book("exp", &network("lan", "hardware", 10, true))
+        .await
+        .unwrap();
+    let from = |port: &str| BookingChange {
+        generation: Some(1),
+        ..routes(port)
+    };
+    let (to_b, to_c) = (from("b"), from("c"));
+    let (x, y) = tokio::join!(
+        alice.edit_booking("exp", &b.id, &to_b),
+        alice.edit_booking("exp", &b.id, &to_c),
+    );
+    let (won, lost) = match (x, y) {
+        (Ok(w), Err(l)) => (w, l),
+        (Err(l), Ok(w)) => (w, l),
+        other => panic!("one must win, one lose: {other:?}"),
+    };
+    assert!(lost.to_string().contains("generation 2"), "{lost}");
+    let doc = serde_json::to_value(n1.doc(b.node_network.as_ref().unwrap()).unwrap()).unwrap();
+    let port = won.spec["route"][0]["action"]["port"].as_str().unwrap();
+    assert_eq!(doc["route"][0]["action"]["port"], port, "{doc:#}");
+    assert_eq!(alice.booking_changes("exp", &b.id).await.unwrap().len(), 1);
+}
