@@ -7,8 +7,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// The spec fields a change may replace: the network's tables, changed
-/// on its node as a table update (no reconfiguration, nothing lost).
-pub const CHANGEABLE_SPEC: [&str; 3] = ["route", "rule", "default_action"];
+/// on its node as a table update (no reconfiguration, nothing lost), and
+/// its tier (`hardware` or `software`: a move between tiers, which the
+/// node makes without losing frames).
+pub const CHANGEABLE_SPEC: [&str; 4] = ["route", "rule", "default_action", "tier"];
 
 /// What to change in a network booking. Fields left out stay as they are;
 /// the change is checked whole before anything moves, and a refusal
@@ -22,7 +24,7 @@ pub struct BookingChange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
     /// Spec fields replaced whole: `route`, `rule`, `default_action`
-    /// (`null` removes one).
+    /// (`null` removes one), `tier` (`hardware` or `software`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub spec: Option<serde_json::Map<String, serde_json::Value>>,

@@ -6,23 +6,26 @@ use crate::error::Result;
 use crate::model::BookingChangeView;
 use sqlx::Row;
 
-/// Sets booking `id`'s spec and bandwidth and makes its generation one
-/// more, if it is still at generation `from` (and live). Whether it was.
-pub(crate) async fn apply(
-    tx: &mut Tx,
-    id: &str,
-    from: i64,
-    spec: &serde_json::Value,
-    mbps: i64,
-) -> Result<bool> {
+/// What a change sets in a booking's row.
+pub(crate) struct Changed<'a> {
+    pub spec: &'a serde_json::Value,
+    pub mbps: i64,
+    pub tier: Option<prism_placement::Tier>,
+}
+
+/// Sets booking `id`'s spec, bandwidth and tier and makes its generation
+/// one more, if it is still at generation `from` (and live). Whether it
+/// was.
+pub(crate) async fn apply(tx: &mut Tx, id: &str, from: i64, r: &Changed<'_>) -> Result<bool> {
     let done = sqlx::query(
-        "UPDATE bookings SET spec = $3, bandwidth_mbps = $4, generation = generation + 1 \
+        "UPDATE bookings SET spec = $3, bandwidth_mbps = $4, tier = $5, generation = generation + 1 \
          WHERE id = $1 AND generation = $2 AND released_ms IS NULL",
     )
     .bind(id)
     .bind(from)
-    .bind(spec.to_string())
-    .bind(mbps)
+    .bind(r.spec.to_string())
+    .bind(r.mbps)
+    .bind(r.tier.map(|t| t.as_str()))
     .execute(&mut **tx)
     .await?;
     Ok(done.rows_affected() == 1)

@@ -186,3 +186,53 @@ async fn two_changes_from_one_generation_one_wins_the_other_is_told_which() {
     assert_eq!(doc["route"][0]["action"]["port"], port, "{doc:#}");
     assert_eq!(alice.booking_changes("exp", &b.id).await.unwrap().len(), 1);
 }
+
+/// A tier asked for: a move once the node has a free slot, kept as the
+/// booking's (its next passes send it, nothing reverts it); refused while
+/// the node has none, and for `auto`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tier_change_moves_the_network_once_a_slot_is_free() {
+    let h = Harness::start().await;
+    let n1 = h.node("n1", 1, 10_000).await;
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let hw = alice
+        .book("exp", &network("hw", "hardware", 10, true))
+        .await
+        .unwrap();
+    let sw = alice
+        .book("exp", &network("sw", "software", 10, true))
+        .await
+        .unwrap();
+    let to = |tier: &str| BookingChange {
+        spec: Some(json!({"tier": tier}).as_object().unwrap().clone()),
+        ..BookingChange::default()
+    };
+    let (status, code, field) = refused(&alice, &sw.id, &to("hardware")).await;
+    assert_eq!((status, code), (503, ErrorCode::NoCapacity));
+    assert_eq!(field.as_deref(), Some("spec.tier"));
+    let (status, _, field) = refused(&alice, &sw.id, &to("auto")).await;
+    assert_eq!((status, field.as_deref()), (400, Some("spec.tier")));
+
+    alice.release("exp", &hw.id).await.unwrap();
+    let moved = alice
+        .edit_booking("exp", &sw.id, &to("hardware"))
+        .await
+        .unwrap();
+    assert_eq!(
+        moved.tier,
+        Some(prism_placement::Tier::Hardware),
+        "{moved:?}"
+    );
+    let on_node = sw.node_network.clone().unwrap();
+    let doc = serde_json::to_value(n1.doc(&on_node).unwrap()).unwrap();
+    assert_eq!(doc["tier"], "hardware", "{doc:#}");
+    h.ctl.converge_all().await;
+    let doc = serde_json::to_value(n1.doc(&on_node).unwrap()).unwrap();
+    assert_eq!(
+        doc["tier"], "hardware",
+        "the next pass keeps the researcher's tier"
+    );
+    let history = alice.booking_changes("exp", &sw.id).await.unwrap();
+    assert_eq!(history[0].fields, ["spec.tier"]);
+}

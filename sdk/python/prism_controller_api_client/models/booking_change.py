@@ -33,7 +33,7 @@ class BookingChange:
                 has changed since, the change is refused (409, `conflict`) with
                 the generation it lost to. Left out: made from whatever is current.
             spec (BookingChangeSpecType0 | None | Unset): Spec fields replaced whole: `route`, `rule`, `default_action`
-                (`null` removes one).
+                (`null` removes one), `tier` (`hardware` or `software`).
             bandwidth_mbps (int | None | Unset): The guaranteed rate, Mbit/s (the project's quota and the node's
                 capacity checked first).
      """

@@ -21,7 +21,7 @@ T = TypeVar("T", bound="BookingChangeSpecType0")
 @_attrs_define
 class BookingChangeSpecType0:
     """ Spec fields replaced whole: `route`, `rule`, `default_action`
-    (`null` removes one).
+    (`null` removes one), `tier` (`hardware` or `software`).
 
      """
 

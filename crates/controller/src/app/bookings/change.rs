@@ -1,11 +1,12 @@
 //! Changes to a live network booking (docs/customizing.md): its tables
-//! (routes, rules, default action) and its bandwidth. A change is checked
+//! (routes, rules, default action), its tier and its bandwidth. A change is checked
 //! whole in one transaction (the booking's generation fenced, the quota
 //! and its nodes' capacity, its documents compiled against its nodes'
 //! ports) before anything moves; accepted, it is one generation of the
 //! booking, kept in its history, accounted, and recorded as an operation
 //! on each of its nodes, whose passes carry it there (on a node, a table
-//! change replaces the network's tables in its slot: no reconfiguration).
+//! change replaces the network's tables in its slot: no reconfiguration;
+//! a tier change is a move, the new tier serving before the old lets go).
 
 use super::{booking_in, booking_tx_row, bump_generation};
 use crate::app::audit::account;
@@ -23,6 +24,7 @@ use crate::infra::secrets;
 use crate::model::{
     AllocationState, Booking, BookingChange, BookingChangeView, CHANGEABLE_SPEC, NETWORK,
 };
+use prism_placement::Tier;
 use serde_json::{Map, Value};
 
 /// `PATCH /v1/projects/{p}/bookings/{id}`: `c` applied to the booking,
@@ -56,10 +58,14 @@ pub async fn edit_booking(
         return Ok(cur);
     }
     let mbps = c.bandwidth_mbps.unwrap_or(cur.bandwidth_mbps);
-    if mbps > cur.bandwidth_mbps {
-        check_room(&mut tx, (&m.project_id, &level), &cur, mbps).await?;
-    }
-    if !store::apply(&mut tx, id, cur.generation, &spec, mbps).await? {
+    let tier = asked_tier(&c)?.or(cur.tier);
+    check_room(&mut tx, (&m.project_id, &level), &cur, (tier, mbps)).await?;
+    let row = store::Changed {
+        spec: &spec,
+        mbps,
+        tier,
+    };
+    if !store::apply(&mut tx, id, cur.generation, &row).await? {
         // Another change took the generation since it was read.
         let now = booking_tx_row(&mut tx, id).await?.generation;
         return Err(lost(cur.generation, now));
@@ -173,40 +179,67 @@ fn changed(cur: &Booking, c: &BookingChange) -> (Value, Diff) {
     (spec, d)
 }
 
-/// More bandwidth: within the project's quota and each of its nodes'
-/// capacity in its tier (503 at `bandwidth_mbps` otherwise).
+/// The tier a change asks for (`spec.tier`): `hardware` or `software`.
+fn asked_tier(c: &BookingChange) -> Result<Option<Tier>> {
+    let Some(v) = c.spec.as_ref().and_then(|s| s.get("tier")) else {
+        return Ok(None);
+    };
+    match v.as_str().and_then(Tier::parse) {
+        Some(t) => Ok(Some(t)),
+        None => Err(Error::invalid(format!(
+            "a live network moves to `hardware` or `software`, not {v}"
+        ))
+        .with_field("spec.tier")),
+    }
+}
+
+/// More bandwidth, or another tier: within the project's quota (its
+/// networks in that tier, its bandwidth) and each of the booking's nodes'
+/// capacity in the tier it will be in (a free slot for hardware; 409 or
+/// 503 at `spec.tier` or `bandwidth_mbps` otherwise).
 async fn check_room(
     tx: &mut Tx,
     (project_id, level): (&str, &ServiceLevel),
     cur: &Booking,
-    mbps: i64,
+    (tier, mbps): (Option<Tier>, i64),
 ) -> Result<()> {
-    let more = mbps - cur.bandwidth_mbps;
-    check_quota(tx, project_id, level, None, more, 0)
-        .await
-        .map_err(|e| e.with_field("bandwidth_mbps"))?;
-    let Some(tier) = cur.tier else { return Ok(()) };
+    let Some(tier) = tier else { return Ok(()) };
+    let moved = cur.tier != Some(tier);
+    let field = if moved { "spec.tier" } else { "bandwidth_mbps" };
+    let more_mbps = (mbps - cur.bandwidth_mbps).max(0);
+    if moved || more_mbps > 0 {
+        check_quota(tx, project_id, level, moved.then_some(tier), more_mbps, 0)
+            .await
+            .map_err(|e| e.with_field(field))?;
+    }
+    // What the tier it will be in must take on each node.
+    let more = if moved {
+        mbps
+    } else {
+        mbps - cur.bandwidth_mbps
+    };
     let all = nodes::nodes(tx).await?;
     for id in node_ids_of(tx, cur).await? {
         let Some(n) = all.iter().find(|n| n.id == id) else {
             continue;
         };
-        let (_, hw, sw) = nodes::usage(&mut **tx, &id).await?;
+        let (slots, hw, sw) = nodes::usage(&mut **tx, &id).await?;
         let (used, cap) = match tier {
-            prism_placement::Tier::Hardware => (hw, n.hw_mbps),
-            prism_placement::Tier::Software => (sw, n.sw_mbps),
+            Tier::Hardware => (hw, n.hw_mbps),
+            Tier::Software => (sw, n.sw_mbps),
         };
-        if used + more > cap {
-            return Err(Error::new(
-                ErrorCode::NoCapacity,
-                format!(
+        let no_slot = moved && tier == Tier::Hardware && slots >= n.slots;
+        if no_slot || (more > 0 && used + more > cap) {
+            let why = match no_slot {
+                true => format!("node `{}` has no free hardware slot", n.name),
+                false => format!(
                     "node `{}` has {} Mbit/s left in the {} tier; {more} more asked",
                     n.name,
                     (cap - used).max(0),
                     tier.as_str()
                 ),
-            )
-            .with_field("bandwidth_mbps"));
+            };
+            return Err(Error::new(ErrorCode::NoCapacity, why).with_field(field));
         }
     }
     Ok(())
