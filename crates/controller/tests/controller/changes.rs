@@ -7,7 +7,9 @@
 
 use crate::common::{Harness, network};
 use prism_controller::{BookingChange, ControllerClient, ErrorCode, STANDARD};
+use prism_testkit::fake_node::FakeNode;
 use serde_json::json;
+use std::sync::Arc;
 
 fn routes(port: &str) -> BookingChange {
     let route = json!([{"prefix": "10.2.0.0/16", "action": {"port": port}}]);
@@ -31,12 +33,19 @@ async fn refused(
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_route_change_reaches_the_node_as_the_bookings_next_generation_and_its_history() {
+/// A controller, node `n1` with `slots` hardware slots, and `alice`
+/// owning project `exp`.
+async fn start(slots: u16) -> (Harness, Arc<FakeNode>, ControllerClient) {
     let h = Harness::start().await;
-    let n1 = h.node("n1", 4, 10_000).await;
+    let n1 = h.node("n1", slots, 10_000).await;
     let alice = h.user("alice").await;
     h.project("exp", "alice", STANDARD).await;
+    (h, n1, alice)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_route_change_reaches_the_node_as_the_bookings_next_generation_and_its_history() {
+    let (_h, n1, alice) = start(4).await;
     let b = alice
         .book("exp", &network("lan", "hardware", 10, true))
         .await
@@ -86,10 +95,7 @@ async fn a_route_change_reaches_the_node_as_the_bookings_next_generation_and_its
 
 #[tokio::test(flavor = "multi_thread")]
 async fn refusals_name_their_field_and_change_nothing() {
-    let h = Harness::start().await;
-    let n1 = h.node("n1", 4, 10_000).await;
-    let alice = h.user("alice").await;
-    h.project("exp", "alice", STANDARD).await;
+    let (h, n1, alice) = start(4).await;
     let b = alice
         .book("exp", &network("lan", "hardware", 10, true))
         .await
@@ -158,10 +164,7 @@ async fn refusals_name_their_field_and_change_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_changes_from_one_generation_one_wins_the_other_is_told_which() {
-    let h = Harness::start().await;
-    let n1 = h.node("n1", 4, 10_000).await;
-    let alice = h.user("alice").await;
-    h.project("exp", "alice", STANDARD).await;
+    let (_h, n1, alice) = start(4).await;
     let b = alice
         .book("exp", &network("lan", "hardware", 10, true))
         .await
@@ -192,10 +195,7 @@ async fn two_changes_from_one_generation_one_wins_the_other_is_told_which() {
 /// the node has none, and for `auto`.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_tier_change_moves_the_network_once_a_slot_is_free() {
-    let h = Harness::start().await;
-    let n1 = h.node("n1", 1, 10_000).await;
-    let alice = h.user("alice").await;
-    h.project("exp", "alice", STANDARD).await;
+    let (h, n1, alice) = start(1).await;
     let hw = alice
         .book("exp", &network("hw", "hardware", 10, true))
         .await

@@ -6,8 +6,8 @@
 //! and TCP as fast as it goes, each direction's rate counted at the
 //! receiving container's interface. A policer that charged both ways to
 //! one bucket, or dropped what the shaper let out, misses by tens of
-//! percent; the bounds here are wider than the demo's (1% UDP, 3% TCP)
-//! only for CI's other lanes sharing its two cores. Then, on the same
+//! percent; the bounds here (3% UDP, 15% TCP) are wider than the demo's
+//! (1%, 3%) for CI's other lanes sharing its two cores. Then, on the same
 //! testbed, the researcher's notebook (examples/experiment.ipynb) runs to
 //! its end with nbclient: it books, reaches its nodes by ssh, pings,
 //! measures, plots and releases through the SDK alone. Nothing is left.
@@ -47,7 +47,12 @@ fn processing_nodes_across_a_shaped_wan_link_get_their_bookings_rates_both_ways(
     for c in &o.columns {
         assert_eq!(c.cells.len(), 2, "{c:?}");
     }
-    let misses = o.misses((0.03, 0.06));
+    // TCP's bound catches a policer or shaper wrong by tens of percent
+    // (one bucket for both ways halved each), not the target (3%, the
+    // demo's): a spurious retransmission timeout, which CI's other lanes
+    // on the same two cores make likelier, costs 7-10% of a 3 s window
+    // (CI saw -7.2% once).
+    let misses = o.misses((0.03, 0.15));
     assert!(misses.is_empty(), "{}", misses.join("\n"));
     // The notebook's executed copy: every code cell ran, its plot is in.
     let (executed, _) = o.notebook.expect("the notebook ran");
