@@ -236,3 +236,25 @@ async fn a_tier_change_moves_the_network_once_a_slot_is_free() {
     let history = alice.booking_changes("exp", &sw.id).await.unwrap();
     assert_eq!(history[0].fields, ["spec.tier"]);
 }
+
+/// A route changed to leave by the node's WAN port is refused as at
+/// booking (the WAN port is the controller's alone), and nothing changes.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_route_out_of_the_wan_port_is_refused_as_at_booking() {
+    let h = Harness::start().await;
+    let gw = h.gateway_node("gw", "198.51.100.0/30").await;
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let b = alice
+        .book("exp", &network("lan", "hardware", 10, true))
+        .await
+        .unwrap();
+    let before = serde_json::to_value(gw.doc(b.node_network.as_ref().unwrap())).unwrap();
+    let (status, _, field) = refused(&alice, &b.id, &routes("c")).await;
+    assert!(matches!(status, 400 | 403), "{status}");
+    assert_eq!(field.as_deref(), Some("spec.route[0].action.port"));
+    let now = alice.booking("exp", &b.id).await.unwrap();
+    assert_eq!(now.generation, 1);
+    let after = serde_json::to_value(gw.doc(b.node_network.as_ref().unwrap())).unwrap();
+    assert_eq!(before, after);
+}
