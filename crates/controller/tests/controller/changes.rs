@@ -258,3 +258,45 @@ async fn a_route_out_of_the_wan_port_is_refused_as_at_booking() {
     let after = serde_json::to_value(gw.doc(b.node_network.as_ref().unwrap())).unwrap();
     assert_eq!(before, after);
 }
+
+/// Fifty changes at once, each asking one of two projects' networks for
+/// 60 of the node's 100 Mbit/s of software capacity: the node's capacity
+/// is checked and taken one change at a time across projects, so the two
+/// never hold more than the node has.
+#[tokio::test(flavor = "multi_thread")]
+async fn fifty_changes_at_once_never_take_more_than_the_node_has() {
+    let h = Harness::start().await;
+    h.node("n1", 4, 100).await;
+    let mut booked = Vec::new();
+    for (user, project) in [("alice", "exp"), ("bob", "other")] {
+        let c = h.user(user).await;
+        h.project(project, user, STANDARD).await;
+        let r = network("net", "software", 10, true);
+        let id = c.book(project, &r).await.unwrap().id;
+        booked.push((c, project, id));
+    }
+    let more = BookingChange {
+        bandwidth_mbps: Some(60),
+        ..BookingChange::default()
+    };
+    let calls: Vec<_> = (0..50)
+        .map(|k| {
+            let (c, project, id) = booked[k % 2].clone();
+            let more = more.clone();
+            tokio::spawn(async move { c.edit_booking(project, &id, &more).await })
+        })
+        .collect();
+    let mut refused = 0;
+    for call in calls {
+        if let Err(e) = call.await.unwrap() {
+            assert_eq!(e.status(), Some(503), "{e}");
+            refused += 1;
+        }
+    }
+    let mut total = 0;
+    for (c, project, id) in &booked {
+        total += c.booking(project, id).await.unwrap().bandwidth_mbps;
+    }
+    assert_eq!(total, 70, "one got 60, the other kept 10");
+    assert_eq!(refused, 25, "every change to the other refused");
+}
