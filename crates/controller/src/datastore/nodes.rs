@@ -132,6 +132,15 @@ pub(crate) async fn nodes(tx: &mut Tx) -> Result<Vec<NodeRow>> {
     rows.iter().map(node_row).collect()
 }
 
+/// Node `id`'s row, inside a booking transaction.
+pub(crate) async fn node_row_tx(tx: &mut Tx, id: &str) -> Result<Option<NodeRow>> {
+    let r = sqlx::query(&format!("SELECT {NODE_COLUMNS} FROM nodes WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?;
+    r.as_ref().map(node_row).transpose()
+}
+
 /// A node with what only its view shows: its device, generations, last
 /// error and its WAN side as reported.
 pub(crate) struct NodeDetail {

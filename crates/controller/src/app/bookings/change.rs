@@ -218,9 +218,8 @@ async fn check_room(
     } else {
         mbps - cur.bandwidth_mbps
     };
-    let all = nodes::nodes(tx).await?;
     for id in node_ids_of(tx, cur).await? {
-        let Some(n) = all.iter().find(|n| n.id == id) else {
+        let Some(n) = nodes::node_row_tx(tx, &id).await? else {
             continue;
         };
         let (slots, hw, sw) = nodes::usage(&mut **tx, &id).await?;
@@ -252,8 +251,7 @@ async fn check_on_nodes(tx: &mut Tx, b: &Booking) -> Result<()> {
     let (Some(node), Some(tier)) = (b.ids.node.as_deref(), b.tier) else {
         return Ok(());
     };
-    let all = nodes::nodes(tx).await?;
-    let Some(node) = all.into_iter().find(|n| n.id == node) else {
+    let Some(node) = nodes::node_row_tx(tx, node).await? else {
         return Ok(());
     };
     let pl = Placement { node, tier };
