@@ -70,8 +70,13 @@ assert r.clamped is False and r.expires_ms > b.provisioned_ms, r
 
 # Its routes changed live: the next generation, and its history.
 moved = {"route": [{"prefix": "10.8.0.0/16", "action": {"port": "b"}}]}
-c = edit.sync("sdk", b.id, client=me, body=BookingChange.from_dict({"spec": moved, "generation": 1}))
+c = edit.sync("sdk", b.id, client=me, body=BookingChange.from_dict({"spec": moved, "generation": 1})).booking
 assert isinstance(c, Booking) and c.generation == 2 and c.spec["route"][0]["prefix"] == "10.8.0.0/16", c
+# Another forwarding mode, only checked (`dry_run`): nothing changes.
+dry = BookingChange.from_dict({"spec": {"forwarding": "source"}, "dry_run": True})
+priced = edit.sync("sdk", b.id, client=me, body=dry)
+assert priced.dry_run and priced.booking.spec["forwarding"] == "source", priced
+assert status.sync("sdk", b.id, client=me).generation == 2
 stale = edit.sync_detailed("sdk", b.id, client=me, body=BookingChange.from_dict({"spec": moved, "generation": 1}))
 assert stale.status_code == 409 and stale.parsed.field == "generation", stale.parsed
 history = changes.sync("sdk", b.id, client=me)

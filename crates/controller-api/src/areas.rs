@@ -241,7 +241,7 @@ pub trait LeasesApi: Gate {
         project: &str,
         id: &str,
         change: crate::BookingChange,
-    ) -> impl Future<Output = Answer<Booking>> + Send;
+    ) -> impl Future<Output = Answer<crate::BookingChanged>> + Send;
     /// A booking's accepted changes, oldest first.
     fn booking_changes(
         &self,

@@ -7,10 +7,20 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// The spec fields a change may replace: the network's tables, changed
-/// on its node as a table update (no reconfiguration, nothing lost), and
-/// its tier (`hardware` or `software`: a move between tiers, which the
-/// node makes without losing frames).
-pub const CHANGEABLE_SPEC: [&str; 4] = ["route", "rule", "default_action", "tier"];
+/// on its node as a table update (no reconfiguration, nothing lost); its
+/// `forwarding` mode (another module in its hardware slot: a partial
+/// reconfiguration, the way `reconfigure` says); `reconfigure` itself
+/// (`partial`, also written `dark`, or `fallback`); and its tier
+/// (`hardware` or `software`: a move between tiers, which the node makes
+/// without losing frames).
+pub const CHANGEABLE_SPEC: [&str; 6] = [
+    "route",
+    "rule",
+    "default_action",
+    "forwarding",
+    "reconfigure",
+    "tier",
+];
 
 /// What to change in a network booking. Fields left out stay as they are;
 /// the change is checked whole before anything moves, and a refusal
@@ -32,6 +42,10 @@ pub struct BookingChange {
     /// capacity checked first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth_mbps: Option<i64>,
+    /// Checked whole and answered as if made (the modelled time
+    /// included), but nothing is changed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
 }
 
 impl BookingChange {
@@ -56,18 +70,71 @@ pub struct BookingChangeView {
     pub before: serde_json::Value,
     #[schema(value_type = Object)]
     pub after: serde_json::Value,
+    /// How the slot takes its new module (`partial` or `fallback`; absent:
+    /// the node's default), when the change loads one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+    /// The device model's time to load the booking's slot with its new
+    /// module (a model: Prism runs no FPGA; the slowest of its nodes),
+    /// when the change loads one: another `forwarding` mode in hardware,
+    /// or a move into hardware. With `partial` the network forwards
+    /// nothing for that long; with `fallback` the software tier serves it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modelled_ms: Option<f64>,
+}
+
+impl BookingChanged {
+    /// In words: the generation made (or that would be) and what the
+    /// slot's reconfiguration costs, said to be a model.
+    pub fn summary(&self) -> String {
+        let c = &self.change;
+        let verb = if self.dry_run { "would make" } else { "made" };
+        let mut s = format!(
+            "{verb} generation {} ({})",
+            c.generation,
+            c.fields.join(", ")
+        );
+        if let Some(ms) = c.modelled_ms {
+            let how = c.strategy.as_deref().unwrap_or("the node's default");
+            s += &format!(
+                "; slot reconfiguration {ms:.1} ms modelled ({how}; a model of the device, not a measurement)"
+            );
+        }
+        s
+    }
+}
+
+/// `PATCH …/bookings/{id}`'s answer: the booking as changed and the
+/// change as its history keeps it (with `dry_run`, both as they would be).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct BookingChanged {
+    pub booking: crate::Booking,
+    pub change: BookingChangeView,
+    /// Nothing was changed: the change was only checked.
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// `prism ctl edit`'s flags, as given.
+#[derive(Debug, Default)]
+pub struct EditFlags<'a> {
+    /// A JSON or TOML file with spec fields to replace.
+    pub file: Option<&'a std::path::Path>,
+    /// Spec fields as `FIELD=VALUE` (a value that is not JSON is a string:
+    /// `forwarding=source`, `reconfigure=dark`, `tier=software`).
+    pub set: &'a [String],
+    pub bandwidth_mbps: Option<i64>,
+    pub generation: Option<i64>,
+    pub dry_run: bool,
 }
 
 impl BookingChange {
-    /// `prism ctl edit`'s change: the spec fields in `file` (JSON or
+    /// `prism ctl edit`'s change: the spec fields in the file (JSON or
     /// TOML, e.g. `{"route": [...]}`; a bad file named with its line),
-    /// the bandwidth and the generation it is made from.
-    pub fn from_flags(
-        file: Option<&std::path::Path>,
-        bandwidth_mbps: Option<i64>,
-        generation: Option<i64>,
-    ) -> Result<Self, String> {
-        let spec = match file {
+    /// those given as flags over them, the bandwidth and the generation it
+    /// is made from.
+    pub fn from_flags(f: EditFlags<'_>) -> Result<Self, String> {
+        let mut spec = match f.file {
             None => None,
             Some(f) => {
                 let at = f.display().to_string();
@@ -80,13 +147,24 @@ impl BookingChange {
                 }
             }
         };
+        for kv in f.set {
+            let Some((key, v)) = kv.split_once('=') else {
+                return Err(format!("--set {kv}: FIELD=VALUE, e.g. forwarding=source"));
+            };
+            let v = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::from(v));
+            let s = spec.get_or_insert_with(Default::default);
+            s.insert(key.trim().into(), v);
+        }
         let c = BookingChange {
-            generation,
+            generation: f.generation,
             spec,
-            bandwidth_mbps,
+            bandwidth_mbps: f.bandwidth_mbps,
+            dry_run: f.dry_run,
         };
         if c.is_empty() {
-            return Err("nothing to change: give --spec FILE or --bandwidth MBIT".into());
+            return Err(
+                "nothing to change: give --spec FILE, --set FIELD=VALUE or --bandwidth".into(),
+            );
         }
         Ok(c)
     }

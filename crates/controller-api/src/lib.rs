@@ -40,7 +40,7 @@ pub use bookings::{
     ListQuery, OperationalState, Page, PartRequest, PartView, RenewRequest, Renewed, ResourceType,
     Role,
 };
-pub use changes::{BookingChange, BookingChangeView, CHANGEABLE_SPEC};
+pub use changes::{BookingChange, BookingChangeView, BookingChanged, CHANGEABLE_SPEC, EditFlags};
 pub use client::{AddressError, ClientError, ControllerClient};
 pub use error::{Error, ErrorCode, QuotaDetail};
 pub use gateway::{PublicAddress, PublicAddressRequest};

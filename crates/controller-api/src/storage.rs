@@ -60,6 +60,19 @@ pub struct PresignRequest {
     pub expires_s: Option<u64>,
 }
 
+impl PresignRequest {
+    /// A `PUT` (`put`) or `GET` of `key` in `bucket` (the project's when
+    /// `None`) for `expires_s` seconds.
+    pub fn of(key: &str, put: bool, bucket: Option<&str>, expires_s: u64) -> Self {
+        PresignRequest {
+            method: if put { UrlMethod::Put } else { UrlMethod::Get },
+            key: key.to_string(),
+            bucket: bucket.map(str::to_string),
+            expires_s: Some(expires_s),
+        }
+    }
+}
+
 /// A URL the controller signed: one request to one object until it
 /// expires, no other credential needed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

@@ -66,7 +66,7 @@ pub use prism_controller_api::areas::{
     RegistryApi,
 };
 pub use prism_controller_api::{Attachment, PROCESSING, ProcessingSpec, SshKeyRequest, SshKeyView};
-pub use prism_controller_api::{BookingChange, BookingChangeView};
+pub use prism_controller_api::{BookingChange, BookingChangeView, BookingChanged};
 pub use prism_controller_api::{
     CaptureRequest, ClientError, ControllerClient, NodeHardware, SlotView, TraceRequest, session,
 };

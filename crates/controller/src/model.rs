@@ -105,7 +105,7 @@ pub const NETWORK: &str = "network";
 
 pub const VLAN: &str = "vlan";
 
-pub use prism_controller_api::{BookingChange, BookingChangeView, CHANGEABLE_SPEC};
+pub use prism_controller_api::{BookingChange, BookingChangeView, BookingChanged, CHANGEABLE_SPEC};
 pub use prism_controller_api::{PROCESSING, ProcessingSpec, SHARED_VLAN, SharedVlanSpec};
 
 /// Whether bookings of built-in type `rtype` take capacity shared across

@@ -66,6 +66,22 @@ impl From<Tier> for TierChoice {
     }
 }
 
+/// How a hardware network's slot takes another module when its
+/// `forwarding` changes (docs/customizing.md). Absent: the node's default
+/// (`prism node --reconfig-strategy`, fallback unless an operator chose).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReconfigureChoice {
+    /// Paper 000's partial reconfiguration: the network's slot is dark
+    /// (forwards nothing) for the modelled load time; its neighbours
+    /// forward on.
+    #[serde(alias = "dark")]
+    Partial,
+    /// The software tier serves the network while its slot loads, then
+    /// hands it back: nothing lost.
+    Fallback,
+}
+
 /// How a network decides where a packet goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -339,6 +355,9 @@ pub struct NetworkDoc {
     /// The member ports and static entries of a `bridge` network.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bridge: Option<BridgeDoc>,
+    /// How its slot changes module when `forwarding` changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconfigure: Option<ReconfigureChoice>,
 }
 
 impl NetworkDoc {
@@ -359,6 +378,7 @@ impl NetworkDoc {
             router: None,
             tunnel: Vec::new(),
             bridge: None,
+            reconfigure: None,
         }
     }
 }

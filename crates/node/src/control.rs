@@ -21,8 +21,9 @@
 //! matters (the substrate republishes the same tables): safe to run twice.
 
 use crate::runtime::{NodeRuntime, RouterRequest, RuntimeError};
-use prism_netdoc::{NetworkDoc, TierChoice};
+use prism_netdoc::{NetworkDoc, ReconfigureChoice, TierChoice};
 use prism_node_api::{ErrorCode, NetworkView};
+use prism_pipeline::control::reconfig::Strategy;
 use prism_pipeline::{NetworkSpec, Substrate, SubstrateError, Tier};
 use std::collections::BTreeMap;
 
@@ -302,7 +303,11 @@ impl<R: NodeRuntime> Control<R> {
         let id = self.substrate.check(&spec).map_err(substrate_error)?;
         // Another module in a hardware slot is a reconfiguration of it.
         if self.is_module_change(current.as_ref(), &spec) {
-            return self.reconfigure(name, doc, None).map(|e| e.message);
+            let chosen = doc.reconfigure.map(|r| match r {
+                ReconfigureChoice::Partial => Strategy::Partial,
+                ReconfigureChoice::Fallback => Strategy::Fallback,
+            });
+            return self.reconfigure(name, doc, chosen).map(|e| e.message);
         }
         self.substrate.set_now(self.runtime.now_ns());
         let moved = current.as_ref().is_some_and(|c| c.tier != spec.tier);

@@ -198,7 +198,7 @@ pub enum StorageCmd {
 }
 
 pub async fn storage(c: &ControllerClient, project: &str, cmd: &StorageCmd) -> Result<()> {
-    use prism_controller_api::{PresignRequest, UrlMethod};
+    use prism_controller_api::PresignRequest;
     match cmd {
         StorageCmd::Info => crate::print(&c.storage(project).await?),
         StorageCmd::Key => crate::print(&c.create_storage_key(project).await?),
@@ -210,15 +210,50 @@ pub async fn storage(c: &ControllerClient, project: &str, cmd: &StorageCmd) -> R
             bucket,
             expires,
         } => {
-            let r = PresignRequest {
-                method: if *put { UrlMethod::Put } else { UrlMethod::Get },
-                key: key.clone(),
-                bucket: bucket.clone(),
-                expires_s: Some(*expires),
-            };
+            let r = PresignRequest::of(key, *put, bucket.as_deref(), *expires);
             crate::print(&c.presign(project, &r).await?)
         }
         StorageCmd::Share { with } => Ok(c.share_storage(project, with).await?),
         StorageCmd::Unshare { with } => Ok(c.unshare_storage(project, with).await?),
+    }
+}
+
+/// Change a live network booking: its tables (`--spec FILE`, JSON or TOML,
+/// with the fields to replace: `route`, `rule`, `default_action`), its
+/// forwarding mode (`--set forwarding=source`: a new module in its
+/// hardware slot, loaded as `--set reconfigure=dark` or `fallback` says),
+/// its tier (`--set tier=software`) and its bandwidth; one generation of
+/// the booking each (docs/customizing.md).
+#[derive(Debug, Clone, clap::Args)]
+pub struct EditArgs {
+    /// The booking (its id or name).
+    pub booking: String,
+    #[arg(long)]
+    pub spec: Option<PathBuf>,
+    /// A spec field to replace, FIELD=VALUE (repeated).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub set: Vec<String>,
+    /// The guaranteed rate, Mbit/s.
+    #[arg(long)]
+    pub bandwidth: Option<i64>,
+    /// Refused unless the booking is still at this generation.
+    #[arg(long)]
+    pub generation: Option<i64>,
+    /// Check the change and show what it would do (its modelled
+    /// reconfiguration time); change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+impl EditArgs {
+    pub fn change(&self) -> Result<prism_controller_api::BookingChange> {
+        let f = prism_controller_api::EditFlags {
+            file: self.spec.as_deref(),
+            set: &self.set,
+            bandwidth_mbps: self.bandwidth,
+            generation: self.generation,
+            dry_run: self.dry_run,
+        };
+        prism_controller_api::BookingChange::from_flags(f).map_err(anyhow::Error::msg)
     }
 }

@@ -6,8 +6,8 @@ use crate::print;
 use anyhow::{Context, Result};
 use prism_controller_api::session;
 use prism_controller_api::{
-    Action, ApiKeyRequest, BookingChange, ControllerClient, LoginRequest, MemberRequest,
-    NodeRequest, Operation, ProjectRequest, Role, UserRequest,
+    Action, ApiKeyRequest, ControllerClient, LoginRequest, MemberRequest, NodeRequest, Operation,
+    ProjectRequest, Role, UserRequest,
 };
 use std::path::{Path, PathBuf};
 
@@ -101,22 +101,8 @@ pub enum ControllerCmd {
     Provision {
         id: String,
     },
-    /// Change a live network booking: its tables (--spec FILE, JSON or
-    /// TOML, with the fields to replace: `route`, `rule`, `default_action`)
-    /// and its bandwidth; one generation of the booking each
-    /// (docs/customizing.md).
-    Edit {
-        /// The booking (its id or name).
-        booking: String,
-        #[arg(long)]
-        spec: Option<std::path::PathBuf>,
-        /// The guaranteed rate, Mbit/s.
-        #[arg(long)]
-        bandwidth: Option<i64>,
-        /// Refused unless the booking is still at this generation.
-        #[arg(long)]
-        generation: Option<i64>,
-    },
+    /// Change a live network booking (docs/customizing.md).
+    Edit(crate::ctl_book::EditArgs),
     /// A booking's changes, oldest first.
     Changes {
         /// The booking (its id or name).
@@ -263,7 +249,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         | C::Release { .. }
         | C::Start { .. }
         | C::Stop { .. }
-        | C::Edit { .. }
+        | C::Edit(_)
         | C::Changes { .. } => booking_call(&c, &project()?, cmd).await,
         C::PublicLease { .. }
         | C::PublicAddresses { .. }
@@ -299,16 +285,11 @@ async fn booking_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) 
         C::Release { id } => print(&c.release(project, id).await?),
         C::Start { id } => print(&c.act(project, id, Action::Start).await?),
         C::Stop { id } => print(&c.act(project, id, Action::Stop).await?),
-        C::Edit {
-            booking,
-            spec,
-            bandwidth,
-            generation,
-        } => {
-            let change = BookingChange::from_flags(spec.as_deref(), *bandwidth, *generation)
-                .map_err(anyhow::Error::msg)?;
-            let id = c.live_booking(project, booking).await?.id;
-            print(&c.edit_booking(project, &id, &change).await?)
+        C::Edit(a) => {
+            let id = c.live_booking(project, &a.booking).await?.id;
+            let r = c.edit_booking(project, &id, &a.change()?).await?;
+            eprintln!("{}", r.summary());
+            print(&r)
         }
         C::Changes { booking } => {
             let id = c.live_booking(project, booking).await?.id;

@@ -117,13 +117,14 @@ impl ControllerClient {
         )
         .await
     }
-    /// Changes a live network booking (its tables, its bandwidth).
+    /// Changes a live network booking (its tables, forwarding mode, tier,
+    /// bandwidth), or with `dry_run` only checks the change.
     pub async fn edit_booking(
         &self,
         project: &str,
         id: &str,
         change: &crate::BookingChange,
-    ) -> Result<Booking, ClientError> {
+    ) -> Result<crate::BookingChanged, ClientError> {
         self.call(
             "PATCH",
             format!("/v1/projects/{}/bookings/{}", seg(project), seg(id)),

@@ -5,8 +5,8 @@ use crate::app::accounting::{AuditEntry, AuditQuery, UsageReport};
 use crate::app::quota::QuotaView;
 use crate::error::{Error, Result};
 use crate::model::{
-    ActionRequest, Booking, BookingChange, BookingChangeView, BookingCounters, BookingRequest,
-    ListQuery, Page, RenewRequest, Renewed,
+    ActionRequest, Booking, BookingChange, BookingChangeView, BookingChanged, BookingCounters,
+    BookingRequest, ListQuery, Page, RenewRequest, Renewed,
 };
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
@@ -198,8 +198,11 @@ pub async fn release<S: LeasesApi>(
 
 /// Changes a live network booking: its tables (`spec.route`,
 /// `spec.rule`, `spec.default_action`: a table update on its node, no
-/// reconfiguration) and its bandwidth (the quota and its nodes' capacity
-/// checked first). The change is checked whole before anything moves (a
+/// reconfiguration), its forwarding mode (`spec.forwarding`: another
+/// module in its hardware slot, loaded as `spec.reconfigure` says, the
+/// device model's time in the answer), its tier and its bandwidth (the
+/// quota and its nodes' capacity checked first). With `dry_run` the
+/// change is only checked and answered as if made. The change is checked whole before anything moves (a
 /// refusal names its field and changes nothing), is one generation of the
 /// booking (`generation` given and not current: 409), and is kept in its
 /// history; the answer comes once its nodes have it (or says
@@ -209,7 +212,7 @@ pub async fn release<S: LeasesApi>(
 /// audited as `admin-override`).
 #[utoipa::path(patch, path = "/v1/projects/{project}/bookings/{id}", tag = "bookings", request_body = BookingChange,
     params(("project" = String, Path), ("id" = String, Path)),
-    responses((status = 200, body = Booking), (status = 400, body = Error), (status = 403, body = Error), (status = 404, body = Error),
+    responses((status = 200, body = BookingChanged), (status = 400, body = Error), (status = 403, body = Error), (status = 404, body = Error),
         (status = 409, description = "released, over quota, or not at the `generation` given", body = Error),
         (status = 503, description = "a node of the booking has not the bandwidth", body = Error)))]
 pub async fn edit<S: LeasesApi>(
@@ -217,7 +220,7 @@ pub async fn edit<S: LeasesApi>(
     Caller(p): Caller<S::Caller>,
     Path((project, id)): Path<(String, String)>,
     Body(c): Body<BookingChange>,
-) -> Result<Json<Booking>> {
+) -> Result<Json<BookingChanged>> {
     Ok(Json(app.ctl.edit_booking(&p, &project, &id, c).await?))
 }
 

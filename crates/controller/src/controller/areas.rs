@@ -186,7 +186,7 @@ impl LeasesApi for Controller {
         project: &str,
         id: &str,
         c: BookingChange,
-    ) -> Result<Booking> {
+    ) -> Result<crate::model::BookingChanged> {
         bookings::edit_booking(&self.cx, p, project, id, c).await
     }
     async fn booking_changes(

@@ -41,12 +41,15 @@ pub(crate) struct NewChange<'a> {
     pub fields: &'a [String],
     pub before: &'a serde_json::Value,
     pub after: &'a serde_json::Value,
+    /// A slot's module load: its strategy and modelled time.
+    pub strategy: Option<&'a str>,
+    pub modelled_us: Option<i64>,
 }
 
 pub(crate) async fn insert(tx: &mut Tx, c: &NewChange<'_>) -> Result<()> {
     sqlx::query(
-        "INSERT INTO booking_changes (id, booking_id, generation, user_id, at_ms, fields, before_values, after_values) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        "INSERT INTO booking_changes (id, booking_id, generation, user_id, at_ms, fields, before_values, after_values, strategy, modelled_us) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(c.id)
     .bind(c.booking_id)
@@ -56,6 +59,8 @@ pub(crate) async fn insert(tx: &mut Tx, c: &NewChange<'_>) -> Result<()> {
     .bind(serde_json::to_string(c.fields).unwrap_or_default())
     .bind(c.before.to_string())
     .bind(c.after.to_string())
+    .bind(c.strategy)
+    .bind(c.modelled_us)
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -64,7 +69,7 @@ pub(crate) async fn insert(tx: &mut Tx, c: &NewChange<'_>) -> Result<()> {
 /// Booking `id`'s changes, oldest first.
 pub(crate) async fn list(pool: &Pool, id: &str) -> Result<Vec<BookingChangeView>> {
     let rows = sqlx::query(
-        "SELECT c.generation, c.at_ms, u.name AS user_name, c.fields, c.before_values, c.after_values \
+        "SELECT c.generation, c.at_ms, u.name AS user_name, c.fields, c.before_values, c.after_values, c.strategy, c.modelled_us \
          FROM booking_changes c JOIN users u ON u.id = c.user_id \
          WHERE c.booking_id = $1 ORDER BY c.generation",
     )
@@ -83,6 +88,10 @@ pub(crate) async fn list(pool: &Pool, id: &str) -> Result<Vec<BookingChangeView>
                 fields: serde_json::from_value(json(r, "fields")?).unwrap_or_default(),
                 before: json(r, "before_values")?,
                 after: json(r, "after_values")?,
+                strategy: r.try_get("strategy")?,
+                modelled_ms: r
+                    .try_get::<Option<i64>, _>("modelled_us")?
+                    .map(|us| us as f64 / 1e3),
             })
         })
         .collect()

@@ -141,6 +141,15 @@ pub(crate) async fn node_row_tx(tx: &mut Tx, id: &str) -> Result<Option<NodeRow>
     r.as_ref().map(node_row).transpose()
 }
 
+/// Node `id`'s device profile, in transaction `tx`.
+pub(crate) async fn device_tx(tx: &mut Tx, id: &str) -> Result<Option<String>> {
+    let r = sqlx::query("SELECT device FROM nodes WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?;
+    Ok(r.map(|r| r.try_get("device")).transpose()?)
+}
+
 /// A node with what only its view shows: its device, generations, last
 /// error and its WAN side as reported.
 pub(crate) struct NodeDetail {

@@ -118,6 +118,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "booking changes",
         include_str!("../../migrations/0021_booking_changes.sql"),
     ),
+    (
+        22,
+        "change reconfiguration",
+        include_str!("../../migrations/0022_change_reconfiguration.sql"),
+    ),
 ];
 
 /// Which engine a URL names.

@@ -19,6 +19,13 @@ fn routes(port: &str) -> BookingChange {
     }
 }
 
+fn spec(v: serde_json::Value) -> BookingChange {
+    BookingChange {
+        spec: Some(v.as_object().unwrap().clone()),
+        ..BookingChange::default()
+    }
+}
+
 /// The refusal's status, code and field.
 async fn refused(
     c: &ControllerClient,
@@ -56,7 +63,8 @@ async fn a_route_change_reaches_the_node_as_the_bookings_next_generation_and_its
     let changed = alice
         .edit_booking("exp", &b.id, &routes("c"))
         .await
-        .unwrap();
+        .unwrap()
+        .booking;
     assert_eq!(changed.generation, 2);
     assert_eq!(changed.spec["route"][0]["action"]["port"], "c");
     assert!(!changed.converging, "the node took it: {changed:?}");
@@ -71,7 +79,11 @@ async fn a_route_change_reaches_the_node_as_the_bookings_next_generation_and_its
         generation: Some(2),
         ..BookingChange::default()
     };
-    let changed = alice.edit_booking("exp", &b.id, &more).await.unwrap();
+    let changed = alice
+        .edit_booking("exp", &b.id, &more)
+        .await
+        .unwrap()
+        .booking;
     assert_eq!((changed.generation, changed.bandwidth_mbps), (3, 40));
     let doc = serde_json::to_value(n1.doc(&on_node).unwrap()).unwrap();
     assert!(doc["rate_limit"].to_string().contains("40"), "{doc:#}");
@@ -109,12 +121,18 @@ async fn refusals_name_their_field_and_change_nothing() {
         "{field:?}"
     );
 
-    let module = BookingChange {
-        spec: Some(json!({"forwarding": "source"}).as_object().unwrap().clone()),
+    let mapping = BookingChange {
+        spec: Some(json!({"map": []}).as_object().unwrap().clone()),
         ..BookingChange::default()
     };
-    let (status, _, field) = refused(&alice, &b.id, &module).await;
+    let (status, _, field) = refused(&alice, &b.id, &mapping).await;
+    assert_eq!((status, field.as_deref()), (400, Some("spec.map")));
+    let (status, _, field) = refused(&alice, &b.id, &spec(json!({"forwarding": "bridge"}))).await;
     assert_eq!((status, field.as_deref()), (400, Some("spec.forwarding")));
+    // Flow routing needs each route's `src` and `dst`: located.
+    let (status, _, field) = refused(&alice, &b.id, &spec(json!({"forwarding": "flow"}))).await;
+    assert_eq!(status, 400);
+    assert!(field.unwrap_or_default().starts_with("spec.route[0]"));
 
     let greedy = BookingChange {
         bandwidth_mbps: Some(5000),
@@ -185,7 +203,9 @@ async fn two_changes_from_one_generation_one_wins_the_other_is_told_which() {
     };
     assert!(lost.to_string().contains("generation 2"), "{lost}");
     let doc = serde_json::to_value(n1.doc(b.node_network.as_ref().unwrap()).unwrap()).unwrap();
-    let port = won.spec["route"][0]["action"]["port"].as_str().unwrap();
+    let port = won.booking.spec["route"][0]["action"]["port"]
+        .as_str()
+        .unwrap();
     assert_eq!(doc["route"][0]["action"]["port"], port, "{doc:#}");
     assert_eq!(alice.booking_changes("exp", &b.id).await.unwrap().len(), 1);
 }
@@ -219,6 +239,9 @@ async fn a_tier_change_moves_the_network_once_a_slot_is_free() {
         .edit_booking("exp", &sw.id, &to("hardware"))
         .await
         .unwrap();
+    assert_eq!(moved.change.strategy.as_deref(), Some("fallback"));
+    assert!(moved.change.modelled_ms.is_some(), "{moved:?}");
+    let moved = moved.booking;
     assert_eq!(
         moved.tier,
         Some(prism_placement::Tier::Hardware),
@@ -299,4 +322,83 @@ async fn fifty_changes_at_once_never_take_more_than_the_node_has() {
     }
     assert_eq!(total, 70, "one got 60, the other kept 10");
     assert_eq!(refused, 25, "every change to the other refused");
+}
+
+/// Another forwarding mode in a hardware slot: checked and priced first
+/// (`dry_run`: the device model's load time, nothing changed), then made
+/// (the node gets the new mode with the strategy chosen) and kept in the
+/// history with its time; in software the same change loads nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_module_change_is_priced_before_and_reaches_the_node_with_its_strategy() {
+    let (_h, n1, alice) = start(4).await;
+    let b = alice
+        .book("exp", &network("lan", "hardware", 10, true))
+        .await
+        .unwrap();
+    let on_node = b.node_network.clone().unwrap();
+    let to_source = json!({"forwarding": "source", "reconfigure": "dark"});
+    let dry = BookingChange {
+        dry_run: true,
+        ..spec(to_source.clone())
+    };
+    let priced = alice.edit_booking("exp", &b.id, &dry).await.unwrap();
+    assert!(priced.dry_run);
+    assert_eq!(priced.change.strategy.as_deref(), Some("partial"));
+    let ms = priced.change.modelled_ms.unwrap();
+    assert!(
+        (ms - 600.2).abs() < 0.1,
+        "netfpga-v2p's 680 KB over JTAG: {ms}"
+    );
+    assert_eq!(priced.booking.spec["forwarding"], "source");
+    let now = alice.booking("exp", &b.id).await.unwrap();
+    assert_eq!(
+        (now.generation, &now.spec),
+        (1, &b.spec),
+        "a dry run changes nothing"
+    );
+    assert!(
+        alice
+            .booking_changes("exp", &b.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        n1.doc(&on_node).unwrap().forwarding,
+        prism_netdoc::ForwardingMode::Destination
+    );
+
+    let made = alice
+        .edit_booking("exp", &b.id, &spec(to_source))
+        .await
+        .unwrap();
+    assert!(!made.dry_run);
+    assert_eq!(made.change.modelled_ms, priced.change.modelled_ms);
+    let doc = n1.doc(&on_node).unwrap();
+    assert_eq!(doc.forwarding, prism_netdoc::ForwardingMode::Source);
+    assert_eq!(
+        doc.reconfigure,
+        Some(prism_netdoc::ReconfigureChoice::Partial)
+    );
+    let history = alice.booking_changes("exp", &b.id).await.unwrap();
+    assert_eq!(history[0].fields, ["spec.forwarding", "spec.reconfigure"]);
+    assert_eq!(history[0].modelled_ms, priced.change.modelled_ms);
+    assert_eq!(history[0].strategy.as_deref(), Some("partial"));
+
+    // Routes only: a table update, no load.
+    let tables = alice
+        .edit_booking("exp", &b.id, &routes("c"))
+        .await
+        .unwrap();
+    assert_eq!(tables.change.modelled_ms, None);
+    // A software network changes its router, no slot.
+    let sw = alice
+        .book("exp", &network("sw", "software", 10, true))
+        .await
+        .unwrap();
+    let soft = alice
+        .edit_booking("exp", &sw.id, &spec(json!({"forwarding": "source"})))
+        .await
+        .unwrap();
+    assert_eq!(soft.change.modelled_ms, None);
 }

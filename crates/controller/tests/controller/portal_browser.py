@@ -163,6 +163,25 @@ def researcher(browser):
     assert name == "busy.pcapng", name
     assert data[:4] == b"\x0a\x0d\x0d\x0a", "not pcapng"
 
+    # Changed live in the editor: a refusal at its field, then another
+    # module, priced before it is confirmed, and kept in the history.
+    page.locator("#edit-routes").fill("10.1.0.0/16 nope")
+    page.get_by_role("button", name="Check the change").click()
+    expect(page.locator("#edit-routes")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#edit-routes-error")).to_contain_text("spec.route[0]")
+    page.locator("#edit-routes").fill("10.1.0.0/16 b")
+    page.locator("#edit-forwarding").select_option("source")
+    page.locator("#edit-reconfigure").select_option("dark")
+    page.get_by_role("button", name="Check the change").click()
+    expect(page.locator("#edit-preview")).to_contain_text("600.2 ms modelled")
+    expect(page.locator("#edit-preview")).to_contain_text("forwards nothing meanwhile")
+    every_field_is_labelled(page)
+    shot(page, "edit-priced")
+    page.get_by_role("button", name="Confirm the change").click()
+    expect(page.get_by_role("heading", name="Change (generation 2)")).to_be_visible()
+    expect(page.get_by_role("table", name="Changes")).to_contain_text("600.2 ms modelled (partial)")
+    expect(page.locator("#edit-forwarding")).to_have_value("source")
+
     # Renew: the new end, and the clamp past the service level's longest lease.
     page.get_by_role("link", name="Bookings").click()
     row = page.locator("tr[data-booking=busy]")

@@ -138,8 +138,29 @@ fn a_user_logs_in_and_books_from_a_toml_spec_file() {
     let edit = ["edit", "net", "--spec", &change_arg, "--generation", "1"];
     let edited: serde_json::Value =
         serde_json::from_str(&ok(ctl(&dir, &listen, "", &edit))).unwrap();
-    assert_eq!(edited["generation"], 2, "{edited}");
-    assert_eq!(edited["spec"]["route"][0]["prefix"], "10.2.0.0/16");
+    assert_eq!(edited["booking"]["generation"], 2, "{edited}");
+    assert_eq!(
+        edited["booking"]["spec"]["route"][0]["prefix"],
+        "10.2.0.0/16"
+    );
+    assert_eq!(edited["change"]["fields"][0], "spec.route", "{edited}");
+    // Another forwarding mode, only checked: nothing kept.
+    let dry = [
+        "edit",
+        "net",
+        "--set",
+        "forwarding=source",
+        "--set",
+        "reconfigure=dark",
+        "--dry-run",
+    ];
+    let priced: serde_json::Value =
+        serde_json::from_str(&ok(ctl(&dir, &listen, "", &dry))).unwrap();
+    assert_eq!(priced["dry_run"], true, "{priced}");
+    assert_eq!(
+        priced["booking"]["spec"]["forwarding"], "source",
+        "{priced}"
+    );
     let e = refused(ctl(&dir, &listen, "", &edit));
     assert!(e.contains("409") && e.contains("generation 2"), "{e}");
     std::fs::write(&change, "{\"route\": [}").unwrap();

@@ -4,9 +4,9 @@ use super::{FakeCaller, FakeController, admin_only, no_node};
 use prism_controller_api::areas::{Answer, LeasesApi, PublicApi};
 use prism_controller_api::{
     Action, AllocationState, AuditEntry, AuditQuery, Booking, BookingChange, BookingChangeView,
-    BookingCounters, BookingRequest, CaptureRequest, Error, ErrorCode, ListQuery, Operation,
-    OperationalState, Page, PublicAddress, PublicAddressRequest, QuotaUse, QuotaView, Renewed,
-    TraceRequest, UsageReport,
+    BookingChanged, BookingCounters, BookingRequest, CaptureRequest, Error, ErrorCode, ListQuery,
+    Operation, OperationalState, Page, PublicAddress, PublicAddressRequest, QuotaUse, QuotaView,
+    Renewed, TraceRequest, UsageReport,
 };
 use prism_node_api::TapAnswer;
 
@@ -162,7 +162,7 @@ impl LeasesApi for FakeController {
         project: &str,
         id: &str,
         c: BookingChange,
-    ) -> Answer<Booking> {
+    ) -> Answer<BookingChanged> {
         let mut s = self.lock();
         s.project(p, project, Operation::BookingsChange)?;
         let now = s.now_ms;
@@ -200,10 +200,19 @@ impl LeasesApi for FakeController {
             fields,
             before: before.into(),
             after: after.into(),
+            strategy: None,
+            modelled_ms: None,
         };
-        let b = b.clone();
-        s.changes.entry(id.to_string()).or_default().push(view);
-        Ok(b)
+        let booking = b.clone();
+        s.changes
+            .entry(id.to_string())
+            .or_default()
+            .push(view.clone());
+        Ok(BookingChanged {
+            booking,
+            change: view,
+            dry_run: false,
+        })
     }
 
     async fn booking_changes(

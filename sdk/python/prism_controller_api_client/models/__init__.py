@@ -13,6 +13,7 @@ from .booking_change_spec_type_0 import BookingChangeSpecType0
 from .booking_change_view import BookingChangeView
 from .booking_change_view_after import BookingChangeViewAfter
 from .booking_change_view_before import BookingChangeViewBefore
+from .booking_changed import BookingChanged
 from .booking_counters import BookingCounters
 from .booking_counters_drops import BookingCountersDrops
 from .booking_request import BookingRequest
@@ -97,6 +98,7 @@ __all__ = (
     "AuditEntry",
     "Booking",
     "BookingChange",
+    "BookingChanged",
     "BookingChangeSpecType0",
     "BookingChangeView",
     "BookingChangeViewAfter",

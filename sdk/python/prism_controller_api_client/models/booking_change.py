@@ -36,11 +36,14 @@ class BookingChange:
                 (`null` removes one), `tier` (`hardware` or `software`).
             bandwidth_mbps (int | None | Unset): The guaranteed rate, Mbit/s (the project's quota and the node's
                 capacity checked first).
+            dry_run (bool | Unset): Checked whole and answered as if made (the modelled time
+                included), but nothing is changed.
      """
 
     generation: int | None | Unset = UNSET
     spec: BookingChangeSpecType0 | None | Unset = UNSET
     bandwidth_mbps: int | None | Unset = UNSET
+    dry_run: bool | Unset = UNSET
 
 
 
@@ -68,6 +71,8 @@ class BookingChange:
         else:
             bandwidth_mbps = self.bandwidth_mbps
 
+        dry_run = self.dry_run
+
 
         field_dict: dict[str, Any] = {}
 
@@ -79,6 +84,8 @@ class BookingChange:
             field_dict["spec"] = spec
         if bandwidth_mbps is not UNSET:
             field_dict["bandwidth_mbps"] = bandwidth_mbps
+        if dry_run is not UNSET:
+            field_dict["dry_run"] = dry_run
 
         return field_dict
 
@@ -128,10 +135,13 @@ class BookingChange:
         bandwidth_mbps = _parse_bandwidth_mbps(d.pop("bandwidth_mbps", UNSET))
 
 
+        dry_run = d.pop("dry_run", UNSET)
+
         booking_change = cls(
             generation=generation,
             spec=spec,
             bandwidth_mbps=bandwidth_mbps,
+            dry_run=dry_run,
         )
 
         return booking_change

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
@@ -33,6 +34,13 @@ class BookingChangeView:
             fields (list[str]): The fields it changed (`spec.route`, `bandwidth_mbps`).
             before (BookingChangeViewBefore): Each changed field's value before and after.
             after (BookingChangeViewAfter):
+            strategy (None | str | Unset): How the slot takes its new module (`partial` or `fallback`; absent:
+                the node's default), when the change loads one.
+            modelled_ms (float | None | Unset): The device model's time to load the booking's slot with its new
+                module (a model: Prism runs no FPGA; the slowest of its nodes),
+                when the change loads one: another `forwarding` mode in hardware,
+                or a move into hardware. With `partial` the network forwards
+                nothing for that long; with `fallback` the software tier serves it.
      """
 
     generation: int
@@ -41,6 +49,8 @@ class BookingChangeView:
     fields: list[str]
     before: BookingChangeViewBefore
     after: BookingChangeViewAfter
+    strategy: None | str | Unset = UNSET
+    modelled_ms: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -64,6 +74,18 @@ class BookingChangeView:
 
         after = self.after.to_dict()
 
+        strategy: None | str | Unset
+        if isinstance(self.strategy, Unset):
+            strategy = UNSET
+        else:
+            strategy = self.strategy
+
+        modelled_ms: float | None | Unset
+        if isinstance(self.modelled_ms, Unset):
+            modelled_ms = UNSET
+        else:
+            modelled_ms = self.modelled_ms
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -75,6 +97,10 @@ class BookingChangeView:
             "before": before,
             "after": after,
         })
+        if strategy is not UNSET:
+            field_dict["strategy"] = strategy
+        if modelled_ms is not UNSET:
+            field_dict["modelled_ms"] = modelled_ms
 
         return field_dict
 
@@ -104,6 +130,26 @@ class BookingChangeView:
 
 
 
+        def _parse_strategy(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        strategy = _parse_strategy(d.pop("strategy", UNSET))
+
+
+        def _parse_modelled_ms(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        modelled_ms = _parse_modelled_ms(d.pop("modelled_ms", UNSET))
+
+
         booking_change_view = cls(
             generation=generation,
             at_ms=at_ms,
@@ -111,6 +157,8 @@ class BookingChangeView:
             fields=fields,
             before=before,
             after=after,
+            strategy=strategy,
+            modelled_ms=modelled_ms,
         )
 
 

@@ -8,6 +8,7 @@
 //! change replaces the network's tables in its slot: no reconfiguration;
 //! a tier change is a move, the new tier serving before the old lets go).
 
+use super::slot_load::{SlotLoad, slot_load};
 use super::{booking_in, booking_tx_row, bump_generation};
 use crate::app::audit::account;
 use crate::app::authz::{Operation, Principal};
@@ -22,20 +23,22 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::infra::db::{self, Tx};
 use crate::infra::secrets;
 use crate::model::{
-    AllocationState, Booking, BookingChange, BookingChangeView, CHANGEABLE_SPEC, NETWORK,
+    AllocationState, Booking, BookingChange, BookingChangeView, BookingChanged, CHANGEABLE_SPEC,
+    NETWORK,
 };
 use prism_placement::Tier;
 use serde_json::{Map, Value};
 
 /// `PATCH /v1/projects/{p}/bookings/{id}`: `c` applied to the booking,
-/// or refused whole (its field named, nothing changed).
+/// or refused whole (its field named, nothing changed); with `dry_run`,
+/// checked whole and answered as if applied.
 pub async fn edit_booking(
     cx: &Context,
     p: &Principal,
     project: &str,
     id: &str,
     c: BookingChange,
-) -> Result<Booking> {
+) -> Result<BookingChanged> {
     let (m, level) = project_level_for(cx, p, project, Operation::BookingsChange).await?;
     let b = booking_in(cx, &m, id).await?;
     p.may_touch(
@@ -55,24 +58,24 @@ pub async fn edit_booking(
     }
     let (spec, diff) = changed(&cur, &c);
     if diff.fields.is_empty() {
-        return Ok(cur);
+        let change = diff.view(cx, cur.generation, &p.user, None);
+        return Ok(answer(cur, change, c.dry_run));
     }
-    let mbps = c.bandwidth_mbps.unwrap_or(cur.bandwidth_mbps);
-    let tier = asked_tier(&c)?.or(cur.tier);
-    check_room(&mut tx, (&m.project_id, &level), &cur, (tier, mbps)).await?;
-    let row = store::Changed {
-        spec: &spec,
-        mbps,
-        tier,
-    };
-    if !store::apply(&mut tx, id, cur.generation, &row).await? {
-        // Another change took the generation since it was read.
-        let now = booking_tx_row(&mut tx, id).await?.generation;
-        return Err(lost(cur.generation, now));
+    let (b, change) = write_change(
+        cx,
+        &mut tx,
+        (&m.project_id, &level),
+        &p.user,
+        &cur,
+        &c,
+        (&spec, &diff),
+    )
+    .await?;
+    if c.dry_run {
+        // Dropped, the transaction changes nothing.
+        return Ok(answer(b, change, true));
     }
-    let b = booking_tx_row(&mut tx, id).await?;
-    check_on_nodes(&mut tx, &b).await?;
-    record(cx, &mut tx, &b, &p.user_id, &diff).await?;
+    record(&mut tx, &b, &p.user_id, &change).await?;
     let op = match b.allocation_state == AllocationState::Provisioned {
         true => begin_operation(cx, &mut tx, &b, "change").await?,
         false => None,
@@ -81,7 +84,43 @@ pub async fn edit_booking(
     account(cx, &mut tx, "change", &b, &m.project_id, &p.user_id).await?;
     tx.commit().await?;
     node_changed(cx, op, pass_wait(cx)).await;
-    booking_in(cx, &m, id).await
+    Ok(answer(booking_in(cx, &m, id).await?, change, false))
+}
+
+fn answer(booking: Booking, change: BookingChangeView, dry_run: bool) -> BookingChanged {
+    BookingChanged {
+        booking,
+        change,
+        dry_run,
+    }
+}
+
+/// Checks change `c` of booking `cur` whole (its quota and nodes, its
+/// documents, the slot load it makes) and writes it in `tx`, uncommitted:
+/// the booking as changed, and the change as its history will show it.
+async fn write_change(
+    cx: &Context,
+    tx: &mut Tx,
+    (project_id, level): (&str, &ServiceLevel),
+    user: &str,
+    cur: &Booking,
+    c: &BookingChange,
+    (spec, diff): (&Value, &Diff),
+) -> Result<(Booking, BookingChangeView)> {
+    let mbps = c.bandwidth_mbps.unwrap_or(cur.bandwidth_mbps);
+    let tier = asked_tier(c)?.or(cur.tier);
+    let load = slot_load(tx, cur, spec, tier).await?;
+    check_room(tx, (project_id, level), cur, (tier, mbps)).await?;
+    let row = store::Changed { spec, mbps, tier };
+    if !store::apply(tx, &cur.id, cur.generation, &row).await? {
+        // Another change took the generation since it was read.
+        let now = booking_tx_row(tx, &cur.id).await?.generation;
+        return Err(lost(cur.generation, now));
+    }
+    let b = booking_tx_row(tx, &cur.id).await?;
+    check_on_nodes(tx, &b, load.as_ref()).await?;
+    let change = diff.view(cx, b.generation, user, load.as_ref());
+    Ok((b, change))
 }
 
 /// `GET …/bookings/{id}/changes`: the booking's accepted changes,
@@ -110,7 +149,7 @@ fn lost(from: i64, now: i64) -> Error {
 fn check_request(b: &Booking, c: &BookingChange) -> Result<()> {
     if b.resource_type != NETWORK {
         return Err(Error::invalid(format!(
-            "a {} booking has nothing to change here (only a network's tables and bandwidth)",
+            "a {} booking has nothing to change here (only a network's tables, forwarding, tier and bandwidth)",
             b.resource_type
         ))
         .with_field("type"));
@@ -149,6 +188,28 @@ struct Diff {
     fields: Vec<String>,
     before: Map<String, Value>,
     after: Map<String, Value>,
+}
+
+impl Diff {
+    /// The change as the booking's history shows it.
+    fn view(
+        &self,
+        cx: &Context,
+        generation: i64,
+        user: &str,
+        load: Option<&SlotLoad>,
+    ) -> BookingChangeView {
+        BookingChangeView {
+            generation,
+            at_ms: cx.now_ms(),
+            user: user.to_string(),
+            fields: self.fields.clone(),
+            before: Value::Object(self.before.clone()),
+            after: Value::Object(self.after.clone()),
+            strategy: load.and_then(|l| l.strategy).map(str::to_string),
+            modelled_ms: load.map(|l| l.modelled_us as f64 / 1e3),
+        }
+    }
 }
 
 /// `cur`'s spec with `c` applied, and what differs (a field given its
@@ -247,7 +308,7 @@ async fn check_room(
 /// The changed booking's documents compiled against its node's ports, as
 /// at booking: a route to a port it does not have, or out of the WAN
 /// port, is refused here.
-async fn check_on_nodes(tx: &mut Tx, b: &Booking) -> Result<()> {
+async fn check_on_nodes(tx: &mut Tx, b: &Booking, load: Option<&SlotLoad>) -> Result<()> {
     let (Some(node), Some(tier)) = (b.ids.node.as_deref(), b.tier) else {
         return Ok(());
     };
@@ -255,24 +316,33 @@ async fn check_on_nodes(tx: &mut Tx, b: &Booking) -> Result<()> {
         return Ok(());
     };
     let pl = Placement { node, tier };
-    super::allocate::check_docs(tx, b, Some(&pl)).await
+    super::allocate::check_docs(tx, b, Some(&pl)).await?;
+    // Served by software while its slot loads: software must take it.
+    if load.is_some_and(|l| l.strategy == Some("fallback")) {
+        let pl = Placement {
+            tier: Tier::Software,
+            ..pl
+        };
+        super::allocate::check_docs(tx, b, Some(&pl))
+            .await
+            .map_err(|e| e.with_field("spec.reconfigure"))?;
+    }
+    Ok(())
 }
 
 /// The change in the booking's history, under the generation it made.
-async fn record(cx: &Context, tx: &mut Tx, b: &Booking, user_id: &str, d: &Diff) -> Result<()> {
-    let (before, after) = (
-        Value::Object(d.before.clone()),
-        Value::Object(d.after.clone()),
-    );
+async fn record(tx: &mut Tx, b: &Booking, user_id: &str, v: &BookingChangeView) -> Result<()> {
     let c = store::NewChange {
         id: &secrets::new_id(),
         booking_id: &b.id,
         generation: b.generation,
         user_id,
-        at_ms: cx.now_ms(),
-        fields: &d.fields,
-        before: &before,
-        after: &after,
+        at_ms: v.at_ms,
+        fields: &v.fields,
+        before: &v.before,
+        after: &v.after,
+        strategy: v.strategy.as_deref(),
+        modelled_us: v.modelled_ms.map(|ms| (ms * 1e3).round() as i64),
     };
     store::insert(tx, &c).await
 }

@@ -270,3 +270,22 @@ fn a_refused_change_names_its_field_and_leaves_its_base() {
     // The answer lists what the change touched, not pc-a, unchanged.
     assert_eq!(actions(&a), [("pc-b".into(), DesiredAction::Added)]);
 }
+
+#[test]
+fn a_document_that_chooses_partial_changes_its_module_dark_not_through_software() {
+    let (mut c, calls, _) = super::timed();
+    let mut d = super::flow("b");
+    d.reconfigure = Some(prism_netdoc::ReconfigureChoice::Partial);
+    let said = c.apply("b", Some(d)).unwrap();
+    assert!(said.contains("partial reconfiguration"), "{said}");
+    assert!(take(&calls).is_empty(), "no router: the slot is dark");
+    assert_eq!(super::dark_until(&c, "b"), 1_000_000_000 + super::LOAD_NS);
+    // `fallback` chosen: the software tier serves it meanwhile.
+    let (mut c, calls, _) = super::timed();
+    let mut d = super::flow("b");
+    d.reconfigure = Some(prism_netdoc::ReconfigureChoice::Fallback);
+    let said = c.apply("b", Some(d)).unwrap();
+    assert!(said.contains("fallback reconfiguration"), "{said}");
+    assert_eq!(take(&calls).len(), 1);
+    assert_eq!(c.view("b").unwrap().tier, prism_pipeline::Tier::Software);
+}

@@ -8,8 +8,8 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
-from ...models.booking import Booking
 from ...models.booking_change import BookingChange
+from ...models.booking_changed import BookingChanged
 from ...models.error import Error
 from typing import cast
 
@@ -43,9 +43,9 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Booking | Error | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> BookingChanged | Error | None:
     if response.status_code == 200:
-        response_200 = Booking.from_dict(response.json())
+        response_200 = BookingChanged.from_dict(response.json())
 
 
 
@@ -127,7 +127,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Booking | Error]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[BookingChanged | Error]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -143,11 +143,14 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: BookingChange,
 
-) -> Response[Booking | Error]:
+) -> Response[BookingChanged | Error]:
     """ Changes a live network booking: its tables (`spec.route`,
     `spec.rule`, `spec.default_action`: a table update on its node, no
-    reconfiguration) and its bandwidth (the quota and its nodes' capacity
-    checked first). The change is checked whole before anything moves (a
+    reconfiguration), its forwarding mode (`spec.forwarding`: another
+    module in its hardware slot, loaded as `spec.reconfigure` says, the
+    device model's time in the answer), its tier and its bandwidth (the
+    quota and its nodes' capacity checked first). With `dry_run` the
+    change is only checked and answered as if made. The change is checked whole before anything moves (a
     refusal names its field and changes nothing), is one generation of the
     booking (`generation` given and not current: 409), and is kept in its
     history; the answer comes once its nodes have it (or says
@@ -169,7 +172,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Booking | Error]
+        Response[BookingChanged | Error]
      """
 
 
@@ -193,11 +196,14 @@ def sync(
     client: AuthenticatedClient | Client,
     body: BookingChange,
 
-) -> Booking | Error | None:
+) -> BookingChanged | Error | None:
     """ Changes a live network booking: its tables (`spec.route`,
     `spec.rule`, `spec.default_action`: a table update on its node, no
-    reconfiguration) and its bandwidth (the quota and its nodes' capacity
-    checked first). The change is checked whole before anything moves (a
+    reconfiguration), its forwarding mode (`spec.forwarding`: another
+    module in its hardware slot, loaded as `spec.reconfigure` says, the
+    device model's time in the answer), its tier and its bandwidth (the
+    quota and its nodes' capacity checked first). With `dry_run` the
+    change is only checked and answered as if made. The change is checked whole before anything moves (a
     refusal names its field and changes nothing), is one generation of the
     booking (`generation` given and not current: 409), and is kept in its
     history; the answer comes once its nodes have it (or says
@@ -219,7 +225,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Booking | Error
+        BookingChanged | Error
      """
 
 
@@ -238,11 +244,14 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: BookingChange,
 
-) -> Response[Booking | Error]:
+) -> Response[BookingChanged | Error]:
     """ Changes a live network booking: its tables (`spec.route`,
     `spec.rule`, `spec.default_action`: a table update on its node, no
-    reconfiguration) and its bandwidth (the quota and its nodes' capacity
-    checked first). The change is checked whole before anything moves (a
+    reconfiguration), its forwarding mode (`spec.forwarding`: another
+    module in its hardware slot, loaded as `spec.reconfigure` says, the
+    device model's time in the answer), its tier and its bandwidth (the
+    quota and its nodes' capacity checked first). With `dry_run` the
+    change is only checked and answered as if made. The change is checked whole before anything moves (a
     refusal names its field and changes nothing), is one generation of the
     booking (`generation` given and not current: 409), and is kept in its
     history; the answer comes once its nodes have it (or says
@@ -264,7 +273,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Booking | Error]
+        Response[BookingChanged | Error]
      """
 
 
@@ -288,11 +297,14 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: BookingChange,
 
-) -> Booking | Error | None:
+) -> BookingChanged | Error | None:
     """ Changes a live network booking: its tables (`spec.route`,
     `spec.rule`, `spec.default_action`: a table update on its node, no
-    reconfiguration) and its bandwidth (the quota and its nodes' capacity
-    checked first). The change is checked whole before anything moves (a
+    reconfiguration), its forwarding mode (`spec.forwarding`: another
+    module in its hardware slot, loaded as `spec.reconfigure` says, the
+    device model's time in the answer), its tier and its bandwidth (the
+    quota and its nodes' capacity checked first). With `dry_run` the
+    change is only checked and answered as if made. The change is checked whole before anything moves (a
     refusal names its field and changes nothing), is one generation of the
     booking (`generation` given and not current: 409), and is kept in its
     history; the answer comes once its nodes have it (or says
@@ -314,7 +326,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Booking | Error
+        BookingChanged | Error
      """
 
 
