@@ -46,9 +46,26 @@ async fn login_admin(addr: &str) -> ControllerClient {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_controller_killed_mid_provision_and_mid_release_loses_and_leaks_nothing() {
-    let dir = std::env::temp_dir().join(format!("prism-crash-{}", std::process::id()));
+/// A controller (SQLite in its own directory) with node `n` (a fake
+/// served here: 4 slots, the NetFPGA profile) and user `ann`, owner of
+/// project `p`.
+struct Lab {
+    dir: std::path::PathBuf,
+    db: String,
+    cred: std::path::PathBuf,
+    listen: String,
+    node: std::sync::Arc<FakeNode>,
+    ann: ControllerClient,
+}
+
+impl Lab {
+    fn restart(&self) -> crate::common::Controller {
+        start(&self.db, &self.listen, &self.cred)
+    }
+}
+
+async fn lab(name: &str) -> (Lab, crate::common::Controller) {
+    let dir = std::env::temp_dir().join(format!("prism-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("controller.db").display().to_string();
@@ -59,7 +76,7 @@ async fn a_controller_killed_mid_provision_and_mid_release_loses_and_leaks_nothi
     let node = FakeNode::new(&["a", "b"], 4);
     let node_addr = node.serve();
     let listen = format!("127.0.0.1:{}", free_port());
-    let mut ctl = start(&db, &listen, &cred);
+    let ctl = start(&db, &listen, &cred);
     let admin = login_admin(&listen).await;
     admin
         .create_user(&UserRequest {
@@ -86,22 +103,29 @@ async fn a_controller_killed_mid_provision_and_mid_release_loses_and_leaks_nothi
         })
         .await
         .unwrap();
-    let ann = {
-        let t = ControllerClient::new(&listen, None)
-            .login(&LoginRequest {
-                user: "ann".into(),
-                password: PASSWORD.into(),
-                project: Some("p".into()),
-                ttl_s: None,
-            })
-            .await
-            .unwrap();
-        ControllerClient::new(&listen, Some(t.token))
+    let t = ControllerClient::new(&listen, None)
+        .login(&LoginRequest {
+            user: "ann".into(),
+            password: PASSWORD.into(),
+            project: Some("p".into()),
+            ttl_s: None,
+        })
+        .await
+        .unwrap();
+    let ann = ControllerClient::new(&listen, Some(t.token));
+    let lab = Lab {
+        dir,
+        db,
+        cred,
+        listen,
+        node,
+        ann,
     };
+    (lab, ctl)
+}
 
-    // Kill mid-provision: the node is being asked to add the network.
-    node.stall.store(true, Ordering::SeqCst);
-    let req = BookingRequest {
+fn network() -> BookingRequest {
+    BookingRequest {
         name: "net".into(),
         resource_type: "network".into(),
         spec: serde_json::json!({"tier": "hardware", "forwarding": "destination",
@@ -111,30 +135,44 @@ async fn a_controller_killed_mid_provision_and_mid_release_loses_and_leaks_nothi
         provision: true,
         parts: Vec::new(),
         nat: false,
-    };
-    let booking = tokio::spawn({
-        let ann = ann.clone();
-        async move { ann.book("p", &req).await }
-    });
+    }
+}
+
+/// Kills controller `ctl` once fake node `node` is being asked for a
+/// change (stalled until then), and lets the change fail as if never made.
+async fn kill_mid_change(node: &FakeNode, ctl: &mut crate::common::Controller) {
     until("the node to be asked", || async {
         node.stalled.load(Ordering::SeqCst) > 0
     })
     .await;
     ctl.child.kill().unwrap();
     ctl.child.wait().unwrap();
-    assert!(
-        booking.await.unwrap().is_err(),
-        "the caller saw the controller die"
-    );
     node.stall.store(false, Ordering::SeqCst);
     until("the stalled change to fail", || async {
         node.stalled.load(Ordering::SeqCst) == 0
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_controller_killed_mid_provision_and_mid_release_loses_and_leaks_nothing() {
+    let (lab, mut ctl) = lab("crash").await;
+    let (node, ann, listen) = (&lab.node, &lab.ann, &lab.listen);
+    // Kill mid-provision: the node is being asked to add the network.
+    node.stall.store(true, Ordering::SeqCst);
+    let booking = tokio::spawn({
+        let ann = ann.clone();
+        async move { ann.book("p", &network()).await }
+    });
+    kill_mid_change(node, &mut ctl).await;
+    assert!(
+        booking.await.unwrap().is_err(),
+        "the caller saw the controller die"
+    );
     assert!(node.names().is_empty(), "the node did not take the change");
 
-    let mut ctl = start(&db, &listen, &cred);
-    let _ = login_admin(&listen).await;
+    let mut ctl = lab.restart();
+    let _ = login_admin(listen).await;
     let list = ann.bookings("p", false, None).await.unwrap().items;
     assert_eq!(list.len(), 1, "the booking survived");
     let id = list[0].id.clone();
@@ -158,22 +196,12 @@ async fn a_controller_killed_mid_provision_and_mid_release_loses_and_leaks_nothi
         let id = id.clone();
         async move { ann.release("p", &id).await }
     });
-    until("the node to be asked", || async {
-        node.stalled.load(Ordering::SeqCst) > 0
-    })
-    .await;
-    ctl.child.kill().unwrap();
-    ctl.child.wait().unwrap();
+    kill_mid_change(node, &mut ctl).await;
     assert!(release.await.unwrap().is_err());
-    node.stall.store(false, Ordering::SeqCst);
-    until("the stalled change to fail", || async {
-        node.stalled.load(Ordering::SeqCst) == 0
-    })
-    .await;
     assert_eq!(node.names().len(), 1, "the node still has it");
 
-    let _ctl = start(&db, &listen, &cred);
-    let _ = login_admin(&listen).await;
+    let _ctl = lab.restart();
+    let _ = login_admin(listen).await;
     until("the restarted controller to remove it", || async {
         node.names().is_empty()
     })
@@ -182,5 +210,53 @@ async fn a_controller_killed_mid_provision_and_mid_release_loses_and_leaks_nothi
     assert_eq!(b.allocation_state, AllocationState::Unallocated);
     let usage = ann.usage("p", 0, i64::MAX / 2).await.unwrap();
     assert_eq!(usage.lines.len(), 1, "the release was accounted");
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&lab.dir);
+}
+
+/// Killed while its node is being sent a module change (`destination` to
+/// `source`, served by software while the slot loads): the change was
+/// committed whole (one generation, in the history), so the restarted
+/// controller carries it to the node; never half there.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_controller_killed_mid_module_change_finishes_it_at_restart() {
+    let (lab, mut ctl) = lab("crash-change").await;
+    let (node, ann) = (&lab.node, &lab.ann);
+    let b = ann.book("p", &network()).await.unwrap();
+    let on_node = b.node_network.clone().unwrap();
+    node.stall.store(true, Ordering::SeqCst);
+    let change = prism_controller::BookingChange {
+        spec: serde_json::json!({"forwarding": "source", "reconfigure": "fallback"})
+            .as_object()
+            .cloned(),
+        ..Default::default()
+    };
+    let edit = tokio::spawn({
+        let (ann, id) = (ann.clone(), b.id.clone());
+        async move { ann.edit_booking("p", &id, &change).await }
+    });
+    kill_mid_change(node, &mut ctl).await;
+    assert!(
+        edit.await.unwrap().is_err(),
+        "the caller saw the controller die"
+    );
+    let mode = || node.doc(&on_node).map(|d| d.forwarding);
+    assert_eq!(mode(), Some(prism_netdoc::ForwardingMode::Destination));
+
+    let _ctl = lab.restart();
+    let _ = login_admin(&lab.listen).await;
+    until("the restarted controller to finish the change", || async {
+        mode() == Some(prism_netdoc::ForwardingMode::Source)
+    })
+    .await;
+    let now = ann.booking("p", &b.id).await.unwrap();
+    assert_eq!(now.generation, 2);
+    let history = ann.booking_changes("p", &b.id).await.unwrap();
+    assert_eq!(history.len(), 1, "{history:?}");
+    assert_eq!(history[0].strategy.as_deref(), Some("fallback"));
+    let doc = node.doc(&on_node).unwrap();
+    assert_eq!(
+        doc.reconfigure,
+        Some(prism_netdoc::ReconfigureChoice::Fallback)
+    );
+    let _ = std::fs::remove_dir_all(&lab.dir);
 }
