@@ -42,6 +42,12 @@ pub struct BookingChange {
     /// capacity checked first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth_mbps: Option<i64>,
+    /// A network spanning nodes: its parts, replaced whole (two to
+    /// sixteen; a part on a node it already has keeps its tunnel address,
+    /// a node left out loses its part, a new node gets one; the parts kept
+    /// forward on, their tunnels to the others updated as tables).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<crate::PartRequest>>,
     /// Checked whole and answered as if made (the modelled time
     /// included), but nothing is changed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -51,7 +57,9 @@ pub struct BookingChange {
 impl BookingChange {
     /// Whether it changes nothing.
     pub fn is_empty(&self) -> bool {
-        self.spec.as_ref().is_none_or(|s| s.is_empty()) && self.bandwidth_mbps.is_none()
+        self.spec.as_ref().is_none_or(|s| s.is_empty())
+            && self.bandwidth_mbps.is_none()
+            && self.parts.is_none()
     }
 }
 
@@ -130,7 +138,8 @@ pub struct EditFlags<'a> {
 
 impl BookingChange {
     /// `prism ctl edit`'s change: the spec fields in the file (JSON or
-    /// TOML, e.g. `{"route": [...]}`; a bad file named with its line),
+    /// TOML, e.g. `{"route": [...]}`; a bad file named with its line; its
+    /// `part` list, as at booking, the parts of a network spanning nodes),
     /// those given as flags over them, the bandwidth and the generation it
     /// is made from.
     pub fn from_flags(f: EditFlags<'_>) -> Result<Self, String> {
@@ -155,10 +164,16 @@ impl BookingChange {
             let s = spec.get_or_insert_with(Default::default);
             s.insert(key.trim().into(), v);
         }
+        let parts = match spec.as_mut().and_then(|s| s.remove("part")) {
+            None => None,
+            Some(v) => Some(serde_json::from_value(v).map_err(|e| format!("`part`: {e}"))?),
+        };
+        let spec = spec.filter(|s| !s.is_empty());
         let c = BookingChange {
             generation: f.generation,
             spec,
             bandwidth_mbps: f.bandwidth_mbps,
+            parts,
             dry_run: f.dry_run,
         };
         if c.is_empty() {

@@ -28,6 +28,7 @@ use prism_netdoc::TierChoice;
 
 mod allocate;
 mod change;
+mod parts_change;
 mod slot_load;
 pub(crate) use allocate::allocate;
 pub(crate) use change::{booking_changes, edit_booking};

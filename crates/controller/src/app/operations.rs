@@ -30,7 +30,24 @@ pub(crate) async fn begin_operation(
     b: &Booking,
     kind: &str,
 ) -> Result<Option<OpRecord>> {
-    let nodes = node_ids_of(tx, b).await?;
+    begin_operation_on(cx, tx, (b, kind), &[]).await
+}
+
+/// [`begin_operation`], on `more` nodes too (those that lose a part of the
+/// booking in the same transaction).
+pub(crate) async fn begin_operation_on(
+    cx: &Context,
+    tx: &mut Tx,
+    (b, kind): (&Booking, &str),
+    more: &[String],
+) -> Result<Option<OpRecord>> {
+    let mut nodes = node_ids_of(tx, b).await?;
+    nodes.extend(
+        more.iter()
+            .filter(|n| !nodes.contains(n))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
     if nodes.is_empty() {
         return Ok(None);
     }

@@ -134,34 +134,46 @@ pub(crate) async fn span_nodes(
 ) -> Result<Vec<NodeRow>> {
     let mut out = Vec::new();
     for (i, p) in parts.iter().enumerate() {
-        let at = format!("parts[{i}].node");
-        let n = nodes::by_name(tx, &p.node)
-            .await?
-            .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)).with_field(&at))?;
-        if cx.now_ms() - n.last_seen_ms > cx.settings.node_timeout_ms {
-            return Err(Error::conflict(format!("node `{}` is down", p.node)).with_field(&at));
-        }
-        if n.wan.is_none() {
-            return Err(Error::conflict(format!(
-                "node `{}` has no WAN port (`wan` on a port of its configuration)",
-                p.node
-            ))
-            .with_field(&at));
-        }
-        if node_fit(tx, &n, tier, mbps).await?.is_none() {
-            return Err(Error::new(
-                ErrorCode::NoCapacity,
-                format!(
-                    "node `{}` has no {mbps} Mbit/s left in the {} tier",
-                    p.node,
-                    tier.as_str()
-                ),
-            )
-            .with_field(&at));
-        }
-        out.push(n);
+        out.push(span_node(cx, tx, (i, p), tier, mbps).await?);
     }
     Ok(out)
+}
+
+/// Part `i`'s node: known, up, with a WAN port and room for `mbps` in
+/// `tier` (refused at `parts[i].node`).
+pub(crate) async fn span_node(
+    cx: &Context,
+    tx: &mut Tx,
+    (i, p): (usize, &PartRequest),
+    tier: TierChoice,
+    mbps: i64,
+) -> Result<NodeRow> {
+    let at = format!("parts[{i}].node");
+    let n = nodes::by_name(tx, &p.node)
+        .await?
+        .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)).with_field(&at))?;
+    if cx.now_ms() - n.last_seen_ms > cx.settings.node_timeout_ms {
+        return Err(Error::conflict(format!("node `{}` is down", p.node)).with_field(&at));
+    }
+    if n.wan.is_none() {
+        return Err(Error::conflict(format!(
+            "node `{}` has no WAN port (`wan` on a port of its configuration)",
+            p.node
+        ))
+        .with_field(&at));
+    }
+    if node_fit(tx, &n, tier, mbps).await?.is_none() {
+        return Err(Error::new(
+            ErrorCode::NoCapacity,
+            format!(
+                "node `{}` has no {mbps} Mbit/s left in the {} tier",
+                p.node,
+                tier.as_str()
+            ),
+        )
+        .with_field(&at));
+    }
+    Ok(n)
 }
 
 /// Places a spanning network: every part's node checked
@@ -188,7 +200,12 @@ pub(crate) async fn span_place(
 }
 
 /// Takes `n` tunnel addresses, the lowest the pool has free.
-async fn take_tunnels(cx: &Context, tx: &mut Tx, booking: &str, n: usize) -> Result<Vec<Ipv4Addr>> {
+pub(crate) async fn take_tunnels(
+    cx: &Context,
+    tx: &mut Tx,
+    booking: &str,
+    n: usize,
+) -> Result<Vec<Ipv4Addr>> {
     use crate::datastore::pool_releases::{TUNNELS, released};
     let pool = cx.settings.tunnel_pool.0;
     let used = parts::used_tunnels(tx).await?;
@@ -248,10 +265,10 @@ pub(crate) async fn record_parts(
 
 /// Part `i`'s port for its side: the one asked (not the WAN port), or
 /// the node's first port that is not its WAN port.
-async fn part_port(tx: &mut Tx, i: usize, p: &PartRequest) -> Result<String> {
-    let n = nodes::by_name(tx, &p.node)
-        .await?
-        .ok_or_else(|| Error::invalid(format!("no node `{}`", p.node)))?;
+pub(crate) async fn part_port(tx: &mut Tx, i: usize, p: &PartRequest) -> Result<String> {
+    let n = nodes::by_name(tx, &p.node).await?.ok_or_else(|| {
+        Error::invalid(format!("no node `{}`", p.node)).with_field(format!("parts[{i}].node"))
+    })?;
     let ports = n.ports;
     let wan = n.wan.map(|w| w.port).unwrap_or_default();
     let at = format!("parts[{i}].port");

@@ -196,6 +196,33 @@ pub(crate) async fn free_tunnels(tx: &mut Tx, id: &str, now: i64) -> Result<()> 
     Ok(())
 }
 
+/// Removes booking `id`'s parts (their tunnel addresses stay taken).
+pub(crate) async fn delete_parts(tx: &mut Tx, id: &str) -> Result<()> {
+    sqlx::query("DELETE FROM booking_parts WHERE booking_id = $1")
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// Frees tunnel address `a`, released at `now` (to the back of the pool).
+pub(crate) async fn free_tunnel(tx: &mut Tx, a: Ipv4Addr, now: i64) -> Result<()> {
+    use super::pool_releases::{TUNNELS, Whose, release};
+    release(tx, TUNNELS, Whose::Value(&a.to_string()), now).await
+}
+
+/// Makes node `node` (by name) booking `id`'s own: its first part's.
+pub(crate) async fn set_first_node(tx: &mut Tx, id: &str, node: &str) -> Result<()> {
+    sqlx::query(
+        "UPDATE bookings SET node_id = (SELECT id FROM nodes WHERE name = $2) WHERE id = $1",
+    )
+    .bind(id)
+    .bind(node)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 /// Records the WAN side node `id` reports; when it changed, every node
 /// holding a part of a live network with a part on it gets a new
 /// generation (their tunnels to it change). Whether it changed.

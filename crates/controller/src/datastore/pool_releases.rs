@@ -38,6 +38,9 @@ pub(crate) enum Whose<'a> {
     Booking(&'a str),
     /// Every booking past its end at `now` (the reaper's).
     Due,
+    /// One value (as text), whoever holds it: a part taken from a live
+    /// network.
+    Value(&'a str),
 }
 
 /// Records the values of `t` that `whose` holds as released at `now` (to
@@ -49,6 +52,7 @@ pub(crate) async fn release(tx: &mut Tx, t: PoolTable, whose: Whose<'_>, now: i6
         Whose::Due => {
             "booking_id IN (SELECT id FROM bookings WHERE released_ms IS NULL AND expires_ms <= $1)"
         }
+        Whose::Value(_) => &format!("CAST({column} AS TEXT) = $1"),
     };
     let remember = format!(
         "INSERT INTO pool_releases (pool, value, released_ms) \
@@ -58,7 +62,7 @@ pub(crate) async fn release(tx: &mut Tx, t: PoolTable, whose: Whose<'_>, now: i6
     let free = format!("DELETE FROM {table} WHERE {which}");
     for (sql, then_now) in [(&remember, true), (&free, false)] {
         let q = match whose {
-            Whose::Booking(id) => sqlx::query(sql).bind(id),
+            Whose::Booking(id) | Whose::Value(id) => sqlx::query(sql).bind(id),
             Whose::Due => sqlx::query(sql).bind(now),
         };
         let q = if then_now { q.bind(now) } else { q };

@@ -26,5 +26,6 @@ mod python_sdk;
 mod replicas;
 mod round_trips;
 mod shared_vlans;
+mod span_changes;
 mod spans;
 mod storage;

@@ -14,14 +14,14 @@ use prism_controller::{
 use serde_json::json;
 use std::sync::Arc;
 
-const WAN: [(&str, &str); 3] = [
+pub(crate) const WAN: [(&str, &str); 3] = [
     ("203.0.113.1", "02:0a:00:00:00:01"),
     ("203.0.113.2", "02:0a:00:00:00:02"),
     ("203.0.113.3", "02:0a:00:00:00:03"),
 ];
 
 /// A fake node with ports `lan`, `up` (its WAN port, `wan[i]`), registered.
-async fn wan_node(h: &Harness, name: &str, wan: Option<usize>) -> Arc<FakeNode> {
+pub(crate) async fn wan_node(h: &Harness, name: &str, wan: Option<usize>) -> Arc<FakeNode> {
     wan_node_at(h, name, wan).await.0
 }
 
@@ -44,7 +44,7 @@ async fn wan_node_at(h: &Harness, name: &str, wan: Option<usize>) -> (Arc<FakeNo
     (n, addr)
 }
 
-fn part(node: &str, prefix: &str) -> PartRequest {
+pub(crate) fn part(node: &str, prefix: &str) -> PartRequest {
     serde_json::from_value(json!({
         "node": node,
         "route": [{"prefix": prefix, "action": {"port": "lan", "decrement_ttl": true}}]
@@ -52,7 +52,7 @@ fn part(node: &str, prefix: &str) -> PartRequest {
     .unwrap()
 }
 
-fn spanning(name: &str, parts: Vec<PartRequest>) -> BookingRequest {
+pub(crate) fn spanning(name: &str, parts: Vec<PartRequest>) -> BookingRequest {
     BookingRequest {
         name: name.into(),
         resource_type: "network".into(),
@@ -65,7 +65,7 @@ fn spanning(name: &str, parts: Vec<PartRequest>) -> BookingRequest {
     }
 }
 
-async fn setup() -> (
+pub(crate) async fn setup() -> (
     Harness,
     Vec<Arc<FakeNode>>,
     prism_controller::ControllerClient,

@@ -56,6 +56,7 @@ struct Lab {
     listen: String,
     node: std::sync::Arc<FakeNode>,
     ann: ControllerClient,
+    admin: ControllerClient,
 }
 
 impl Lab {
@@ -120,6 +121,7 @@ async fn lab(name: &str) -> (Lab, crate::common::Controller) {
         listen,
         node,
         ann,
+        admin,
     };
     (lab, ctl)
 }
@@ -258,5 +260,76 @@ async fn a_controller_killed_mid_module_change_finishes_it_at_restart() {
         doc.reconfigure,
         Some(prism_netdoc::ReconfigureChoice::Fallback)
     );
+    let _ = std::fs::remove_dir_all(&lab.dir);
+}
+
+/// Killed while a part is being added to a network spanning nodes (its
+/// new node stalls on the change): the restarted controller gives the new
+/// node its part and the others their tunnels to it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_controller_killed_mid_part_added_finishes_it_at_restart() {
+    let (lab, mut ctl) = lab("crash-part").await;
+    let mut wan = Vec::new();
+    for i in 1..=3u8 {
+        let (ip, mac) = (format!("203.0.113.{i}"), format!("02:0a:00:00:00:0{i}"));
+        let n = FakeNode::new(&["a", "b"], 4).with_wan("a", &ip, &mac);
+        let address = n.serve();
+        let name = format!("w{i}");
+        let r = NodeRequest {
+            name,
+            address,
+            hw_mbps: 1000,
+            sw_mbps: 100,
+        };
+        lab.admin.register_node(&r).await.unwrap();
+        wan.push(n);
+    }
+    let part = |node: &str, prefix: &str| -> prism_controller::PartRequest {
+        serde_json::from_value(serde_json::json!({"node": node,
+            "route": [{"prefix": prefix, "action": {"port": "b"}}]}))
+        .unwrap()
+    };
+    let mut req = network();
+    req.spec = serde_json::json!({"tier": "hardware", "forwarding": "destination"});
+    req.parts = vec![part("w1", "10.1.0.0/24"), part("w2", "10.2.0.0/24")];
+    let b = lab.ann.book("p", &req).await.unwrap();
+    let on_node = b.node_network.clone().unwrap();
+    wan[2].stall.store(true, Ordering::SeqCst);
+    let mut three = req.parts.clone();
+    three.push(part("w3", "10.3.0.0/24"));
+    let change = prism_controller::BookingChange {
+        parts: Some(three),
+        ..Default::default()
+    };
+    let edit = tokio::spawn({
+        let (ann, id) = (lab.ann.clone(), b.id.clone());
+        async move { ann.edit_booking("p", &id, &change).await }
+    });
+    kill_mid_change(&wan[2], &mut ctl).await;
+    assert!(
+        edit.await.unwrap().is_err(),
+        "the caller saw the controller die"
+    );
+    assert!(wan[2].doc(&on_node).is_none());
+
+    let _ctl = lab.restart();
+    let _ = login_admin(&lab.listen).await;
+    until("the restarted controller to give w3 its part", || async {
+        wan[2].doc(&on_node).is_some()
+    })
+    .await;
+    let reaches_w3 = |n: &FakeNode| {
+        n.doc(&on_node).is_some_and(|d| {
+            d.route
+                .iter()
+                .any(|r| r.prefix.is_some_and(|p| p.0.to_string() == "10.3.0.0/24"))
+        })
+    };
+    until("w1 and w2 to route to w3's part", || async {
+        reaches_w3(&wan[0]) && reaches_w3(&wan[1])
+    })
+    .await;
+    let now = lab.ann.booking("p", &b.id).await.unwrap();
+    assert_eq!((now.generation, now.parts.len()), (2, 3));
     let _ = std::fs::remove_dir_all(&lab.dir);
 }

@@ -8,13 +8,14 @@
 //! change replaces the network's tables in its slot: no reconfiguration;
 //! a tier change is a move, the new tier serving before the old lets go).
 
+use super::parts_change::{parts_after, parts_before, replace_parts};
 use super::slot_load::{SlotLoad, slot_load};
 use super::{booking_in, booking_tx_row, bump_generation};
 use crate::app::audit::account;
 use crate::app::authz::{Operation, Principal};
 use crate::app::context::Context;
 use crate::app::node_work::pass_wait;
-use crate::app::operations::{begin_operation, node_changed};
+use crate::app::operations::{begin_operation_on, node_changed};
 use crate::app::placement::{Placement, node_ids_of};
 use crate::app::projects::{ServiceLevel, project_for, project_level_for};
 use crate::app::quota::check_quota;
@@ -56,12 +57,17 @@ pub async fn edit_booking(
     if let Some(g) = c.generation.filter(|g| *g != cur.generation) {
         return Err(lost(g, cur.generation));
     }
-    let (spec, diff) = changed(&cur, &c);
+    let (spec, mut diff) = changed(&cur, &c);
+    if let Some(new) = &c.parts {
+        let before = parts_before(&mut tx, id).await?;
+        let after = parts_after(&mut tx, new).await?;
+        diff.note("parts".into(), before, after);
+    }
     if diff.fields.is_empty() {
         let change = diff.view(cx, cur.generation, &p.user, None);
         return Ok(answer(cur, change, c.dry_run));
     }
-    let (b, change) = write_change(
+    let (b, change, lost) = write_change(
         cx,
         &mut tx,
         (&m.project_id, &level),
@@ -77,7 +83,7 @@ pub async fn edit_booking(
     }
     record(&mut tx, &b, &p.user_id, &change).await?;
     let op = match b.allocation_state == AllocationState::Provisioned {
-        true => begin_operation(cx, &mut tx, &b, "change").await?,
+        true => begin_operation_on(cx, &mut tx, (&b, "change"), &lost).await?,
         false => None,
     };
     bump_generation(&mut tx, &b).await?;
@@ -97,7 +103,8 @@ fn answer(booking: Booking, change: BookingChangeView, dry_run: bool) -> Booking
 
 /// Checks change `c` of booking `cur` whole (its quota and nodes, its
 /// documents, the slot load it makes) and writes it in `tx`, uncommitted:
-/// the booking as changed, and the change as its history will show it.
+/// the booking as changed, the change as its history will show it, and
+/// the nodes that lose a part of it.
 async fn write_change(
     cx: &Context,
     tx: &mut Tx,
@@ -106,7 +113,7 @@ async fn write_change(
     cur: &Booking,
     c: &BookingChange,
     (spec, diff): (&Value, &Diff),
-) -> Result<(Booking, BookingChangeView)> {
+) -> Result<(Booking, BookingChangeView, Vec<String>)> {
     let mbps = c.bandwidth_mbps.unwrap_or(cur.bandwidth_mbps);
     let tier = asked_tier(c)?.or(cur.tier);
     let load = slot_load(tx, cur, spec, tier).await?;
@@ -117,10 +124,16 @@ async fn write_change(
         let now = booking_tx_row(tx, &cur.id).await?.generation;
         return Err(lost(cur.generation, now));
     }
+    let lost = match &c.parts {
+        Some(new) if diff.fields.iter().any(|f| f == "parts") => {
+            replace_parts(cx, tx, cur, (new, mbps)).await?
+        }
+        _ => Vec::new(),
+    };
     let b = booking_tx_row(tx, &cur.id).await?;
     check_on_nodes(tx, &b, load.as_ref()).await?;
     let change = diff.view(cx, b.generation, user, load.as_ref());
-    Ok((b, change))
+    Ok((b, change, lost))
 }
 
 /// `GET …/bookings/{id}/changes`: the booking's accepted changes,
@@ -169,10 +182,16 @@ fn check_request(b: &Booking, c: &BookingChange) -> Result<()> {
         }
         if !b.parts.is_empty() {
             return Err(Error::invalid(
-                "a network spanning nodes routes by its parts' tables, which are not changed on a live booking",
+                "a network spanning nodes routes by its parts' tables: change `parts` (each part's node and routes), not its spec",
             )
             .with_field(format!("spec.{key}")));
         }
+    }
+    if c.parts.is_some() && b.parts.is_empty() {
+        return Err(Error::invalid(
+            "a network on one node stays on one node: book a network spanning nodes to have parts",
+        )
+        .with_field("parts"));
     }
     if let Some(m) = c.bandwidth_mbps
         && !(1..=100_000).contains(&m)
@@ -191,6 +210,15 @@ struct Diff {
 }
 
 impl Diff {
+    /// Field `field` from `was` to `now`, if they differ.
+    fn note(&mut self, field: String, was: Value, now: Value) {
+        if was != now {
+            self.before.insert(field.clone(), was);
+            self.after.insert(field.clone(), now);
+            self.fields.push(field);
+        }
+    }
+
     /// The change as the booking's history shows it.
     fn view(
         &self,
@@ -217,13 +245,6 @@ impl Diff {
 fn changed(cur: &Booking, c: &BookingChange) -> (Value, Diff) {
     let mut spec = cur.spec.clone();
     let mut d = Diff::default();
-    let mut note = |field: String, was: Value, now: Value| {
-        if was != now {
-            d.before.insert(field.clone(), was);
-            d.after.insert(field.clone(), now);
-            d.fields.push(field);
-        }
-    };
     if let Some(obj) = spec.as_object_mut() {
         for (k, v) in c.spec.iter().flatten() {
             let was = obj.get(k).cloned().unwrap_or(Value::Null);
@@ -231,11 +252,11 @@ fn changed(cur: &Booking, c: &BookingChange) -> (Value, Diff) {
                 true => obj.remove(k),
                 false => obj.insert(k.clone(), v.clone()),
             };
-            note(format!("spec.{k}"), was, v.clone());
+            d.note(format!("spec.{k}"), was, v.clone());
         }
     }
     if let Some(m) = c.bandwidth_mbps {
-        note("bandwidth_mbps".into(), cur.bandwidth_mbps.into(), m.into());
+        d.note("bandwidth_mbps".into(), cur.bandwidth_mbps.into(), m.into());
     }
     (spec, d)
 }
