@@ -238,8 +238,9 @@ async fn drive(
     let cred = dir.join("control-plane.secret");
     let key = dir.join("node3.key");
     let again = || topology::start_node(prism, 3, &cred, &addr, &key);
-    out.restart =
-        crate::wan::faults::restart_node3(&span, secret, &mut topo.nodes[2], again).await?;
+    let log = Path::new(STATE_DIR).join("node3.log");
+    let node3 = (&mut topo.nodes[2], log.as_path());
+    out.restart = crate::wan::faults::restart_node3((&span, secret), node3, again).await?;
     say(&out.restart.line());
     for b in [&span, &red, &blue, &l2, &soft] {
         alice.release("wan", &b.id).await?;

@@ -34,12 +34,12 @@ impl Restart {
     }
 }
 
-/// Kills node 3 (`node`, replaced by what `restart` starts) under
-/// traffic through `span` and waits for its part to come back.
+/// Kills node 3 (`node`, logging to `log`, replaced by what `restart`
+/// starts) under traffic through `span` and waits for its part to come
+/// back.
 pub(crate) async fn restart_node3(
-    span: &Booking,
-    secret: &str,
-    node: &mut Child,
+    (span, secret): (&Booking, &str),
+    (node, log): (&mut Child, &std::path::Path),
     restart: impl FnOnce() -> Result<Child>,
 ) -> Result<Restart> {
     let vlan = span.vlan.unwrap_or(0) as u16;
@@ -74,8 +74,9 @@ pub(crate) async fn restart_node3(
         }
         if killed.elapsed() > Duration::from_secs(30) {
             bail!(
-                "node 3 did not get its part of {} back within 30 s",
-                span.name
+                "node 3 did not get its part of {} back within 30 s; {}",
+                span.name,
+                node_state(node, log)
             );
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -89,6 +90,24 @@ pub(crate) async fn restart_node3(
         back_ms,
         after: (FRAMES, after.0),
     })
+}
+
+/// Whether restarted node 3 still runs, and the end of its log: what a
+/// failure needs to be found.
+fn node_state(node: &mut Child, log: &std::path::Path) -> String {
+    let status = match node.try_wait() {
+        Ok(Some(s)) => format!("node 3 exited ({s})"),
+        Ok(None) => "node 3 runs".to_string(),
+        Err(e) => format!("node 3's state unknown ({e})"),
+    };
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let tail: Vec<&str> = text.lines().rev().take(20).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    format!(
+        "{status}; the end of {}:\n{}",
+        log.display(),
+        tail.join("\n")
+    )
 }
 
 /// What moving node 2's part between tiers under traffic measured, each

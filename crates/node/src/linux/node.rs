@@ -140,6 +140,9 @@ impl Node {
                         if let Some(c) = core {
                             pin_to_core(c);
                         }
+                        // Frames wait in the rings while anything else
+                        // runs: favoured, a worker keeps them short.
+                        let _ = prism_io::sys::set_thread_nice(WORKER_NICE);
                         w.run(i, &stop, &reports)
                     })?,
             );
@@ -364,6 +367,10 @@ const TICK_MS: u64 = 5;
 
 /// Keeps the calling worker on `core` (a core that does not exist leaves
 /// it where the scheduler puts it).
+/// A worker thread's nice value (the node's other threads, its routers and
+/// processing nodes keep 0).
+pub const WORKER_NICE: i32 = -10;
+
 pub fn pin_to_core(core: usize) {
     let _ = prism_io::sys::pin_to_core(core);
 }
