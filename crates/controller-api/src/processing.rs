@@ -19,6 +19,14 @@ pub struct ProcessingSpec {
     /// (`OWNER/NAME`), or one the node holds (`base`, `NAME:TAG`;
     /// docs/processing.md).
     pub image: String,
+    /// The manifest digest (`sha256:…`) of the stored image `image` names,
+    /// pinned when it is booked: set by the controller (given, the booking
+    /// is refused unless the image has it). A name saved again later names
+    /// another image; this booking keeps running the one it was booked
+    /// with, or, that one gone, fails naming it. None for an image of the
+    /// node's own (`base`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_digest: Option<String>,
     /// The networks it is on (bookings of the project, by name), `eth0`
     /// first. They must be on one node, which runs processing nodes.
     pub attach: Vec<Attachment>,
@@ -63,6 +71,7 @@ pub fn schema() -> serde_json::Value {
         "required": ["image", "attach", "cpus", "memory_mib"],
         "properties": {
             "image": {"type": "string", "pattern": "^([A-Za-z0-9][A-Za-z0-9._-]{0,62}/)?[a-z0-9][a-z0-9._-]{0,62}(:[A-Za-z0-9._-]{1,64})?$"},
+            "image_digest": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
             "attach": {
                 "type": "array", "minItems": 1, "maxItems": 8,
                 "items": {
@@ -130,6 +139,7 @@ impl ProcessingSpec {
             .collect();
         Ok(Self {
             image: image.to_string(),
+            image_digest: None,
             attach,
             cpus,
             memory_mib,

@@ -51,6 +51,42 @@ pub(crate) async fn place_request(
     place(tx, project_id, &spec).await.map(Some)
 }
 
+/// Pins the stored image processing spec `spec` names to its manifest
+/// digest (`spec.image_digest`), in the booking transaction; a digest
+/// given that the image does not have is refused. An image of the node's
+/// own (no stored image by that name) is left as it is.
+pub(crate) async fn pin_image(
+    cx: &Context,
+    tx: &mut Tx,
+    project_id: &str,
+    spec: &mut serde_json::Value,
+) -> Result<()> {
+    let Some(name) = spec.get("image").and_then(|v| v.as_str()) else {
+        return Ok(());
+    };
+    if cx.settings.storage.is_none() {
+        return Ok(());
+    }
+    let stored = match name.split_once('/') {
+        Some((owner, n)) => {
+            crate::datastore::images::shared_named(&mut **tx, project_id, owner, n).await?
+        }
+        None => crate::datastore::images::named(&mut **tx, project_id, name).await?,
+    };
+    let Some(i) = stored else { return Ok(()) };
+    match spec.get("image_digest").and_then(|v| v.as_str()) {
+        Some(d) if d != i.manifest_digest => Err(Error::conflict(format!(
+            "image `{name}` is {}, not {d}",
+            i.manifest_digest
+        ))
+        .with_field("spec.image_digest")),
+        _ => {
+            spec["image_digest"] = i.manifest_digest.into();
+            Ok(())
+        }
+    }
+}
+
 /// The node a processing node goes on: its attached networks' (each a
 /// live network of the project, on one node, which runs processing
 /// nodes); its id. A refusal names the attachment.
@@ -204,11 +240,17 @@ pub(crate) async fn desired_on(
             interfaces.push(interface(port, a, on.as_ref()));
         }
         let ready = b.operational_state == crate::model::OperationalState::Ready;
-        // An image no longer readable (deleted, its share ended) is
-        // revoked: the booking fails at its node, naming it.
+        // An image no longer readable (deleted, its share ended, its name
+        // saved again as another image) is revoked: the booking fails at
+        // its node, naming it.
         let stored = crate::app::image_pull::find(cx, &b.ids.project, &spec.image)
             .await
-            .unwrap_or(None);
+            .unwrap_or(None)
+            .filter(|i| {
+                spec.image_digest
+                    .as_ref()
+                    .is_none_or(|d| *d == i.manifest_digest)
+            });
         let mut d = doc(&b, spec, interfaces);
         if let Some(i) = stored {
             d.image = ImageRef {

@@ -68,12 +68,15 @@ pub(crate) async fn insert(pool: &Pool, i: &ImageRow) -> Result<bool> {
 }
 
 /// Image `name` of project `project_id`.
-pub(crate) async fn named(pool: &Pool, project_id: &str, name: &str) -> Result<Option<ImageRow>> {
+pub(crate) async fn named<'e, E>(ex: E, project_id: &str, name: &str) -> Result<Option<ImageRow>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
     let q = format!("{SELECT} WHERE i.project_id = $1 AND i.name = $2");
     let r = sqlx::query(&q)
         .bind(project_id)
         .bind(name)
-        .fetch_optional(pool)
+        .fetch_optional(ex)
         .await?;
     r.as_ref().map(row).transpose()
 }

@@ -147,3 +147,74 @@ async fn images_are_saved_once_per_blob_shared_read_only_and_pulled_with_signed_
         assert!(!held(b).await, "{} left", b.digest);
     }
 }
+
+/// A booking keeps the image it was booked with: its manifest digest is
+/// pinned in its spec; a digest given that the image lacks is refused;
+/// the name deleted and saved again as another image is not switched to
+/// (the booking's node is given no image, so it fails naming it), while
+/// a new booking gets the new one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_booking_keeps_the_image_digest_it_was_booked_with() {
+    let objects = prism_testkit::TempDir::new("image-pins");
+    let backend = prism_storage::backend::open(objects.path().to_str().unwrap()).unwrap();
+    let storage = StorageSettings {
+        endpoint: "http://127.0.0.1:9".into(),
+        master: prism_storage::keys::MasterKey::new([7; 32]),
+        backend,
+        ca_pem: None,
+    };
+    let h = Harness::start_with(prism_controller::Settings {
+        storage: Some(storage),
+        ..settings()
+    })
+    .await;
+    let n1 = node(&h, "n1", true).await;
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    alice.book("exp", &network("lan")).await.unwrap();
+    let vm = alice
+        .book("exp", &processing("vm", "lan", "base"))
+        .await
+        .unwrap();
+    assert_eq!(vm.spec.get("image_digest"), None, "the node's own image");
+    let first = alice.save_image("exp", &vm.id, "mine").await.unwrap();
+
+    let mut wrong = processing("bad", "lan", "mine");
+    wrong.spec["image_digest"] = format!("sha256:{:064x}", 1).into();
+    let e = alice.book("exp", &wrong).await.unwrap_err();
+    assert_eq!(
+        e.api().unwrap().field.as_deref(),
+        Some("spec.image_digest"),
+        "{e}"
+    );
+    let pinned = alice
+        .book("exp", &processing("pinned", "lan", "mine"))
+        .await
+        .unwrap();
+    assert_eq!(pinned.spec["image_digest"], first.digest.as_str());
+
+    // `mine` saved again from another processing node: another image.
+    alice.delete_image("exp", "mine").await.unwrap();
+    let vm2 = alice
+        .book("exp", &processing("vm2", "lan", "base"))
+        .await
+        .unwrap();
+    let second = alice.save_image("exp", &vm2.id, "mine").await.unwrap();
+    assert_ne!(second.digest, first.digest);
+    h.ctl.converge_all().await;
+    let doc_of = |id: &str| {
+        let docs = n1.processing_nodes();
+        docs.into_iter().find(|d| d.name.ends_with(id)).unwrap()
+    };
+    assert!(
+        doc_of(&pinned.id).image.stored.is_none(),
+        "the pinned booking is not switched to the new image"
+    );
+    let fresh = alice
+        .book("exp", &processing("fresh", "lan", "mine"))
+        .await
+        .unwrap();
+    assert_eq!(fresh.spec["image_digest"], second.digest.as_str());
+    let stored = doc_of(&fresh.id).image.stored.expect("the new image");
+    assert_eq!(stored.manifest.digest, second.digest);
+}

@@ -204,6 +204,7 @@ fn network(name: &str, net: usize, other: usize, mbps: i64) -> Result<BookingReq
 fn processing(name: &str, network: &str, net: usize, side: usize) -> BookingRequest {
     let spec = ProcessingSpec {
         image: "base".into(),
+        image_digest: None,
         attach: vec![Attachment {
             network: network.into(),
             address: Some(format!("10.{net}.{side}.2/24")),

@@ -24,7 +24,6 @@ pub async fn allocate(
     let compiled = resource_type(cx, &r.resource_type).await?;
     let rtype = &compiled.t;
     let lease_s = check_request(&level, &r, &rtype.name)?;
-    let is_net = rtype.name == NETWORK;
     let asked_tier = asked_tier(&compiled, &r.spec)?;
     let id = secrets::new_id();
     let shared = registry::shares_capacity(&rtype.name) || r.nat || !r.parts.is_empty();
@@ -39,8 +38,9 @@ pub async fn allocate(
     )
     .await?;
     let tier = placement.as_ref().map(|pl| pl.tier);
-    let processing_node = place_processing(&mut tx, &m.project_id, &rtype.name, &r.spec).await?;
-    let with_vlan = is_net || rtype.name == VLAN || rtype.name == crate::model::SHARED_VLAN;
+    let processing_node =
+        place_processing(cx, &mut tx, (&m.project_id, &rtype.name), &mut r.spec).await?;
+    let with_vlan = [NETWORK, VLAN, crate::model::SHARED_VLAN].contains(&rtype.name.as_str());
     let vlan = take_vlan(cx, &mut tx, with_vlan).await?;
     let row = store::NewBooking {
         id: &id,
@@ -75,13 +75,17 @@ pub async fn allocate(
 }
 
 /// The node (id, name) a processing node or a shared VLAN goes on
-/// (`None` for another type).
+/// (`None` for another type); a processing node's stored image pinned to
+/// its digest in `spec`.
 async fn place_processing(
+    cx: &Context,
     tx: &mut Tx,
-    project_id: &str,
-    rtype: &str,
-    spec: &serde_json::Value,
+    (project_id, rtype): (&str, &str),
+    spec: &mut serde_json::Value,
 ) -> Result<Option<(String, String)>> {
+    if rtype == crate::model::PROCESSING {
+        crate::app::processing::pin_image(cx, tx, project_id, spec).await?;
+    }
     match crate::app::processing::place_request(tx, project_id, rtype, spec).await? {
         Some(n) => Ok(Some(n)),
         None => crate::app::shared_vlans::place_request(tx, rtype, spec).await,
