@@ -402,3 +402,38 @@ async fn a_module_change_is_priced_before_and_reaches_the_node_with_its_strategy
         .unwrap();
     assert_eq!(soft.change.modelled_ms, None);
 }
+
+/// Two controller replicas on one database (`Controller::as_replica`)
+/// each make a change from generation 1 at the same moment: the database's
+/// generation fence lets one win; the other is refused naming the
+/// generation it lost to, and the node holds the winner's routes.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_replicas_changing_one_booking_at_once_one_wins() {
+    use prism_controller::prelude::*;
+    let (h, n1, alice) = start(4).await;
+    let b = alice
+        .book("exp", &network("lan", "hardware", 10, true))
+        .await
+        .unwrap();
+    let token = h.login_token("alice").await;
+    let p = h.ctl.authenticate(Some(&token)).await.unwrap();
+    let (one, two) = (h.ctl.as_replica("one"), h.ctl.as_replica("two"));
+    let from = |port: &str| BookingChange {
+        generation: Some(1),
+        ..routes(port)
+    };
+    let (x, y) = tokio::join!(
+        one.edit_booking(&p, "exp", &b.id, from("b")),
+        two.edit_booking(&p, "exp", &b.id, from("c")),
+    );
+    let (won, lost) = match (x, y) {
+        (Ok(w), Err(l)) | (Err(l), Ok(w)) => (w, l),
+        other => panic!("one must win, one lose: {other:?}"),
+    };
+    assert_eq!(lost.code, ErrorCode::Conflict, "{lost:?}");
+    assert!(lost.message.contains("generation 2"), "{lost:?}");
+    let doc = serde_json::to_value(n1.doc(b.node_network.as_ref().unwrap()).unwrap()).unwrap();
+    let port = &won.booking.spec["route"][0]["action"]["port"];
+    assert_eq!(&doc["route"][0]["action"]["port"], port, "{doc:#}");
+    assert_eq!(alice.booking_changes("exp", &b.id).await.unwrap().len(), 1);
+}
