@@ -50,13 +50,25 @@ async fn start(slots: u16) -> (Harness, Arc<FakeNode>, ControllerClient) {
     (h, n1, alice)
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_route_change_reaches_the_node_as_the_bookings_next_generation_and_its_history() {
-    let (_h, n1, alice) = start(4).await;
+/// [`start`] with four slots, and `alice`'s hardware network `lan` on
+/// the node.
+async fn booked() -> (
+    Harness,
+    Arc<FakeNode>,
+    ControllerClient,
+    prism_controller::Booking,
+) {
+    let (h, n1, alice) = start(4).await;
     let b = alice
         .book("exp", &network("lan", "hardware", 10, true))
         .await
         .unwrap();
+    (h, n1, alice, b)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_route_change_reaches_the_node_as_the_bookings_next_generation_and_its_history() {
+    let (_h, n1, alice, b) = booked().await;
     assert_eq!(b.generation, 1);
     let on_node = b.node_network.clone().unwrap();
 
@@ -107,11 +119,7 @@ async fn a_route_change_reaches_the_node_as_the_bookings_next_generation_and_its
 
 #[tokio::test(flavor = "multi_thread")]
 async fn refusals_name_their_field_and_change_nothing() {
-    let (h, n1, alice) = start(4).await;
-    let b = alice
-        .book("exp", &network("lan", "hardware", 10, true))
-        .await
-        .unwrap();
+    let (h, n1, alice, b) = booked().await;
     let doc_before = serde_json::to_value(n1.doc(b.node_network.as_ref().unwrap())).unwrap();
 
     let (status, code, field) = refused(&alice, &b.id, &routes("nope")).await;
@@ -182,11 +190,7 @@ async fn refusals_name_their_field_and_change_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_changes_from_one_generation_one_wins_the_other_is_told_which() {
-    let (_h, n1, alice) = start(4).await;
-    let b = alice
-        .book("exp", &network("lan", "hardware", 10, true))
-        .await
-        .unwrap();
+    let (_h, n1, alice, b) = booked().await;
     let from = |port: &str| BookingChange {
         generation: Some(1),
         ..routes(port)
@@ -330,11 +334,7 @@ async fn fifty_changes_at_once_never_take_more_than_the_node_has() {
 /// history with its time; in software the same change loads nothing.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_module_change_is_priced_before_and_reaches_the_node_with_its_strategy() {
-    let (_h, n1, alice) = start(4).await;
-    let b = alice
-        .book("exp", &network("lan", "hardware", 10, true))
-        .await
-        .unwrap();
+    let (_h, n1, alice, b) = booked().await;
     let on_node = b.node_network.clone().unwrap();
     let to_source = json!({"forwarding": "source", "reconfigure": "dark"});
     let dry = BookingChange {
@@ -404,17 +404,14 @@ async fn a_module_change_is_priced_before_and_reaches_the_node_with_its_strategy
 }
 
 /// Two controller replicas on one database (`Controller::as_replica`)
-/// each make a change from generation 1 at the same moment: the database's
-/// generation fence lets one win; the other is refused naming the
-/// generation it lost to, and the node holds the winner's routes.
+/// each make a change from generation 1 at the same moment: the change's
+/// transaction locks the booking's row and checks its generation, so one
+/// wins; the other is refused naming the generation it lost to, and the
+/// node holds the winner's routes.
 #[tokio::test(flavor = "multi_thread")]
 async fn two_replicas_changing_one_booking_at_once_one_wins() {
     use prism_controller::prelude::*;
-    let (h, n1, alice) = start(4).await;
-    let b = alice
-        .book("exp", &network("lan", "hardware", 10, true))
-        .await
-        .unwrap();
+    let (h, n1, alice, b) = booked().await;
     let token = h.login_token("alice").await;
     let p = h.ctl.authenticate(Some(&token)).await.unwrap();
     let (one, two) = (h.ctl.as_replica("one"), h.ctl.as_replica("two"));

@@ -32,9 +32,17 @@ fn network(name: &str) -> BookingRequest {
     r
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn images_are_saved_once_per_blob_shared_read_only_and_pulled_with_signed_urls() {
-    let objects = prism_testkit::TempDir::new("image-objects");
+/// A controller whose storage service keeps its objects in a directory of
+/// its own (no endpoint: the fake node uploads nothing), its backend, and
+/// the directory (removed when dropped).
+async fn with_storage(
+    name: &str,
+) -> (
+    Harness,
+    std::sync::Arc<dyn ObjectStore>,
+    prism_testkit::TempDir,
+) {
+    let objects = prism_testkit::TempDir::new(name);
     let backend = prism_storage::backend::open(objects.path().to_str().unwrap()).unwrap();
     let storage = StorageSettings {
         endpoint: "http://127.0.0.1:9".into(),
@@ -47,6 +55,12 @@ async fn images_are_saved_once_per_blob_shared_read_only_and_pulled_with_signed_
         ..settings()
     })
     .await;
+    (h, backend, objects)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn images_are_saved_once_per_blob_shared_read_only_and_pulled_with_signed_urls() {
+    let (h, backend, _objects) = with_storage("image-objects").await;
     let n1 = node(&h, "n1", true).await;
     let (alice, bob) = (h.user("alice").await, h.user("bob").await);
     h.project("exp", "alice", STANDARD).await;
@@ -155,19 +169,7 @@ async fn images_are_saved_once_per_blob_shared_read_only_and_pulled_with_signed_
 /// a new booking gets the new one.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_booking_keeps_the_image_digest_it_was_booked_with() {
-    let objects = prism_testkit::TempDir::new("image-pins");
-    let backend = prism_storage::backend::open(objects.path().to_str().unwrap()).unwrap();
-    let storage = StorageSettings {
-        endpoint: "http://127.0.0.1:9".into(),
-        master: prism_storage::keys::MasterKey::new([7; 32]),
-        backend,
-        ca_pem: None,
-    };
-    let h = Harness::start_with(prism_controller::Settings {
-        storage: Some(storage),
-        ..settings()
-    })
-    .await;
+    let (h, _backend, _objects) = with_storage("image-pins").await;
     let n1 = node(&h, "n1", true).await;
     let alice = h.user("alice").await;
     h.project("exp", "alice", STANDARD).await;

@@ -35,14 +35,27 @@ fn routes(n: &prism_testkit::fake_node::FakeNode, name: &str) -> Vec<(String, Va
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_part_added_then_one_removed_the_others_keep_their_tunnels() {
-    let (_h, nodes, alice) = setup().await;
+/// Three nodes with WAN ports and `alice`'s network on two of them (its
+/// parts on n1 and n2), and those two parts.
+async fn two_parts() -> (
+    crate::common::Harness,
+    Vec<std::sync::Arc<prism_testkit::fake_node::FakeNode>>,
+    prism_controller::ControllerClient,
+    prism_controller::Booking,
+    Vec<PartRequest>,
+) {
+    let (h, nodes, alice) = setup().await;
     let two = vec![part("n1", "10.1.0.0/24"), part("n2", "10.2.0.0/24")];
     let b = alice
         .book("exp", &spanning("l3", two.clone()))
         .await
         .unwrap();
+    (h, nodes, alice, b, two)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_part_added_then_one_removed_the_others_keep_their_tunnels() {
+    let (_h, nodes, alice, b, two) = two_parts().await;
     let name = b.node_network.clone().unwrap();
     assert!(nodes[2].doc(&name).is_none());
 
@@ -115,12 +128,7 @@ async fn a_part_added_then_one_removed_the_others_keep_their_tunnels() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_parts_change_refused_at_its_field_changes_nothing() {
-    let (_h, nodes, alice) = setup().await;
-    let two = vec![part("n1", "10.1.0.0/24"), part("n2", "10.2.0.0/24")];
-    let b = alice
-        .book("exp", &spanning("l3", two.clone()))
-        .await
-        .unwrap();
+    let (_h, nodes, alice, b, two) = two_parts().await;
     let name = b.node_network.clone().unwrap();
     let before: Vec<_> = nodes
         .iter()
