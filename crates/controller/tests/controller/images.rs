@@ -203,6 +203,13 @@ async fn a_booking_keeps_the_image_digest_it_was_booked_with() {
         .unwrap();
     let second = alice.save_image("exp", &vm2.id, "mine").await.unwrap();
     assert_ne!(second.digest, first.digest);
+    // A new booking of `mine` makes the node's processing state anew
+    // (whole): the pinned booking's document with it.
+    let fresh = alice
+        .book("exp", &processing("fresh", "lan", "mine"))
+        .await
+        .unwrap();
+    assert_eq!(fresh.spec["image_digest"], second.digest.as_str());
     h.ctl.converge_all().await;
     let doc_of = |id: &str| {
         let docs = n1.processing_nodes();
@@ -212,11 +219,6 @@ async fn a_booking_keeps_the_image_digest_it_was_booked_with() {
         doc_of(&pinned.id).image.stored.is_none(),
         "the pinned booking is not switched to the new image"
     );
-    let fresh = alice
-        .book("exp", &processing("fresh", "lan", "mine"))
-        .await
-        .unwrap();
-    assert_eq!(fresh.spec["image_digest"], second.digest.as_str());
     let stored = doc_of(&fresh.id).image.stored.expect("the new image");
     assert_eq!(stored.manifest.digest, second.digest);
 }
