@@ -141,6 +141,9 @@ async fn refusals_name_their_field_and_change_nothing() {
     let (status, _, field) = refused(&alice, &b.id, &spec(json!({"forwarding": "flow"}))).await;
     assert_eq!(status, 400);
     assert!(field.unwrap_or_default().starts_with("spec.route[0]"));
+    let slow = spec(json!({"forwarding": "source", "reconfigure": "slowly"}));
+    let (status, _, field) = refused(&alice, &b.id, &slow).await;
+    assert_eq!((status, field.as_deref()), (400, Some("spec.reconfigure")));
 
     let greedy = BookingChange {
         bandwidth_mbps: Some(5000),
