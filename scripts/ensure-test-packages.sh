@@ -26,6 +26,8 @@ need=()
 [ "$(id -u)" -eq 0 ] && ! command -v mmdebstrap >/dev/null 2>&1 && need+=(mmdebstrap)
 [ "$(id -u)" -eq 0 ] && ! command -v ssh-keygen >/dev/null 2>&1 && need+=(openssh-client)
 [ "$(id -u)" -eq 0 ] && ! command -v curl >/dev/null 2>&1 && need+=(curl)
+[ "$(id -u)" -eq 0 ] && ! command -v clang >/dev/null 2>&1 && need+=(clang)
+[ "$(id -u)" -eq 0 ] && [ ! -f /usr/include/bpf/bpf_helpers.h ] && need+=(libbpf-dev)
 command -v c++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 if [ ${#need[@]} -gt 0 ]; then

@@ -24,9 +24,12 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 const BPF_MAP_CREATE: libc::c_long = 0;
+const BPF_MAP_LOOKUP_ELEM: libc::c_long = 1;
 const BPF_MAP_UPDATE_ELEM: libc::c_long = 2;
 const BPF_MAP_DELETE_ELEM: libc::c_long = 3;
+const BPF_MAP_GET_NEXT_KEY: libc::c_long = 4;
 const BPF_PROG_LOAD: libc::c_long = 5;
+const BPF_PROG_TEST_RUN: libc::c_long = 10;
 const BPF_LINK_CREATE: libc::c_long = 28;
 const BPF_MAP_TYPE_XSKMAP: u32 = 17;
 const BPF_PROG_TYPE_XDP: u32 = 6;
@@ -194,6 +197,54 @@ impl XskMap {
     }
 }
 
+/// Every entry of the map behind `fd`: keys walked with
+/// `BPF_MAP_GET_NEXT_KEY`, each value read with `BPF_MAP_LOOKUP_ELEM`.
+pub(crate) fn entries(
+    fd: RawFd,
+    key_size: usize,
+    value_size: usize,
+) -> io::Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let mut key: Option<Vec<u8>> = None;
+    loop {
+        let mut next = vec![0u8; key_size];
+        let mut a = MapElemAttr {
+            map_fd: fd as u32,
+            key: key.as_ref().map_or(0, |k| k.as_ptr() as u64),
+            value: next.as_mut_ptr() as u64,
+            ..MapElemAttr::default()
+        };
+        match sys_bpf(BPF_MAP_GET_NEXT_KEY, &mut a) {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(out),
+            Err(e) => return Err(context(e, "walking a map's keys")),
+        }
+        let mut value = vec![0u8; value_size];
+        let mut a = MapElemAttr {
+            map_fd: fd as u32,
+            key: next.as_ptr() as u64,
+            value: value.as_mut_ptr() as u64,
+            ..MapElemAttr::default()
+        };
+        sys_bpf(BPF_MAP_LOOKUP_ELEM, &mut a).map_err(|e| context(e, "reading a map's value"))?;
+        out.push((next.clone(), value));
+        key = Some(next);
+    }
+}
+
+/// Sets `key` to `value` in the map behind `fd` (`BPF_MAP_UPDATE_ELEM`).
+pub(crate) fn update(fd: RawFd, key: &[u8], value: &[u8]) -> io::Result<()> {
+    let mut a = MapElemAttr {
+        map_fd: fd as u32,
+        key: key.as_ptr() as u64,
+        value: value.as_ptr() as u64,
+        ..MapElemAttr::default()
+    };
+    sys_bpf(BPF_MAP_UPDATE_ELEM, &mut a)
+        .map(drop)
+        .map_err(|e| context(e, "writing a map's value"))
+}
+
 /// The redirect program, loaded and attached to one interface. Dropping it
 /// detaches the program.
 #[derive(Debug)]
@@ -281,9 +332,19 @@ fn context(e: io::Error, what: &str) -> io::Error {
 /// Loads the XDP program that redirects to `map`'s sockets; an error
 /// carries the verifier's log.
 fn load(map: &XskMap) -> io::Result<OwnedFd> {
-    let code = program(map.fd.as_raw_fd());
+    load_xdp(&program(map.fd.as_raw_fd()), b"prism_xsk_r", 4096).map_err(|(e, msg)| {
+        context(
+            e,
+            &format!("loading the XDP program (verifier: {})", msg.trim()),
+        )
+    })
+}
+
+/// Loads `code` as an XDP program named `name`; a refusal comes with the
+/// verifier's log (up to `log_size` bytes).
+fn load_xdp(code: &[Insn], name: &[u8], log_size: usize) -> Result<OwnedFd, (io::Error, String)> {
     let license = c"GPL";
-    let mut log = vec![0u8; 4096];
+    let mut log = vec![0u8; log_size];
     let mut a = ProgLoadAttr {
         prog_type: BPF_PROG_TYPE_XDP,
         insn_cnt: code.len() as u32,
@@ -295,18 +356,73 @@ fn load(map: &XskMap) -> io::Result<OwnedFd> {
         expected_attach_type: BPF_XDP,
         ..ProgLoadAttr::default()
     };
-    a.prog_name[..11].copy_from_slice(b"prism_xsk_r");
+    let n = name.len().min(15);
+    a.prog_name[..n].copy_from_slice(&name[..n]);
     match sys_bpf(BPF_PROG_LOAD, &mut a) {
         Ok(fd) => Ok(owned(fd)),
         Err(e) => {
             let end = log.iter().position(|&b| b == 0).unwrap_or(0);
-            let msg = String::from_utf8_lossy(&log[..end]);
-            Err(context(
-                e,
-                &format!("loading the XDP program (verifier: {})", msg.trim()),
-            ))
+            Err((e, String::from_utf8_lossy(&log[..end]).into_owned()))
         }
     }
+}
+
+/// [`load_xdp`] of instructions as 8-byte slots (RFC 9669's encoding).
+pub(crate) fn load_slots(
+    slots: &[[u8; 8]],
+    log_size: usize,
+) -> Result<OwnedFd, (io::Error, String)> {
+    let code: Vec<Insn> = slots
+        .iter()
+        .map(|b| Insn {
+            code: b[0],
+            regs: b[1],
+            off: i16::from_le_bytes([b[2], b[3]]),
+            imm: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+        })
+        .collect();
+    load_xdp(&code, b"prism_program", log_size)
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct TestRunAttr {
+    prog_fd: u32,
+    retval: u32,
+    data_size_in: u32,
+    data_size_out: u32,
+    data_in: u64,
+    data_out: u64,
+    repeat: u32,
+    duration: u32,
+    ctx_size_in: u32,
+    ctx_size_out: u32,
+    ctx_in: u64,
+    ctx_out: u64,
+    flags: u32,
+    cpu: u32,
+    batch_size: u32,
+    /// The struct's padding, named so that it is zero: the kernel refuses
+    /// an attribute with anything but zeros past the fields it knows.
+    _pad: u32,
+}
+
+/// `BPF_PROG_TEST_RUN` of the program behind `fd` on `frame`, `repeat`
+/// times: (its return value, the frame after, mean nanoseconds per run).
+pub(crate) fn test_run(fd: RawFd, frame: &[u8], repeat: u32) -> io::Result<(u32, Vec<u8>, u32)> {
+    let mut out = vec![0u8; frame.len() + 512];
+    let mut a = TestRunAttr {
+        prog_fd: fd as u32,
+        data_size_in: frame.len() as u32,
+        data_size_out: out.len() as u32,
+        data_in: frame.as_ptr() as u64,
+        data_out: out.as_mut_ptr() as u64,
+        repeat,
+        ..TestRunAttr::default()
+    };
+    sys_bpf(BPF_PROG_TEST_RUN, &mut a).map_err(|e| context(e, "BPF_PROG_TEST_RUN"))?;
+    out.truncate(a.data_size_out as usize);
+    Ok((a.retval, out, a.duration))
 }
 
 #[cfg(test)]

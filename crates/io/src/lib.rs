@@ -23,6 +23,7 @@ pub mod netns;
 pub mod oci;
 pub mod pcap;
 pub mod port;
+pub mod program;
 pub mod seqpacket;
 pub mod sys;
 pub mod xdp;

@@ -11,6 +11,10 @@ use prism_testkit::root as root_or_skip;
 
 #[path = "linux/oci_store.rs"]
 mod oci_store;
+#[path = "linux/program.rs"]
+mod program;
+#[path = "linux/program_random.rs"]
+mod program_random;
 
 /// Two namespaces joined by a veth pair; removed on drop.
 struct Pair(&'static str, &'static str);

@@ -106,3 +106,49 @@ mod tests {
         assert!(!p.exists());
     }
 }
+
+/// The ELF object of the C file `source` (relative to the repository:
+/// `programs/count_sources.c`, a researcher's example program),
+/// compiled by `clang -O2 -g -target bpf` (Debian's clang, libbpf's
+/// headers) into a directory of its own; `None` if clang or the headers
+/// are missing here (a skip, or a panic where required, as root is:
+/// scripts/test installs them for its root runs).
+pub fn bpf_object(test: &str, source: &str) -> Option<Vec<u8>> {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(source);
+    let have = std::process::Command::new("clang")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+        && std::path::Path::new("/usr/include/bpf/bpf_helpers.h").exists();
+    if !prerequisite(
+        test,
+        "clang and libbpf's headers (apt-get install clang libbpf-dev)",
+        have,
+        "PRISM_REQUIRE_ROOT",
+    ) {
+        return None;
+    }
+    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = crate::TempDir::new(&format!(
+        "bpf-{}",
+        MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let out = dir.path().join("program.o");
+    let arch_include = format!("/usr/include/{}-linux-gnu", std::env::consts::ARCH);
+    let made = std::process::Command::new("clang")
+        .args(["-O2", "-g", "-target", "bpf", "-I", &arch_include, "-c"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("clang runs");
+    assert!(
+        made.status.success(),
+        "clang {}: {}",
+        source.display(),
+        String::from_utf8_lossy(&made.stderr)
+    );
+    Some(std::fs::read(&out).expect("clang's object"))
+}

@@ -19,7 +19,7 @@ pub mod gates;
 
 pub use fake_controller::FakeController;
 pub use fake_node::FakeNode;
-pub use gates::{root, shared_data};
+pub use gates::{bpf_object, root, shared_data};
 
 /// A fresh directory under the system's temporary directory, named for
 /// the test and the process, removed (with what is in it) when dropped.
