@@ -78,35 +78,6 @@ pub fn sdk_program(test: &str, variable: &str) -> Option<String> {
     .then(|| v.expect("present"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_present_prerequisite_lets_the_test_run() {
-        assert!(prerequisite("t", "nothing", true, "PRISM_REQUIRE_NOTHING"));
-    }
-
-    /// Where every prerequisite is required, a missing one fails the test
-    /// (this process's CI=true, as CI runs it, or the variable set here).
-    #[test]
-    fn a_missing_prerequisite_fails_where_required() {
-        let required = everything_required("PATH");
-        assert!(required, "PATH is set in every test environment");
-        let r = std::panic::catch_unwind(|| prerequisite("t", "a unicorn", false, "PATH"));
-        assert!(r.is_err(), "a missing prerequisite passed where required");
-    }
-
-    #[test]
-    fn a_temporary_directory_goes_when_dropped() {
-        let d = crate::TempDir::new("testkit-selftest");
-        std::fs::write(d.path().join("f"), b"x").unwrap();
-        let p = d.path().to_path_buf();
-        drop(d);
-        assert!(!p.exists());
-    }
-}
-
 /// The ELF object of the C file `source` (relative to the repository:
 /// `programs/count_sources.c`, a researcher's example program),
 /// compiled by `clang -O2 -g -target bpf` (Debian's clang, libbpf's
@@ -151,4 +122,33 @@ pub fn bpf_object(test: &str, source: &str) -> Option<Vec<u8>> {
         String::from_utf8_lossy(&made.stderr)
     );
     Some(std::fs::read(&out).expect("clang's object"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_present_prerequisite_lets_the_test_run() {
+        assert!(prerequisite("t", "nothing", true, "PRISM_REQUIRE_NOTHING"));
+    }
+
+    /// Where every prerequisite is required, a missing one fails the test
+    /// (this process's CI=true, as CI runs it, or the variable set here).
+    #[test]
+    fn a_missing_prerequisite_fails_where_required() {
+        let required = everything_required("PATH");
+        assert!(required, "PATH is set in every test environment");
+        let r = std::panic::catch_unwind(|| prerequisite("t", "a unicorn", false, "PATH"));
+        assert!(r.is_err(), "a missing prerequisite passed where required");
+    }
+
+    #[test]
+    fn a_temporary_directory_goes_when_dropped() {
+        let d = crate::TempDir::new("testkit-selftest");
+        std::fs::write(d.path().join("f"), b"x").unwrap();
+        let p = d.path().to_path_buf();
+        drop(d);
+        assert!(!p.exists());
+    }
 }
