@@ -355,6 +355,7 @@ impl Ctx<'_> {
             software_channel: n.software_channel,
             quantum: n.quantum.unwrap_or(1514),
             tunnels: tunnels(n)?,
+            program: None,
         })
     }
 }

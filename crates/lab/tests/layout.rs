@@ -508,7 +508,7 @@ const HOT_PATH: &[(&str, &str, usize)] = &[
     ("pipeline/src/fast/output.rs", "dequeue", 69),
     ("pipeline/src/fast/payload.rs", "apply", 145),
     ("pipeline/src/fast/stages.rs", "process", 77),
-    ("pipeline/src/fast/stages.rs", "stages", 74),
+    ("pipeline/src/fast/stages.rs", "stages", 66),
     ("tables/src/wide_walk.rs", "walk_avx512", 77),
 ];
 

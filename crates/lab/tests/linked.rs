@@ -126,6 +126,7 @@ const LAYERS: &[&[&str]] = &[
         "prism-http",
         "prism-placement",
         "prism-storage",
+        "prism-program",
     ],
     &["prism-tables"],
     &["prism-pipeline", "prism-compile", "prism-io"],

@@ -33,6 +33,7 @@ pub fn on_vlan(
         software_channel: None,
         quantum: 1514,
         tunnels,
+        program: None,
     }
 }
 
@@ -71,6 +72,7 @@ fn routed(i: u16, fields: Ternary, base: u32, len: u8, routes: u32, vlan: VlanOp
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     }
 }
 

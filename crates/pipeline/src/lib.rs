@@ -26,7 +26,8 @@ pub mod wan;
 pub use control::datasheet::datasheet;
 pub use control::device::{DeviceProfile, HardwareTier, ModuleKind, PROFILES, PlacementError};
 pub use control::substrate::{
-    ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, Substrate, SubstrateError, TunnelSpec,
+    ForwardingSpec, MappingRule, NetworkSpec, ProgramSpec, RuleSpec, Substrate, SubstrateError,
+    TunnelSpec,
 };
 pub use fast::action::{Action, Hop, IpipOp, Verdict, VlanOp, apply, apply_hop};
 pub use fast::counters::{CounterSnapshot, Counters, NamedCounters, NetworkCounters};

@@ -19,6 +19,7 @@ pub mod insn;
 pub mod maps;
 pub mod memory;
 mod object;
+mod outcome;
 mod vm;
 
 pub use insn::{CheckError, HELPERS, Insn};

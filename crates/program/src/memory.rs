@@ -62,7 +62,7 @@ pub(crate) struct Mem<'a, 'b> {
 }
 
 impl Mem<'_, '_> {
-    #[inline]
+    #[inline(always)]
     fn region(&self, addr: u64, size: usize) -> Option<Region> {
         let end = addr.checked_add(size as u64)?;
         let data = PACKET + self.frame.start as u64;
@@ -92,11 +92,11 @@ impl Mem<'_, '_> {
         fits.then_some(Region::Value(m, at))
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn load(&self, addr: u64, size: usize) -> Option<u64> {
         Some(match self.region(addr, size)? {
-            Region::Packet(at) => le(&self.frame.buf[at..at + size]),
-            Region::Stack(at) => le(&self.stack[at..at + size]),
+            Region::Packet(at) => read_le(self.frame.buf, at, size)?,
+            Region::Stack(at) => read_le(&self.stack[..], at, size)?,
             Region::Value(m, at) => self.maps[m].load(at, size),
             Region::Ctx(at) if size == 4 && at % 4 == 0 => u64::from(self.ctx_field(at / 4)),
             Region::Ctx(_) => return None,
@@ -114,12 +114,11 @@ impl Mem<'_, '_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn store(&mut self, addr: u64, size: usize, value: u64) -> Option<()> {
-        let bytes = value.to_le_bytes();
         match self.region(addr, size)? {
-            Region::Packet(at) => self.frame.buf[at..at + size].copy_from_slice(&bytes[..size]),
-            Region::Stack(at) => self.stack[at..at + size].copy_from_slice(&bytes[..size]),
+            Region::Packet(at) => write_le(self.frame.buf, at, size, value)?,
+            Region::Stack(at) => write_le(&mut self.stack[..], at, size, value)?,
             Region::Value(m, at) => self.maps[m].store(at, size, value),
             Region::Ctx(_) => return None,
         }
@@ -161,8 +160,29 @@ pub fn value_address(m: usize, at: usize) -> u64 {
     MAP_VALUE + ((m as u64) << MAP_SHIFT) + at as u64
 }
 
-fn le(b: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    w[..b.len()].copy_from_slice(b);
-    u64::from_le_bytes(w)
+/// `size` bytes at `at`, little-endian: fixed-size reads, so that each is
+/// one load rather than a call to copy a slice of any length.
+#[inline(always)]
+fn read_le(b: &[u8], at: usize, size: usize) -> Option<u64> {
+    Some(match size {
+        1 => u64::from(*b.get(at)?),
+        2 => u64::from(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?)),
+        4 => u64::from(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?)),
+        _ => u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?),
+    })
+}
+
+#[inline(always)]
+fn write_le(b: &mut [u8], at: usize, size: usize, v: u64) -> Option<()> {
+    match size {
+        1 => *b.get_mut(at)? = v as u8,
+        2 => b
+            .get_mut(at..at + 2)?
+            .copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => b
+            .get_mut(at..at + 4)?
+            .copy_from_slice(&(v as u32).to_le_bytes()),
+        _ => b.get_mut(at..at + 8)?.copy_from_slice(&v.to_le_bytes()),
+    }
+    Some(())
 }

@@ -76,6 +76,23 @@ impl Image {
         })
     }
 
+    /// A program given as bare instructions (8-byte slots) with its maps,
+    /// checked as an object's are.
+    pub fn from_code(name: &str, raw: &[[u8; 8]], maps: Vec<MapDef>) -> Result<Image, LoadError> {
+        let maps = maps
+            .into_iter()
+            .map(MapDef::checked)
+            .collect::<Result<Vec<_>, _>>()?;
+        let code = check(raw, maps.len())?;
+        let initial = vec![Vec::new(); maps.len()];
+        Ok(Image {
+            name: name.to_string(),
+            code,
+            maps,
+            initial,
+        })
+    }
+
     /// The program with its maps made (empty, or with their sections'
     /// initial bytes), `budget` instructions per packet.
     pub fn instantiate(&self, budget: u32) -> Program {

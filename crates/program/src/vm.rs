@@ -12,54 +12,7 @@ use crate::maps::Map;
 use crate::memory::{
     CTX, FRAME_STACK, Frame, MAP_HANDLE, MAX_DEPTH, Mem, STACK_SIZE, STACK_TOP, value_address,
 };
-
-/// What the program decided for the frame (its XDP action).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// `XDP_ABORTED`: dropped, counted as the program's error.
-    Aborted,
-    /// `XDP_DROP`.
-    Drop,
-    /// `XDP_PASS`: on to the network's own tables.
-    Pass,
-    /// `XDP_TX`: back out of the port it came in on.
-    Tx,
-    /// `XDP_REDIRECT` after `bpf_redirect(port, 0)`: out of that port.
-    Redirect(u32),
-}
-
-/// Why a run stopped before its program's exit: each is a named drop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trap {
-    /// The per-packet instruction budget ran out.
-    Budget,
-    /// A load or store outside every region the program may touch, at
-    /// that instruction.
-    Memory { at: usize },
-    /// Function calls nested deeper than [`MAX_DEPTH`].
-    Depth { at: usize },
-    /// A helper given something other than what it takes (a map that is
-    /// not one, a key out of bounds), at that instruction.
-    Helper { at: usize },
-    /// An exit with a value that is no XDP action.
-    Action { value: u64 },
-    /// `XDP_REDIRECT` returned without `bpf_redirect` called first.
-    NoRedirect,
-}
-
-impl Trap {
-    /// The drop reason's name (`program/…`), as counters and traces show it.
-    pub fn reason(&self) -> &'static str {
-        match self {
-            Trap::Budget => "program/budget",
-            Trap::Memory { .. } => "program/out-of-bounds",
-            Trap::Depth { .. } => "program/call-depth",
-            Trap::Helper { .. } => "program/bad-helper-argument",
-            Trap::Action { .. } => "program/bad-action",
-            Trap::NoRedirect => "program/no-redirect-target",
-        }
-    }
-}
+pub use crate::outcome::{Trap, Verdict};
 
 /// Instructions a run may take unless the booking says otherwise.
 pub const DEFAULT_BUDGET: u32 = 4096;
@@ -86,10 +39,10 @@ impl Default for Scratch {
     }
 }
 
-pub(crate) struct Vm<'a, 'b> {
-    pub r: [u64; 11],
-    pub mem: Mem<'a, 'b>,
-    pub redirect: Option<u32>,
+struct Vm<'a, 'b> {
+    r: [u64; 11],
+    mem: Mem<'a, 'b>,
+    redirect: Option<u32>,
     calls: [(usize, [u64; 4]); MAX_DEPTH],
     depth: usize,
 }
@@ -291,7 +244,8 @@ impl Vm<'_, '_> {
 
     fn call(&mut self, i: &Insn, pc: usize) -> Result<Step, Trap> {
         if i.src != PSEUDO_CALL {
-            self.r[0] = helpers::call(self, i.imm, pc)?;
+            let args = [self.r[1], self.r[2], self.r[3], self.r[4]];
+            self.r[0] = helpers::call(i.imm, args, &mut self.mem, &mut self.redirect, pc)?;
             return Ok(Step::To(pc + 1));
         }
         if self.depth + 1 >= MAX_DEPTH {

@@ -48,6 +48,7 @@ pub fn substrate(routes: &[Ipv4Prefix]) -> Result<Substrate> {
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     })?;
     s.set_default_network(Some("l3fwd"))?;
     Ok(s)

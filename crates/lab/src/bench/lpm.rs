@@ -119,6 +119,7 @@ fn bgp_substrate(prefixes: &[prism_tables::Ipv4Prefix]) -> Result<Substrate> {
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     };
     s.add_network(spec)?;
     s.set_default_network(Some("internet"))?;

@@ -52,6 +52,7 @@ pub fn substrate(rules: &[Rule]) -> Result<Substrate> {
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     })?;
     s.set_default_network(Some("acl"))?;
     Ok(s)

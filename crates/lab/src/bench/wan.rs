@@ -55,6 +55,7 @@ pub(super) fn substrate(action: Action, wan: Option<u16>) -> Result<Substrate> {
             dst: WAN_ADDR,
             vlan: Some(VLAN),
         }],
+        program: None,
     })?;
     Ok(s)
 }

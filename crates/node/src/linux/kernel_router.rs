@@ -191,6 +191,7 @@ mod tests {
             software_channel: None,
             quantum: 1514,
             tunnels: Vec::new(),
+            program: None,
         }
     }
     fn to(port: u16) -> Action {

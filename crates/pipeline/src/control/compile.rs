@@ -7,7 +7,7 @@
 
 use crate::control::spec::{ForwardingSpec, NetworkSpec, SubstrateError};
 use crate::fast::action::{Action, Hop};
-use crate::fast::dataplane::{Network, SHARED_CHANNEL};
+use crate::fast::dataplane::{NetProgram, Network, SHARED_CHANNEL};
 use crate::fast::matching::Forwarding;
 use prism_tables::{FlowRule, FlowTable, LpmTable, Rule, RuleTable};
 use std::collections::HashMap;
@@ -88,5 +88,33 @@ pub(crate) fn assemble(
         quantum: spec.quantum,
         rate_limit: spec.rate_limit,
         slot: None,
+        program: program_for(spec, None),
     }
+}
+
+/// `spec`'s program as its network runs it: the one `before` ran (its maps
+/// and all) when the spec names the same object and budget, else made anew.
+pub(crate) fn program_for(spec: &NetworkSpec, before: Option<&Network>) -> Option<NetProgram> {
+    let p = spec.program.as_ref()?;
+    let kept = before
+        .and_then(|n| n.program.as_ref())
+        .filter(|o| o.digest == p.digest && o.program.budget == p.budget);
+    Some(NetProgram {
+        digest: p.digest.clone(),
+        program: kept.map_or_else(|| p.image.instantiate(p.budget), |o| o.program.clone()),
+        ports: ports_of(spec),
+    })
+}
+
+/// The ports `spec`'s own tables may send a frame out of.
+fn ports_of(spec: &NetworkSpec) -> Vec<u16> {
+    let mut ports: Vec<u16> = spec
+        .forwarding
+        .actions()
+        .iter()
+        .filter_map(|a| a.out_port)
+        .collect();
+    ports.sort_unstable();
+    ports.dedup();
+    ports
 }

@@ -195,6 +195,7 @@ mod tests {
             software_channel: None,
             quantum: 1514,
             tunnels: Vec::new(),
+            program: None,
         }
     }
 

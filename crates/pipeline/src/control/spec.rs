@@ -105,6 +105,26 @@ pub struct NetworkSpec {
     /// Tunnels arriving on a WAN port that belong to this network
     /// ([`crate::wan::tunnels`]).
     pub tunnels: Vec<TunnelSpec>,
+    /// The researcher's own program for the network's slot, run on each of
+    /// its frames before its tables (hardware tier; docs/customizing.md).
+    pub program: Option<ProgramSpec>,
+}
+
+/// A researcher's program as a network carries it: the checked image, what
+/// names it (its object's SHA-256) and its budget per packet. Two specs
+/// with the same digest and budget are the same program: a change to the
+/// network's other fields keeps its maps.
+#[derive(Debug, Clone)]
+pub struct ProgramSpec {
+    pub image: std::sync::Arc<prism_program::Image>,
+    pub digest: String,
+    pub budget: u32,
+}
+
+impl PartialEq for ProgramSpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.digest == other.digest && self.budget == other.budget
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

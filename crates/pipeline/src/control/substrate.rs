@@ -19,7 +19,7 @@ mod checks;
 mod reconfigure;
 
 pub use crate::control::spec::{
-    ForwardingSpec, MappingRule, NetworkSpec, RuleSpec, SubstrateError, TunnelSpec,
+    ForwardingSpec, MappingRule, NetworkSpec, ProgramSpec, RuleSpec, SubstrateError, TunnelSpec,
 };
 
 /// The substrate: ports, device, networks, and the published dataplane.
@@ -191,6 +191,7 @@ impl Substrate {
             Some(n) => n,
             None => compile(spec)?,
         };
+        net.program = crate::control::compile::program_for(spec, before.map(|(_, n)| n));
         let mut hw = self.hw.clone();
         hw.release(id);
         net.slot = place(&mut hw, id, spec)?;

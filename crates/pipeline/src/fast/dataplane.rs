@@ -46,6 +46,20 @@ pub struct Network {
     pub rate_limit: Option<(u64, u64)>,
     /// Hardware slot, when in hardware.
     pub slot: Option<usize>,
+    /// The researcher's program, with its maps (shared by every worker and
+    /// read by the API), run before the tables ([`crate::fast::stages`]).
+    pub program: Option<NetProgram>,
+}
+
+/// A network's program as the fast path runs it.
+#[derive(Debug, Clone)]
+pub struct NetProgram {
+    /// The object's SHA-256 (what a later spec is compared by).
+    pub digest: String,
+    pub program: prism_program::Program,
+    /// The ports a program may send a frame out of (`XDP_TX` and
+    /// `bpf_redirect`): its network's own.
+    pub ports: Vec<u16>,
 }
 
 /// Largest destination table copied into the dataplane's arena (entries):
@@ -151,6 +165,7 @@ pub struct Dataplane {
     /// batches), and learning bridges.
     rule_tables: u32,
     bridges: u32,
+    programs: u32,
 }
 
 impl Dataplane {
@@ -185,6 +200,7 @@ impl Dataplane {
             arenas,
             rule_tables: 0,
             bridges: 0,
+            programs: 0,
         }
         .counted()
     }
@@ -237,6 +253,7 @@ impl Dataplane {
             arenas,
             rule_tables: 0,
             bridges: 0,
+            programs: 0,
         }
         .counted()
     }
@@ -270,6 +287,7 @@ impl Dataplane {
     fn counted(mut self) -> Self {
         self.rule_tables = self.chunks.iter().map(|c| c.rule_tables).sum();
         self.bridges = self.chunks.iter().map(|c| c.bridges).sum();
+        self.programs = self.chunks.iter().map(|c| c.programs).sum();
         self
     }
 
@@ -283,6 +301,18 @@ impl Dataplane {
     #[inline]
     pub fn has_bridges(&self) -> bool {
         self.bridges > 0
+    }
+
+    /// Whether network `id` runs a program of its own.
+    #[inline]
+    pub fn runs_program(&self, id: u16) -> bool {
+        self.network(id).is_some_and(|n| n.program.is_some())
+    }
+
+    /// Whether some network runs a program of its own.
+    #[inline]
+    pub fn has_programs(&self) -> bool {
+        self.programs > 0
     }
 
     /// This data plane with `wan` as its WAN side.

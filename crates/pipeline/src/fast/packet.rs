@@ -154,6 +154,27 @@ impl Packet {
         true
     }
 
+    /// Runs a researcher's program on the frame: it sees the whole buffer
+    /// (headroom to push headers into, tailroom to grow into, up to
+    /// `MAX_FRAME`) and may move the frame's bounds.
+    pub fn run_program(
+        &mut self,
+        program: &prism_program::Program,
+        scratch: &mut prism_program::Scratch,
+    ) -> Result<prism_program::Verdict, prism_program::Trap> {
+        let end = (usize::from(self.start) + MAX_FRAME).min(BUF_SIZE);
+        let mut f = prism_program::Frame {
+            buf: &mut self.buf.0[..end],
+            start: usize::from(self.start),
+            len: usize::from(self.len),
+            ingress: u32::from(self.port),
+            queue: 0,
+        };
+        let verdict = program.run(&mut f, scratch);
+        (self.start, self.len) = (f.start as u16, f.len as u16);
+        verdict
+    }
+
     /// Cuts the frame to `len` bytes (to drop link-layer padding).
     #[inline]
     pub fn truncate(&mut self, len: usize) {

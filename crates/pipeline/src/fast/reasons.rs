@@ -16,6 +16,25 @@ reasons! {
         /// The network's slot is loading a module (partial or full
         /// reconfiguration): it forwards nothing until the load ends.
         Reconfiguring => "reconfiguring",
+        /// The network's program returned `XDP_DROP`.
+        ProgramDrop => "program-drop",
+        /// The network's program returned `XDP_ABORTED`.
+        ProgramAborted => "program-aborted",
+        /// The network's program ran out of its instructions per packet.
+        ProgramBudget => "program-budget",
+        /// The network's program read or wrote outside the frame, its
+        /// stack and its maps.
+        ProgramOutOfBounds => "program-out-of-bounds",
+        /// The network's program nested its functions too deep.
+        ProgramCallDepth => "program-call-depth",
+        /// The network's program gave a helper what it does not take.
+        ProgramBadHelperArgument => "program-bad-helper-argument",
+        /// The network's program returned a value that is no XDP action,
+        /// or `XDP_REDIRECT` without `bpf_redirect`.
+        ProgramBadAction => "program-bad-action",
+        /// The network's program sent the frame to a port that is not its
+        /// network's.
+        ProgramForeignPort => "program-foreign-port",
     }
 }
 

@@ -35,6 +35,7 @@ mod exits;
 mod flood;
 mod map_stage;
 mod match_stage;
+mod program_stage;
 mod report;
 
 /// Sizes of the pipeline's buffers and queues.
@@ -87,6 +88,8 @@ pub struct Pipeline {
     /// Learned MACs, once a bridge network came ([`crate::fast::bridge`]).
     bridges: Option<Box<BridgeState>>,
     bridge_macs: usize,
+    /// The stack researchers' programs run on ([`prism_program`]).
+    programs: prism_program::Scratch,
 }
 
 impl Pipeline {
@@ -107,6 +110,7 @@ impl Pipeline {
             gateway: GatewayState::new(cfg.nat),
             bridges: None,
             bridge_macs: cfg.bridge_macs,
+            programs: prism_program::Scratch::default(),
         };
         p.adopt(current);
         p
@@ -200,7 +204,7 @@ impl Pipeline {
         // A batch of one network, known up front, with no tap to report each
         // stage: the network's table alone reads keys, so a destination
         // table takes one pass per packet and a rule table three passes.
-        let one_pass = whole.filter(|_| self.tap.is_none());
+        let one_pass = whole.filter(|id| self.tap.is_none() && !dp.runs_program(*id));
         match one_pass.and_then(|id| Some((id, dp.fast(id)?))) {
             Some((id, f)) if let Some(table) = dp.destination_table(id, f.fast) => {
                 routed_batch::route_whole_batch(
@@ -265,15 +269,13 @@ impl Pipeline {
         self.scratch = s;
     }
 
-    /// Stages 1 to 4, each over the whole batch before the next starts;
-    /// `whole`: the network every packet maps to, when known up front.
-    fn stages(
+    /// Stages 1, 2 and 2b (parsing, mapping, the networks' programs).
+    fn parse_map_and_program(
         &mut self,
         dp: &Dataplane,
         batch: &mut [Packet],
         s: &mut Scratch,
-        whole: Option<u16>,
-        need_key: bool,
+        (whole, need_key): (Option<u16>, bool),
         now_ns: u64,
     ) {
         let n = batch.len();
@@ -287,6 +289,23 @@ impl Pipeline {
         let now_s = crate::wan::gateway::seconds(now_ns);
         crate::fast::ingress::parse(dp, batch, arrays, need_key, &mut self.counters, nat, now_s);
         self.map_stage(dp, batch, s, whole, now_ns);
+        self.program_stage(dp, batch, s, need_key);
+    }
+
+    /// Stages 1 to 4, each over the whole batch before the next starts;
+    /// `whole`: the network every packet maps to, when known up front.
+    fn stages(
+        &mut self,
+        dp: &Dataplane,
+        batch: &mut [Packet],
+        s: &mut Scratch,
+        whole: Option<u16>,
+        need_key: bool,
+        now_ns: u64,
+    ) {
+        let n = batch.len();
+        let now_s = crate::wan::gateway::seconds(now_ns);
+        self.parse_map_and_program(dp, batch, s, (whole, need_key), now_ns);
         if let Some(t) = self.tap.as_deref_mut() {
             t.ingress_pre(batch, &s.net[..n], &mut self.tap_marks);
         }

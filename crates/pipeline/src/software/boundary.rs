@@ -156,6 +156,7 @@ mod tests {
                 software_channel: None,
                 quantum: 1514,
                 tunnels: Vec::new(),
+                program: None,
             })
             .unwrap();
         p.network = id;

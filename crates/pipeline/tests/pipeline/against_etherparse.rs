@@ -77,6 +77,7 @@ fn net(
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     }
 }
 

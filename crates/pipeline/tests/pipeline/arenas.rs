@@ -44,6 +44,7 @@ fn spec(i: u32, rng: &mut SmallRng) -> NetworkSpec {
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     }
 }
 

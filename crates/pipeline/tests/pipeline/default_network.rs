@@ -42,6 +42,7 @@ fn spec(tier: Tier, flow: bool) -> NetworkSpec {
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     }
 }
 

@@ -59,6 +59,7 @@ fn network(name: &str, vlan: u16, gateway: Vec<TunnelSpec>) -> NetworkSpec {
         software_channel: None,
         quantum: 1514,
         tunnels: gateway,
+        program: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn network(name: &str, forwarding: ForwardingSpec) -> NetworkSpec {
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     }
 }
 

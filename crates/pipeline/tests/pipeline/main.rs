@@ -12,6 +12,7 @@ mod default_network;
 mod gateway;
 mod hop_fast_path;
 mod keys_when_needed;
+mod program;
 mod public_mac;
 mod reconfiguration;
 mod routed_batch;

@@ -49,6 +49,7 @@ fn spec(name: &str, vid: u16, flow: bool, tier: Tier) -> NetworkSpec {
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     }
 }
 

@@ -134,6 +134,7 @@ fn substrate(rule: bool, big: bool, table: Table) -> Substrate {
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     })
     .unwrap();
     s.set_default_network(Some("n")).unwrap();

@@ -60,6 +60,7 @@ fn network(name: &str, tag: u8, rules: &[Rule], mapping: Vec<MappingRule>) -> Ne
         software_channel: None,
         quantum: 1514,
         tunnels: Vec::new(),
+        program: None,
     }
 }
 

@@ -80,6 +80,7 @@ fn spec(
             dst: Ipv4Address(my_wan),
             vlan: Some(p.vlan),
         }],
+        program: None,
     }
 }
 
@@ -401,6 +402,7 @@ fn bridged(s_tag: u16) -> Substrate {
         software_channel: None,
         quantum: 1514,
         tunnels: vec![TunnelSpec::QinQ { s_tag, c_tag: None }],
+        program: None,
     })
     .unwrap();
     s

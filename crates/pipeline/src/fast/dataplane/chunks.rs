@@ -27,6 +27,8 @@ pub(crate) struct Chunk {
     /// This chunk's networks whose table is a rule set, and bridges.
     pub(super) rule_tables: u32,
     pub(super) bridges: u32,
+    /// ... and networks with a program of their own.
+    pub(super) programs: u32,
 }
 
 impl Default for Chunk {
@@ -37,6 +39,7 @@ impl Default for Chunk {
             hops: Vec::new(),
             rule_tables: 0,
             bridges: 0,
+            programs: 0,
         }
     }
 }
@@ -56,9 +59,10 @@ impl Chunk {
             hops,
             rule_tables,
             bridges,
+            programs,
         } = self;
         hops.clear();
-        (*rule_tables, *bridges) = (0, 0);
+        (*rule_tables, *bridges, *programs) = (0, 0, 0);
         for (i, (n, f)) in networks.iter().zip(fast.iter_mut()).enumerate() {
             *f = n.as_deref().map(|n| {
                 let hop_base = hops.len() as u32;
@@ -66,6 +70,7 @@ impl Chunk {
                 let bridge = matches!(n.forwarding, Forwarding::Bridge(_));
                 *rule_tables += u32::from(matches!(n.forwarding, Forwarding::Rules { .. }));
                 *bridges += u32::from(bridge);
+                *programs += u32::from(n.program.is_some());
                 NetFast {
                     tier: n.tier,
                     software_channel: n.software_channel,
