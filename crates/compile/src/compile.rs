@@ -355,7 +355,16 @@ impl Ctx<'_> {
             software_channel: n.software_channel,
             quantum: n.quantum.unwrap_or(1514),
             tunnels: tunnels(n)?,
-            program: None,
+            program: match &n.program {
+                Some(_) if n.tier == prism_netdoc::TierChoice::Software => {
+                    return Err(err(
+                        "program",
+                        "a program runs in the hardware tier: tier must be hardware",
+                    ));
+                }
+                Some(p) => Some(crate::program::program(p)?),
+                None => None,
+            },
         })
     }
 }

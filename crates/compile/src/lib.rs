@@ -8,8 +8,10 @@
 mod auto_tier;
 mod bridge;
 mod compile;
+mod program;
 mod scenario;
 
 pub use auto_tier::AutoPlacer;
 pub use compile::{Compiled, MAX_NAME, MIN_BURST, compile, default_burst};
+pub use program::{MAX_BUDGET, digest, program};
 pub use scenario::{Scenario, load, load_with_networks};

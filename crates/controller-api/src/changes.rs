@@ -13,13 +13,14 @@ use utoipa::ToSchema;
 /// (`partial`, also written `dark`, or `fallback`); and its tier
 /// (`hardware` or `software`: a move between tiers, which the node makes
 /// without losing frames).
-pub const CHANGEABLE_SPEC: [&str; 6] = [
+pub const CHANGEABLE_SPEC: [&str; 7] = [
     "route",
     "rule",
     "default_action",
     "forwarding",
     "reconfigure",
     "tier",
+    "program",
 ];
 
 /// What to change in a network booking. Fields left out stay as they are;

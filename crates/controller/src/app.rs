@@ -32,6 +32,7 @@ pub(crate) mod operations;
 pub(crate) mod placement;
 pub(crate) mod pools;
 pub(crate) mod processing;
+pub(crate) mod programs;
 pub(crate) mod projects;
 pub(crate) mod public;
 pub(crate) mod public_mac;

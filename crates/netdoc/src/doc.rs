@@ -358,6 +358,27 @@ pub struct NetworkDoc {
     /// How its slot changes module when `forwarding` changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reconfigure: Option<ReconfigureChoice>,
+    /// The researcher's own packet program for the network's slot, run on
+    /// each of its frames before its tables (hardware tier only;
+    /// docs/customizing.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<ProgramDoc>,
+}
+
+/// A researcher's packet program: an XDP program as the kernel takes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramDoc {
+    /// The eBPF ELF object (what `clang -O2 -target bpf -c` writes), in
+    /// base64.
+    pub object: String,
+    /// The XDP function to run, when the object has several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Instructions a frame may take (default 4096, at most 65536): a run
+    /// past it drops the frame (`hardware/program-budget`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u32>,
 }
 
 impl NetworkDoc {
@@ -379,6 +400,7 @@ impl NetworkDoc {
             tunnel: Vec::new(),
             bridge: None,
             reconfigure: None,
+            program: None,
         }
     }
 }

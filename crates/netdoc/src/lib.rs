@@ -16,8 +16,8 @@ mod scenario;
 
 pub use doc::{
     ActionDoc, BridgeDoc, BridgePortDoc, CipherDoc, CipherName, Endpoints, ForwardingMode,
-    MatchDoc, NetworkDoc, RateLimitDoc, ReconfigureChoice, RouteDoc, RouterDoc, RouterKind,
-    RuleDoc, StaticMacDoc, TierChoice, TunnelDoc,
+    MatchDoc, NetworkDoc, ProgramDoc, RateLimitDoc, ReconfigureChoice, RouteDoc, RouterDoc,
+    RouterKind, RuleDoc, StaticMacDoc, TierChoice, TunnelDoc,
 };
 pub use error::{DocError, from_file, from_file_text, from_json};
 pub use fields::{

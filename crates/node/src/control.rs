@@ -373,7 +373,8 @@ impl<R: NodeRuntime> Control<R> {
         current.is_some_and(|cur| {
             cur.tier == Tier::Hardware
                 && spec.tier == Tier::Hardware
-                && cur.forwarding.module() != spec.forwarding.module()
+                && (cur.forwarding.module() != spec.forwarding.module()
+                    || cur.program != spec.program)
                 && prism_pipeline::control::reconfig::bitstreams(&self.device).is_some()
         })
     }

@@ -22,6 +22,7 @@ mod one_process;
 mod portal;
 mod portal_browser;
 mod processing;
+mod programs;
 mod python_sdk;
 mod replicas;
 mod round_trips;

@@ -151,11 +151,13 @@ impl<R: NodeRuntime> Control<R> {
         let c = prism_compile::compile(&doc, &self.port_names)?;
         self.substrate.check(&c.spec).map_err(substrate_error)?;
         let module = c.spec.forwarding.module();
+        let same = current.forwarding.module() == module && current.program == c.spec.program;
+        let program = c.spec.program.as_ref().map_or(0, |p| p.tag());
         self.substrate.set_now(self.runtime.now_ns());
         let started_ns = self.runtime.now_ns();
         let op = match strategy {
             Strategy::Partial => self.partial(name, c.spec)?,
-            Strategy::Fallback => match self.fallback(name, &doc, module) {
+            Strategy::Fallback => match self.fallback(name, &doc, (module, program)) {
                 // The node's default, where software cannot serve the
                 // network: the paper's partial reconfiguration instead.
                 Err(e) if asked.is_none() && e.code == ErrorCode::InvalidInput => Op {
@@ -172,7 +174,7 @@ impl<R: NodeRuntime> Control<R> {
         let strategy = op.strategy;
         let modelled_ms = match strategy {
             Strategy::Full => bits.full_ms,
-            _ if current.forwarding.module() == module => 0.0,
+            _ if same => 0.0,
             _ => bits.partial_ms(Some(module)),
         };
         let op = Op {
@@ -270,7 +272,7 @@ impl<R: NodeRuntime> Control<R> {
         &mut self,
         name: &str,
         doc: &NetworkDoc,
-        module: ModuleKind,
+        module: (ModuleKind, u64),
     ) -> Result<Op, ApplyError> {
         let id = self
             .substrate
@@ -279,6 +281,9 @@ impl<R: NodeRuntime> Control<R> {
         let slot = self.substrate.hardware().slot_of(id);
         let soft = NetworkDoc {
             tier: TierChoice::Software,
+            // A program runs in the hardware tier only: the software tier
+            // serves the network's tables meanwhile.
+            program: None,
             ..doc.clone()
         };
         let c = prism_compile::compile(&soft, &self.port_names)?;
@@ -357,6 +362,7 @@ impl<R: NodeRuntime> Control<R> {
             .ok_or_else(|| ApplyError::not_found(n))?;
         let soft = NetworkDoc {
             tier: TierChoice::Software,
+            program: None,
             ..doc
         };
         let c = prism_compile::compile(&soft, &self.port_names)?;

@@ -181,14 +181,19 @@ impl HardwareTier {
 
     /// Starts loading `module` into the free `slot` and keeps the slot for
     /// `network`; returns when the load ends.
-    pub fn reserve(&mut self, slot: usize, network: u16, module: ModuleKind) -> Option<u64> {
+    pub fn reserve(
+        &mut self,
+        slot: usize,
+        network: u16,
+        (module, program): (ModuleKind, u64),
+    ) -> Option<u64> {
         if self.slots.get(slot)?.is_some() {
             return None;
         }
         let c = &mut self.config[slot];
-        if c.loaded != Some(module) {
+        if c.loaded != Some(module) || c.program != program {
             c.ready_ns = self.timing.load_ends(c.ready_ns, Some(module));
-            c.loaded = Some(module);
+            (c.loaded, c.program) = (Some(module), program);
         }
         c.reserved_for = Some(network);
         Some(c.ready_ns)
@@ -260,6 +265,17 @@ impl HardwareTier {
         module: ModuleKind,
         entries: usize,
     ) -> Result<usize, PlacementError> {
+        self.place_with(network, (module, 0), entries)
+    }
+
+    /// [`Self::place`] of a module with a researcher's program (`program`:
+    /// a tag of its digest, 0 for none): another program is another load.
+    pub fn place_with(
+        &mut self,
+        network: u16,
+        (module, program): (ModuleKind, u64),
+        entries: usize,
+    ) -> Result<usize, PlacementError> {
         let p = &self.profile;
         let free = self
             .choose(network, module)
@@ -290,9 +306,9 @@ impl HardwareTier {
         }
         self.tcam_slices_used += tcam_slices;
         let c = &mut self.config[free];
-        if c.loaded != Some(module) {
+        if c.loaded != Some(module) || c.program != program {
             c.ready_ns = self.timing.load_ends(c.ready_ns, Some(module));
-            c.loaded = Some(module);
+            (c.loaded, c.program) = (Some(module), program);
         }
         c.reserved_for = None;
         self.slots[free] = Some(SlotUse {

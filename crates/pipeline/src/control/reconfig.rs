@@ -157,6 +157,10 @@ impl std::str::FromStr for Strategy {
 pub struct SlotConfig {
     /// The module loaded (`None`: a blank region).
     pub loaded: Option<ModuleKind>,
+    /// The researcher's program loaded with it: a tag of its digest (0:
+    /// none).
+    #[serde(skip)]
+    pub program: u64,
     /// The slot forwards nothing before this time (ns, the caller's clock).
     pub ready_ns: u64,
     /// Kept free for this network, whose module is being loaded into it

@@ -121,6 +121,16 @@ pub struct ProgramSpec {
     pub budget: u32,
 }
 
+impl ProgramSpec {
+    /// A 64-bit tag of the digest and budget, never 0 (a slot's record of
+    /// the program it holds: [`crate::control::reconfig::SlotConfig`]).
+    pub fn tag(&self) -> u64 {
+        let fnv = |h: u64, b: u8| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        let d = self.digest.bytes().fold(0xcbf2_9ce4_8422_2325, fnv);
+        self.budget.to_le_bytes().into_iter().fold(d, fnv).max(1)
+    }
+}
+
 impl PartialEq for ProgramSpec {
     fn eq(&self, other: &Self) -> bool {
         self.digest == other.digest && self.budget == other.budget

@@ -377,12 +377,17 @@ fn place(
     if spec.tier != Tier::Hardware {
         return Ok(None);
     }
-    hw.place(id, spec.forwarding.module(), spec.forwarding.entries())
-        .map(Some)
-        .map_err(|source| SubstrateError::Placement {
-            network: spec.name.clone(),
-            source,
-        })
+    let program = spec.program.as_ref().map_or(0, |p| p.tag());
+    hw.place_with(
+        id,
+        (spec.forwarding.module(), program),
+        spec.forwarding.entries(),
+    )
+    .map(Some)
+    .map_err(|source| SubstrateError::Placement {
+        network: spec.name.clone(),
+        source,
+    })
 }
 
 #[cfg(test)]

@@ -198,3 +198,23 @@ fn a_program_sends_out_of_its_networks_ports_only() {
     assert_eq!((out[2], out[1]), (0, 16), "port 2 is no port of p's");
     assert_eq!(drops(&c, "p", &s, HardwareDrop::ProgramForeignPort), 16);
 }
+
+#[test]
+fn another_program_is_loaded_into_the_slot_as_a_module_is_and_the_same_one_is_not() {
+    let mut s = substrate(counter());
+    s.set_reconfig_timing(control::reconfig::bitstreams("netfpga-v2p"));
+    s.set_now(10_000_000_000);
+    let routes_only = network("p", 1, Some((counter(), "p1")), "10.1.0.0/16");
+    s.replace_network(routes_only).unwrap();
+    assert!(
+        s.slot_ready_ns("p").unwrap() <= 10_000_000_000,
+        "same program: no load"
+    );
+    s.replace_network(network("p", 1, Some((counter(), "p2")), "10.1.0.0/16"))
+        .unwrap();
+    let ready = s.slot_ready_ns("p").unwrap();
+    assert!(
+        ready > 10_000_000_000 + 100_000_000,
+        "another program: a partial reconfiguration (modelled)"
+    );
+}

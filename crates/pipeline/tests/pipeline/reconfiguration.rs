@@ -125,7 +125,9 @@ fn fallback_keeps_the_slot_while_software_serves() {
     // B moves to software with its new module's table...
     s.replace_network(spec("b", 2, true, Tier::Software))
         .unwrap();
-    let ready = s.reserve_slot(slot, "b", ModuleKind::FlowRouting).unwrap();
+    let ready = s
+        .reserve_slot(slot, "b", (ModuleKind::FlowRouting, 0))
+        .unwrap();
     assert!(ready > 5 * S + 590_000_000, "{ready}");
     // ...no one else takes the slot meanwhile...
     assert!(s.check(&spec("c", 3, true, Tier::Hardware)).is_err());

@@ -177,9 +177,13 @@ pub(super) async fn check_docs(tx: &mut Tx, b: &Booking, pl: Option<&Placement>)
         crate::app::wan_guard::refuse_wan_egress(&doc, wan, &pl.node.ports, "spec")?;
         crate::app::gateway::gateway_doc(&mut doc, b, wan, &[])?;
         prism_compile::compile(&doc, &pl.node.ports).map_err(Error::from)?;
-        return Ok(());
+        return crate::app::programs::verify(&doc, "spec.program");
     }
     let parts = parts::parts(&mut **tx, &b.id).await?;
+    crate::app::programs::verify(
+        &node_doc(&b.spec, "part", tier, v, b.bandwidth_mbps)?,
+        "spec.program",
+    )?;
     for (i, part) in parts.iter().enumerate() {
         let ports = nodes::ports(tx, &part.node_id).await?;
         let wan = part.wan.as_ref();

@@ -1,5 +1,6 @@
 //! What a change to a live hardware network costs its slot: another
-//! forwarding mode is another module, loaded by a partial
+//! forwarding mode is another module (and another program of the
+//! researcher's is loaded as one), loaded by a partial
 //! reconfiguration, and a move into hardware loads the module first. The
 //! time is the device model's (paper 000 §4's partial bitstreams over the
 //! profile's configuration port; a model: Prism runs no FPGA), taken on
@@ -40,7 +41,10 @@ pub(super) async fn slot_load(
     }
     let strategy = choice(spec)?;
     let moved_in = cur.tier != Some(Tier::Hardware);
-    if tier != Some(Tier::Hardware) || (!moved_in && was == now) {
+    // A program of the researcher's own is loaded into the slot as a
+    // module is.
+    let same_program = cur.spec.get("program") == spec.get("program");
+    if tier != Some(Tier::Hardware) || (!moved_in && was == now && same_program) {
         return Ok(None);
     }
     let kind = module(now);

@@ -28,13 +28,13 @@ impl Substrate {
     }
 
     /// Keeps free `slot` for network `name` and starts loading `module`
-    /// into it (the fallback strategy, while software serves the
+    /// (and the program tagged, 0 for none) into it (the fallback strategy, while software serves the
     /// network); returns when the load ends.
     pub fn reserve_slot(
         &mut self,
         slot: usize,
         name: &str,
-        module: ModuleKind,
+        module: (ModuleKind, u64),
     ) -> Result<u64, SubstrateError> {
         let id = self
             .id(name)
@@ -70,10 +70,11 @@ impl Substrate {
         if hw.config()[slot].ready_ns <= self.hw.timing().now_ns {
             return Ok(None);
         }
+        let program = spec.program.as_ref().map_or(0, |p| p.tag());
         Ok(Some(self.reserve_slot(
             slot,
             &spec.name,
-            spec.forwarding.module(),
+            (spec.forwarding.module(), program),
         )?))
     }
 

@@ -1,0 +1,115 @@
+//! A researcher's program for a booked network's slot (docs/customizing.md):
+//! the kernel's verifier decides whether the controller takes it (a refusal
+//! names the field and the instruction, and changes nothing), and a new
+//! program is loaded into the slot as a module is, its modelled time said
+//! before it is made. Needs root (to ask the kernel's verifier) and clang.
+
+use crate::common::{Harness, network};
+use base64::Engine as _;
+use prism_controller::{BookingChange, ControllerClient, STANDARD};
+use prism_testkit::{bpf_object, root};
+use serde_json::json;
+
+fn with_program(object: &[u8]) -> BookingChange {
+    let program = json!({"object": base64::engine::general_purpose::STANDARD.encode(object)});
+    BookingChange {
+        spec: Some(
+            json!({"program": program, "reconfigure": "dark"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        ),
+        ..BookingChange::default()
+    }
+}
+
+async fn booked() -> (Harness, ControllerClient, prism_controller::Booking) {
+    let h = Harness::start().await;
+    h.node("n1", 4, 10_000).await;
+    let alice = h.user("alice").await;
+    h.project("exp", "alice", STANDARD).await;
+    let b = alice
+        .book("exp", &network("lan", "hardware", 10, true))
+        .await
+        .unwrap();
+    (h, alice, b)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_program_the_kernels_verifier_refuses_is_refused_at_its_field_with_the_instruction() {
+    let test = "controller: a program the verifier refuses";
+    if !root(test) {
+        return;
+    }
+    let Some(bad) = bpf_object(test, "crates/io/tests/linux/programs/past_the_end.c") else {
+        return;
+    };
+    let (_h, alice, b) = booked().await;
+    let e = alice
+        .edit_booking("exp", &b.id, &with_program(&bad))
+        .await
+        .unwrap_err();
+    let prism_controller::ClientError::Api { status, error, .. } = e else {
+        panic!("{e}")
+    };
+    assert_eq!(
+        (status, error.field.as_deref()),
+        (400, Some("spec.program.object")),
+        "{}",
+        error.message
+    );
+    assert!(
+        error
+            .message
+            .contains("verifier refused the program at instruction"),
+        "{}",
+        error.message
+    );
+    let now = alice.booking("exp", &b.id).await.unwrap();
+    assert_eq!(
+        (now.generation, now.spec.get("program")),
+        (1, None),
+        "nothing changed"
+    );
+    // Not an object at all: located too.
+    let junk = with_program(b"not an ELF object");
+    let e = alice.edit_booking("exp", &b.id, &junk).await.unwrap_err();
+    let prism_controller::ClientError::Api { error, .. } = e else {
+        panic!("{e}")
+    };
+    assert_eq!(
+        error.field.as_deref(),
+        Some("spec.program.object"),
+        "{}",
+        error.message
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_program_is_loaded_into_the_slot_with_its_modelled_time_said_first() {
+    let test = "controller: a program loaded";
+    if !root(test) {
+        return;
+    }
+    let Some(counter) = bpf_object(test, "programs/count_sources.c") else {
+        return;
+    };
+    let (_h, alice, b) = booked().await;
+    let mut change = with_program(&counter);
+    change.dry_run = true;
+    let priced = alice.edit_booking("exp", &b.id, &change).await.unwrap();
+    let ms = priced.change.modelled_ms.expect("a load of the slot");
+    assert!(ms > 100.0, "the device model's partial load: {ms}");
+    assert_eq!(
+        alice.booking("exp", &b.id).await.unwrap().generation,
+        1,
+        "a dry run changes nothing"
+    );
+    change.dry_run = false;
+    let made = alice.edit_booking("exp", &b.id, &change).await.unwrap();
+    assert_eq!(
+        (made.booking.generation, made.change.modelled_ms),
+        (2, Some(ms))
+    );
+    assert!(made.booking.spec.get("program").is_some());
+}
