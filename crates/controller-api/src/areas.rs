@@ -255,6 +255,21 @@ pub trait LeasesApi: Gate {
         project: &str,
         id: &str,
     ) -> impl Future<Output = Answer<BookingCounters>> + Send;
+    /// A map of the booking's program, read from its node.
+    fn read_map(
+        &self,
+        p: &Self::Caller,
+        project: &str,
+        id: &str,
+        map: &str,
+    ) -> impl Future<Output = Answer<prism_node_api::MapView>> + Send;
+    /// Sets or deletes one entry of a map of the booking's program.
+    fn write_map(
+        &self,
+        p: &Self::Caller,
+        at: (&str, &str, &str),
+        w: prism_node_api::MapWrite,
+    ) -> impl Future<Output = Answer<prism_node_api::MapView>> + Send;
     fn trace_booking(
         &self,
         p: &Self::Caller,

@@ -55,6 +55,14 @@ pub struct BookingChange {
     pub dry_run: bool,
 }
 
+/// `{"object": BASE64}` of the eBPF object in `file`.
+fn program_file(file: &str) -> Result<serde_json::Value, String> {
+    use base64::Engine as _;
+    let bytes = std::fs::read(file).map_err(|e| format!("reading {file}: {e}"))?;
+    let object = base64::engine::general_purpose::STANDARD.encode(bytes);
+    Ok(serde_json::json!({ "object": object }))
+}
+
 impl BookingChange {
     /// Whether it changes nothing.
     pub fn is_empty(&self) -> bool {
@@ -130,7 +138,8 @@ pub struct EditFlags<'a> {
     /// A JSON or TOML file with spec fields to replace.
     pub file: Option<&'a std::path::Path>,
     /// Spec fields as `FIELD=VALUE` (a value that is not JSON is a string:
-    /// `forwarding=source`, `reconfigure=dark`, `tier=software`).
+    /// `forwarding=source`, `reconfigure=dark`, `tier=software`;
+    /// `program=@FILE` is the eBPF object in FILE, `program=null` none).
     pub set: &'a [String],
     pub bandwidth_mbps: Option<i64>,
     pub generation: Option<i64>,
@@ -161,7 +170,11 @@ impl BookingChange {
             let Some((key, v)) = kv.split_once('=') else {
                 return Err(format!("--set {kv}: FIELD=VALUE, e.g. forwarding=source"));
             };
-            let v = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::from(v));
+            let v = match v.strip_prefix('@') {
+                // `program=@FILE`: the object file, as the document holds it.
+                Some(file) if key.trim() == "program" => program_file(file)?,
+                _ => serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::from(v)),
+            };
             let s = spec.get_or_insert_with(Default::default);
             s.insert(key.trim().into(), v);
         }
@@ -183,5 +196,52 @@ impl BookingChange {
             );
         }
         Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_flag_reads_the_object_file_and_a_map_write_parses() {
+        let dir = std::env::temp_dir().join(format!("prism-flags-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("p.o");
+        std::fs::write(&file, b"\x7fELF").unwrap();
+        let set = [
+            format!("program=@{}", file.display()),
+            "reconfigure=dark".to_string(),
+        ];
+        let f = EditFlags {
+            file: None,
+            set: &set,
+            bandwidth_mbps: None,
+            generation: None,
+            dry_run: false,
+        };
+        let c = BookingChange::from_flags(f).unwrap();
+        let spec = c.spec.unwrap();
+        assert_eq!(spec["program"], serde_json::json!({"object": "f0VMRg=="}));
+        let missing = [format!("program=@{}", dir.join("none.o").display())];
+        let f = EditFlags {
+            file: None,
+            set: &missing,
+            bandwidth_mbps: None,
+            generation: None,
+            dry_run: false,
+        };
+        assert!(BookingChange::from_flags(f).unwrap_err().contains("none.o"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        let w = prism_node_api::MapWrite::parse("2a000000=03000000").unwrap();
+        assert_eq!(
+            (w.key.as_str(), w.value.as_deref()),
+            ("2a000000", Some("03000000"))
+        );
+        assert_eq!(
+            prism_node_api::MapWrite::parse("2a000000=").unwrap().value,
+            None
+        );
+        assert!(prism_node_api::MapWrite::parse("2a").is_err());
     }
 }

@@ -9,6 +9,7 @@ use crate::counters::CounterSnapshot;
 use crate::desired::{DesiredApplied, DesiredChange, DesiredState};
 use crate::error::ApiError;
 use crate::images::{PushImage, PushedImage, SavedImage};
+use crate::maps::{MapView, MapWrite};
 use crate::processing::{ProcessingApplied, ProcessingState, ProcessingView};
 use crate::types::{
     Changed, NetworkDetail, NetworkView, NodeEvent, NodeInfo, PortView, PowerView, RateLimitBody,
@@ -29,6 +30,10 @@ pub trait NodeApi: Send + Sync + 'static {
     fn set_rate_limit(&self, name: &str, body: RateLimitBody) -> Result<Changed, ApiError>;
     fn set_tier(&self, name: &str, body: TierBody) -> Result<Changed, ApiError>;
     fn counters(&self) -> Result<CounterSnapshot, ApiError>;
+    /// A map of network `name`'s program.
+    fn read_map(&self, name: &str, map: &str) -> Result<MapView, ApiError>;
+    /// Sets or deletes one entry of a map of network `name`'s program.
+    fn write_map(&self, name: &str, map: &str, body: MapWrite) -> Result<MapView, ApiError>;
     fn ports(&self) -> Result<Vec<PortView>, ApiError>;
     fn node(&self) -> Result<NodeInfo, ApiError>;
     /// Traces (each stage's decision) or captures (frames at ingress and

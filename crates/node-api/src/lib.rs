@@ -11,6 +11,7 @@ mod counters;
 mod desired;
 mod error;
 mod images;
+mod maps;
 #[cfg(feature = "server")]
 mod metrics;
 #[cfg(feature = "server")]
@@ -30,6 +31,7 @@ pub use counters::{
 pub use desired::{DesiredAction, DesiredApplied, DesiredChange, DesiredOutcome, DesiredState};
 pub use error::{ApiError, ErrorCode};
 pub use images::{BlobRef, BlobSource, PushImage, PushedImage, SavedImage, StoredImage, is_digest};
+pub use maps::{MapEntry, MapView, MapWrite};
 #[cfg(feature = "server")]
 pub use metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, NodeMetrics};
 #[cfg(feature = "server")]

@@ -59,6 +59,8 @@ impl Modify for BearerAuth {
         server::processing::list_processing,
         server::processing::save_image,
         server::processing::push_image,
+        server::maps::read_map,
+        server::maps::write_map,
     ),
     modifiers(&BearerAuth),
     security(("control_plane" = [])),

@@ -6,6 +6,7 @@
 //! included (unknown path, wrong method, body too large), has the one
 //! [`ApiError`] body.
 
+pub(crate) mod maps;
 pub(crate) mod processing;
 
 use crate::api::NodeApi;
@@ -28,7 +29,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 20] = [
+pub const PATHS: [&str; 21] = [
     "/v1/networks",
     "/v1/networks/{name}",
     "/v1/networks/{name}/routes",
@@ -49,6 +50,7 @@ pub const PATHS: [&str; 20] = [
     "/v1/processing",
     "/v1/processing/{name}/image",
     "/v1/images/push",
+    "/v1/networks/{name}/maps/{map}",
 ];
 
 /// A JSON body of type `T`, refused with an [`ApiError`] naming the field.
@@ -376,6 +378,10 @@ pub fn router_with_body_limit<A: NodeApi>(api: Arc<A>, limit: usize) -> Router {
         )
         .route(PATHS[18], post(processing::save_image::<A>))
         .route(PATHS[19], post(processing::push_image::<A>))
+        .route(
+            PATHS[20],
+            get(maps::read_map::<A>).put(maps::write_map::<A>),
+        )
         .fallback(|| async { ApiError::not_found("no such path (see docs/api/node.json)") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

@@ -266,6 +266,21 @@ where
         Ok(self.lock().events_since(since))
     }
 
+    fn read_map(&self, name: &str, map: &str) -> Result<prism_node_api::MapView, ApiError> {
+        let dp = self.lock().substrate.handle().load_full();
+        crate::program_maps::read(name, crate::program_maps::maps_of(&dp, name)?, map)
+    }
+
+    fn write_map(
+        &self,
+        name: &str,
+        map: &str,
+        body: prism_node_api::MapWrite,
+    ) -> Result<prism_node_api::MapView, ApiError> {
+        let dp = self.lock().substrate.handle().load_full();
+        crate::program_maps::write(name, crate::program_maps::maps_of(&dp, name)?, map, &body)
+    }
+
     fn power(&self) -> Result<PowerView, ApiError> {
         let c = self.lock();
         let model = prism_pipeline::control::power::model(&c.device).ok_or_else(|| {

@@ -28,6 +28,7 @@ pub mod cleanup;
 pub mod control;
 pub mod linux;
 pub mod offline;
+pub mod program_maps;
 pub mod report;
 pub mod runtime;
 pub mod saved;

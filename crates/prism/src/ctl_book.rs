@@ -222,8 +222,10 @@ pub async fn storage(c: &ControllerClient, project: &str, cmd: &StorageCmd) -> R
 /// with the fields to replace: `route`, `rule`, `default_action`), its
 /// forwarding mode (`--set forwarding=source`: a new module in its
 /// hardware slot, loaded as `--set reconfigure=dark` or `fallback` says),
-/// its tier (`--set tier=software`) and its bandwidth; one generation of
-/// the booking each (docs/customizing.md).
+/// its tier (`--set tier=software`), its program (`--set
+/// program=@prog.o`, an eBPF object from `clang -O2 -target bpf -c`;
+/// `program=null` none) and its bandwidth; one generation of the booking
+/// each (docs/customizing.md).
 #[derive(Debug, Clone, clap::Args)]
 pub struct EditArgs {
     /// The booking (its id or name).

@@ -103,6 +103,14 @@ pub enum ControllerCmd {
     },
     /// Change a live network booking (docs/customizing.md).
     Edit(crate::ctl_book::EditArgs),
+    /// A map of a booking's program (docs/customizing.md): every entry;
+    /// with KEY=VALUE (hex, the program's byte order) that entry set, with
+    /// KEY= deleted.
+    Map {
+        booking: String,
+        map: String,
+        set: Option<String>,
+    },
     /// A booking's changes, oldest first.
     Changes {
         /// The booking (its id or name).
@@ -250,6 +258,7 @@ async fn call(w: &Where, cmd: &ControllerCmd) -> Result<()> {
         | C::Start { .. }
         | C::Stop { .. }
         | C::Edit(_)
+        | C::Map { .. }
         | C::Changes { .. } => booking_call(&c, &project()?, cmd).await,
         C::PublicLease { .. }
         | C::PublicAddresses { .. }
@@ -291,6 +300,14 @@ async fn booking_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) 
             eprintln!("{}", r.summary());
             print(&r)
         }
+        C::Map { booking, map, set } => {
+            let id = c.live_booking(project, booking).await?.id;
+            let w = set.as_deref().map(prism_node_api::MapWrite::parse);
+            match w.transpose().map_err(anyhow::Error::msg)? {
+                None => print(&c.read_map(project, &id, map).await?),
+                Some(w) => print(&c.write_map(project, &id, map, &w).await?),
+            }
+        }
         C::Changes { booking } => {
             let id = c.live_booking(project, booking).await?.id;
             print(&c.booking_changes(project, &id).await?)
@@ -324,17 +341,13 @@ async fn report_call(c: &ControllerClient, project: &str, cmd: &ControllerCmd) -
                 .iter()
                 .map(|o| Operation::parse(o).map_err(anyhow::Error::msg))
                 .collect::<Result<Vec<_>>>()?;
-            print(
-                &c.create_api_key(
-                    project,
-                    &ApiKeyRequest {
-                        name: name.clone(),
-                        operations,
-                        ttl_s: *ttl,
-                    },
-                )
-                .await?,
-            )
+            let (name, ttl_s) = (name.clone(), *ttl);
+            let req = ApiKeyRequest {
+                name,
+                operations,
+                ttl_s,
+            };
+            print(&c.create_api_key(project, &req).await?)
         }
         C::KeyRevoke { id } => {
             c.revoke_api_key(project, id).await?;
@@ -355,12 +368,12 @@ async fn admin_call(c: &ControllerClient, cmd: &ControllerCmd) -> Result<()> {
     use ControllerCmd as C;
     match cmd {
         C::UserAdd { name, admin } => {
-            let password = read_password()?;
+            let (name, password, admin) = (name.clone(), read_password()?, *admin);
             print(
                 &c.create_user(&UserRequest {
-                    name: name.clone(),
+                    name,
                     password,
-                    admin: *admin,
+                    admin,
                 })
                 .await?,
             )

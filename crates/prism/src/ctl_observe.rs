@@ -38,12 +38,8 @@ pub struct CaptureArgs {
 
 /// VPP-style: one block per packet, one line per stage.
 pub async fn trace(c: &NodeClient, a: &TraceArgs) -> Result<()> {
-    let t = c
-        .tap(
-            a.network.as_deref(),
-            &TapBody::new(a.count, None, a.timeout),
-        )
-        .await?;
+    let body = TapBody::new(a.count, None, a.timeout);
+    let t = c.tap(a.network.as_deref(), &body).await?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&t)?);
         return Ok(());
@@ -63,18 +59,11 @@ fn note_short(t: &TapAnswer, count: usize) {
 
 /// Writes the network's frames at ingress and egress as pcapng.
 pub async fn capture(c: &NodeClient, a: &CaptureArgs) -> Result<()> {
-    let t = c
-        .tap(
-            Some(&a.network),
-            &TapBody::new(a.count, Some(a.snaplen), a.timeout),
-        )
-        .await?;
+    let body = TapBody::new(a.count, Some(a.snaplen), a.timeout);
+    let t = c.tap(Some(&a.network), &body).await?;
     let n = prism_node::taps::write_pcapng(&t, &a.write)?;
-    eprintln!(
-        "prism ctl: {n} frames of `{}` written to {}",
-        a.network,
-        a.write.display()
-    );
+    let (net, file) = (&a.network, a.write.display());
+    eprintln!("prism ctl: {n} frames of `{net}` written to {file}");
     note_short(&t, a.count);
     Ok(())
 }

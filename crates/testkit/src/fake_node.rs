@@ -67,6 +67,10 @@ pub struct FakeNode {
     traffic: Mutex<std::collections::BTreeMap<String, prism_node_api::NamedCounters>>,
     /// Its event log: each reconfiguration asked, started and done at once.
     log: Mutex<Vec<NodeEvent>>,
+    /// Each network's program as the node would run it (its maps), made
+    /// from the network's document when its maps are first asked for and
+    /// made again when the document names another object.
+    programs: Mutex<std::collections::HashMap<String, (String, prism_program::Program)>>,
     /// The port it runs processing nodes behind (`with_processing`).
     pub processing_port: Mutex<Option<String>>,
     /// The processing state last accepted (`PUT /v1/processing`).
@@ -129,6 +133,29 @@ fn missing(name: &str) -> ApiError {
 }
 
 impl FakeNode {
+    /// Network `name`'s program's maps (see `programs`), to `f`.
+    pub(crate) fn with_maps<T>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&[prism_program::Map]) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let doc = self
+            .doc(name)
+            .ok_or_else(|| ApiError::not_found(format!("no network `{name}`")))?;
+        let p = doc
+            .program
+            .as_ref()
+            .ok_or_else(|| ApiError::not_found(format!("network `{name}` runs no program")))?;
+        let spec = prism_compile::program(p).map_err(|e| ApiError::invalid(e.message))?;
+        let mut programs = self.programs.lock().unwrap();
+        let held = programs.get(name).filter(|(d, _)| *d == spec.digest);
+        if held.is_none() {
+            let made = spec.image.instantiate(spec.budget);
+            programs.insert(name.to_string(), (spec.digest.clone(), made));
+        }
+        f(&programs[name].1.maps)
+    }
+
     pub fn new(ports: &[&str], slots: u16) -> Arc<Self> {
         Arc::new(Self {
             ports: ports.iter().map(|s| s.to_string()).collect(),
@@ -148,6 +175,7 @@ impl FakeNode {
             refusals: Arc::default(),
             traffic: Mutex::default(),
             log: Mutex::default(),
+            programs: Mutex::default(),
             processing_port: Mutex::default(),
             processing: Mutex::default(),
             processing_start_ms: Default::default(),

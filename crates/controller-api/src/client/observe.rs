@@ -59,6 +59,40 @@ impl ControllerClient {
         let path = format!("/v1/nodes/{}/events?since={since}", seg(name));
         self.call("GET", path, None::<&()>).await
     }
+    /// A map of the booking's program.
+    pub async fn read_map(
+        &self,
+        project: &str,
+        id: &str,
+        map: &str,
+    ) -> Result<prism_node_api::MapView, ClientError> {
+        let path = format!(
+            "/v1/projects/{}/bookings/{}/maps/{}",
+            seg(project),
+            seg(id),
+            seg(map)
+        );
+        self.call("GET", path, None::<&()>).await
+    }
+
+    /// Sets (or, with no value, deletes) one entry of a map of the
+    /// booking's program; the map after.
+    pub async fn write_map(
+        &self,
+        project: &str,
+        id: &str,
+        map: &str,
+        w: &prism_node_api::MapWrite,
+    ) -> Result<prism_node_api::MapView, ClientError> {
+        let path = format!(
+            "/v1/projects/{}/bookings/{}/maps/{}",
+            seg(project),
+            seg(id),
+            seg(map)
+        );
+        self.call("PUT", path, Some(w)).await
+    }
+
     /// What the booking's network has forwarded on its node.
     pub async fn booking_counters(
         &self,

@@ -50,6 +50,10 @@ pub fn routes<S: ControllerApi>() -> Router<App<S>> {
             post(trace::<S>),
         )
         .route(
+            "/v1/projects/{project}/bookings/{id}/maps/{map}",
+            get(read_map::<S>).put(write_map::<S>),
+        )
+        .route(
             "/v1/projects/{project}/bookings/{id}/capture",
             post(capture::<S>),
         )
@@ -129,6 +133,41 @@ pub async fn counters<S: LeasesApi>(
     Path((project, id)): Path<(String, String)>,
 ) -> Result<Json<BookingCounters>> {
     Ok(Json(app.ctl.booking_counters(&p, &project, &id).await?))
+}
+
+/// A map of the booking's program (its object's maps: docs/customizing.md),
+/// read from its node: keys and values in hex.
+#[utoipa::path(get, path = "/v1/projects/{project}/bookings/{id}/maps/{map}", tag = "bookings",
+    params(("project" = String, Path), ("id" = String, Path), ("map" = String, Path)),
+    responses((status = 200, body = prism_node_api::MapView), (status = 403, body = Error),
+        (status = 404, description = "no such booking, program or map", body = Error),
+        (status = 409, description = "not provisioned", body = Error),
+        (status = 502, description = "its node could not be read", body = Error)))]
+pub async fn read_map<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+    Path((project, id, map)): Path<(String, String, String)>,
+) -> Result<Json<prism_node_api::MapView>> {
+    Ok(Json(app.ctl.read_map(&p, &project, &id, &map).await?))
+}
+
+/// Sets one entry of a map of the booking's program (or deletes it: no
+/// `value`); answers the map after. Its booker, a project owner or an
+/// administrator; audited.
+#[utoipa::path(put, path = "/v1/projects/{project}/bookings/{id}/maps/{map}", tag = "bookings",
+    params(("project" = String, Path), ("id" = String, Path), ("map" = String, Path)),
+    request_body = prism_node_api::MapWrite,
+    responses((status = 200, body = prism_node_api::MapView), (status = 400, body = Error), (status = 403, body = Error),
+        (status = 404, description = "no such booking, program, map or key", body = Error),
+        (status = 409, description = "not provisioned", body = Error),
+        (status = 502, description = "its node could not be reached", body = Error)))]
+pub async fn write_map<S: LeasesApi>(
+    State(app): State<App<S>>,
+    Caller(p): Caller<S::Caller>,
+    Path((project, id, map)): Path<(String, String, String)>,
+    Body(w): Body<prism_node_api::MapWrite>,
+) -> Result<Json<prism_node_api::MapView>> {
+    Ok(Json(app.ctl.write_map(&p, (&project, &id, &map), w).await?))
 }
 
 /// Traces the next packets of the booking's network through the node's

@@ -115,7 +115,7 @@ impl Modify for BearerAuth {
         registry::register_type,
         leases::list, leases::create, leases::status, leases::release, leases::provision,
         leases::edit, leases::changes,
-        leases::renew, leases::act, leases::counters, leases::trace, leases::capture, leases::quota, leases::usage, leases::audit,
+        leases::renew, leases::act, leases::counters, leases::read_map, leases::write_map, leases::trace, leases::capture, leases::quota, leases::usage, leases::audit,
         public::list, public::lease, public::renew, public::release,
         shared_vlans::list_members, shared_vlans::invite, shared_vlans::revoke,
         shared_vlans::list_shared, shared_vlans::leave,

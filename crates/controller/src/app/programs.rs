@@ -11,7 +11,13 @@ use base64::Engine as _;
 use prism_io::program::VerifyError;
 use prism_netdoc::NetworkDoc;
 
+use crate::app::authz::{Operation, Principal};
+use crate::app::bookings::booking_in;
+use crate::app::context::Context;
+use crate::app::observe::placed;
+use crate::app::projects::project_for;
 use crate::error::{Error, ErrorCode, Result};
+use prism_node_api::{MapView, MapWrite};
 
 /// Refuses `doc`'s program unless the kernel's verifier takes it; `field`
 /// is where the document's program is in the request (`spec.program`).
@@ -30,5 +36,68 @@ pub(crate) fn verify(doc: &NetworkDoc, field: &str) -> Result<()> {
         }
         Err(e @ VerifyError::NoPrivilege(_)) => Err(Error::new(ErrorCode::Internal, e.to_string())),
         Err(e) => Err(Error::invalid(e.to_string()).with_field(format!("{field}.object"))),
+    }
+}
+
+/// Map `map` of booking `id`'s program, read from its node (the first
+/// part's, for a network spanning nodes).
+pub async fn read_map(
+    cx: &Context,
+    p: &Principal,
+    project: &str,
+    id: &str,
+    map: &str,
+) -> Result<MapView> {
+    let m = project_for(cx, p, project, Operation::BookingsRead).await?;
+    let b = booking_in(cx, &m, id).await?;
+    let (node, network, client) = placed(cx, &b, &not_running(id)).await?;
+    client
+        .read_map(&network, map)
+        .await
+        .map_err(|e| from_node(&node, e))
+}
+
+/// Sets or deletes one entry of map `map` of booking `id`'s program (its
+/// booker, a project owner or an administrator), audited.
+pub async fn write_map(
+    cx: &Context,
+    p: &Principal,
+    (project, id, map): (&str, &str, &str),
+    w: MapWrite,
+) -> Result<MapView> {
+    let m = project_for(cx, p, project, Operation::BookingsChange).await?;
+    let b = booking_in(cx, &m, id).await?;
+    p.may_touch(
+        &m,
+        Operation::BookingsChange,
+        &b.ids.user,
+        &format!("booking {id}"),
+    )?;
+    let (node, network, client) = placed(cx, &b, &not_running(id)).await?;
+    let view = client
+        .write_map(&network, map, &w)
+        .await
+        .map_err(|e| from_node(&node, e))?;
+    let what = if w.value.is_some() { "set" } else { "deleted" };
+    let detail = format!("map {map}: key {} {what}", w.key);
+    let path = format!("/v1/projects/{project}/bookings/{id}/maps/{map}");
+    crate::app::audit::audit_noted(cx, Some(&p.user), "PUT", &path, 200, Some(detail)).await;
+    Ok(view)
+}
+
+fn not_running(id: &str) -> String {
+    format!("booking `{id}` is not provisioned on a node: no program runs")
+}
+
+/// The node's refusal as the caller's (a missing map, a bad key), or the
+/// node's failure.
+fn from_node(node: &str, e: prism_node_api::ClientError) -> Error {
+    match e.api() {
+        Some(a) if e.status() == Some(404) => Error::not_found(a.message.clone()),
+        Some(a) if e.status() == Some(400) => {
+            let field = a.field.clone().unwrap_or_default();
+            Error::invalid(a.message.clone()).with_field(field)
+        }
+        _ => crate::app::observe::node_failed(node, e),
     }
 }

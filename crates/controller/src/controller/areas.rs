@@ -205,6 +205,23 @@ impl LeasesApi for Controller {
     ) -> Result<BookingCounters> {
         live::booking_counters(&self.cx, p, project, id).await
     }
+    async fn read_map(
+        &self,
+        p: &Principal,
+        project: &str,
+        id: &str,
+        map: &str,
+    ) -> Result<prism_node_api::MapView> {
+        crate::app::programs::read_map(&self.cx, p, project, id, map).await
+    }
+    async fn write_map(
+        &self,
+        p: &Principal,
+        at: (&str, &str, &str),
+        w: prism_node_api::MapWrite,
+    ) -> Result<prism_node_api::MapView> {
+        crate::app::programs::write_map(&self.cx, p, at, w).await
+    }
     async fn trace_booking(
         &self,
         p: &Principal,

@@ -113,3 +113,69 @@ async fn a_program_is_loaded_into_the_slot_with_its_modelled_time_said_first() {
     );
     assert!(made.booking.spec.get("program").is_some());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_programs_maps_are_read_and_written_by_its_project_only() {
+    let test = "controller: a program's maps";
+    if !root(test) {
+        return;
+    }
+    let Some(router) = bpf_object(test, "programs/content_router.c") else {
+        return;
+    };
+    let (h, alice, b) = booked().await;
+    alice
+        .edit_booking("exp", &b.id, &with_program(&router))
+        .await
+        .unwrap();
+    let routes = alice.read_map("exp", &b.id, "routes").await.unwrap();
+    assert_eq!(
+        (
+            routes.kind.as_str(),
+            routes.key_size,
+            routes.value_size,
+            routes.entries.len()
+        ),
+        ("array", 4, 4, 256)
+    );
+    let set = prism_node_api::MapWrite {
+        key: "2a000000".into(),
+        value: Some("03000000".into()),
+    };
+    let after = alice.write_map("exp", &b.id, "routes", &set).await.unwrap();
+    assert_eq!(after.entries[42].value, "03000000");
+    assert_eq!(
+        alice
+            .read_map("exp", &b.id, "routes")
+            .await
+            .unwrap()
+            .entries[42]
+            .value,
+        "03000000"
+    );
+    // A key of the wrong size, a map the program lacks: located refusals.
+    let short = prism_node_api::MapWrite {
+        key: "2a".into(),
+        value: Some("03000000".into()),
+    };
+    let e = alice
+        .write_map("exp", &b.id, "routes", &short)
+        .await
+        .unwrap_err();
+    let prism_controller::ClientError::Api { status, error, .. } = e else {
+        panic!("{e}")
+    };
+    assert_eq!(
+        (status, error.field.as_deref()),
+        (400, Some("key")),
+        "{}",
+        error.message
+    );
+    let e = alice.read_map("exp", &b.id, "nope").await.unwrap_err();
+    assert_eq!(e.status(), Some(404));
+    // Another project's user sees no such booking.
+    let mallory = h.user("mallory").await;
+    h.project("other", "mallory", STANDARD).await;
+    let e = mallory.read_map("exp", &b.id, "routes").await.unwrap_err();
+    assert!(matches!(e.status(), Some(403 | 404)), "{e}");
+}

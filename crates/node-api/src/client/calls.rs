@@ -1,6 +1,6 @@
 //! The node API's calls, typed: one method per operation of `NodeApi`.
 
-use super::{ClientError, NodeClient, TAP_MAX_WAIT, error_of, net};
+use super::{ClientError, NodeClient, TAP_MAX_WAIT, error_of, net, seg};
 use crate::counters::CounterSnapshot;
 use crate::desired::{DesiredApplied, DesiredChange, DesiredState};
 use crate::types::{
@@ -122,6 +122,27 @@ impl NodeClient {
     /// Events numbered above `since`.
     pub async fn events(&self, since: u64) -> Result<Vec<NodeEvent>, ClientError> {
         self.call("GET", format!("/v1/events?since={since}"), None::<&()>)
+            .await
+    }
+
+    /// A map of network `name`'s program.
+    pub async fn read_map(&self, name: &str, map: &str) -> Result<crate::MapView, ClientError> {
+        self.call(
+            "GET",
+            net(name, &format!("/maps/{}", seg(map))),
+            None::<&()>,
+        )
+        .await
+    }
+
+    /// Sets or deletes one entry of a map of network `name`'s program.
+    pub async fn write_map(
+        &self,
+        name: &str,
+        map: &str,
+        b: &crate::MapWrite,
+    ) -> Result<crate::MapView, ClientError> {
+        self.call("PUT", net(name, &format!("/maps/{}", seg(map))), Some(b))
             .await
     }
 

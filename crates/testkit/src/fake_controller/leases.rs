@@ -235,6 +235,27 @@ impl LeasesApi for FakeController {
         Err(no_node("counters"))
     }
 
+    async fn read_map(
+        &self,
+        p: &FakeCaller,
+        pr: &str,
+        id: &str,
+        _map: &str,
+    ) -> Answer<prism_node_api::MapView> {
+        self.get_booking(p, pr, id).await?;
+        Err(no_node("maps"))
+    }
+
+    async fn write_map(
+        &self,
+        p: &FakeCaller,
+        (pr, id, _): (&str, &str, &str),
+        _w: prism_node_api::MapWrite,
+    ) -> Answer<prism_node_api::MapView> {
+        self.get_booking(p, pr, id).await?;
+        Err(no_node("maps"))
+    }
+
     async fn trace_booking(
         &self,
         p: &FakeCaller,

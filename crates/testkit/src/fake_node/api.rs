@@ -213,6 +213,23 @@ impl NodeApi for FakeNode {
     }
     /// A region per slot: the hardware networks in order, 100 mW each
     /// (a fake's figure), the rest blank.
+    fn read_map(&self, name: &str, map: &str) -> Result<prism_node_api::MapView, ApiError> {
+        self.up()?;
+        self.with_maps(name, |maps| prism_node::program_maps::read(name, maps, map))
+    }
+
+    fn write_map(
+        &self,
+        name: &str,
+        map: &str,
+        body: prism_node_api::MapWrite,
+    ) -> Result<prism_node_api::MapView, ApiError> {
+        self.up()?;
+        self.with_maps(name, |maps| {
+            prism_node::program_maps::write(name, maps, map, &body)
+        })
+    }
+
     fn power(&self) -> Result<PowerView, ApiError> {
         self.up()?;
         let hardware = self.hardware_names();

@@ -30,6 +30,9 @@ from .heartbeat import Heartbeat
 from .heartbeat_answer import HeartbeatAnswer
 from .image_view import ImageView
 from .login_request import LoginRequest
+from .map_entry import MapEntry
+from .map_view import MapView
+from .map_write import MapWrite
 from .member_request import MemberRequest
 from .member_view import MemberView
 from .node_certificate import NodeCertificate
@@ -119,6 +122,9 @@ __all__ = (
     "HeartbeatAnswer",
     "ImageView",
     "LoginRequest",
+    "MapEntry",
+    "MapView",
+    "MapWrite",
     "MemberRequest",
     "MemberView",
     "NodeCertificate",
