@@ -11,4 +11,5 @@ mod common;
 mod live_auto;
 mod live_forwarding;
 mod live_migrate;
+mod live_program;
 mod live_reconfig;
