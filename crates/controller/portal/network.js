@@ -3,6 +3,7 @@
 
 import { bookingActions } from "./bookings.js";
 import { editSection } from "./editor.js";
+import { programSection } from "./program.js";
 import { processingPage } from "./processing.js";
 import { api, ApiError, enc, every, h, left, mayChange, P, rate, render, state, svg, when } from "./core.js";
 
@@ -42,6 +43,7 @@ export async function bookingPage(main, project, id) {
     h("h2", {}, "Drops by reason"), drops,
     ...(b.allocation_state === "provisioned" && mayChange(project, b) ? traceSection(project, b) : []),
     ...(b.allocation_state !== "unallocated" && mayChange(project, b) ? editSection(project, b) : []),
+    ...(b.allocation_state !== "unallocated" && mayChange(project, b) && !(b.parts && b.parts.length) ? programSection(project, b) : []),
     h("h2", {}, "Definition"), h("pre", {}, JSON.stringify(b.spec, null, 2)));
   if (b.allocation_state !== "provisioned") {
     figures.replaceChildren(`Not provisioned (${b.allocation_state}, ${b.operational_state}): no traffic to show.`);

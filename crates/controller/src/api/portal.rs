@@ -33,12 +33,13 @@ pub const CSRF_HEADER: &str = "x-prism-csrf";
 const SESSION_S: i64 = 8 * 3600;
 
 /// The portal's files: path under `/portal/`, content type, bytes.
-const FILES: [(&str, &str, &str); 10] = [
+const FILES: [(&str, &str, &str); 11] = [
     ("app.js", JS, include_str!("../../portal/app.js")),
     ("core.js", JS, include_str!("../../portal/core.js")),
     ("bookings.js", JS, include_str!("../../portal/bookings.js")),
     ("network.js", JS, include_str!("../../portal/network.js")),
     ("editor.js", JS, include_str!("../../portal/editor.js")),
+    ("program.js", JS, include_str!("../../portal/program.js")),
     (
         "processing.js",
         JS,

@@ -22,6 +22,10 @@ OTHER = os.environ["PRISM_OTHER_BOOKING"]
 SHOTS = os.environ["PRISM_SHOTS"]
 NODE_SECRET = os.environ["PRISM_NODE_SECRET"]
 FIREFOX = bool(os.environ.get("PRISM_FIREFOX"))
+# Compiled eBPF objects (empty where clang or root is missing: those
+# steps are left out, and the Rust side says skipped).
+PROGRAM_GOOD = os.environ.get("PRISM_PROGRAM_GOOD", "")
+PROGRAM_BAD = os.environ.get("PRISM_PROGRAM_BAD", "")
 os.makedirs(SHOTS, exist_ok=True)
 expect.set_options(timeout=10_000)
 
@@ -181,6 +185,29 @@ def researcher(browser):
     expect(page.get_by_role("heading", name="Change (generation 2)")).to_be_visible()
     expect(page.get_by_role("table", name="Changes")).to_contain_text("600.2 ms modelled (partial)")
     expect(page.locator("#edit-forwarding")).to_have_value("source")
+
+    # A program of one's own: the kernel verifier's refusal at the file,
+    # then one it takes, its load priced and confirmed; its map read and
+    # written.
+    if PROGRAM_GOOD:
+        page.locator("#program-file").set_input_files(PROGRAM_BAD)
+        page.get_by_role("button", name="Check the program").click()
+        expect(page.locator("#program-file")).to_have_attribute("aria-invalid", "true")
+        expect(page.locator("#program-file-error")).to_contain_text("verifier refused the program at instruction")
+        page.locator("#program-file").set_input_files(PROGRAM_GOOD)
+        page.get_by_role("button", name="Check the program").click()
+        expect(page.locator("#program-preview")).to_contain_text("ms modelled")
+        page.get_by_role("button", name="Load the program").click()
+        expect(page.get_by_role("heading", name="Change (generation 3)")).to_be_visible()
+        page.locator("#map-name").fill("counts")
+        page.locator("#map-read").click()
+        expect(page.locator("#map-entries")).to_contain_text("hash, 4-byte keys, 8-byte values")
+        page.locator("#map-key").fill("0a000001")
+        page.locator("#map-value").fill("0500000000000000")
+        page.locator("#map-write").click()
+        expect(page.get_by_role("table", name="Map counts")).to_contain_text("0500000000000000")
+        every_field_is_labelled(page)
+        shot(page, "program")
 
     # Renew: the new end, and the clamp past the service level's longest lease.
     page.get_by_role("link", name="Bookings").click()

@@ -84,6 +84,7 @@ async fn in_browser(python: String, browser: (&'static str, String), shots: &str
         .join("../../target/portal-shots")
         .join(shots);
     let url = format!("http://{}", h.addr);
+    let programs = programs(&shots);
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new(&python)
             .arg(&script)
@@ -95,6 +96,8 @@ async fn in_browser(python: String, browser: (&'static str, String), shots: &str
             .env("PRISM_PASSWORD", PASSWORD)
             .env("PRISM_OTHER_BOOKING", theirs.id)
             .env("PRISM_NODE_SECRET", crate::common::fake_node::SECRET)
+            .env("PRISM_PROGRAM_GOOD", &programs.0)
+            .env("PRISM_PROGRAM_BAD", &programs.1)
             .env("PRISM_SHOTS", shots)
             .output()
     })
@@ -149,4 +152,25 @@ async fn pump_busy(
         tokio::time::sleep(std::time::Duration::from_millis(TICK_MS)).await;
         clock.advance_ms(before.elapsed().as_millis() as i64);
     }
+}
+
+/// The example counter and a program the verifier refuses, compiled into
+/// `dir` (as paths); empty where clang or root is missing (skipped).
+fn programs(dir: &std::path::Path) -> (String, String) {
+    let test = "portal: a program loaded";
+    let objects = prism_testkit::root(test)
+        .then(|| {
+            let good = prism_testkit::bpf_object(test, "programs/count_sources.c")?;
+            let bad = prism_testkit::bpf_object(test, "crates/io/tests/linux/programs/past_the_end.c")?;
+            Some((good, bad))
+        })
+        .flatten();
+    let Some((good, bad)) = objects else { return Default::default() };
+    std::fs::create_dir_all(dir).expect("the shots' directory");
+    let write = |name: &str, bytes: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).expect("an object file");
+        p.display().to_string()
+    };
+    (write("count_sources.o", &good), write("past_the_end.o", &bad))
 }
