@@ -64,6 +64,10 @@ pub enum MapError {
     },
     #[error("map {name}: an array's key is 4 bytes, not {size}")]
     ArrayKey { name: String, size: u32 },
+    #[error(
+        "map {name} is pinned by name (shared with other programs): a program's maps are its own"
+    )]
+    Pinned { name: String },
     #[error("map {name}: max_entries must be 1 or more")]
     NoEntries { name: String },
     #[error("the program's maps take {0} bytes; at most {MAX_MAP_BYTES} are allowed")]

@@ -135,6 +135,13 @@ fn choose(obj: &Object, name: Option<&str>) -> Result<String, LoadError> {
 }
 
 fn map_def(name: &str, m: &aya_obj::Map) -> Result<MapDef, MapError> {
+    // A map pinned by name is shared with whatever else pins that name:
+    // another network's program, on a node that ran both in the kernel.
+    if m.pinning() != aya_obj::maps::PinningType::None {
+        return Err(MapError::Pinned {
+            name: name.to_string(),
+        });
+    }
     let kind = match m.map_type() {
         MAP_TYPE_HASH => MapKind::Hash,
         MAP_TYPE_ARRAY => MapKind::Array,

@@ -161,16 +161,22 @@ fn programs(dir: &std::path::Path) -> (String, String) {
     let objects = prism_testkit::root(test)
         .then(|| {
             let good = prism_testkit::bpf_object(test, "programs/count_sources.c")?;
-            let bad = prism_testkit::bpf_object(test, "crates/io/tests/linux/programs/past_the_end.c")?;
+            let bad =
+                prism_testkit::bpf_object(test, "crates/io/tests/linux/programs/past_the_end.c")?;
             Some((good, bad))
         })
         .flatten();
-    let Some((good, bad)) = objects else { return Default::default() };
+    let Some((good, bad)) = objects else {
+        return Default::default();
+    };
     std::fs::create_dir_all(dir).expect("the shots' directory");
     let write = |name: &str, bytes: &[u8]| {
         let p = dir.join(name);
         std::fs::write(&p, bytes).expect("an object file");
         p.display().to_string()
     };
-    (write("count_sources.o", &good), write("past_the_end.o", &bad))
+    (
+        write("count_sources.o", &good),
+        write("past_the_end.o", &bad),
+    )
 }

@@ -86,6 +86,47 @@ async fn a_program_the_kernels_verifier_refuses_is_refused_at_its_field_with_the
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_program_that_loops_calls_a_helper_it_may_not_or_shares_a_map_is_refused_located() {
+    let test = "controller: programs refused";
+    if !root(test) {
+        return;
+    }
+    let dir = "crates/io/tests/linux/programs";
+    let objects =
+        ["spins", "uses_clock", "pinned_map"].map(|n| bpf_object(test, &format!("{dir}/{n}.c")));
+    let [Some(spins), Some(clock), Some(pinned)] = objects else {
+        return;
+    };
+    let (_h, alice, b) = booked().await;
+    let cases: [(&[u8], &str); 3] = [
+        (&spins, "verifier refused the program"),
+        (&clock, "helper 5 is not one a program may call"),
+        (&pinned, "map shared is pinned by name"),
+    ];
+    for (object, said) in cases {
+        let e = alice
+            .edit_booking("exp", &b.id, &with_program(object))
+            .await
+            .unwrap_err();
+        let prism_controller::ClientError::Api { status, error, .. } = e else {
+            panic!("{e}")
+        };
+        assert_eq!(
+            (status, error.field.as_deref()),
+            (400, Some("spec.program.object")),
+            "{}",
+            error.message
+        );
+        assert!(error.message.contains(said), "{}", error.message);
+    }
+    assert_eq!(
+        alice.booking("exp", &b.id).await.unwrap().generation,
+        1,
+        "nothing changed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_program_is_loaded_into_the_slot_with_its_modelled_time_said_first() {
     let test = "controller: a program loaded";
     if !root(test) {
