@@ -157,7 +157,11 @@ impl Mem<'_, '_> {
 
 /// The address of byte `at` of map `m`'s values.
 pub fn value_address(m: usize, at: usize) -> u64 {
-    MAP_VALUE + ((m as u64) << MAP_SHIFT) + at as u64
+    // Wrapping: a program's global-variable offset is any 32 bits, and a
+    // made-up address only fails to translate.
+    MAP_VALUE
+        .wrapping_add((m as u64) << MAP_SHIFT)
+        .wrapping_add(at as u64)
 }
 
 /// `size` bytes at `at`, little-endian: fixed-size reads, so that each is

@@ -110,7 +110,7 @@ impl Vm<'_, '_> {
             CLASS_ST | CLASS_STX => self.st(&i, pc)?,
             _ => {
                 self.r[usize::from(i.dst)] = match i.src {
-                    PSEUDO_MAP_FD => MAP_HANDLE + i.imm as u64,
+                    PSEUDO_MAP_FD => MAP_HANDLE.wrapping_add(i.imm as u64),
                     PSEUDO_MAP_VALUE => {
                         value_address((i.imm & 0xffff_ffff) as usize, (i.imm >> 32) as usize)
                     }

@@ -140,8 +140,8 @@ pub async fn counters<S: LeasesApi>(
 #[utoipa::path(get, path = "/v1/projects/{project}/bookings/{id}/maps/{map}", tag = "bookings",
     params(("project" = String, Path), ("id" = String, Path), ("map" = String, Path)),
     responses((status = 200, body = prism_node_api::MapView), (status = 403, body = Error),
-        (status = 404, description = "no such booking, program or map", body = Error),
-        (status = 409, description = "not provisioned", body = Error),
+        (status = 404, description = "no such booking or map", body = Error),
+        (status = 409, description = "not provisioned, or its network runs no program", body = Error),
         (status = 502, description = "its node could not be read", body = Error)))]
 pub async fn read_map<S: LeasesApi>(
     State(app): State<App<S>>,
@@ -158,8 +158,8 @@ pub async fn read_map<S: LeasesApi>(
     params(("project" = String, Path), ("id" = String, Path), ("map" = String, Path)),
     request_body = prism_node_api::MapWrite,
     responses((status = 200, body = prism_node_api::MapView), (status = 400, body = Error), (status = 403, body = Error),
-        (status = 404, description = "no such booking, program, map or key", body = Error),
-        (status = 409, description = "not provisioned", body = Error),
+        (status = 404, description = "no such booking, map or key", body = Error),
+        (status = 409, description = "not provisioned, or its network runs no program", body = Error),
         (status = 502, description = "its node could not be reached", body = Error)))]
 pub async fn write_map<S: LeasesApi>(
     State(app): State<App<S>>,

@@ -1,7 +1,7 @@
 //! Every path the API serves (the authorization matrix covers each).
 
 /// The paths served, as the OpenAPI document names them.
-pub const PATHS: [&str; 50] = [
+pub const PATHS: [&str; 51] = [
     "/v1/login",
     "/v1/logout",
     "/v1/whoami",
@@ -22,6 +22,7 @@ pub const PATHS: [&str; 50] = [
     "/v1/projects/{project}/bookings/{id}/renew",
     "/v1/projects/{project}/bookings/{id}/action",
     "/v1/projects/{project}/bookings/{id}/counters",
+    "/v1/projects/{project}/bookings/{id}/maps/{map}",
     "/v1/projects/{project}/bookings/{id}/trace",
     "/v1/projects/{project}/bookings/{id}/capture",
     "/v1/projects/{project}/bookings/{id}/changes",

@@ -50,6 +50,7 @@ pub async fn read_map(
 ) -> Result<MapView> {
     let m = project_for(cx, p, project, Operation::BookingsRead).await?;
     let b = booking_in(cx, &m, id).await?;
+    runs_a_program(&b)?;
     let (node, network, client) = placed(cx, &b, &not_running(id)).await?;
     client
         .read_map(&network, map)
@@ -73,6 +74,7 @@ pub async fn write_map(
         &b.ids.user,
         &format!("booking {id}"),
     )?;
+    runs_a_program(&b)?;
     let (node, network, client) = placed(cx, &b, &not_running(id)).await?;
     let view = client
         .write_map(&network, map, &w)
@@ -83,6 +85,17 @@ pub async fn write_map(
     let path = format!("/v1/projects/{project}/bookings/{id}/maps/{map}");
     crate::app::audit::audit_noted(cx, Some(&p.user), "PUT", &path, 200, Some(detail)).await;
     Ok(view)
+}
+
+/// 409 unless the booking's network has a program (so has maps).
+fn runs_a_program(b: &crate::model::Booking) -> Result<()> {
+    match b.spec.get("program") {
+        Some(p) if !p.is_null() => Ok(()),
+        _ => Err(Error::conflict(format!(
+            "booking `{}` runs no program, so has no maps (give it one: spec.program)",
+            b.name
+        ))),
+    }
 }
 
 fn not_running(id: &str) -> String {

@@ -314,6 +314,21 @@ fn cases() -> Vec<Case> {
             Booking,
             [401, 404, 200, 200, 200, 200, 403],
         ),
+        // The booking runs no program: admitted, it is told so (409).
+        c(
+            "GET",
+            "/v1/projects/p/bookings/{b}/maps/counts",
+            None,
+            Booking,
+            [401, 404, 409, 409, 409, 409, 403],
+        ),
+        c(
+            "PUT",
+            "/v1/projects/p/bookings/{b}/maps/counts",
+            Some(json!({"key": "00000000", "value": "01"})),
+            Booking,
+            [401, 404, 403, 403, 409, 409, 403],
+        ),
         c(
             "POST",
             "/v1/projects/p/bookings/{b}/trace",
@@ -817,6 +832,7 @@ async fn every_endpoint_refuses_whom_it_must_and_admits_whom_it_should() {
             .replace("{address}", "{a}")
             .replace("{serial}", "00")
             .replace("{member}", "q")
+            .replace("{map}", "counts")
             .replace(
                 "{id}",
                 if p.contains("api-keys") {

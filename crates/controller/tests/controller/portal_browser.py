@@ -207,7 +207,6 @@ def researcher(browser):
         page.locator("#map-write").click()
         expect(page.get_by_role("table", name="Map counts")).to_contain_text("0500000000000000")
         every_field_is_labelled(page)
-        shot(page, "program")
 
     # Renew: the new end, and the clamp past the service level's longest lease.
     page.get_by_role("link", name="Bookings").click()

@@ -199,6 +199,9 @@ pub fn start_node(tag: &str) -> NodeProc {
     // Wait until the software routers are up: the kernel router answers at once.
     wait_for_ping("pte1a", 10);
     std::thread::sleep(Duration::from_millis(300));
+    // The API's socket is bound after the networks forward: on a busy
+    // machine (CI's two cores, every lane running) later than 300 ms.
+    wait_for_api(10);
     n
 }
 
