@@ -8,6 +8,7 @@ use crate::memory::{CTX, MAP_HANDLE, Mem, value_address};
 use crate::outcome::Trap;
 
 const ETH_HLEN: i64 = 14;
+const SMALL_VALUE: usize = 64;
 const XDP_ABORTED: u64 = 0;
 const XDP_REDIRECT: u64 = 4;
 
@@ -63,10 +64,18 @@ fn lookup(mem: &Mem<'_, '_>, r: [u64; 4], at: usize) -> Result<u64, Trap> {
 fn update(mem: &Mem<'_, '_>, r: [u64; 4], at: usize) -> Result<u64, Trap> {
     let (m, key, len) = key_of(mem, r, at)?;
     let size = mem.maps[m].def.value_size as usize;
-    let mut value = [0u8; MAX_VALUE as usize];
-    mem.read(r[2], &mut value[..size])
-        .ok_or(Trap::Helper { at })?;
-    Ok(mem.maps[m].update(&key[..len], &value[..size], r[3]) as u64)
+    // Most values are a few words: those are read into a small buffer, so
+    // that an update does not clear 4 KiB of stack each time.
+    let (mut small, mut large);
+    let value: &mut [u8] = if size <= SMALL_VALUE {
+        small = [0u8; SMALL_VALUE];
+        &mut small[..size]
+    } else {
+        large = [0u8; MAX_VALUE as usize];
+        &mut large[..size]
+    };
+    mem.read(r[2], value).ok_or(Trap::Helper { at })?;
+    Ok(mem.maps[m].update(&key[..len], value, r[3]) as u64)
 }
 
 /// Moves the frame's start by `delta` (negative: a header pushed into the

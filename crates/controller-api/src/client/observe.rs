@@ -66,12 +66,7 @@ impl ControllerClient {
         id: &str,
         map: &str,
     ) -> Result<prism_node_api::MapView, ClientError> {
-        let path = format!(
-            "/v1/projects/{}/bookings/{}/maps/{}",
-            seg(project),
-            seg(id),
-            seg(map)
-        );
+        let path = map_path(project, id, map);
         self.call("GET", path, None::<&()>).await
     }
 
@@ -84,12 +79,7 @@ impl ControllerClient {
         map: &str,
         w: &prism_node_api::MapWrite,
     ) -> Result<prism_node_api::MapView, ClientError> {
-        let path = format!(
-            "/v1/projects/{}/bookings/{}/maps/{}",
-            seg(project),
-            seg(id),
-            seg(map)
-        );
+        let path = map_path(project, id, map);
         self.call("PUT", path, Some(w)).await
     }
 
@@ -110,4 +100,14 @@ impl ControllerClient {
         )
         .await
     }
+}
+
+/// The path of map `map` of booking `id`'s program.
+fn map_path(project: &str, id: &str, map: &str) -> String {
+    format!(
+        "/v1/projects/{}/bookings/{}/maps/{}",
+        seg(project),
+        seg(id),
+        seg(map)
+    )
 }

@@ -10,6 +10,14 @@ use prism_controller::{BookingChange, ControllerClient, STANDARD};
 use prism_testkit::{bpf_object, root};
 use serde_json::json;
 
+/// The API's refusal: its status and body.
+fn refusal(e: prism_controller::ClientError) -> (u16, prism_controller::Error) {
+    match e {
+        prism_controller::ClientError::Api { status, error, .. } => (status, error),
+        e => panic!("not an API refusal: {e}"),
+    }
+}
+
 fn with_program(object: &[u8]) -> BookingChange {
     let program = json!({"object": base64::engine::general_purpose::STANDARD.encode(object)});
     BookingChange {
@@ -49,9 +57,7 @@ async fn a_program_the_kernels_verifier_refuses_is_refused_at_its_field_with_the
         .edit_booking("exp", &b.id, &with_program(&bad))
         .await
         .unwrap_err();
-    let prism_controller::ClientError::Api { status, error, .. } = e else {
-        panic!("{e}")
-    };
+    let (status, error) = refusal(e);
     assert_eq!(
         (status, error.field.as_deref()),
         (400, Some("spec.program.object")),
@@ -74,9 +80,7 @@ async fn a_program_the_kernels_verifier_refuses_is_refused_at_its_field_with_the
     // Not an object at all: located too.
     let junk = with_program(b"not an ELF object");
     let e = alice.edit_booking("exp", &b.id, &junk).await.unwrap_err();
-    let prism_controller::ClientError::Api { error, .. } = e else {
-        panic!("{e}")
-    };
+    let (_, error) = refusal(e);
     assert_eq!(
         error.field.as_deref(),
         Some("spec.program.object"),
@@ -108,9 +112,7 @@ async fn a_program_that_loops_calls_a_helper_it_may_not_or_shares_a_map_is_refus
             .edit_booking("exp", &b.id, &with_program(object))
             .await
             .unwrap_err();
-        let prism_controller::ClientError::Api { status, error, .. } = e else {
-            panic!("{e}")
-        };
+        let (status, error) = refusal(e);
         assert_eq!(
             (status, error.field.as_deref()),
             (400, Some("spec.program.object")),
@@ -203,9 +205,7 @@ async fn a_programs_maps_are_read_and_written_by_its_project_only() {
         .write_map("exp", &b.id, "routes", &short)
         .await
         .unwrap_err();
-    let prism_controller::ClientError::Api { status, error, .. } = e else {
-        panic!("{e}")
-    };
+    let (status, error) = refusal(e);
     assert_eq!(
         (status, error.field.as_deref()),
         (400, Some("key")),
