@@ -79,19 +79,30 @@ pub struct Error {
     /// The field of the request concerned (`spec.route[0].action.port`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// For `quota_exceeded`: which quota, what is used and what was asked.
+    // Boxed: rare, and this error travels in every `Result`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quota: Option<QuotaDetail>,
+    pub quota: Option<Box<QuotaDetail>>,
     /// For `rate_limited`: seconds until a retry may succeed (also the
     /// `Retry-After` header).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_s: Option<u64>,
+    /// Text too long for `message` that the caller needs to act on: for a
+    /// program the kernel's verifier refused, its whole log (the
+    /// instructions it walked, each register's state, the reason last).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.field {
-            Some(field) => write!(f, "field `{field}`: {}", self.message),
-            None => f.write_str(&self.message),
+            Some(field) => write!(f, "field `{field}`: {}", self.message)?,
+            None => f.write_str(&self.message)?,
+        }
+        match &self.detail {
+            Some(detail) => write!(f, "\n{}", detail.trim_end()),
+            None => Ok(()),
         }
     }
 }
@@ -104,6 +115,7 @@ impl Error {
             field: None,
             quota: None,
             retry_after_s: None,
+            detail: None,
         }
     }
 
@@ -118,6 +130,14 @@ impl Error {
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
         let f = field.into();
         self.field = (!f.is_empty()).then_some(f);
+        self
+    }
+
+    /// The same error with `detail`, the text the caller needs beyond
+    /// the message (none if empty).
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        let d = detail.into();
+        self.detail = (!d.trim().is_empty()).then_some(d);
         self
     }
 
@@ -153,7 +173,7 @@ impl Error {
                 q.limit, q.resource, q.used, q.requested
             ),
         );
-        e.quota = Some(q);
+        e.quota = Some(Box::new(q));
         e
     }
 }

@@ -35,6 +35,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = body && body.code;
     this.field = body && body.field;
+    this.detail = body && body.detail;
   }
 }
 

@@ -19,16 +19,27 @@ function uploadForm(project, b) {
   const inputs = { file };
   const error = h("p", { id: "program-error", role: "alert" });
   const preview = h("div", { id: "program-preview", "aria-live": "polite" });
+  // A refusal's whole verifier log (the instructions it walked, the
+  // registers' states), folded: the reason is at the field already.
+  const log = h("details", { id: "program-log", hidden: true });
+  const refused = (x) => {
+    showFieldError(inputs, error, x);
+    if (x.detail) {
+      log.replaceChildren(h("summary", {}, "The verifier's log"), h("pre", {}, x.detail));
+      log.hidden = false;
+    }
+  };
   const send = async (dryRun) => {
     file.removeAttribute("aria-invalid");
     document.getElementById("program-file-error").hidden = true;
     error.replaceChildren();
+    log.hidden = true;
     if (!file.files.length) throw new Error("choose the program's object file (clang -O2 -target bpf -c)");
     const spec = { program: { object: await base64Of(file.files[0]) }, reconfigure: "dark" };
     return api("PATCH", `${P(project)}/bookings/${enc(b.id)}`, { generation: b.generation, spec, dry_run: dryRun });
   };
   const confirm = h("button", { type: "button", class: "primary", id: "program-confirm", hidden: true, onclick: async () => {
-    try { await send(false); render(); } catch (x) { confirm.hidden = true; showFieldError(inputs, error, x); }
+    try { await send(false); render(); } catch (x) { confirm.hidden = true; refused(x); }
   } }, "Load the program");
   return h("form", { class: "stack", novalidate: true, "aria-label": "Load a program", onsubmit: async (e) => {
     e.preventDefault();
@@ -39,11 +50,11 @@ function uploadForm(project, b) {
       const ms = r.change.modelled_ms;
       preview.replaceChildren(h("p", {}, `The kernel's verifier takes it. Loading it into the slot: ${ms == null ? "no reconfiguration" : `${ms.toFixed(1)} ms modelled (a model of the device, not a measurement); the network forwards nothing meanwhile`}.`));
       confirm.hidden = false;
-    } catch (x) { showFieldError(inputs, error, x); }
+    } catch (x) { refused(x); }
   } },
   h("label", { for: "program-file" }, "Program (an eBPF ELF object with an XDP function)", file,
     h("span", { class: "field-error", id: "program-file-error", hidden: true })),
-  error, preview, h("div", {}, h("button", { type: "submit" }, "Check the program"), " ", confirm));
+  error, log, preview, h("div", {}, h("button", { type: "submit" }, "Check the program"), " ", confirm));
 }
 
 function mapsView(project, b) {

@@ -36,6 +36,16 @@ pub enum VerifyError {
     NoProgram(String),
 }
 
+impl VerifyError {
+    /// The verifier's whole log, for a refusal.
+    pub fn log(&self) -> Option<&str> {
+        match self {
+            VerifyError::Refused { log, .. } => Some(log),
+            _ => None,
+        }
+    }
+}
+
 /// A program the verifier took, loaded in the kernel (unattached: it runs
 /// only through [`Verified::test_run`]). Dropped, it and its maps are gone.
 #[derive(Debug)]

@@ -32,11 +32,32 @@ pub(crate) fn verify(doc: &NetworkDoc, field: &str) -> Result<()> {
     match prism_io::program::verify(&bytes, &spec.image.name) {
         Ok(_) => Ok(()),
         Err(e @ VerifyError::Refused { .. }) => {
-            Err(Error::invalid(e.to_string()).with_field(format!("{field}.object")))
+            let log = log_tail(e.log().unwrap_or_default());
+            Err(Error::invalid(e.to_string())
+                .with_field(format!("{field}.object"))
+                .with_detail(log))
         }
         Err(e @ VerifyError::NoPrivilege(_)) => Err(Error::new(ErrorCode::Internal, e.to_string())),
         Err(e) => Err(Error::invalid(e.to_string()).with_field(format!("{field}.object"))),
     }
+}
+
+/// The most of the verifier's log a refusal carries: its end, where the
+/// reason is (a large program's log at the verifier's debug level runs to
+/// megabytes: each instruction walked, on every path).
+const LOG_TAIL: usize = 64 * 1024;
+
+/// The last [`LOG_TAIL`] bytes of `log`, from a line's start.
+fn log_tail(log: &str) -> String {
+    if log.len() <= LOG_TAIL {
+        return log.to_string();
+    }
+    let mut cut = log.len() - LOG_TAIL;
+    while !log.is_char_boundary(cut) {
+        cut += 1;
+    }
+    let from = log[cut..].find('\n').map_or(log.len(), |n| cut + n + 1);
+    format!("(the log's first {from} bytes left out)\n{}", &log[from..])
 }
 
 /// Map `map` of booking `id`'s program, read from its node (the first

@@ -194,6 +194,8 @@ def researcher(browser):
         page.get_by_role("button", name="Check the program").click()
         expect(page.locator("#program-file")).to_have_attribute("aria-invalid", "true")
         expect(page.locator("#program-file-error")).to_contain_text("verifier refused the program at instruction")
+        page.locator("#program-log summary").click()
+        expect(page.locator("#program-log pre")).to_contain_text("processed ")
         page.locator("#program-file").set_input_files(PROGRAM_GOOD)
         page.get_by_role("button", name="Check the program").click()
         expect(page.locator("#program-preview")).to_contain_text("ms modelled")

@@ -71,6 +71,19 @@ async fn a_program_the_kernels_verifier_refuses_is_refused_at_its_field_with_the
         "{}",
         error.message
     );
+    // The verifier's whole log comes with it: the instruction the message
+    // names, as the verifier walked it, and its count of what it processed.
+    let at = error
+        .message
+        .split("at instruction ")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .unwrap_or_default();
+    let log = error.detail.as_deref().unwrap_or_default();
+    assert!(
+        log.lines().any(|l| l.starts_with(&format!("{at}: ("))) && log.contains("processed "),
+        "instruction {at} not in the log returned:\n{log}"
+    );
     let now = alice.booking("exp", &b.id).await.unwrap();
     assert_eq!(
         (now.generation, now.spec.get("program")),

@@ -34,6 +34,9 @@ class Error:
             quota (None | QuotaDetail | Unset):
             retry_after_s (int | None | Unset): For `rate_limited`: seconds until a retry may succeed (also the
                 `Retry-After` header).
+            detail (None | str | Unset): Text too long for `message` that the caller needs to act on: for a
+                program the kernel's verifier refused, its whole log (the
+                instructions it walked, each register's state, the reason last).
      """
 
     code: ErrorCode
@@ -41,6 +44,7 @@ class Error:
     field: None | str | Unset = UNSET
     quota: None | QuotaDetail | Unset = UNSET
     retry_after_s: int | None | Unset = UNSET
+    detail: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -73,6 +77,12 @@ class Error:
         else:
             retry_after_s = self.retry_after_s
 
+        detail: None | str | Unset
+        if isinstance(self.detail, Unset):
+            detail = UNSET
+        else:
+            detail = self.detail
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -86,6 +96,8 @@ class Error:
             field_dict["quota"] = quota
         if retry_after_s is not UNSET:
             field_dict["retry_after_s"] = retry_after_s
+        if detail is not UNSET:
+            field_dict["detail"] = detail
 
         return field_dict
 
@@ -142,12 +154,23 @@ class Error:
         retry_after_s = _parse_retry_after_s(d.pop("retry_after_s", UNSET))
 
 
+        def _parse_detail(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        detail = _parse_detail(d.pop("detail", UNSET))
+
+
         error = cls(
             code=code,
             message=message,
             field=field,
             quota=quota,
             retry_after_s=retry_after_s,
+            detail=detail,
         )
 
 
