@@ -27,9 +27,9 @@ function costOf(c) {
 }
 
 export function editSection(project, b) {
-  if (b.parts && b.parts.length) {
-    return [h("h2", {}, "Change"), h("p", { class: "hint" }, "A network spanning nodes routes by its parts' tables, which are not changed live.")];
-  }
+  // A network spanning nodes keeps its forwarding, and its routes are its
+  // parts' (changed through the API's `parts`): its tier and bandwidth here.
+  const span = Boolean(b.parts && b.parts.length);
   const field = (id, label, input, hint) => h("label", { for: id }, label, hint ? h("span", { class: "hint" }, hint) : "", input,
     h("span", { class: "field-error", id: `${id}-error`, hidden: true }));
   const sel = (id, f, values, cur) => h("select", { id, "data-field": f }, values.map((v) => h("option", { value: v, selected: v === cur }, v)));
@@ -43,7 +43,9 @@ export function editSection(project, b) {
   const formError = h("p", { id: "edit-error", role: "alert" });
   const preview = h("div", { id: "edit-preview", "aria-live": "polite" });
   const lines = inputs.routes.value;
+  if (span) for (const k of ["forwarding", "routes", "reconfigure"]) delete inputs[k];
   const body = (dryRun) => {
+    if (span) return { generation: b.generation, spec: { tier: inputs.tier.value }, bandwidth_mbps: Number(inputs.bandwidth.value), dry_run: dryRun };
     const spec = { forwarding: inputs.forwarding.value, tier: inputs.tier.value };
     const moduleChanged = inputs.forwarding.value !== b.spec.forwarding;
     if (moduleChanged) spec.reconfigure = inputs.reconfigure.value;
@@ -76,10 +78,11 @@ export function editSection(project, b) {
       confirm.hidden = fields.length === 0;
     } catch (x) { showFieldError(inputs, formError, x); }
   } },
-  field("edit-forwarding", "Forwarding", inputs.forwarding, "another mode is another module in its hardware slot"),
-  field("edit-reconfigure", "How the slot takes a new module", inputs.reconfigure,
-    "fallback: served by software while it loads, nothing lost; dark: it forwards nothing while it loads"),
-  field("edit-routes", "Routes or rules", inputs.routes, "as when booking; replaced whole"),
+  ...(span ? [h("p", { class: "hint" }, "A network spanning nodes keeps its forwarding; its parts' routes change through the API (`parts`).")] : [
+    field("edit-forwarding", "Forwarding", inputs.forwarding, "another mode is another module in its hardware slot"),
+    field("edit-reconfigure", "How the slot takes a new module", inputs.reconfigure,
+      "fallback: served by software while it loads, nothing lost; dark: it forwards nothing while it loads"),
+    field("edit-routes", "Routes or rules", inputs.routes, "as when booking; replaced whole")]),
   field("edit-tier", "Tier", inputs.tier),
   field("edit-bandwidth", "Guaranteed bandwidth (Mbit/s)", inputs.bandwidth),
   formError, preview, h("div", {}, h("button", { type: "submit" }, "Check the change"), " ", confirm));

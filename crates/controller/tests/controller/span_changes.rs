@@ -3,11 +3,13 @@
 //! tunnel address of its own and the two parts that stay keep theirs
 //! (their tables gain its routes); a part removed leaves its node, its
 //! tunnel address goes back to the pool and the booking's node becomes
-//! the new first part's; refusals are located and change nothing.
+//! the new first part's; refusals are located and change nothing. A
+//! span's own fields (its common routes, its tier) change on every part, each
+//! keeping its tunnels; its forwarding stays.
 
 use crate::spans::{WAN, part, setup, spanning};
 use prism_controller::{BookingChange, ErrorCode, PartRequest};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn parts(p: Vec<PartRequest>) -> BookingChange {
     BookingChange {
@@ -170,4 +172,72 @@ async fn a_parts_change_refused_at_its_field_changes_nothing() {
         .await
         .unwrap_err();
     assert_eq!(e.api().unwrap().field.as_deref(), Some("parts"));
+}
+
+fn spec(v: Value) -> BookingChange {
+    BookingChange {
+        spec: v.as_object().cloned(),
+        ..BookingChange::default()
+    }
+}
+
+/// Part `n`'s document for `name`, as JSON.
+fn doc(n: &prism_testkit::fake_node::FakeNode, name: &str) -> Value {
+    serde_json::to_value(n.doc(name).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spans_own_fields_change_on_every_part_and_its_forwarding_stays() {
+    let (h, nodes, alice, b, _) = two_parts().await;
+    let name = b.node_network.clone().unwrap();
+    let tables: Vec<_> = nodes[..2].iter().map(|n| routes(n, &name)).collect();
+
+    // A route every part has (here: a prefix each drops), beside each
+    // part's own routes and tunnels.
+    let dark = json!([{"prefix": "10.66.0.0/16", "action": {"drop": true}}]);
+    let changed = alice
+        .edit_booking("exp", &b.id, &spec(json!({"route": dark})))
+        .await
+        .unwrap();
+    assert_eq!(changed.change.fields, ["spec.route"]);
+    for (i, n) in nodes[..2].iter().enumerate() {
+        let mut now = routes(n, &name);
+        assert_eq!(
+            now.remove(0),
+            ("10.66.0.0/16".into(), Value::Null, Value::Null),
+            "part {i}"
+        );
+        assert_eq!(now, tables[i], "part {i} keeps its own routes and tunnels");
+    }
+    let tables: Vec<_> = nodes[..2].iter().map(|n| routes(n, &name)).collect();
+
+    let moved = alice
+        .edit_booking("exp", &b.id, &spec(json!({"tier": "software"})))
+        .await
+        .unwrap();
+    assert_eq!(moved.booking.tier, Some(prism_placement::Tier::Software));
+    h.ctl.converge_all().await;
+    for (i, n) in nodes[..2].iter().enumerate() {
+        assert_eq!(doc(n, &name)["tier"], "software", "part {i}");
+        assert_eq!(routes(n, &name), tables[i], "part {i} keeps its tunnels");
+    }
+    assert!(nodes[2].doc(&name).is_none(), "no part on n3");
+
+    // Its forwarding stays (its tunnels were taken for it); given as it
+    // is, it is no change.
+    let e = alice
+        .edit_booking("exp", &b.id, &spec(json!({"forwarding": "source"})))
+        .await
+        .unwrap_err();
+    let api = e.api().unwrap_or_else(|| panic!("{e}"));
+    assert_eq!(
+        (api.code, api.field.as_deref()),
+        (ErrorCode::InvalidInput, Some("spec.forwarding"))
+    );
+    let same = spec(json!({"forwarding": "destination"}));
+    let same = alice.edit_booking("exp", &b.id, &same).await.unwrap();
+    assert!(same.change.fields.is_empty(), "{:?}", same.change);
+    let history = alice.booking_changes("exp", &b.id).await.unwrap();
+    let fields: Vec<_> = history.iter().map(|c| c.fields.clone()).collect();
+    assert_eq!(fields, [["spec.route"], ["spec.tier"]]);
 }

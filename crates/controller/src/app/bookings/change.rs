@@ -172,7 +172,7 @@ fn check_request(b: &Booking, c: &BookingChange) -> Result<()> {
             "nothing to change: give `spec` or `bandwidth_mbps`",
         ));
     }
-    for key in c.spec.iter().flat_map(|s| s.keys()) {
+    for (key, value) in c.spec.iter().flatten() {
         if !CHANGEABLE_SPEC.contains(&key.as_str()) {
             return Err(Error::invalid(format!(
                 "`{key}` is not changed on a live booking (its tables are: {})",
@@ -180,11 +180,14 @@ fn check_request(b: &Booking, c: &BookingChange) -> Result<()> {
             ))
             .with_field(format!("spec.{key}")));
         }
-        if !b.parts.is_empty() {
+        // A span's tunnels (routed) or S-tag (bridged) were taken for its
+        // forwarding: every other field is every part's, changed on each.
+        let kept = b.spec.get(key) == Some(value);
+        if !b.parts.is_empty() && key == "forwarding" && !kept {
             return Err(Error::invalid(
-                "a network spanning nodes routes by its parts' tables: change `parts` (each part's node and routes), not its spec",
+                "a network spanning nodes keeps its forwarding (`destination` over its tunnels, or `bridge` under its S-tag): book another",
             )
-            .with_field(format!("spec.{key}")));
+            .with_field("spec.forwarding"));
         }
     }
     if c.parts.is_some() && b.parts.is_empty() {
