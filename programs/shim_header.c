@@ -6,7 +6,10 @@
 // area with it, popped where it leaves; the hosts never see it. The shim
 // holds the original protocol, a magic number and a sequence number (the
 // array `stats`: [0] frames pushed, [1] popped, [2] the next sequence).
-// Frames with IP options are left alone.
+// Frames with IP options are left alone. A frame of a network on a VLAN
+// (a booking's: the controller gives each its own) comes with its 802.1Q
+// tag, as on the port: the shim goes after the tagged Ethernet header's
+// IPv4 header all the same.
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/ip.h>
@@ -15,7 +18,10 @@
 
 #define SHIM_PROTO 253
 #define SHIM_MAGIC 0x5052 /* "PR" */
-#define HDRS (sizeof(struct ethhdr) + sizeof(struct iphdr))
+#define ETH_LEN sizeof(struct ethhdr)
+#define IP_LEN sizeof(struct iphdr)
+/* An 802.1Q or 802.1ad tag: a network on a VLAN (a booking's) has one. */
+#define TAG_LEN 4
 
 struct shim {
     __u8 proto;
@@ -57,17 +63,20 @@ static __always_inline void set_ip(struct iphdr *ip, __u8 proto, __u16 len)
     ip->check = csum_replace(ip->check, old_len, ip->tot_len);
 }
 
-static __always_inline int push(struct xdp_md *ctx)
+/* The headers before the shim, `l2` of Ethernet (and tag) then IPv4's,
+   moved down into the headroom and the shim written after them. `l2` is a
+   constant at each call: each copy's sizes are known to the verifier. */
+static __always_inline int push(struct xdp_md *ctx, const __u32 l2)
 {
     if (bpf_xdp_adjust_head(ctx, -(int)sizeof(struct shim)))
         return XDP_DROP;
     void *data = (void *)(long)ctx->data;
     void *end = (void *)(long)ctx->data_end;
-    if (data + HDRS + sizeof(struct shim) > end)
+    if (data + l2 + IP_LEN + sizeof(struct shim) > end)
         return XDP_DROP;
-    __builtin_memmove(data, data + sizeof(struct shim), HDRS);
-    struct iphdr *ip = data + sizeof(struct ethhdr);
-    struct shim *s = data + HDRS;
+    __builtin_memmove(data, data + sizeof(struct shim), l2 + IP_LEN);
+    struct iphdr *ip = data + l2;
+    struct shim *s = data + l2 + IP_LEN;
     s->proto = ip->protocol;
     s->flags = 0;
     s->magic = bpf_htons(SHIM_MAGIC);
@@ -79,20 +88,36 @@ static __always_inline int push(struct xdp_md *ctx)
     return XDP_PASS;
 }
 
-static __always_inline int pop(struct xdp_md *ctx, struct iphdr *ip, struct shim *s)
+static __always_inline int pop(struct xdp_md *ctx, const __u32 l2)
 {
+    void *data = (void *)(long)ctx->data;
+    void *end = (void *)(long)ctx->data_end;
+    if (data + l2 + IP_LEN + sizeof(struct shim) > end)
+        return XDP_DROP;
+    struct iphdr *ip = data + l2;
+    struct shim *s = data + l2 + IP_LEN;
     if (s->magic != bpf_htons(SHIM_MAGIC))
         return XDP_DROP;
     set_ip(ip, s->proto, bpf_ntohs(ip->tot_len) - sizeof(struct shim));
-    void *data = (void *)(long)ctx->data;
-    void *end = (void *)(long)ctx->data_end;
-    if (data + HDRS + sizeof(struct shim) > end)
-        return XDP_DROP;
-    __builtin_memmove(data + sizeof(struct shim), data, HDRS);
+    __builtin_memmove(data + sizeof(struct shim), data, l2 + IP_LEN);
     if (bpf_xdp_adjust_head(ctx, (int)sizeof(struct shim)))
         return XDP_DROP;
     count(1);
     return XDP_PASS;
+}
+
+/* An IPv4 frame whose IP header starts at `l2`: the shim pushed, or
+   popped if it has one. */
+static __always_inline int shim_at(struct xdp_md *ctx, const __u32 l2)
+{
+    void *data = (void *)(long)ctx->data;
+    void *end = (void *)(long)ctx->data_end;
+    struct iphdr *ip = data + l2;
+    if ((void *)(ip + 1) > end || ip->ihl != 5)
+        return XDP_PASS;
+    if (ip->protocol != SHIM_PROTO)
+        return push(ctx, l2);
+    return pop(ctx, l2);
 }
 
 SEC("xdp")
@@ -101,17 +126,16 @@ int shim_header(struct xdp_md *ctx)
     void *data = (void *)(long)ctx->data;
     void *end = (void *)(long)ctx->data_end;
     struct ethhdr *eth = data;
-    if ((void *)(eth + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+    if ((void *)(eth + 1) > end)
         return XDP_PASS;
-    struct iphdr *ip = (void *)(eth + 1);
-    if ((void *)(ip + 1) > end || ip->ihl != 5)
+    if (eth->h_proto == bpf_htons(ETH_P_IP))
+        return shim_at(ctx, ETH_LEN);
+    if (eth->h_proto != bpf_htons(ETH_P_8021Q) && eth->h_proto != bpf_htons(ETH_P_8021AD))
         return XDP_PASS;
-    if (ip->protocol != SHIM_PROTO)
-        return push(ctx);
-    struct shim *s = (void *)(ip + 1);
-    if ((void *)(s + 1) > end)
-        return XDP_DROP;
-    return pop(ctx, ip, s);
+    __be16 *inner = data + ETH_LEN + 2;
+    if ((void *)(inner + 1) > end || *inner != bpf_htons(ETH_P_IP))
+        return XDP_PASS;
+    return shim_at(ctx, ETH_LEN + TAG_LEN);
 }
 
 char LICENSE[] SEC("license") = "GPL";

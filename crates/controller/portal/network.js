@@ -43,7 +43,7 @@ export async function bookingPage(main, project, id) {
     h("h2", {}, "Drops by reason"), drops,
     ...(b.allocation_state === "provisioned" && mayChange(project, b) ? traceSection(project, b) : []),
     ...(b.allocation_state !== "unallocated" && mayChange(project, b) ? editSection(project, b) : []),
-    ...(b.allocation_state !== "unallocated" && mayChange(project, b) && !(b.parts && b.parts.length) ? programSection(project, b) : []),
+    ...(b.allocation_state !== "unallocated" && mayChange(project, b) ? programSection(project, b) : []),
     h("h2", {}, "Definition"), h("pre", {}, JSON.stringify(b.spec, null, 2)));
   if (b.allocation_state !== "provisioned") {
     figures.replaceChildren(`Not provisioned (${b.allocation_state}, ${b.operational_state}): no traffic to show.`);

@@ -40,8 +40,16 @@ fn udp(src: [u8; 4], first: Option<u8>) -> Vec<u8> {
     eth_ipv4(17, src, &u)
 }
 
+fn arp_frame() -> Vec<u8> {
+    let mut arp = vec![0xff; 6];
+    arp.extend_from_slice(&[2, 0, 0, 0, 0, 1, 0x08, 0x06]);
+    arp.extend_from_slice(&[0u8; 28]);
+    arp
+}
+
 /// Frames of every kind the examples tell apart: UDP with and without a
-/// payload, TCP, ICMP, a shim already on, ARP, IP with options, runts.
+/// payload, TCP, ICMP, a shim already on, ARP, IP with options, runts,
+/// tagged frames.
 fn frames() -> Vec<Vec<u8>> {
     let mut v = Vec::new();
     for i in 0..40u8 {
@@ -53,13 +61,24 @@ fn frames() -> Vec<Vec<u8>> {
     let mut options = eth_ipv4(17, [10, 3, 0, 1], &[0u8; 12]);
     options[14] = 0x46;
     v.push(options);
-    let mut arp = vec![0xff; 6];
-    arp.extend_from_slice(&[2, 0, 0, 0, 0, 1, 0x08, 0x06]);
-    arp.extend_from_slice(&[0u8; 28]);
-    v.push(arp);
+    v.push(arp_frame());
     v.push(vec![0u8; 14]);
     v.push(eth_ipv4(17, [10, 4, 0, 1], &[])[..20].to_vec());
+    // A network on a VLAN: its frames come tagged (802.1Q, 802.1ad).
+    for (k, tpid) in [0x8100u16, 0x88a8].into_iter().enumerate() {
+        v.push(tagged(&udp([10, 5, k as u8, 1], Some(7)), tpid));
+    }
+    v.push(tagged(&arp_frame(), 0x8100));
     v
+}
+
+/// `frame` with a VLAN tag (`tpid`, VLAN 42) after its addresses.
+fn tagged(frame: &[u8], tpid: u16) -> Vec<u8> {
+    let mut t = frame[..12].to_vec();
+    t.extend_from_slice(&tpid.to_be_bytes());
+    t.extend_from_slice(&42u16.to_be_bytes());
+    t.extend_from_slice(&frame[12..]);
+    t
 }
 
 /// The engine's run of `program` on `frame`: (action, frame after).
@@ -166,6 +185,11 @@ fn the_shim_header_is_pushed_and_popped_as_the_kernel_does() {
         popped, frame,
         "popped: the frame as it was, checksum included"
     );
+    // Tagged, as a booked network's frames are: after the tag's IPv4 header.
+    let frame = tagged(&frame, 0x8100);
+    let (_, pushed) = engine(&program, &frame);
+    assert_eq!((pushed.len(), pushed[27]), (frame.len() + 8, 253));
+    assert_eq!(engine(&program, &pushed).1, frame);
 }
 
 #[test]

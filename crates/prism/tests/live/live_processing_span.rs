@@ -3,7 +3,10 @@
 //! wide area), a hardware network with a part on each, and a processing
 //! node attached to it on each side, each placed on the part whose
 //! prefix holds its address; they ping each other across the WAN (IPIP
-//! between the parts), booked with `prism ctl` only.
+//! between the parts), booked with `prism ctl` only. Then the span is
+//! given the shim example (`programs/shim_header.c`) live, on both parts:
+//! a new header pushed where a frame enters the span and popped where it
+//! leaves, so the pings still work, and the first part's map counts both.
 
 use crate::common::*;
 use crate::live_processing::tools_present;
@@ -129,4 +132,62 @@ fn processing_nodes_on_a_network_spanning_two_nodes_reach_each_other_across_the_
         log("node.log"),
         log("n2.log")
     );
+    shim_across(dir, &runc, &from);
+}
+
+/// The shim example given to the span (each part's slot loads it), then
+/// pings from `from` to the other side: answered, so neither host saw the
+/// header; n1's `stats` count the header pushed on each request and
+/// popped from each reply (which n2 pushed, having popped the request's).
+fn shim_across(dir: &Path, runc: &Runc, from: &str) {
+    let test = "processing nodes across the WAN: the shim";
+    let Some(shim) = prism_testkit::bpf_object(test, "programs/shim_header.c") else {
+        return;
+    };
+    let object = dir.join("shim_header.o");
+    std::fs::write(&object, shim).unwrap();
+    let program = format!("program=@{}", object.display());
+    let edit = [
+        "ctl",
+        "edit",
+        "span",
+        "--set",
+        &program,
+        "--set",
+        "reconfigure=dark",
+    ];
+    prism_ok(dir, &edit);
+    let one = ["/bin/busybox", "ping", "-c", "1", "-W", "1", "10.7.2.2"];
+    wait_until(dir, "a ping through the shim", 30, || {
+        runc.exec(from, &one).is_ok_and(|o| o.status.success())
+    });
+    let three = ["/bin/busybox", "ping", "-c", "3", "-W", "2", "10.7.2.2"];
+    let ping = runc.exec(from, &three).unwrap();
+    assert!(
+        ping.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ping.stdout)
+    );
+    let view: serde_json::Value =
+        serde_json::from_str(&prism_ok(dir, &["ctl", "map", "span", "stats"])).unwrap();
+    let count = |k: u32| {
+        let key = hex_of(&k.to_le_bytes());
+        let entries = view["entries"].as_array().cloned().unwrap_or_default();
+        let entry = entries.iter().find(|e| e["key"] == key.as_str());
+        let hex = entry.and_then(|e| e["value"].as_str()).unwrap_or_default();
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        u64::from_le_bytes(bytes.try_into().unwrap_or_default())
+    };
+    let (pushed, popped) = (count(0), count(1));
+    assert!(
+        pushed >= 4 && popped >= 4,
+        "n1 pushed {pushed} and popped {popped} shims: {view}\nn1: {}",
+        std::fs::read_to_string(dir.join("node.log")).unwrap_or_default()
+    );
+}
+
+fn hex_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
