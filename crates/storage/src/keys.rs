@@ -33,11 +33,7 @@ impl MasterKey {
             })?;
             return Ok(Self::new(bytes));
         }
-        let mut bytes = [0u8; 32];
-        std::fs::File::open("/dev/urandom").and_then(|mut f| {
-            use std::io::Read;
-            f.read_exact(&mut bytes)
-        })?;
+        let bytes = random()?;
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -74,6 +70,14 @@ pub fn access_key_from(random: [u8; 18]) -> String {
         .map(|b| ALPHABET[usize::from(b % 32)] as char)
         .collect();
     format!("PK{tail}")
+}
+
+/// `N` bytes from the kernel's random source.
+pub(crate) fn random<const N: usize>() -> std::io::Result<[u8; N]> {
+    use std::io::Read;
+    let mut bytes = [0u8; N];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod access;
 pub mod backend;
 pub mod directory;
 pub mod keys;
+mod multipart;
 mod objects;
 pub mod presign;
 mod put;

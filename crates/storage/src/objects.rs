@@ -1,7 +1,7 @@
 //! The S3 operations Prism serves over its backend: buckets (one per
 //! project, listed as the key may see them), objects listed, read (whole
-//! or a range), written (`crate::put`) and deleted. Anything else
-//! answers `NotImplemented` (s3s's default).
+//! or a range), written (`crate::put`, or in parts: `crate::multipart`)
+//! and deleted. Anything else answers `NotImplemented` (s3s's default).
 
 use crate::storage::{Storage, internal, not_found, object_path};
 use futures::stream::BoxStream;
@@ -213,6 +213,43 @@ impl S3 for Storage {
         req: S3Request<PutObjectInput>,
     ) -> S3Result<S3Response<PutObjectOutput>> {
         crate::put::put_object(self, req.input)
+            .await
+            .map(S3Response::new)
+    }
+
+    async fn create_multipart_upload(
+        &self,
+        req: S3Request<CreateMultipartUploadInput>,
+    ) -> S3Result<S3Response<CreateMultipartUploadOutput>> {
+        self.known_bucket(&req.input.bucket).await?;
+        crate::multipart::create(self, req.input)
+            .await
+            .map(S3Response::new)
+    }
+
+    async fn upload_part(
+        &self,
+        req: S3Request<UploadPartInput>,
+    ) -> S3Result<S3Response<UploadPartOutput>> {
+        crate::multipart::upload_part(self, req.input)
+            .await
+            .map(S3Response::new)
+    }
+
+    async fn complete_multipart_upload(
+        &self,
+        req: S3Request<CompleteMultipartUploadInput>,
+    ) -> S3Result<S3Response<CompleteMultipartUploadOutput>> {
+        crate::multipart::complete(self, req.input)
+            .await
+            .map(S3Response::new)
+    }
+
+    async fn abort_multipart_upload(
+        &self,
+        req: S3Request<AbortMultipartUploadInput>,
+    ) -> S3Result<S3Response<AbortMultipartUploadOutput>> {
+        crate::multipart::abort(self, req.input)
             .await
             .map(S3Response::new)
     }

@@ -15,7 +15,7 @@ use s3s::dto::{ChecksumSHA256, ETag, PutObjectInput, PutObjectOutput, StreamingB
 use s3s::{S3Result, s3_error};
 use sha2::{Digest, Sha256};
 
-fn refused(e: Refusal) -> s3s::S3Error {
+pub(crate) fn refused(e: Refusal) -> s3s::S3Error {
     match e {
         Refusal::Quota { .. } => {
             let mut err = s3s::S3Error::with_message(
@@ -71,7 +71,7 @@ pub(crate) async fn put_object(s: &Storage, i: PutObjectInput) -> S3Result<PutOb
     })
 }
 
-fn decode_sha256(b64: &ChecksumSHA256) -> S3Result<[u8; 32]> {
+pub(crate) fn decode_sha256(b64: &ChecksumSHA256) -> S3Result<[u8; 32]> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(b64)
         .map_err(|_| s3_error!(InvalidDigest, "x-amz-checksum-sha256: not base64"))?;
@@ -82,7 +82,7 @@ fn decode_sha256(b64: &ChecksumSHA256) -> S3Result<[u8; 32]> {
 
 /// Streams `body` into `w`: completed if exactly `declared` bytes came
 /// and their SHA-256 is `want` (when given); aborted otherwise.
-async fn write_checked(
+pub(crate) async fn write_checked(
     mut w: WriteMultipart,
     mut body: StreamingBlob,
     declared: i64,

@@ -6,7 +6,7 @@
 
 use async_trait::async_trait;
 use object_store::path::Path;
-use object_store::{ObjectStore, PutPayload};
+use object_store::{ObjectStore, PutPayload, WriteMultipart};
 use prism_storage::keys::{MasterKey, access_key_from};
 use prism_storage::{Directory, KeyOwner, Refusal, Storage};
 use std::collections::BTreeMap;
@@ -18,13 +18,15 @@ mod support;
 use support::serve;
 
 /// Two projects, `alpha` and `beta`, one key each; `beta`'s bucket
-/// shared with `alpha`; `alpha`'s quota `QUOTA` bytes.
+/// shared with `alpha`; `alpha`'s quota `QUOTA` bytes, `beta`'s `BIG`.
 #[derive(Debug, Default)]
 struct Projects {
     used: Mutex<BTreeMap<String, i64>>,
 }
 
 const QUOTA: i64 = 4096;
+const MIB: usize = 1024 * 1024;
+const BIG: i64 = 20 * MIB as i64;
 
 fn key_of(bucket: &str) -> String {
     access_key_from(if bucket == "alpha" { [1; 18] } else { [2; 18] })
@@ -53,10 +55,11 @@ impl Directory for Projects {
     async fn reserve(&self, bucket: &str, bytes: i64) -> Result<(), Refusal> {
         let mut used = self.used.lock().unwrap();
         let u = used.entry(bucket.into()).or_default();
-        if *u + bytes > QUOTA {
+        let quota = if bucket == "beta" { BIG } else { QUOTA };
+        if *u + bytes > quota {
             return Err(Refusal::Quota {
                 used: *u,
-                quota: QUOTA,
+                quota,
                 asked: bytes,
             });
         }
@@ -216,10 +219,61 @@ async fn exercise(backend: Arc<dyn ObjectStore>) {
     assert_eq!(dir.used("alpha"), 14, "the quota given back");
 }
 
+/// Uploads in parts through `object_store`'s client (`put_multipart`: a
+/// part every 5 MiB, then S3's `CompleteMultipartUpload`): a 12 MiB object
+/// made of three, whole; one aborted and one refused at the quota leave
+/// no object and give their bytes back; a bucket shared read-only takes
+/// none.
+async fn exercise_multipart(backend: Arc<dyn ObjectStore>) {
+    let dir = Arc::new(Projects::default());
+    let storage = Storage::new(backend, dir.clone());
+    let at = serve(prism_storage::service(storage, MasterKey::new(MASTER))).await;
+    let beta = client(at, "beta", "beta");
+    let data: Vec<u8> = (0..12 * MIB).map(|i| (i % 251) as u8).collect();
+    let upload = beta.put_multipart(&Path::from("disk.img")).await.unwrap();
+    let mut w = WriteMultipart::new_with_chunk_size(upload, 5 * MIB);
+    w.write(&data);
+    w.finish().await.unwrap();
+    let got = beta.get(&Path::from("disk.img")).await.unwrap();
+    assert_eq!(got.bytes().await.unwrap(), data, "the parts, in order");
+    assert_eq!(dir.used("beta"), 12 * MIB as i64);
+
+    let part = || PutPayload::from(vec![1u8; 5 * MIB]);
+    let mut gone = beta.put_multipart(&Path::from("gone.img")).await.unwrap();
+    gone.put_part(part()).await.unwrap();
+    assert_eq!(
+        dir.used("beta"),
+        17 * MIB as i64,
+        "a part counts as it comes"
+    );
+    gone.abort().await.unwrap();
+    assert_eq!(
+        dir.used("beta"),
+        12 * MIB as i64,
+        "an aborted upload's bytes back"
+    );
+    assert!(beta.head(&Path::from("gone.img")).await.is_err());
+
+    let mut over = beta.put_multipart(&Path::from("over.img")).await.unwrap();
+    over.put_part(part()).await.unwrap();
+    let e = over.put_part(part()).await.unwrap_err();
+    assert!(e.to_string().contains("QuotaExceeded"), "{e}");
+    over.abort().await.unwrap();
+    assert_eq!(dir.used("beta"), 12 * MIB as i64);
+
+    let alpha_on_beta = client(at, "beta", "alpha");
+    let e = alpha_on_beta
+        .put_multipart(&Path::from("x.img"))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("AccessDenied"), "{e}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_local_backend_keeps_whole_objects_within_quota_and_access() {
     let tmp = tempfile::tempdir().unwrap();
     exercise(prism_storage::backend::open(tmp.path().to_str().unwrap()).unwrap()).await;
+    exercise_multipart(prism_storage::backend::open(tmp.path().to_str().unwrap()).unwrap()).await;
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(tmp.path()).unwrap().permissions().mode();
     assert_eq!(
@@ -231,8 +285,8 @@ async fn the_local_backend_keeps_whole_objects_within_quota_and_access() {
     assert!(
         leftovers
             .iter()
-            .all(|p| !p.contains("bad.bin") && !p.contains("big")),
-        "no staging file left: {leftovers:?}"
+            .all(|p| !p.contains("bad.bin") && !p.contains("big") && !p.contains("_multipart/")),
+        "no staging file or part left: {leftovers:?}"
     );
 }
 
@@ -269,5 +323,7 @@ async fn an_s3_backend_on_a_real_s3_server_serves_the_same() {
         .with_virtual_hosted_style_request(false)
         .build()
         .unwrap();
-    exercise(Arc::new(backend)).await;
+    let backend: Arc<dyn ObjectStore> = Arc::new(backend);
+    exercise(backend.clone()).await;
+    exercise_multipart(backend).await;
 }

@@ -3,14 +3,16 @@
 //! as the researcher's S3 client (`storage_boto3.py`: objects up and down,
 //! listing, read-only sharing, URLs boto3 signs and URLs the controller
 //! signs, an expired URL and one for another object, a digest that does
-//! not match, an upload past the quota); then the usage report's
+//! not match, an upload past the quota, uploads in parts with boto3's
+//! transfer manager and call by call); then the usage report's
 //! byte-hours, and a revoked key refused.
 
 use crate::common::{bootstrap, free_port, login, start_with};
 use prism_controller::{PresignRequest, ProjectRequest, ServiceLevel, UrlMethod, UserRequest};
 use std::process::Command;
 
-const QUOTA: i64 = 64 * 1024;
+/// Room for an upload in three parts of S3's least part size (5 MiB).
+const QUOTA: i64 = 16 * 1024 * 1024;
 
 async fn setup(admin: &prism_controller::ControllerClient) {
     let mut small = ServiceLevel::standard();
