@@ -112,6 +112,16 @@ pub fn pseudo_header_sum(src: [u8; 4], dst: [u8; 4], protocol: u8, length: u16) 
     acc + u32::from(protocol) + u32::from(length)
 }
 
+/// The sum of the IPv6 pseudo-header (RFC 8200 §8.1) used by ICMPv6, UDP
+/// and TCP checksums over IPv6: both addresses, the upper layer's length
+/// (32 bits) and its protocol.
+pub fn pseudo_header_sum_v6(src: &[u8; 16], dst: &[u8; 16], next_header: u8, length: u32) -> u32 {
+    let mut acc = sum(0, src);
+    acc = sum(acc, dst);
+    acc = sum(acc, &length.to_be_bytes());
+    acc + u32::from(next_header)
+}
+
 /// RFC 1624 eqn. 3: the new checksum after one 16-bit word changes from
 /// `old` to `new`.
 #[inline]

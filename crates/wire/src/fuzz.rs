@@ -40,6 +40,39 @@ pub fn parse_and_reemit(data: &[u8]) {
     }
 }
 
+/// Reads `data` as an IPv6 packet with every IPv6 view: its extension
+/// chain walked, ICMPv6 read where the chain ends in it; a header that
+/// parses into a `Repr` is emitted again as the same bytes. No input may
+/// panic.
+pub fn ipv6_views(data: &[u8]) {
+    let Ok(ip) = Ipv6Packet::new_checked(data) else {
+        return;
+    };
+    let repr = Ipv6Repr::parse(&ip).expect("the view took it");
+    let mut out = [0u8; ipv6::HEADER_LEN];
+    repr.emit(&mut out).expect("header fits");
+    assert_eq!(&out[..], &data[..ipv6::HEADER_LEN], "IPv6 re-emit differs");
+    let Ok(chain) = ipv6ext::walk(ip.next_header(), ip.payload()) else {
+        return;
+    };
+    let upper = &ip.payload()[chain.offset..];
+    if chain.upper == ipv6ext::ICMPV6
+        && chain.has_upper_header()
+        && let Ok(m) = Icmpv6Packet::new_checked(upper)
+        && let Ok(r) = Icmpv6Repr::parse(&m, ip.src_addr(), ip.dst_addr())
+        && r.buffer_len() == upper.len()
+        && !matches!(
+            r,
+            Icmpv6Repr::NeighborSolicit { .. } | Icmpv6Repr::NeighborAdvert { .. }
+        )
+    {
+        let mut buf = vec![0u8; upper.len()];
+        r.emit(&mut buf, ip.src_addr(), ip.dst_addr()).unwrap();
+        assert_eq!(&buf[..2], &upper[..2], "ICMPv6 re-emit differs");
+        assert_eq!(&buf[4..], &upper[4..], "ICMPv6 re-emit differs");
+    }
+}
+
 /// A whole UDP or TCP segment of `ip` parsed and emitted again: the same
 /// bytes (the TCP checksum may differ only as +0/-0).
 fn reemit_transport(ip: &Ipv4Packet<&[u8]>) {
@@ -102,6 +135,17 @@ mod tests {
         #[test]
         fn random_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..200)) {
             super::parse_and_reemit(&data);
+        }
+
+        // IPv6 headers with a random chain after them.
+        #[test]
+        fn ipv6_prefixed_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..160), next in any::<u8>()) {
+            let mut p = vec![0x60, 0, 0, 0, 0, 0, next, 64];
+            p[4..6].copy_from_slice(&(tail.len().min(120) as u16).to_be_bytes());
+            p.extend_from_slice(&[0u8; 32]);
+            p.extend_from_slice(&tail);
+            super::ipv6_views(&p);
+            super::ipv6_views(&tail);
         }
 
         // Mostly-valid frames: an Ethernet + IPv4 prefix with random tail.

@@ -21,7 +21,12 @@ pub mod ethernet;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzz;
 pub mod icmp;
+pub mod icmpv6;
 pub mod ipv4;
+pub mod ipv6;
+#[cfg(test)]
+mod ipv6_oracle;
+pub mod ipv6ext;
 pub mod key;
 pub mod pcapng;
 pub mod ports;
@@ -33,7 +38,10 @@ pub mod vlan;
 pub use arp::{ArpPacket, ArpRepr};
 pub use ethernet::{EthernetAddress, EthernetFrame, EthernetRepr, ethertype};
 pub use icmp::{Icmpv4Packet, Icmpv4Repr};
+pub use icmpv6::{Icmpv6Packet, Icmpv6Repr};
 pub use ipv4::{Ipv4Address, Ipv4Packet, Ipv4Repr, protocol};
+pub use ipv6::{Ipv6Address, Ipv6Packet, Ipv6Repr};
+pub use ipv6ext::{Chain, ChainError, ExtHeader, FragmentRepr};
 pub use key::{
     FlowKey, Malformed, PacketInfo, PlainIpv4, VLAN_PRESENT, parse_frame, parse_frame_into,
     plain_ipv4, plain_ipv4_key,
