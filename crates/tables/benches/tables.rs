@@ -4,8 +4,9 @@
 //! and benches a synthetic table.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use prism_tables::classbench::{parse_filters, parse_prefixes, parse_trace};
-use prism_tables::{Classifier, Ipv4Prefix, LpmTable};
+use prism_tables::classbench::{parse_filters, parse_prefixes, parse_prefixes6, parse_trace};
+use prism_tables::lpm6::MAX_VALUE6;
+use prism_tables::{Classifier, Ipv4Prefix, Lpm6Table, LpmTable};
 use rand::{Rng, SeedableRng};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -58,6 +59,54 @@ fn lpm(c: &mut Criterion) {
     g.finish();
 }
 
+/// The shared table's IPv6 prefixes: the build, and lookups at addresses
+/// inside the prefixes and at random in 2000::/3 (as `dpdk-test-fib -6`
+/// draws them; uniform addresses over all of IPv6 would test only the
+/// first level's miss).
+fn lpm6(c: &mut Criterion) {
+    let Some(path) = shared("bgp/prefixes.txt.gz") else {
+        return;
+    };
+    let f = std::fs::File::open(path).unwrap();
+    let r = std::io::BufReader::new(flate2::read::GzDecoder::new(f));
+    let prefixes = parse_prefixes6(r, "bgp").unwrap();
+    let build = || {
+        let mut t = Lpm6Table::for_routes(prefixes.len());
+        for (i, p) in prefixes.iter().enumerate() {
+            t.insert(*p, i as u32 & MAX_VALUE6).unwrap();
+        }
+        t
+    };
+    let t = build();
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(6);
+    let inside: Vec<u128> = (0..4096)
+        .map(|_| {
+            let p = prefixes[rng.random_range(0..prefixes.len())];
+            p.addr() | (rng.random::<u128>() & !p.mask())
+        })
+        .collect();
+    let random: Vec<u128> = (0..4096)
+        .map(|_| (rng.random::<u128>() >> 3) | (1 << 125))
+        .collect();
+    let mut g = c.benchmark_group("lpm6");
+    g.sample_size(10);
+    g.bench_function(format!("{}-prefixes/build", prefixes.len()), |b| {
+        b.iter(build)
+    });
+    g.sample_size(100);
+    g.throughput(Throughput::Elements(4096));
+    for (name, addrs) in [("in-prefixes", &inside), ("random-2000::/3", &random)] {
+        g.bench_function(format!("{}-prefixes/{name}", prefixes.len()), |b| {
+            b.iter(|| {
+                addrs.iter().fold(0u32, |a, x| {
+                    a.wrapping_add(t.lookup(black_box(*x)).unwrap_or(0))
+                })
+            })
+        });
+    }
+    g.finish();
+}
+
 fn classifier(c: &mut Criterion) {
     let (Some(f), Some(tr)) = (
         shared("classbench/fw1_1k"),
@@ -84,5 +133,5 @@ fn classifier(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, lpm, classifier);
+criterion_group!(benches, lpm, lpm6, classifier);
 criterion_main!(benches);

@@ -199,6 +199,29 @@ pub fn parse_prefixes(
     Ok((v4, v6))
 }
 
+/// The IPv6 prefixes of a prefix list (one CIDR a line, as
+/// [`parse_prefixes`] reads; IPv4 lines skipped), host bits cleared.
+pub fn parse_prefixes6(
+    reader: impl BufRead,
+    file: &str,
+) -> Result<Vec<prism_wire::Ipv6Prefix>, ParseError> {
+    let mut v6 = Vec::new();
+    for (i, l) in reader.lines().enumerate() {
+        let bad = |msg: String| ParseError {
+            file: file.to_string(),
+            line: i + 1,
+            msg,
+        };
+        let l = l.map_err(|e| bad(e.to_string()))?;
+        let first = l.split_whitespace().next().unwrap_or_default();
+        if first.starts_with('#') || !first.contains(':') {
+            continue;
+        }
+        v6.push(prism_wire::Ipv6Prefix::parse_loose(first).map_err(|e| bad(e.to_string()))?);
+    }
+    Ok(v6)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,5 +269,9 @@ mod tests {
         assert_eq!(v6, 1);
         let e = parse_prefixes("1.0.0.0/24\n1.0.0.0/40\n".as_bytes(), "list.txt").unwrap_err();
         assert_eq!((e.file.as_str(), e.line), ("list.txt", 2));
+        let v6 = parse_prefixes6(text.as_bytes(), "t").unwrap();
+        assert_eq!(v6, vec!["2001:db8::/32".parse().unwrap()]);
+        let e = parse_prefixes6("2001:db8::/32\n2001:db8::/129\n".as_bytes(), "l").unwrap_err();
+        assert_eq!(e.line, 2);
     }
 }

@@ -7,10 +7,12 @@
 //! locally, saying where it was looked for, and fails it where every
 //! prerequisite is required (CI; `prism_testkit::gates`).
 
-use prism_tables::classbench::{parse_filters, parse_prefixes, parse_trace};
+use prism_tables::classbench::{parse_filters, parse_prefixes, parse_prefixes6, parse_trace};
+use prism_tables::lpm6::MAX_VALUE6;
 use prism_tables::{
     Classifier, Ipv4Prefix, LinearClassifier, LpmTable, ReferenceLpm, TreeClassifier,
 };
+use prism_tables::{Lpm6Table, ReferenceLpm6};
 use rand::{Rng, SeedableRng};
 use std::io::BufReader;
 use std::path::Path;
@@ -130,6 +132,57 @@ fn bgp() -> Option<Vec<Ipv4Prefix>> {
         v4.len()
     );
     Some(v4)
+}
+
+/// The shared table's IPv6 prefixes in a table and in the reference: the
+/// same answer inside every prefix (its first, last and one random
+/// address), at a million addresses drawn from 2000::/3 (where every
+/// shared prefix lies), and again after a third is removed.
+#[test]
+fn lpm6_full_bgp_table() {
+    let Some(file) = prism_testkit::shared_data("the BGP table", "bgp/prefixes.txt.gz") else {
+        return;
+    };
+    let f = BufReader::new(flate2::read::GzDecoder::new(
+        std::fs::File::open(file).unwrap(),
+    ));
+    let prefixes = parse_prefixes6(f, "bgp/prefixes.txt.gz").unwrap();
+    assert!(prefixes.len() > 150_000, "{} IPv6 prefixes", prefixes.len());
+    let started = std::time::Instant::now();
+    let mut fast = Lpm6Table::for_routes(prefixes.len());
+    for (i, p) in prefixes.iter().enumerate() {
+        fast.insert(*p, (i as u32) & MAX_VALUE6).unwrap();
+    }
+    eprintln!(
+        "{} IPv6 prefixes built in {:?}, {} MiB",
+        prefixes.len(),
+        started.elapsed(),
+        fast.memory_bytes() >> 20
+    );
+    let mut slow = ReferenceLpm6::default();
+    for (i, p) in prefixes.iter().enumerate() {
+        slow.insert(*p, (i as u32) & MAX_VALUE6);
+    }
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(6);
+    let check =
+        |fast: &Lpm6Table, slow: &ReferenceLpm6, rng: &mut rand::rngs::SmallRng, n: usize| {
+            for p in &prefixes {
+                let inside = p.addr() | (rng.random::<u128>() & !p.mask());
+                for a in [p.addr(), p.addr() | !p.mask(), inside] {
+                    assert_eq!(fast.lookup(a), slow.lookup(a), "address {a:#x} in {p}");
+                }
+            }
+            for _ in 0..n {
+                let a = (rng.random::<u128>() >> 3) | (1 << 125);
+                assert_eq!(fast.lookup(a), slow.lookup(a), "random address {a:#x}");
+            }
+        };
+    check(&fast, &slow, &mut rng, 1_000_000);
+    for p in prefixes.iter().step_by(3) {
+        assert!(fast.remove(*p).is_some());
+        slow.remove(*p);
+    }
+    check(&fast, &slow, &mut rng, 100_000);
 }
 
 #[test]

@@ -31,6 +31,7 @@ pub mod key;
 pub mod pcapng;
 pub mod ports;
 pub mod prefix;
+pub mod prefix6;
 pub mod tcp;
 pub mod udp;
 pub mod vlan;
@@ -48,6 +49,7 @@ pub use key::{
 };
 pub use ports::PortRange;
 pub use prefix::{Ipv4Prefix, PrefixError};
+pub use prefix6::{Ipv6Prefix, Prefix6Error};
 pub use tcp::{TcpPacket, TcpRepr};
 pub use udp::{UdpPacket, UdpRepr};
 pub use vlan::{VlanRepr, VlanTag};
