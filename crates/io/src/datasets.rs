@@ -37,6 +37,11 @@ pub fn read_prefixes(path: &Path) -> Result<(Vec<Ipv4Prefix>, usize), ParseError
     classbench::parse_prefixes(open(path)?, &path.display().to_string())
 }
 
+/// The IPv6 prefixes of a prefix list (`.gz` decompressed).
+pub fn read_prefixes6(path: &Path) -> Result<Vec<prism_tables::Ipv6Prefix>, ParseError> {
+    classbench::parse_prefixes6(open(path)?, &path.display().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{Ordering, fence};
 
-fn write_lines(path: &Path, lines: impl Iterator<Item = String>) -> Result<()> {
+pub(crate) fn write_lines(path: &Path, lines: impl Iterator<Item = String>) -> Result<()> {
     let mut text = String::new();
     for l in lines {
         text.push_str(&l);
@@ -62,7 +62,7 @@ fn test_fib(core: usize, routes: &Path, ips: &Path, with_lpm: bool) -> Result<(f
 }
 
 /// The figure of dpdk-test-fib's line `KEY 27.3`.
-fn avg(text: &str, key: &str) -> Option<f64> {
+pub(crate) fn avg(text: &str, key: &str) -> Option<f64> {
     text.lines()
         .find(|l| l.starts_with(key))
         .and_then(|l| l.rsplit(' ').next())

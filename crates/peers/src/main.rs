@@ -22,6 +22,7 @@ mod aead;
 mod forwarding;
 mod hugepages;
 mod lookups;
+mod lookups6;
 mod veth;
 
 use anyhow::{Context, Result, bail};
@@ -59,7 +60,7 @@ pub struct PeersArgs {
     /// The core the single-core workloads run on (peer and Prism alike).
     #[arg(long, default_value_t = 1)]
     pub core: usize,
-    /// Only these parts: forwarding, acl-forwarding, lookup, acl, veth, aead
+    /// Only these parts: forwarding, acl-forwarding, lookup, lookup6, acl, veth, aead
     /// (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
@@ -316,6 +317,9 @@ pub fn run(args: &PeersArgs) -> Result<()> {
     }
     if wanted(args, "lookup") {
         rows.extend(lookups::run(args, &clock, &work)?);
+    }
+    if wanted(args, "lookup6") {
+        rows.extend(lookups6::run(args, &clock, &work)?);
     }
     if wanted(args, "acl") {
         rows.extend(acl::run(args, &clock, &work)?);

@@ -204,7 +204,7 @@ pub fn parse_prefixes(
 pub fn parse_prefixes6(
     reader: impl BufRead,
     file: &str,
-) -> Result<Vec<prism_wire::Ipv6Prefix>, ParseError> {
+) -> Result<Vec<crate::Ipv6Prefix>, ParseError> {
     let mut v6 = Vec::new();
     for (i, l) in reader.lines().enumerate() {
         let bad = |msg: String| ParseError {
@@ -217,7 +217,7 @@ pub fn parse_prefixes6(
         if first.starts_with('#') || !first.contains(':') {
             continue;
         }
-        v6.push(prism_wire::Ipv6Prefix::parse_loose(first).map_err(|e| bad(e.to_string()))?);
+        v6.push(crate::Ipv6Prefix::parse_loose(first).map_err(|e| bad(e.to_string()))?);
     }
     Ok(v6)
 }

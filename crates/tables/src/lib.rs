@@ -39,7 +39,7 @@ pub use linear::LinearClassifier;
 pub use lpm::arena::{LpmArena, LpmRef};
 pub use lpm::{LpmError, LpmShape, LpmTable, ReferenceLpm};
 pub use lpm6::{Lpm6Error, Lpm6Table, ReferenceLpm6};
-pub use prefix::{Ipv4Prefix, PrefixError};
+pub use prefix::{Ipv4Prefix, Ipv6Prefix, PrefixError};
 pub use rule::{Key, Match, PortRange, Rule, RuleId, Ternary};
 pub use rule_table::RuleTable;
 pub use split_tree::SplitTree;

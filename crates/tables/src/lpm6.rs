@@ -3,17 +3,18 @@
 //! of 256 entries, one per further byte), and as [`crate::lpm`] is for
 //! IPv4.
 //!
-//! The first level is indexed by the top 16 bits (a full table: 64 Ki
-//! entries) or 8 (a network's own few routes); each further level by the
-//! next 8 bits. Every entry is one u32: a valid bit, an "extended" bit
+//! The first level is indexed by the top 24 bits (a full table, as
+//! rte_fib6: 16 Mi entries), 16 or 8 (a network's own few routes); each
+//! further level by the next 8 bits. Every entry is one u32: a valid bit, an "extended" bit
 //! (the entry points to a group), the length of the prefix that wrote it
 //! (8 bits: 0 to 128) and a 22-bit value or group number. A prefix is
 //! expanded into the entries of the level its length ends in (controlled
 //! prefix expansion); the stored length lets an insert leave longer
 //! prefixes' entries alone and a removal restore the next-shorter covering
 //! prefix. Internet prefixes are /48 at most in the main (the shared
-//! table: 75,488 of 160,147 are /48, 11 longer), so a lookup reads five
-//! entries at most for them, two for a /24.
+//! table: 75,488 of 160,147 are /48, 11 longer), so a lookup reads four
+//! entries at most for them, one for a /24; a batch walks its addresses
+//! side by side, so that their misses overlap.
 //!
 //! Lookups read only the entry arrays and never allocate.
 
@@ -25,6 +26,9 @@ const EXT: u32 = 1 << 30;
 const DEPTH_SHIFT: u32 = 22;
 const DEPTH_MASK: u32 = 0xff << DEPTH_SHIFT;
 const VALUE_MASK: u32 = (1 << 22) - 1;
+
+/// Addresses a batch lookup walks side by side.
+const LANES: usize = 16;
 
 /// Largest value an entry can hold (22 bits).
 pub const MAX_VALUE6: u32 = VALUE_MASK;
@@ -58,9 +62,9 @@ pub struct Lpm6Table {
 
 impl Lpm6Table {
     /// An empty table whose first level is indexed by `first_stride` bits
-    /// (8 or 16).
+    /// (8, 16 or 24).
     pub fn with_first_stride(first_stride: u8) -> Self {
-        let fs = u32::from(first_stride.clamp(8, 16)) / 8 * 8;
+        let fs = u32::from(first_stride.clamp(8, 24)) / 8 * 8;
         Self {
             first_stride: fs,
             first: vec![0; 1 << fs],
@@ -69,9 +73,16 @@ impl Lpm6Table {
         }
     }
 
-    /// An empty table sized for `routes` prefixes.
+    /// An empty table sized for `routes` prefixes: an Internet-sized one
+    /// with rte_fib6's 24-bit first level (64 MiB, one read fewer for
+    /// every prefix longer than /24), a network's own few with 8 bits.
     pub fn for_routes(routes: usize) -> Self {
-        Self::with_first_stride(if routes > 1024 { 16 } else { 8 })
+        let fs = match routes {
+            0..=1024 => 8,
+            1025..=65536 => 16,
+            _ => 24,
+        };
+        Self::with_first_stride(fs)
     }
 
     pub fn len(&self) -> usize {
@@ -100,6 +111,43 @@ impl Lpm6Table {
             e = self.groups[at];
         }
         (e & VALID != 0).then_some(e & VALUE_MASK)
+    }
+
+    /// [`Self::lookup`] of each of `addrs` into `out` (as long), the
+    /// addresses of each run of [`LANES`] walked level by level side by
+    /// side, so that their reads (each a likely cache miss in a full
+    /// table) overlap rather than wait on one another.
+    pub fn lookup_batch(&self, addrs: &[u128], out: &mut [Option<u32>]) {
+        for (a, o) in addrs.chunks(LANES).zip(out.chunks_mut(LANES)) {
+            self.lookup_lanes(a, o);
+        }
+    }
+
+    #[inline]
+    fn lookup_lanes(&self, addrs: &[u128], out: &mut [Option<u32>]) {
+        let n = addrs.len().min(out.len());
+        let mut e = [0u32; LANES];
+        let top = 128 - self.first_stride;
+        for i in 0..n {
+            e[i] = self.first[(addrs[i] >> top) as usize];
+        }
+        let mut shift = top;
+        let mut pending = e[..n].iter().any(|x| x & EXT != 0);
+        while pending {
+            shift -= 8;
+            pending = false;
+            for i in 0..n {
+                if e[i] & EXT != 0 {
+                    let at =
+                        ((e[i] & VALUE_MASK) as usize) << 8 | ((addrs[i] >> shift) as usize & 0xff);
+                    e[i] = self.groups[at];
+                    pending |= e[i] & EXT != 0;
+                }
+            }
+        }
+        for i in 0..n {
+            out[i] = (e[i] & VALID != 0).then_some(e[i] & VALUE_MASK);
+        }
     }
 
     /// Inserts (or replaces) `prefix` with `value`.

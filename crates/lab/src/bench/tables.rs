@@ -76,6 +76,39 @@ pub fn build_lpm(prefixes: &[Ipv4Prefix]) -> Result<LpmTable> {
     Ok(t)
 }
 
+pub fn load_prefixes6(path: &Path) -> Result<Vec<prism_tables::Ipv6Prefix>> {
+    Ok(prism_io::datasets::read_prefixes6(path)?)
+}
+
+pub fn build_lpm6(prefixes: &[prism_tables::Ipv6Prefix]) -> Result<prism_tables::Lpm6Table> {
+    let mut t = prism_tables::Lpm6Table::for_routes(prefixes.len());
+    for (i, p) in prefixes.iter().enumerate() {
+        t.insert(*p, (i as u32) & prism_tables::lpm6::MAX_VALUE6)?;
+    }
+    Ok(t)
+}
+
+/// IPv6 addresses for timing: inside a random prefix each, or random in
+/// 2000::/3 (where every Internet prefix lies: uniform addresses over all
+/// of IPv6 would time only the first level's miss).
+pub fn addresses6(
+    prefixes: &[prism_tables::Ipv6Prefix],
+    n: usize,
+    in_prefix: bool,
+    seed: u64,
+) -> Vec<u128> {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| match in_prefix && !prefixes.is_empty() {
+            true => {
+                let p = prefixes[rng.random_range(0..prefixes.len())];
+                p.addr() | (rng.random::<u128>() & !p.mask())
+            }
+            false => (rng.random::<u128>() >> 3) | (1 << 125),
+        })
+        .collect()
+}
+
 /// Addresses for timing: uniformly random, or one inside each prefix.
 pub fn addresses(prefixes: &[Ipv4Prefix], n: usize, in_prefix: bool, seed: u64) -> Vec<u32> {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);

@@ -11,7 +11,7 @@ fn a(s: &str) -> u128 {
 
 #[test]
 fn the_longest_prefix_wins_in_any_order_and_a_removal_restores_the_cover() {
-    for fs in [8, 16] {
+    for fs in [8, 16, 24] {
         let mut t = Lpm6Table::with_first_stride(fs);
         t.insert(p("2001:db8:1::/48"), 3).unwrap();
         t.insert(p("2001:db8::/32"), 2).unwrap();
@@ -58,7 +58,7 @@ proptest! {
     fn inserts_and_removals_agree_with_the_reference(
         ops in proptest::collection::vec((prefix(), 0u32..1000, any::<bool>()), 1..60),
         probes in proptest::collection::vec(any::<u64>(), 20),
-        fs in prop_oneof![Just(8u8), Just(16u8)],
+        fs in prop_oneof![Just(8u8), Just(16u8), Just(24u8)],
     ) {
         let mut t = Lpm6Table::with_first_stride(fs);
         let mut r = ReferenceLpm6::default();
@@ -75,9 +75,16 @@ proptest! {
                 prop_assert_eq!(t.lookup(addr), r.lookup(addr), "{:x} in {}", addr, p);
             }
         }
-        for x in &probes {
-            let addr = (0x2001_0db8_u128 << 96) | u128::from(*x) << 40;
-            prop_assert_eq!(t.lookup(addr), r.lookup(addr));
+        let addrs: Vec<u128> = probes
+            .iter()
+            .map(|x| (0x2001_0db8_u128 << 96) | u128::from(*x) << 40)
+            .chain(ops.iter().map(|(p, _, _)| p.addr()))
+            .collect();
+        let mut batch = vec![None; addrs.len()];
+        t.lookup_batch(&addrs, &mut batch);
+        for (addr, got) in addrs.iter().zip(&batch) {
+            prop_assert_eq!(t.lookup(*addr), r.lookup(*addr));
+            prop_assert_eq!(*got, r.lookup(*addr), "the batch at {:x}", addr);
         }
     }
 }
