@@ -74,22 +74,31 @@ pub(crate) fn avg(text: &str, key: &str) -> Option<f64> {
 /// into a 64-entry result array, each burst between two fenced TSC reads,
 /// the sum over the number of lookups.
 fn prism_cycles(table: &LpmTable, addrs: &[u32], core: usize) -> f64 {
+    burst_cycles(addrs, core, |chunk, out| table.lookup_batch(chunk, out))
+}
+
+/// TSC cycles per element of `lookup` over `addrs` in bursts of 64 (see
+/// [`prism_cycles`]), after one untimed pass: a table's untouched pages
+/// (its unrouted space, still the kernel's zero page) would charge page
+/// faults to the first lookups; DPDK zeroes its memory when it allocates
+/// it, so its lookups pay none.
+pub(crate) fn burst_cycles<A: Sync>(
+    addrs: &[A],
+    core: usize,
+    lookup: impl Fn(&[A], &mut [Option<u32>]) + Sync,
+) -> f64 {
     std::thread::scope(|sc| {
         sc.spawn(|| {
             pin_to_core(core);
             let mut out = [None; 64];
-            // One untimed pass first: the table's untouched pages (its
-            // unrouted space, still the kernel's zero page) would charge
-            // page faults to the first lookups; rte_fib zeroes its memory
-            // when it allocates it, so its lookups pay none.
             for chunk in addrs.chunks(64) {
-                table.lookup_batch(chunk, &mut out[..chunk.len()]);
+                lookup(chunk, &mut out[..chunk.len()]);
             }
             let mut acc = 0u64;
             for chunk in addrs.chunks(64) {
                 fence(Ordering::SeqCst);
                 let t = tsc();
-                table.lookup_batch(chunk, &mut out[..chunk.len()]);
+                lookup(chunk, &mut out[..chunk.len()]);
                 fence(Ordering::SeqCst);
                 acc += tsc().wrapping_sub(t);
                 std::hint::black_box(&out);

@@ -8,12 +8,9 @@
 
 use crate::{Clock, PeersArgs, Row};
 use anyhow::{Context, Result};
-use prism_lab::bench::tsc;
-use prism_node::pin_to_core;
 use prism_tables::Lpm6Table;
 use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{Ordering, fence};
 
 /// rte_fib6's cycles per lookup (its trie, 4-byte entries).
 fn test_fib6(core: usize, routes: &Path, ips: &Path) -> Result<f64> {
@@ -49,30 +46,9 @@ fn test_fib6(core: usize, routes: &Path, ips: &Path) -> Result<f64> {
 }
 
 /// Prism's cycles per lookup over `addrs`, on `core`, as `dpdk-test-fib`
-/// measures its own (bursts of 64, each between fenced TSC reads), after
-/// one untimed pass.
+/// measures its own (`lookups::burst_cycles`).
 fn prism_cycles(table: &Lpm6Table, addrs: &[u128], core: usize) -> f64 {
-    std::thread::scope(|sc| {
-        sc.spawn(|| {
-            pin_to_core(core);
-            let mut out = [None; 64];
-            for chunk in addrs.chunks(64) {
-                table.lookup_batch(chunk, &mut out[..chunk.len()]);
-            }
-            let mut acc = 0u64;
-            for chunk in addrs.chunks(64) {
-                fence(Ordering::SeqCst);
-                let t = tsc();
-                table.lookup_batch(chunk, &mut out[..chunk.len()]);
-                fence(Ordering::SeqCst);
-                acc += tsc().wrapping_sub(t);
-                std::hint::black_box(&out);
-            }
-            acc as f64 / addrs.len() as f64
-        })
-        .join()
-        .expect("the measuring thread does not panic")
-    })
+    crate::lookups::burst_cycles(addrs, core, |chunk, out| table.lookup_batch(chunk, out))
 }
 
 pub fn run(args: &PeersArgs, _clock: &Clock, work: &Path) -> Result<Vec<Row>> {

@@ -9,7 +9,7 @@
 //! was answered for (its ETag), and the parts are removed after; an
 //! aborted upload's parts go and their bytes are given back.
 
-use crate::put::{decode_sha256, refused, write_checked};
+use crate::put::{Upload, refused, store_within_quota};
 use crate::storage::{Storage, internal, object_path};
 use base64::Engine;
 use futures::{StreamExt, TryStreamExt};
@@ -89,37 +89,16 @@ pub(crate) async fn upload_part(s: &Storage, i: UploadPartInput) -> S3Result<Upl
         ));
     }
     owned(s, &i.upload_id, &i.bucket, &i.key).await?;
-    let declared = i
-        .content_length
-        .ok_or_else(|| s3_error!(MissingContentLength))?;
-    let body = i.body.ok_or_else(|| s3_error!(IncompleteBody))?;
-    let want = i.checksum_sha256.as_ref().map(decode_sha256).transpose()?;
+    // A part sent again replaces the one before, as an object does.
+    let body = Upload {
+        declared: i.content_length,
+        body: i.body,
+        sha256: i.checksum_sha256.as_ref(),
+    };
     let path = part_of(&i.upload_id, i.part_number);
-    // A part sent again replaces the one before: only its growth is taken.
-    let old = s.store.head(&path).await.ok().map(|m| m.size);
-    let growth = declared - old.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX));
-    if growth > 0 {
-        s.dir.reserve(&i.bucket, growth).await.map_err(refused)?;
-    }
-    let written = match s.store.put_multipart(&path).await {
-        Ok(u) => write_checked(WriteMultipart::new(u), body, declared, want).await,
-        Err(e) => Err(internal(e)),
-    };
-    let digest = match written {
-        Ok(d) => d,
-        Err(e) => {
-            if growth > 0 {
-                let _ = s.dir.release(&i.bucket, growth).await;
-            }
-            return Err(e);
-        }
-    };
-    if growth < 0 {
-        s.dir.release(&i.bucket, -growth).await.map_err(refused)?;
-    }
-    let meta = s.store.head(&path).await.map_err(internal)?;
+    let (e_tag, digest) = store_within_quota(s, &i.bucket, &path, body).await?;
     Ok(UploadPartOutput {
-        e_tag: meta.e_tag.map(ETag::Strong),
+        e_tag,
         checksum_sha256: Some(base64::engine::general_purpose::STANDARD.encode(digest)),
         ..Default::default()
     })

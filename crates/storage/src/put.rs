@@ -31,47 +31,66 @@ pub(crate) fn refused(e: Refusal) -> s3s::S3Error {
 
 pub(crate) async fn put_object(s: &Storage, i: PutObjectInput) -> S3Result<PutObjectOutput> {
     let path = object_path(&i.bucket, &i.key)?;
-    let declared = i
-        .content_length
-        .ok_or_else(|| s3_error!(MissingContentLength))?;
-    let body = i.body.ok_or_else(|| s3_error!(IncompleteBody))?;
-    let want = match &i.checksum_sha256 {
-        Some(b64) => Some(decode_sha256(b64)?),
-        None => None,
+    let body = Upload {
+        declared: i.content_length,
+        body: i.body,
+        sha256: i.checksum_sha256.as_ref(),
     };
-    // A replaced object's bytes count against the new one's: only the
-    // growth is taken before, a shrink given back after.
-    let old = s.store.head(&path).await.ok().map(|m| m.size);
+    let (e_tag, digest) = store_within_quota(s, &i.bucket, &path, body).await?;
+    Ok(PutObjectOutput {
+        e_tag,
+        checksum_sha256: Some(base64::engine::general_purpose::STANDARD.encode(digest)),
+        ..Default::default()
+    })
+}
+
+/// A body as a request brings it: its declared length, the body and the
+/// client's SHA-256 of it, if given.
+pub(crate) struct Upload<'a> {
+    pub declared: Option<i64>,
+    pub body: Option<StreamingBlob>,
+    pub sha256: Option<&'a ChecksumSHA256>,
+}
+
+/// Stores `u` at `path` whole or not at all, its bytes counted against
+/// `bucket`'s quota: only its growth over what `path` held is taken
+/// before, a shrink given back after, and what was taken given back if
+/// it fails. Its ETag and SHA-256.
+pub(crate) async fn store_within_quota(
+    s: &Storage,
+    bucket: &str,
+    path: &object_store::path::Path,
+    u: Upload<'_>,
+) -> S3Result<(Option<ETag>, [u8; 32])> {
+    let declared = u.declared.ok_or_else(|| s3_error!(MissingContentLength))?;
+    let body = u.body.ok_or_else(|| s3_error!(IncompleteBody))?;
+    let want = u.sha256.map(decode_sha256).transpose()?;
+    let old = s.store.head(path).await.ok().map(|m| m.size);
     let growth = declared - old.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX));
     if growth > 0 {
-        s.dir.reserve(&i.bucket, growth).await.map_err(refused)?;
+        s.dir.reserve(bucket, growth).await.map_err(refused)?;
     }
-    let upload = s.store.put_multipart(&path).await;
-    let written = match upload {
-        Ok(u) => write_checked(WriteMultipart::new(u), body, declared, want).await,
+    let written = match s.store.put_multipart(path).await {
+        Ok(w) => write_checked(WriteMultipart::new(w), body, declared, want).await,
         Err(e) => Err(internal(e)),
     };
     let digest = match written {
         Ok(d) => d,
         Err(e) => {
             if growth > 0 {
-                let _ = s.dir.release(&i.bucket, growth).await;
+                let _ = s.dir.release(bucket, growth).await;
             }
             return Err(e);
         }
     };
     if growth < 0 {
-        s.dir.release(&i.bucket, -growth).await.map_err(refused)?;
+        s.dir.release(bucket, -growth).await.map_err(refused)?;
     }
-    let meta = s.store.head(&path).await.map_err(internal)?;
-    Ok(PutObjectOutput {
-        e_tag: meta.e_tag.map(ETag::Strong),
-        checksum_sha256: Some(base64::engine::general_purpose::STANDARD.encode(digest)),
-        ..Default::default()
-    })
+    let meta = s.store.head(path).await.map_err(internal)?;
+    Ok((meta.e_tag.map(ETag::Strong), digest))
 }
 
-pub(crate) fn decode_sha256(b64: &ChecksumSHA256) -> S3Result<[u8; 32]> {
+fn decode_sha256(b64: &ChecksumSHA256) -> S3Result<[u8; 32]> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(b64)
         .map_err(|_| s3_error!(InvalidDigest, "x-amz-checksum-sha256: not base64"))?;
@@ -82,7 +101,7 @@ pub(crate) fn decode_sha256(b64: &ChecksumSHA256) -> S3Result<[u8; 32]> {
 
 /// Streams `body` into `w`: completed if exactly `declared` bytes came
 /// and their SHA-256 is `want` (when given); aborted otherwise.
-pub(crate) async fn write_checked(
+async fn write_checked(
     mut w: WriteMultipart,
     mut body: StreamingBlob,
     declared: i64,
