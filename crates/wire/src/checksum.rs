@@ -122,6 +122,25 @@ pub fn pseudo_header_sum_v6(src: &[u8; 16], dst: &[u8; 16], next_header: u8, len
     acc + u32::from(next_header)
 }
 
+/// The addresses a transport checksum's pseudo-header covers: an IPv4
+/// pair or an IPv6 pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pseudo {
+    V4([u8; 4], [u8; 4]),
+    V6([u8; 16], [u8; 16]),
+}
+
+impl Pseudo {
+    /// The pseudo-header's sum for an upper layer of `protocol`, `length`
+    /// bytes long (at most 65,535 over IPv4).
+    pub fn sum(self, protocol: u8, length: u32) -> u32 {
+        match self {
+            Pseudo::V4(s, d) => pseudo_header_sum(s, d, protocol, length as u16),
+            Pseudo::V6(s, d) => pseudo_header_sum_v6(&s, &d, protocol, length),
+        }
+    }
+}
+
 /// RFC 1624 eqn. 3: the new checksum after one 16-bit word changes from
 /// `old` to `new`.
 #[inline]

@@ -119,3 +119,40 @@ fn what_etherparse_refuses_is_refused_here_too() {
         Err(ipv6ext::ChainError::HopByHopNotFirst)
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+    /// UDP and TCP over IPv6: the checksum Prism writes is etherparse's
+    /// (RFC 8200 §8.1's pseudo-header, its 32-bit length), and reads back.
+    #[test]
+    fn transport_checksums_over_ipv6_are_etherparses(
+        src in any::<[u8; 16]>(),
+        dst in any::<[u8; 16]>(),
+        ports in any::<(u16, u16)>(),
+        payload in proptest::collection::vec(any::<u8>(), 0..300),
+    ) {
+        use crate::checksum::Pseudo;
+        use crate::{TcpPacket, TcpRepr, UdpPacket, UdpRepr};
+        let ips = Pseudo::V6(src, dst);
+        let udp = UdpRepr { src_port: ports.0, dst_port: ports.1, payload_len: payload.len() };
+        let mut b = vec![0u8; udp.buffer_len()];
+        b[8..].copy_from_slice(&payload);
+        udp.emit_over(&mut b, ips).unwrap();
+        let (theirs, _) = etherparse::UdpHeader::from_slice(&b).unwrap();
+        let want = theirs.calc_checksum_ipv6_raw(src, dst, &payload).unwrap();
+        prop_assert_eq!(u16::from_be_bytes([b[6], b[7]]), want);
+        prop_assert_eq!(UdpRepr::parse_over(&UdpPacket::new_checked(&b[..]).unwrap(), ips), Ok(udp));
+        // Over IPv6 a zero UDP checksum is no checksum: refused.
+        b[6..8].fill(0);
+        prop_assert!(!UdpPacket::new_checked(&b[..]).unwrap().verify_checksum_over(ips));
+
+        let tcp = TcpRepr::new(ports.0, ports.1, 7, crate::tcp::flags::ACK, payload.len());
+        let mut b = vec![0u8; tcp.buffer_len()];
+        b[20..].copy_from_slice(&payload);
+        tcp.emit_over(&mut b, ips).unwrap();
+        let (theirs, rest) = etherparse::TcpHeader::from_slice(&b).unwrap();
+        prop_assert_eq!(theirs.checksum, theirs.calc_checksum_ipv6_raw(src, dst, rest).unwrap());
+        let back = TcpRepr::parse_over(&TcpPacket::new_checked(&b[..]).unwrap(), ips).unwrap();
+        prop_assert_eq!(back, tcp);
+    }
+}

@@ -1,6 +1,6 @@
 //! TCP headers (RFC 9293): ports, sequence numbers, flags, options length.
 
-use crate::checksum;
+use crate::checksum::{self, Pseudo};
 use crate::{Error, Ipv4Address, Result};
 
 mod field {
@@ -94,11 +94,15 @@ impl<T: AsRef<[u8]>> TcpPacket<T> {
         &self.buffer.as_ref()[self.header_len()..]
     }
     pub fn verify_checksum(&self, src: Ipv4Address, dst: Ipv4Address) -> bool {
+        self.verify_checksum_over(Pseudo::V4(src.0, dst.0))
+    }
+    /// The checksum over `ips`' pseudo-header (IPv4 or IPv6).
+    pub fn verify_checksum_over(&self, ips: Pseudo) -> bool {
         let data = self.buffer.as_ref();
         let Ok(len) = u16::try_from(data.len()) else {
             return false;
         };
-        let acc = checksum::pseudo_header_sum(src.0, dst.0, crate::protocol::TCP, len);
+        let acc = ips.sum(crate::protocol::TCP, u32::from(len));
         !checksum::fold(checksum::sum(acc, data)) == 0
     }
 }
@@ -158,7 +162,12 @@ impl TcpRepr {
         src: Ipv4Address,
         dst: Ipv4Address,
     ) -> Result<Self> {
-        if !p.verify_checksum(src, dst) {
+        Self::parse_over(p, Pseudo::V4(src.0, dst.0))
+    }
+
+    /// As [`Self::parse`], the checksum over `ips` (IPv4 or IPv6).
+    pub fn parse_over<T: AsRef<[u8]>>(p: &TcpPacket<T>, ips: Pseudo) -> Result<Self> {
+        if !p.verify_checksum_over(ips) {
             return Err(Error::BadChecksum);
         }
         let mut r = Self::new(
@@ -185,6 +194,11 @@ impl TcpRepr {
 
     /// Writes the header over `buf`, whose tail holds the payload, with the checksum.
     pub fn emit(&self, buf: &mut [u8], src: Ipv4Address, dst: Ipv4Address) -> Result<()> {
+        self.emit_over(buf, Pseudo::V4(src.0, dst.0))
+    }
+
+    /// As [`Self::emit`], the checksum over `ips` (IPv4 or IPv6).
+    pub fn emit_over(&self, buf: &mut [u8], ips: Pseudo) -> Result<()> {
         let len = self.buffer_len();
         if buf.len() < len {
             return Err(Error::Truncated);
@@ -202,7 +216,7 @@ impl TcpRepr {
         buf[field::CHECKSUM].copy_from_slice(&[0, 0]);
         buf[field::URGENT].copy_from_slice(&self.urgent_at.to_be_bytes());
         buf[MIN_HEADER_LEN..hl].copy_from_slice(self.options());
-        let acc = checksum::pseudo_header_sum(src.0, dst.0, crate::protocol::TCP, len16);
+        let acc = ips.sum(crate::protocol::TCP, u32::from(len16));
         let c = !checksum::fold(checksum::sum(acc, buf));
         buf[field::CHECKSUM].copy_from_slice(&c.to_be_bytes());
         Ok(())

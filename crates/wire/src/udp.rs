@@ -1,6 +1,6 @@
 //! UDP (RFC 768).
 
-use crate::checksum;
+use crate::checksum::{self, Pseudo};
 use crate::{Error, Ipv4Address, Result};
 
 mod field {
@@ -62,11 +62,17 @@ impl<T: AsRef<[u8]>> UdpPacket<T> {
     }
     /// A zero checksum means "not computed" over IPv4.
     pub fn verify_checksum(&self, src: Ipv4Address, dst: Ipv4Address) -> bool {
+        self.verify_checksum_over(Pseudo::V4(src.0, dst.0))
+    }
+    /// The checksum over `ips`' pseudo-header: zero means "not computed"
+    /// over IPv4 only; over IPv6 the checksum is mandatory (RFC 8200 §8.1),
+    /// and a zero is wrong.
+    pub fn verify_checksum_over(&self, ips: Pseudo) -> bool {
         if self.checksum() == 0 {
-            return true;
+            return matches!(ips, Pseudo::V4(..));
         }
         let data = &self.buffer.as_ref()[..usize::from(self.len())];
-        let acc = checksum::pseudo_header_sum(src.0, dst.0, crate::protocol::UDP, self.len());
+        let acc = ips.sum(crate::protocol::UDP, u32::from(self.len()));
         !checksum::fold(checksum::sum(acc, data)) == 0
     }
 }
@@ -85,7 +91,12 @@ impl UdpRepr {
         src: Ipv4Address,
         dst: Ipv4Address,
     ) -> Result<Self> {
-        if !p.verify_checksum(src, dst) {
+        Self::parse_over(p, Pseudo::V4(src.0, dst.0))
+    }
+
+    /// As [`Self::parse`], the checksum over `ips` (IPv4 or IPv6).
+    pub fn parse_over<T: AsRef<[u8]>>(p: &UdpPacket<T>, ips: Pseudo) -> Result<Self> {
+        if !p.verify_checksum_over(ips) {
             return Err(Error::BadChecksum);
         }
         Ok(Self {
@@ -101,6 +112,11 @@ impl UdpRepr {
 
     /// Writes the header over `buf`, whose tail holds the payload, with the checksum.
     pub fn emit(&self, buf: &mut [u8], src: Ipv4Address, dst: Ipv4Address) -> Result<()> {
+        self.emit_over(buf, Pseudo::V4(src.0, dst.0))
+    }
+
+    /// As [`Self::emit`], the checksum over `ips` (IPv4 or IPv6).
+    pub fn emit_over(&self, buf: &mut [u8], ips: Pseudo) -> Result<()> {
         let len = self.buffer_len();
         if buf.len() < len {
             return Err(Error::Truncated);
@@ -113,7 +129,7 @@ impl UdpRepr {
         buf[field::DST_PORT].copy_from_slice(&self.dst_port.to_be_bytes());
         buf[field::LENGTH].copy_from_slice(&(len as u16).to_be_bytes());
         buf[field::CHECKSUM].copy_from_slice(&[0, 0]);
-        let acc = checksum::pseudo_header_sum(src.0, dst.0, crate::protocol::UDP, len as u16);
+        let acc = ips.sum(crate::protocol::UDP, len as u32);
         let mut c = !checksum::fold(checksum::sum(acc, buf));
         if c == 0 {
             c = 0xffff; // RFC 768: a computed zero is sent as all ones
