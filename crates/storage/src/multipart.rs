@@ -82,19 +82,22 @@ async fn owned(s: &Storage, id: &str, bucket: &str, key: &str) -> S3Result<()> {
 }
 
 pub(crate) async fn upload_part(s: &Storage, i: UploadPartInput) -> S3Result<UploadPartOutput> {
-    if !(1..=MAX_PARTS).contains(&i.part_number) {
-        return Err(s3_error!(
-            InvalidArgument,
-            "a part number from 1 to {MAX_PARTS}"
-        ));
-    }
-    owned(s, &i.upload_id, &i.bucket, &i.key).await?;
-    // A part sent again replaces the one before, as an object does.
     let body = Upload {
         declared: i.content_length,
         body: i.body,
         sha256: i.checksum_sha256.as_ref(),
     };
+    let known = match (1..=MAX_PARTS).contains(&i.part_number) {
+        true => owned(s, &i.upload_id, &i.bucket, &i.key).await,
+        false => Err(s3_error!(
+            InvalidArgument,
+            "a part number from 1 to {MAX_PARTS}"
+        )),
+    };
+    if let Err(e) = known {
+        return Err(body.refuse(e).await);
+    }
+    // A part sent again replaces the one before, as an object does.
     let path = part_of(&i.upload_id, i.part_number);
     let (e_tag, digest) = store_within_quota(s, &i.bucket, &path, body).await?;
     Ok(UploadPartOutput {

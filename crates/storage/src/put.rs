@@ -30,11 +30,14 @@ pub(crate) fn refused(e: Refusal) -> s3s::S3Error {
 }
 
 pub(crate) async fn put_object(s: &Storage, i: PutObjectInput) -> S3Result<PutObjectOutput> {
-    let path = object_path(&i.bucket, &i.key)?;
     let body = Upload {
         declared: i.content_length,
         body: i.body,
         sha256: i.checksum_sha256.as_ref(),
+    };
+    let path = match object_path(&i.bucket, &i.key) {
+        Ok(p) => p,
+        Err(e) => return Err(body.refuse(e).await),
     };
     let (e_tag, digest) = store_within_quota(s, &i.bucket, &path, body).await?;
     Ok(PutObjectOutput {
@@ -52,6 +55,31 @@ pub(crate) struct Upload<'a> {
     pub sha256: Option<&'a ChecksumSHA256>,
 }
 
+impl Upload<'_> {
+    /// `e`, for an upload refused before its body was read: the body read
+    /// and dropped first (up to its declared length), so that the client,
+    /// still sending it, reads the refusal and may send its next request
+    /// on the same connection; without a declared length, the answer says
+    /// to close the connection instead (RFC 9112 §9.6).
+    pub(crate) async fn refuse(self, mut e: s3s::S3Error) -> s3s::S3Error {
+        let (Some(declared), Some(mut body)) = (self.declared, self.body) else {
+            let mut h = e.headers().cloned().unwrap_or_default();
+            let close = http::HeaderValue::from_static("close");
+            h.insert(http::header::CONNECTION, close);
+            e.set_headers(h);
+            return e;
+        };
+        let mut got: i64 = 0;
+        while got <= declared {
+            match body.next().await {
+                Some(Ok(chunk)) => got = got.saturating_add(chunk.len() as i64),
+                _ => break,
+            }
+        }
+        e
+    }
+}
+
 /// Stores `u` at `path` whole or not at all, its bytes counted against
 /// `bucket`'s quota: only its growth over what `path` held is taken
 /// before, a shrink given back after, and what was taken given back if
@@ -62,13 +90,32 @@ pub(crate) async fn store_within_quota(
     path: &object_store::path::Path,
     u: Upload<'_>,
 ) -> S3Result<(Option<ETag>, [u8; 32])> {
-    let declared = u.declared.ok_or_else(|| s3_error!(MissingContentLength))?;
-    let body = u.body.ok_or_else(|| s3_error!(IncompleteBody))?;
-    let want = u.sha256.map(decode_sha256).transpose()?;
+    let want = match u.sha256.map(decode_sha256).transpose() {
+        Ok(w) => w,
+        Err(e) => return Err(u.refuse(e).await),
+    };
+    let (declared, body) = match (u.declared, u.body) {
+        (Some(d), Some(b)) => (d, b),
+        (declared, body) => {
+            let rest = Upload {
+                declared,
+                body,
+                sha256: None,
+            };
+            return Err(rest.refuse(s3_error!(MissingContentLength)).await);
+        }
+    };
     let old = s.store.head(path).await.ok().map(|m| m.size);
     let growth = declared - old.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX));
-    if growth > 0 {
-        s.dir.reserve(bucket, growth).await.map_err(refused)?;
+    if growth > 0
+        && let Err(e) = s.dir.reserve(bucket, growth).await
+    {
+        let unread = Upload {
+            declared: Some(declared),
+            body: Some(body),
+            sha256: None,
+        };
+        return Err(unread.refuse(refused(e)).await);
     }
     let written = match s.store.put_multipart(path).await {
         Ok(w) => write_checked(WriteMultipart::new(w), body, declared, want).await,
