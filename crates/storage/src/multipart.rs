@@ -9,7 +9,7 @@
 //! was answered for (its ETag), and the parts are removed after; an
 //! aborted upload's parts go and their bytes are given back.
 
-use crate::put::{Upload, refused, store_within_quota};
+use crate::put::{Upload, refuse_unread, refused, store_within_quota};
 use crate::storage::{Storage, internal, object_path};
 use base64::Engine;
 use futures::{StreamExt, TryStreamExt};
@@ -95,7 +95,7 @@ pub(crate) async fn upload_part(s: &Storage, i: UploadPartInput) -> S3Result<Upl
         )),
     };
     if let Err(e) = known {
-        return Err(body.refuse(e).await);
+        return Err(refuse_unread(body.declared, body.body, e).await);
     }
     // A part sent again replaces the one before, as an object does.
     let path = part_of(&i.upload_id, i.part_number);

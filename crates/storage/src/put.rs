@@ -30,14 +30,14 @@ pub(crate) fn refused(e: Refusal) -> s3s::S3Error {
 }
 
 pub(crate) async fn put_object(s: &Storage, i: PutObjectInput) -> S3Result<PutObjectOutput> {
+    let path = match object_path(&i.bucket, &i.key) {
+        Ok(p) => p,
+        Err(e) => return Err(refuse_unread(i.content_length, i.body, e).await),
+    };
     let body = Upload {
         declared: i.content_length,
         body: i.body,
         sha256: i.checksum_sha256.as_ref(),
-    };
-    let path = match object_path(&i.bucket, &i.key) {
-        Ok(p) => p,
-        Err(e) => return Err(body.refuse(e).await),
     };
     let (e_tag, digest) = store_within_quota(s, &i.bucket, &path, body).await?;
     Ok(PutObjectOutput {
@@ -55,29 +55,33 @@ pub(crate) struct Upload<'a> {
     pub sha256: Option<&'a ChecksumSHA256>,
 }
 
-impl Upload<'_> {
-    /// `e`, for an upload refused before its body was read: the body read
-    /// and dropped first (up to its declared length), so that the client,
-    /// still sending it, reads the refusal and may send its next request
-    /// on the same connection; without a declared length, the answer says
-    /// to close the connection instead (RFC 9112 §9.6).
-    pub(crate) async fn refuse(self, mut e: s3s::S3Error) -> s3s::S3Error {
-        let (Some(declared), Some(mut body)) = (self.declared, self.body) else {
-            let mut h = e.headers().cloned().unwrap_or_default();
-            let close = http::HeaderValue::from_static("close");
-            h.insert(http::header::CONNECTION, close);
-            e.set_headers(h);
-            return e;
-        };
-        let mut got: i64 = 0;
-        while got <= declared {
-            match body.next().await {
-                Some(Ok(chunk)) => got = got.saturating_add(chunk.len() as i64),
-                _ => break,
-            }
+/// `e`, for an upload refused before its body was read: the body read and
+/// dropped first (up to its declared length), so that the client, still
+/// sending it, reads the refusal and may send its next request on the
+/// same connection; without a declared length, the answer says to close
+/// the connection instead (RFC 9112 §9.6).
+pub(crate) async fn refuse_unread(
+    declared: Option<i64>,
+    body: Option<StreamingBlob>,
+    mut e: s3s::S3Error,
+) -> s3s::S3Error {
+    let (Some(declared), Some(mut body)) = (declared, body) else {
+        let mut h = e.headers().cloned().unwrap_or_default();
+        h.insert(
+            http::header::CONNECTION,
+            http::HeaderValue::from_static("close"),
+        );
+        e.set_headers(h);
+        return e;
+    };
+    let mut got: i64 = 0;
+    while got <= declared {
+        match body.next().await {
+            Some(Ok(chunk)) => got = got.saturating_add(chunk.len() as i64),
+            _ => break,
         }
-        e
     }
+    e
 }
 
 /// Stores `u` at `path` whole or not at all, its bytes counted against
@@ -92,30 +96,18 @@ pub(crate) async fn store_within_quota(
 ) -> S3Result<(Option<ETag>, [u8; 32])> {
     let want = match u.sha256.map(decode_sha256).transpose() {
         Ok(w) => w,
-        Err(e) => return Err(u.refuse(e).await),
+        Err(e) => return Err(refuse_unread(u.declared, u.body, e).await),
     };
     let (declared, body) = match (u.declared, u.body) {
         (Some(d), Some(b)) => (d, b),
-        (declared, body) => {
-            let rest = Upload {
-                declared,
-                body,
-                sha256: None,
-            };
-            return Err(rest.refuse(s3_error!(MissingContentLength)).await);
-        }
+        (d, b) => return Err(refuse_unread(d, b, s3_error!(MissingContentLength)).await),
     };
     let old = s.store.head(path).await.ok().map(|m| m.size);
     let growth = declared - old.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX));
     if growth > 0
         && let Err(e) = s.dir.reserve(bucket, growth).await
     {
-        let unread = Upload {
-            declared: Some(declared),
-            body: Some(body),
-            sha256: None,
-        };
-        return Err(unread.refuse(refused(e)).await);
+        return Err(refuse_unread(Some(declared), Some(body), refused(e)).await);
     }
     let written = match s.store.put_multipart(path).await {
         Ok(w) => write_checked(WriteMultipart::new(w), body, declared, want).await,

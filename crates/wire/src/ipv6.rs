@@ -38,7 +38,7 @@ impl Ipv6Address {
         self.0[0] == 0xfe && self.0[1] & 0xc0 == 0x80
     }
     /// The solicited-node multicast address of this one (RFC 4291 §2.7.1:
-    /// `ff02::1:ffXX:XXXX`, its last 24 bits), where neighbour
+    /// `ff02::1:ff00:0/104` with its last 24 bits), where neighbour
     /// solicitations for it are sent.
     pub const fn solicited_node(self) -> Self {
         let mut a = [0u8; 16];
